@@ -1,0 +1,242 @@
+# flashstream: build, test and run the co-simulator.
+#
+# `make` alone prints the targets. Every target that needs tools first runs
+# scripts/setup-deps.sh, which installs what is missing from Debian's packages
+# and returns at once when everything is there.
+#
+# Layout of the build tree ($(BUILD)):
+#   rel/    C library and programs, -O2            (sim, bench)
+#   san/    C library and unit tests, sanitizers   (test)
+#   vlt/rt  the Verilator runtime, compiled once and shared by every model
+#   vlt/<model>/  one verilated RTL top with its C shim
+#   logs/   one log per test suite
+
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+BUILD ?= build
+SEED  ?= 1
+
+CC  := gcc
+CXX := g++
+
+# ---------------------------------------------------------------- C flags
+CPPFLAGS  := -I. -D_POSIX_C_SOURCE=200809L -MMD -MP
+CWARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
+# No FMA contraction, no fast-math: bit-exact floating point is the contract.
+CFP       := -ffp-contract=off
+CFLAGS    := -std=c11 -g $(CWARN) $(CFP)
+REL_OPT   := -O2
+SAN_OPT   := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDLIBS    := -lcmocka -lz -lm
+
+# ---------------------------------------------------------------- Verilator
+VROOT     := /usr/share/verilator
+VINC      := -I$(VROOT)/include -I$(VROOT)/include/vltstd
+VDEFS     := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
+VCXXFLAGS := -std=gnu++17 -O2 -g0 -faligned-new -Wno-unused-parameter $(VINC) $(VDEFS)
+VLIBS     := -lstdc++ -lpthread -latomic -lz -lm
+VFLAGS    += --cc                    # C++ model; C reaches it through a shim
+VFLAGS    += -Wall                   # every lint warning is an error
+VFLAGS    += --assert                # immediate assertions run in every build
+VFLAGS    += --trace-fst             # FST tracing, switched on from C per run
+VFLAGS    += --trace-structs         # structs readable in GTKWave
+VFLAGS    += --x-assign unique       # X assignments become random values ...
+VFLAGS    += --x-initial unique      # ... and so do initial values (seeded)
+VFLAGS    += --output-split-cfuncs 200   # bounded function size: g++ time
+VFLAGS    += --output-split-ctrace 200   # stays linear for big arrays
+VFLAGS    += -O3                     # Verilator's own optimizations
+
+RTL_DIRS  := $(sort $(dir $(wildcard rtl/*/*.v)))
+RTL_SRCS  := $(wildcard rtl/*/*.v)
+
+# ---------------------------------------------------------------- sources
+LIB_SRCS  := $(wildcard csim/*.c models/*/*.c)
+REL_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
+SAN_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
+REL_LIB   := $(BUILD)/rel/libflashstream.a
+SAN_LIB   := $(BUILD)/san/libflashstream.a
+
+UNIT_SRCS := $(wildcard testbench/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:testbench/unit/%.c=$(BUILD)/san/tests/%)
+# Benchmarks of C models only; those that need a verilated model are
+# registered with vbench by their block and listed in VBENCH_SRCS there.
+BENCH_SRCS = $(filter-out $(VBENCH_SRCS),$(wildcard testbench/bench/bench_*.c))
+TB_OBJS   := $(BUILD)/san/testbench/rtl/tb_util.o
+
+VRT_SRCS  := verilated.cpp verilated_threads.cpp verilated_fst_c.cpp
+VRT_LIB   := $(BUILD)/vlt/rt/libverilated.a
+
+# Filled in by the block fragments below.
+RTL_TESTS :=
+BENCH_BINS:=
+SUITES    :=
+
+# ---------------------------------------------------------------- help
+.PHONY: help
+help:  ## this list
+	@echo "flashstream: co-simulator of a flash-centric, weight-streaming DNN training accelerator"
+	@echo
+	@echo "usage: make <target> [SEED=n] [BUILD=dir]"
+	@echo
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | \
+	    awk -F':.*## ' '{ printf "  %-10s %s\n", $$1, $$2 }'
+
+.PHONY: deps
+deps:  ## install missing Debian packages (idempotent, needs root)
+	@scripts/setup-deps.sh
+
+# Compiling needs the tools: the first build runs the setup once.
+$(BUILD)/.deps-ok: scripts/setup-deps.sh
+	@scripts/setup-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+# ---------------------------------------------------------------- C library
+$(BUILD)/rel/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(REL_OPT) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_OPT) -c $< -o $@
+
+$(REL_LIB): $(REL_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_LIB): $(SAN_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# cmocka unit tests: one binary per testbench/unit/test_<unit>.c, sanitized.
+$(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
+
+$(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $^ $(LDLIBS) -o $@
+
+# ---------------------------------------------------------------- Verilator
+$(BUILD)/vlt/rt/%.o: $(VROOT)/include/%.cpp | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(CXX) $(VCXXFLAGS) -c $< -o $@
+
+$(VRT_LIB): $(VRT_SRCS:%.cpp=$(BUILD)/vlt/rt/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+# $(call vmodel,MODEL,TOP,PARAMS,SHIM,SHIM_DEFS)
+#   Verilate RTL module TOP with parameters PARAMS ("Name=value ...") into
+#   C++ class V<MODEL>, and compile csim/shim/<SHIM>.cpp against it. The shim
+#   sees VTOP, VTOP_H and P_<Name> for each parameter, plus SHIM_DEFS.
+#   Result: $(BUILD)/vlt/MODEL/{shim.o,V<MODEL>__ALL.a}, linked with $(VRT_LIB).
+define vmodel
+$(BUILD)/vlt/$(1)/V$(1).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
+	@mkdir -p $$(@D)
+	verilator $(VFLAGS) $(addprefix -y ,$(RTL_DIRS)) --top-module $(2) \
+	    --prefix V$(1) --Mdir $$(@D) $(addprefix -G,$(3)) \
+	    $$(firstword $$(wildcard $$(addsuffix $(2).v,$(RTL_DIRS))))
+
+$(BUILD)/vlt/$(1)/V$(1)__ALL.a: $(BUILD)/vlt/$(1)/V$(1).mk
+	$$(MAKE) --no-print-directory -s -C $$(@D) -f V$(1).mk V$(1)__ALL.a \
+	    OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX)"
+
+$(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
+	$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
+	    $(addprefix -DP_,$(3)) $(5) -c $$< -o $$@
+
+-include $(wildcard $(BUILD)/vlt/$(1)/shim.d)
+endef
+
+# $(call vtest,NAME,SOURCE,MODEL)
+#   Block test testbench/rtl/SOURCE.c linked with model MODEL, built as
+#   $(BUILD)/san/tests/NAME. The test's C code runs under the sanitizers.
+define vtest
+$(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/rtl/$(2).o $(TB_OBJS) \
+                         $(BUILD)/vlt/$(3)/shim.o $(BUILD)/vlt/$(3)/V$(3)__ALL.a \
+                         $(VRT_LIB) $(SAN_LIB)
+	@mkdir -p $$(@D)
+	$(CXX) $(SAN_OPT) $$^ $(LDLIBS) $(VLIBS) -o $$@
+RTL_TESTS += $(BUILD)/san/tests/$(1)
+endef
+
+# $(call vbench,NAME,SOURCE,MODELS)
+#   Benchmark testbench/bench/SOURCE.c linked with the verilated MODELS
+#   (space-separated), optimized, built as $(BUILD)/rel/bench/NAME.
+define vbench
+$(BUILD)/rel/bench/$(1): $(BUILD)/rel/testbench/bench/$(2).o \
+        $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
+        $(VRT_LIB) $(REL_LIB)
+	@mkdir -p $$(@D)
+	$(CXX) $$^ $(LDLIBS) $(VLIBS) -o $$@
+BENCH_BINS += $(BUILD)/rel/bench/$(1)
+endef
+
+# Each RTL block registers its models, tests and benchmarks in its block.mk.
+include $(sort $(wildcard rtl/*/block.mk))
+
+# ---------------------------------------------------------------- programs
+# The flashstream program: its commands and the verilated models they run.
+FS_SRCS   := $(wildcard testbench/flashstream/*.c)
+FS_MODELS := cmn_fifo_w32_d8
+FLASHSTREAM := $(BUILD)/rel/flashstream
+$(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
+                $(foreach m,$(FS_MODELS),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
+                $(VRT_LIB) $(REL_LIB)
+	$(CXX) $^ $(LDLIBS) $(VLIBS) -o $@
+
+ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
+BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
+
+.PHONY: build
+build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model, test and program
+
+.PHONY: sim
+sim: deps  ## the main co-simulation (see README); SEED=n
+	@$(MAKE) --no-print-directory $(FLASHSTREAM)
+	$(FLASHSTREAM) cosim --seed $(SEED)
+
+# ---------------------------------------------------------------- test
+# Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
+# the waveform check. The last line reads "N passed, M failed".
+SUITES += $(ALL_TESTS)
+SUITES += "lint-verilator::scripts/lint.sh verilator"
+SUITES += "lint-iverilog::scripts/lint.sh iverilog"
+SUITES += "lint-yosys::scripts/lint.sh yosys"
+SUITES += "lint-format::scripts/lint.sh format"
+SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/cmn_fifo.gtkw $(BUILD)/waves-check"
+
+.PHONY: test
+test: deps  ## build and run every test (unit, RTL blocks, lint, waves); ends "N passed, M failed"
+	@scripts/run-tests.sh $(BUILD)/logs "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" $(SUITES)
+
+.PHONY: lint
+lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format check on C
+	@scripts/lint.sh all
+
+.PHONY: waves
+waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/cmn_fifo.gtkw)
+	$< --seed $(SEED) --waves waves/cmn_fifo.fst >/dev/null
+	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/cmn_fifo.gtkw"
+
+.PHONY: bench
+bench: $(BENCH_BINS)  ## performance figures (medians of several runs)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+.PHONY: format
+format:  ## rewrite C sources with clang-format
+	clang-format -i $$(scripts/lint.sh c-sources)
+
+.PHONY: clean
+clean:  ## remove the build tree and outputs
+	rm -rf $(BUILD) out waves/*.fst
+
+-include $(wildcard $(REL_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(BUILD)/*/testbench/*/*.d)
+
+# Anything else is a mistake: say what would be accepted.
+.DEFAULT:
+	@echo "make: '$@' is not a target or a file of this project; 'make help' lists the targets." >&2
+	@exit 2

@@ -1,0 +1,65 @@
+/*
+ * sa_pe: C interface to the verilated processing element (rtl/core/sa_pe.v).
+ *
+ * One step per cycle: a (bf16, from the left) and b (bf16, from the top) with
+ * valid and the clear/last flags; the PE forwards them one cycle later and
+ * hands a finished dot product out on sum/sum_valid. Numbers are raw bit
+ * patterns (models/ref/bf16.h); the PE matches fp32_mac()/fp32_mac_clear().
+ *
+ * Cycle protocol, as for every shim: sa_pe_set() drives the inputs,
+ * sa_pe_get() settles the model and reads the outputs that hold before the
+ * next rising edge, sa_pe_step() advances whole cycles.
+ */
+#ifndef CSIM_SHIM_SA_PE_H
+#define CSIM_SHIM_SA_PE_H
+
+#include "csim/shim/vtrace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cycles from a step on the inputs to the same step on the forwarding outputs. */
+#define SA_PE_FWD_LATENCY 1
+/* Cycles from a step with last on the inputs to its sum on sum (sum_valid high). */
+#define SA_PE_SUM_LATENCY 2
+
+struct sa_pe;
+
+struct sa_pe_in {
+    bool rst;
+    bool valid; /* a and b are one step of a dot product */
+    bool clear; /* first step of a tile: the product replaces the accumulator */
+    bool last;  /* last step of a tile: the sum after it goes to sum */
+    uint16_t a; /* bf16 */
+    uint16_t b; /* bf16 */
+};
+
+struct sa_pe_out {
+    bool valid; /* the step forwarded to the neighbours */
+    bool clear;
+    bool last;
+    uint16_t a;
+    uint16_t b;
+    bool sum_valid; /* high for one cycle when sum was loaded */
+    uint32_t sum;   /* fp32 bits; holds until the next last step retires */
+};
+
+/* seed randomizes the model's initial state (--x-initial unique). */
+struct sa_pe *sa_pe_create(uint64_t seed);
+void sa_pe_destroy(struct sa_pe *p);
+void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in);
+void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out);
+void sa_pe_step(struct sa_pe *p, uint64_t cycles);
+uint64_t sa_pe_cycle(const struct sa_pe *p);
+/* Start an FST trace (see vtrace.h); 0 or a negative errno. */
+int sa_pe_trace(struct sa_pe *p, const struct vtrace_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * vpipe: C interface to a verilated single-stream block, one valid/ready
+ * input and one valid/ready output carrying up to 64 payload bits
+ * (rtl/common: cmn_skid_buf, cmn_fifo). Each such block has its own shim
+ * (csim/shim/<module>.cpp) implementing this header; a test links one of them.
+ *
+ * Cycle protocol, as for every shim: vpipe_set() drives the inputs,
+ * vpipe_get() settles the model and reads the outputs that hold before the
+ * next rising edge, vpipe_step() advances whole cycles. A beat moves at a
+ * rising edge where valid && ready were both high in vpipe_get().
+ */
+#ifndef CSIM_SHIM_VPIPE_H
+#define CSIM_SHIM_VPIPE_H
+
+#include "csim/shim/vtrace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vpipe;
+
+/* Parameters the model was verilated with. */
+struct vpipe_params {
+    const char *module; /* RTL module name */
+    unsigned width;     /* payload bits */
+    unsigned depth;     /* entries buffered at most (2 for a skid buffer) */
+};
+
+struct vpipe_in {
+    bool rst;
+    bool in_valid;
+    uint64_t in_data;
+    bool out_ready;
+};
+
+struct vpipe_out {
+    bool in_ready;
+    bool out_valid;
+    uint64_t out_data;
+    int level; /* entries held, or -1 if the block does not report it */
+};
+
+/* seed randomizes the model's initial state (--x-initial unique). */
+struct vpipe *vpipe_create(uint64_t seed);
+void vpipe_destroy(struct vpipe *p);
+void vpipe_params(const struct vpipe *p, struct vpipe_params *out);
+void vpipe_set(struct vpipe *p, const struct vpipe_in *in);
+void vpipe_get(struct vpipe *p, struct vpipe_out *out);
+void vpipe_step(struct vpipe *p, uint64_t cycles);
+/* Account for idle cycles (inputs steady, block empty) without evaluating. */
+void vpipe_skip(struct vpipe *p, uint64_t cycles);
+uint64_t vpipe_cycle(const struct vpipe *p);
+/* Start an FST trace (see vtrace.h); 0 or a negative errno. */
+int vpipe_trace(struct vpipe *p, const struct vtrace_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,282 @@
+#include "models/flash/flash_die.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/flash/flash_res.h"
+
+int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
+                   struct flash_err *e)
+{
+    const struct flash_geom *g = &c->geom;
+
+    memset(d, 0, sizeof(*d));
+    flash_addr_from_die_index(g, die_index, &d->where);
+    d->planes = g->planes_per_die;
+    d->blocks = g->blocks_per_plane;
+    d->pages = g->pages_per_block;
+    d->page_bytes = g->page_bytes;
+    d->store_payload = c->sw.store_payload;
+    /* A new die is erased: every write pointer 0, every P/E count 0. */
+    d->blk = calloc((size_t)d->planes * d->blocks, sizeof(*d->blk));
+    if (!d->blk)
+        return flash_err_set(e, -ENOMEM, "flash die %u: out of memory for %u x %u blocks",
+                             die_index, d->planes, d->blocks);
+    return 0;
+}
+
+static void block_free_data(struct flash_die *d, struct flash_block *b)
+{
+    if (!b->data)
+        return;
+    for (uint32_t i = 0; i < b->wp; i++) {
+        if (b->data[i])
+            d->payload_pages--;
+        free(b->data[i]);
+    }
+    free(b->data);
+    b->data = NULL;
+}
+
+void flash_die_fini(struct flash_die *d)
+{
+    if (!d->blk)
+        return;
+    for (size_t i = 0; i < (size_t)d->planes * d->blocks; i++)
+        block_free_data(d, &d->blk[i]);
+    free(d->blk);
+    d->blk = NULL;
+}
+
+struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block)
+{
+    assert(plane < d->planes && block < d->blocks);
+    return &d->blk[(size_t)plane * d->blocks + block];
+}
+
+const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
+                                            uint32_t block)
+{
+    assert(plane < d->planes && block < d->blocks);
+    return &d->blk[(size_t)plane * d->blocks + block];
+}
+
+static const char *where(const struct flash_die *d, uint32_t plane, uint32_t block, uint32_t page,
+                         char *buf, size_t len)
+{
+    struct flash_addr a = d->where;
+
+    a.plane = plane;
+    a.block = block;
+    a.page = page;
+    return flash_addr_fmt(&a, buf, len);
+}
+
+/* Mask and per-plane block numbers in range; page in range (page < 0 skips that check). */
+static int check_addr(const struct flash_die *d, const char *op, uint32_t mask,
+                      const uint32_t *blocks, int64_t page, struct flash_err *e)
+{
+    char buf[96];
+
+    if (!mask || (d->planes < 32 && (mask >> d->planes)))
+        return flash_err_set(e, -EINVAL,
+                             "flash %s refused at ch %u chip %u die %u: plane mask 0x%x is "
+                             "empty or names a plane >= %u; accepted a non-empty subset of "
+                             "planes 0..%u",
+                             op, d->where.channel, d->where.chip, d->where.die, mask, d->planes,
+                             d->planes - 1);
+    if (page >= (int64_t)d->pages)
+        return flash_err_set(
+            e, -EINVAL, "flash %s refused at %s: page out of range; accepted 0..%u", op,
+            where(d, 0, blocks[0], (uint32_t)page, buf, sizeof(buf)), d->pages - 1);
+    for (uint32_t p = 0; p < d->planes; p++) {
+        if (!(mask & (1u << p)))
+            continue;
+        if (blocks[p] >= d->blocks)
+            return flash_err_set(
+                e, -EINVAL, "flash %s refused at %s: block out of range; accepted 0..%u", op,
+                where(d, p, blocks[p], page < 0 ? 0 : (uint32_t)page, buf, sizeof(buf)),
+                d->blocks - 1);
+    }
+    return 0;
+}
+
+int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
+                      uint32_t page, const void *const *data, struct flash_err *e)
+{
+    unsigned char *copy[FLASH_MAX_PLANES] = {0};
+    char buf[96];
+    int rc;
+
+    rc = check_addr(d, "program", plane_mask, blocks, page, e);
+    if (rc)
+        return rc;
+    for (uint32_t p = 0; p < d->planes; p++) {
+        const struct flash_block *b;
+
+        if (!(plane_mask & (1u << p)))
+            continue;
+        b = flash_die_block_c(d, p, blocks[p]);
+        if (b->bad)
+            return flash_err_set(e, -EIO,
+                                 "flash program refused at %s: block is bad (retired); "
+                                 "accepted only good blocks",
+                                 where(d, p, blocks[p], page, buf, sizeof(buf)));
+        if (page < b->wp)
+            return flash_err_set(e, -EINVAL,
+                                 "flash program refused at %s: page already programmed "
+                                 "(block holds pages 0..%u); NAND programs only erased "
+                                 "pages: erase the block first",
+                                 where(d, p, blocks[p], page, buf, sizeof(buf)), b->wp - 1);
+        if (page > b->wp)
+            return flash_err_set(e, -EINVAL,
+                                 "flash program refused at %s: pages of a block are "
+                                 "programmed in order; accepted page %u, the next erased "
+                                 "page of this block",
+                                 where(d, p, blocks[p], page, buf, sizeof(buf)), b->wp);
+    }
+
+    /* All planes pass: allocate what functional mode needs, then commit. */
+    if (d->store_payload && data) {
+        for (uint32_t p = 0; p < d->planes; p++) {
+            if (!(plane_mask & (1u << p)) || !data[p])
+                continue;
+            copy[p] = malloc(d->page_bytes);
+            if (!copy[p]) {
+                rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for payload",
+                                   where(d, p, blocks[p], page, buf, sizeof(buf)));
+                goto out_free_copies;
+            }
+            memcpy(copy[p], data[p], d->page_bytes);
+        }
+        for (uint32_t p = 0; p < d->planes; p++) {
+            struct flash_block *b;
+
+            if (!copy[p])
+                continue;
+            b = flash_die_block(d, p, blocks[p]);
+            if (!b->data)
+                b->data = calloc(d->pages, sizeof(*b->data));
+            if (!b->data) {
+                rc = flash_err_set(e, -ENOMEM,
+                                   "flash program at %s: out of memory for the page table",
+                                   where(d, p, blocks[p], page, buf, sizeof(buf)));
+                goto out_free_copies;
+            }
+        }
+    }
+    for (uint32_t p = 0; p < d->planes; p++) {
+        struct flash_block *b;
+
+        if (!(plane_mask & (1u << p)))
+            continue;
+        b = flash_die_block(d, p, blocks[p]);
+        if (copy[p]) {
+            b->data[page] = copy[p];
+            d->payload_pages++;
+        }
+        b->wp = page + 1;
+        d->n_prog_pages++;
+    }
+    return 0;
+
+out_free_copies:
+    for (uint32_t p = 0; p < FLASH_MAX_PLANES; p++)
+        free(copy[p]);
+    return rc;
+}
+
+int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, uint32_t page,
+                   void *const *data, struct flash_err *e)
+{
+    char buf[96];
+    int rc;
+
+    rc = check_addr(d, "read", plane_mask, blocks, page, e);
+    if (rc)
+        return rc;
+    for (uint32_t p = 0; p < d->planes; p++) {
+        const struct flash_block *b;
+
+        if (!(plane_mask & (1u << p)))
+            continue;
+        b = flash_die_block_c(d, p, blocks[p]);
+        if (page >= b->wp)
+            return flash_err_set(e, -ENODATA,
+                                 "flash read refused at %s: page not written since the last "
+                                 "erase; accepted pages 0..%d of this block",
+                                 where(d, p, blocks[p], page, buf, sizeof(buf)), (int)b->wp - 1);
+    }
+    for (uint32_t p = 0; p < d->planes; p++) {
+        const struct flash_block *b;
+
+        if (!(plane_mask & (1u << p)))
+            continue;
+        d->n_read_pages++;
+        if (!d->store_payload || !data || !data[p])
+            continue;
+        b = flash_die_block_c(d, p, blocks[p]);
+        if (b->data && b->data[page])
+            memcpy(data[p], b->data[page], d->page_bytes);
+        else
+            memset(data[p], 0, d->page_bytes);
+    }
+    return 0;
+}
+
+int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
+                    struct flash_err *e)
+{
+    char buf[96];
+    int rc;
+
+    rc = check_addr(d, "erase", plane_mask, blocks, -1, e);
+    if (rc)
+        return rc;
+    for (uint32_t p = 0; p < d->planes; p++) {
+        if ((plane_mask & (1u << p)) && flash_die_block_c(d, p, blocks[p])->bad)
+            return flash_err_set(e, -EIO,
+                                 "flash erase refused at %s: block is bad (retired); "
+                                 "accepted only good blocks",
+                                 where(d, p, blocks[p], 0, buf, sizeof(buf)));
+    }
+    for (uint32_t p = 0; p < d->planes; p++) {
+        struct flash_block *b;
+
+        if (!(plane_mask & (1u << p)))
+            continue;
+        b = flash_die_block(d, p, blocks[p]);
+        block_free_data(d, b);
+        b->wp = 0;
+        b->pe++;
+        d->n_erase_blocks++;
+        if (b->fail_erase) {
+            b->fail_erase = 0;
+            b->bad = 1;
+            rc = flash_err_set(e, -EIO,
+                               "flash erase failed at %s: block is now bad (after %u P/E "
+                               "cycles); replace it",
+                               where(d, p, blocks[p], 0, buf, sizeof(buf)), b->pe);
+        }
+    }
+    return rc;
+}
+
+uint64_t flash_die_array(struct flash_die *d, uint64_t t_ready, uint32_t plane_mask, uint64_t dur)
+{
+    uint64_t start = flash_res_later(t_ready, d->busy_until);
+    uint64_t end;
+
+    for (uint32_t p = 0; p < d->planes; p++)
+        if (plane_mask & (1u << p))
+            start = flash_res_later(start, d->plane_busy[p]);
+    end = start + dur;
+    for (uint32_t p = 0; p < d->planes; p++)
+        if (plane_mask & (1u << p))
+            d->plane_busy[p] = end;
+    d->busy_until = end;
+    d->array_busy_ps += dur;
+    return end;
+}

@@ -1,0 +1,87 @@
+/*
+ * flash_die: state, rules and array timing of one NAND die.
+ *
+ * Contract
+ * --------
+ * Modelled:
+ *   - Per block: erase count (P/E cycles), write pointer (pages programmed since the last
+ *     erase), bad flag, and in functional mode the page payloads, stored sparsely: the page
+ *     table of a block is allocated on its first program, a page buffer on each program with
+ *     data, and both are freed on erase. Timing-only mode stores no payload at all.
+ *   - NAND rules, reported as errors (never a crash): program only erased pages, pages of a
+ *     block strictly in order, erase whole blocks only (the API has no smaller unit), no
+ *     program or erase on a bad block, no read of a page not programmed since the last erase.
+ *   - Multi-plane operations: one page number, one block per plane (planes chosen by a mask);
+ *     all planes are checked before any state changes.
+ *   - Array timing: an array phase (tR, tPROG, tBERS) of a multi-plane operation starts at
+ *     max(data ready, die busy_until, busy_until of each plane in the mask). The die is busy
+ *     (R/B#) during any array phase. reg_free_at is the time the data/cache register can take
+ *     the next data-in or read; flash_fms sets it, as it composes bus and array phases.
+ *   - Fault injection: a block can be made to fail its next erase (it becomes bad).
+ * Not modelled: partial-page program, program/erase suspend, read disturb, retention loss,
+ *   bit errors; independent multi-plane reads (the die is one array resource).
+ * Units: picoseconds; page indices; bytes.
+ */
+#ifndef MODELS_FLASH_FLASH_DIE_H
+#define MODELS_FLASH_FLASH_DIE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/flash/flash_addr.h"
+#include "models/flash/flash_cfg.h"
+#include "models/flash/flash_err.h"
+
+struct flash_block {
+    uint32_t pe;          /* erase count: P/E cycles used */
+    uint32_t wp;          /* pages programmed since the last erase; 0 = erased */
+    uint8_t bad;          /* retired: program and erase refused */
+    uint8_t fail_erase;   /* injected fault: the next erase fails and marks the block bad */
+    unsigned char **data; /* functional mode: page table, NULL until the first program */
+};
+
+struct flash_die {
+    struct flash_addr where; /* channel, chip and die of this die, for messages */
+    uint32_t planes, blocks, pages, page_bytes;
+    bool store_payload;
+    uint64_t busy_until;  /* array busy (R/B#) until the running array phase ends */
+    uint64_t reg_free_at; /* data/cache register free for the next data-in or read */
+    uint64_t plane_busy[FLASH_MAX_PLANES];
+    struct flash_block *blk; /* [plane * blocks + block] */
+    /* statistics */
+    uint64_t n_read_pages, n_prog_pages, n_erase_blocks;
+    uint64_t array_busy_ps; /* sum of array phase durations */
+    uint64_t payload_pages; /* pages holding a stored payload now */
+};
+
+int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
+                   struct flash_err *e);
+void flash_die_fini(struct flash_die *d);
+
+struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block);
+const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
+                                            uint32_t block);
+
+/*
+ * Program page `page` of blocks[p] in every plane p of plane_mask. data: NULL, or an array
+ * indexed by plane whose entries are page_bytes buffers or NULL (the page then reads back as
+ * zeros). Functional mode copies the data. 0, -EINVAL (address or rule), -EIO (bad block),
+ * -ENOMEM.
+ */
+int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
+                      uint32_t page, const void *const *data, struct flash_err *e);
+
+/* Read page `page` of blocks[p] for every plane p of the mask into data[p] (functional mode;
+ * NULL entries or data NULL skip the copy). -ENODATA for a page not programmed. */
+int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, uint32_t page,
+                   void *const *data, struct flash_err *e);
+
+/* Erase blocks[p] in every plane of the mask: write pointer to 0, P/E + 1, payload freed.
+ * -EIO if a block failed (injected); it is then bad, and the other planes are still erased. */
+int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
+                    struct flash_err *e);
+
+/* Reserve the array for dur from max(t_ready, die and plane busy); returns the end time. */
+uint64_t flash_die_array(struct flash_die *d, uint64_t t_ready, uint32_t plane_mask, uint64_t dur);
+
+#endif

@@ -1,0 +1,362 @@
+#include "models/flash/flash_fms.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct flash_fms {
+    struct flash_cfg cfg;
+    uint32_t n_dies;
+    struct flash_die *die;
+    struct flash_chan *chan;
+    struct flash_res ctrl;
+    struct flash_err err;
+};
+
+int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct flash_err *e)
+{
+    struct flash_fms *f;
+    uint32_t i;
+    int rc;
+
+    *out = NULL;
+    rc = flash_cfg_validate(cfg, e);
+    if (rc)
+        return rc;
+    f = calloc(1, sizeof(*f));
+    if (!f)
+        return flash_err_set(e, -ENOMEM, "flash fms: out of memory");
+    f->cfg = *cfg;
+    f->n_dies = flash_geom_dies(&cfg->geom);
+    f->chan = calloc(cfg->geom.channels, sizeof(*f->chan));
+    f->die = calloc(f->n_dies, sizeof(*f->die));
+    if (!f->chan || !f->die) {
+        rc = flash_err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
+        goto out_free;
+    }
+    for (i = 0; i < cfg->geom.channels; i++)
+        flash_chan_init(&f->chan[i], cfg);
+    for (i = 0; i < f->n_dies; i++) {
+        rc = flash_die_init(&f->die[i], cfg, i, e);
+        if (rc)
+            goto out_fini_dies;
+    }
+    *out = f;
+    return 0;
+
+out_fini_dies:
+    while (i--)
+        flash_die_fini(&f->die[i]);
+out_free:
+    free(f->die);
+    free(f->chan);
+    free(f);
+    return rc;
+}
+
+void flash_fms_destroy(struct flash_fms *f)
+{
+    if (!f)
+        return;
+    for (uint32_t i = 0; i < f->n_dies; i++)
+        flash_die_fini(&f->die[i]);
+    free(f->die);
+    free(f->chan);
+    free(f);
+}
+
+const struct flash_cfg *flash_fms_cfg(const struct flash_fms *f)
+{
+    return &f->cfg;
+}
+
+const char *flash_fms_errmsg(const struct flash_fms *f)
+{
+    return f->err.msg;
+}
+
+uint32_t flash_fms_dies(const struct flash_fms *f)
+{
+    return f->n_dies;
+}
+
+static int check_die(struct flash_fms *f, const char *op, const struct flash_mpop *o)
+{
+    if (o->die < f->n_dies)
+        return 0;
+    return flash_err_set(&f->err, -EINVAL,
+                         "flash %s refused: die index %u is out of range; accepted 0..%u "
+                         "(%u channels x %u chips x %u dies)",
+                         op, o->die, f->n_dies - 1, f->cfg.geom.channels,
+                         f->cfg.geom.chips_per_chan, f->cfg.geom.dies_per_chip);
+}
+
+static struct flash_chan *chan_of(struct flash_fms *f, uint32_t die)
+{
+    return &f->chan[die % f->cfg.geom.channels];
+}
+
+/* Split a multi-plane request into single-plane operations when the switch is off. */
+typedef int (*op_fn)(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                     const void *data, uint64_t *done);
+
+static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                       const void *data, uint64_t *done)
+{
+    const void *const *pages = data;
+    struct flash_die *d = &f->die[op->die];
+    uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
+    uint64_t t_in, t_end;
+    int rc;
+
+    rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, &f->err);
+    if (rc)
+        return rc;
+    t_in = flash_chan_data_in(chan_of(f, op->die), flash_res_later(now, d->reg_free_at), n);
+    t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
+    d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
+    *done = t_end;
+    return 0;
+}
+
+static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                    const void *data, uint64_t *done)
+{
+    void *const *bufs = (void *const *)data;
+    struct flash_die *d = &f->die[op->die];
+    uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
+    uint64_t t0, t_arr;
+    int rc;
+
+    rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, &f->err);
+    if (rc)
+        return rc;
+    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    t_arr = flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_r_ps);
+    d->reg_free_at = flash_chan_data_out(chan_of(f, op->die), t_arr, n);
+    *done = d->reg_free_at;
+    return 0;
+}
+
+static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                     const void *data, uint64_t *done)
+{
+    struct flash_die *d = &f->die[op->die];
+    uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
+    uint64_t t0;
+    int rc;
+
+    (void)data;
+    rc = flash_die_erase(d, op->plane_mask, op->block, &f->err);
+    if (rc && rc != -EIO)
+        return rc;
+    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    d->reg_free_at =
+        flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_bers_ps);
+    *done = d->reg_free_at;
+    return rc;
+}
+
+static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
+               const struct flash_mpop *op, const void *data, uint64_t *done)
+{
+    struct flash_mpop one;
+    uint64_t t, end = now;
+    int rc, first_rc = 0;
+
+    rc = check_die(f, name, op);
+    if (rc)
+        return rc;
+    if (f->cfg.sw.multi_plane || !(op->plane_mask & (op->plane_mask - 1)))
+        return fn(f, now, op, data, done);
+    /* Multi-plane off: plane by plane, in plane order, each waiting for the previous. */
+    one = *op;
+    for (uint32_t p = 0; p < f->cfg.geom.planes_per_die && p < 32; p++) {
+        if (!(op->plane_mask & (1u << p)))
+            continue;
+        one.plane_mask = 1u << p;
+        rc = fn(f, now, &one, data, &t);
+        if (rc == -EIO && !first_rc) {
+            first_rc = rc;
+        } else if (rc) {
+            return rc;
+        }
+        end = flash_res_later(end, t);
+    }
+    *done = end;
+    return first_rc;
+}
+
+int flash_fms_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                      const void *const *data, uint64_t *done)
+{
+    return run(f, "program", one_program, now, op, data, done);
+}
+
+int flash_fms_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
+                   void *const *bufs, uint64_t *done)
+{
+    return run(f, "read", one_read, now, op, bufs, done);
+}
+
+int flash_fms_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op, uint64_t *done)
+{
+    return run(f, "erase", one_erase, now, op, NULL, done);
+}
+
+static int addr_op(struct flash_fms *f, const struct flash_addr *a, struct flash_mpop *op)
+{
+    int rc = flash_addr_check(&f->cfg.geom, a, &f->err);
+
+    if (rc)
+        return rc;
+    memset(op, 0, sizeof(*op));
+    op->die = flash_addr_die_index(&f->cfg.geom, a);
+    op->plane_mask = 1u << a->plane;
+    op->page = a->page;
+    op->block[a->plane] = a->block;
+    return 0;
+}
+
+int flash_fms_program_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
+                           const void *data, uint64_t *done)
+{
+    const void *pages[FLASH_MAX_PLANES] = {0};
+    struct flash_mpop op;
+    int rc = addr_op(f, a, &op);
+
+    if (rc)
+        return rc;
+    pages[a->plane] = data;
+    return flash_fms_program(f, now, &op, pages, done);
+}
+
+int flash_fms_read_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a, void *buf,
+                        uint64_t *done)
+{
+    void *bufs[FLASH_MAX_PLANES] = {0};
+    struct flash_mpop op;
+    int rc = addr_op(f, a, &op);
+
+    if (rc)
+        return rc;
+    bufs[a->plane] = buf;
+    return flash_fms_read(f, now, &op, bufs, done);
+}
+
+int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
+                          uint64_t *done)
+{
+    struct flash_mpop op;
+    char buf[96];
+    int rc;
+
+    if (a->page != 0)
+        return flash_err_set(&f->err, -EINVAL,
+                             "flash erase refused at %s: NAND erases whole blocks; accepted "
+                             "page 0 (the block address), got page %u",
+                             flash_addr_fmt(a, buf, sizeof(buf)), a->page);
+    rc = addr_op(f, a, &op);
+    if (rc)
+        return rc;
+    return flash_fms_erase(f, now, &op, done);
+}
+
+void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done)
+{
+    *done =
+        flash_res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
+}
+
+const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,
+                                          uint32_t block)
+{
+    if (die >= f->n_dies || plane >= f->cfg.geom.planes_per_die ||
+        block >= f->cfg.geom.blocks_per_plane)
+        return NULL;
+    return flash_die_block_c(&f->die[die], plane, block);
+}
+
+const struct flash_die *flash_fms_die(const struct flash_fms *f, uint32_t die)
+{
+    return die < f->n_dies ? &f->die[die] : NULL;
+}
+
+const struct flash_chan *flash_fms_chan(const struct flash_fms *f, uint32_t channel)
+{
+    return channel < f->cfg.geom.channels ? &f->chan[channel] : NULL;
+}
+
+static struct flash_block *block_at(struct flash_fms *f, const struct flash_addr *a)
+{
+    if (flash_addr_check(&f->cfg.geom, a, &f->err))
+        return NULL;
+    return flash_die_block(&f->die[flash_addr_die_index(&f->cfg.geom, a)], a->plane, a->block);
+}
+
+int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a)
+{
+    struct flash_block *b = block_at(f, a);
+
+    if (!b)
+        return -EINVAL;
+    b->bad = 1;
+    return 0;
+}
+
+int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a)
+{
+    struct flash_block *b = block_at(f, a);
+
+    if (!b)
+        return -EINVAL;
+    b->fail_erase = 1;
+    return 0;
+}
+
+void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms_stats *s)
+{
+    double cu = 0.0, du = 0.0;
+
+    memset(s, 0, sizeof(*s));
+    for (uint32_t i = 0; i < f->cfg.geom.channels; i++) {
+        const struct flash_chan *ch = &f->chan[i];
+
+        s->bytes_in += ch->bytes_in;
+        s->bytes_out += ch->bytes_out;
+        s->last_end = flash_res_later(s->last_end, ch->bus.busy_until);
+        cu += flash_res_util(&ch->bus, until);
+    }
+    for (uint32_t i = 0; i < f->n_dies; i++) {
+        const struct flash_die *d = &f->die[i];
+
+        s->pages_programmed += d->n_prog_pages;
+        s->pages_read += d->n_read_pages;
+        s->blocks_erased += d->n_erase_blocks;
+        s->payload_pages += d->payload_pages;
+        s->last_end = flash_res_later(s->last_end, d->busy_until);
+        s->last_end = flash_res_later(s->last_end, d->reg_free_at);
+        du += until ? (double)d->array_busy_ps / (double)until : 0.0;
+    }
+    s->ctrl_cmds = f->ctrl.n_ops;
+    s->last_end = flash_res_later(s->last_end, f->ctrl.busy_until);
+    s->chan_util = cu / f->cfg.geom.channels;
+    s->die_util = du / f->n_dies;
+    s->ctrl_util = flash_res_util(&f->ctrl, until);
+}
+
+void flash_fms_stats_fprint(FILE *out, const char *prefix, const struct flash_fms_stats *s)
+{
+    fprintf(out, "%s.pages_programmed = %llu pages\n", prefix,
+            (unsigned long long)s->pages_programmed);
+    fprintf(out, "%s.pages_read = %llu pages\n", prefix, (unsigned long long)s->pages_read);
+    fprintf(out, "%s.blocks_erased = %llu blocks\n", prefix, (unsigned long long)s->blocks_erased);
+    fprintf(out, "%s.bytes_in = %llu B\n", prefix, (unsigned long long)s->bytes_in);
+    fprintf(out, "%s.bytes_out = %llu B\n", prefix, (unsigned long long)s->bytes_out);
+    fprintf(out, "%s.ctrl_cmds = %llu commands\n", prefix, (unsigned long long)s->ctrl_cmds);
+    fprintf(out, "%s.payload_pages = %llu pages\n", prefix, (unsigned long long)s->payload_pages);
+    fprintf(out, "%s.last_end = %llu ps\n", prefix, (unsigned long long)s->last_end);
+    fprintf(out, "%s.chan_util = %.4f\n", prefix, s->chan_util);
+    fprintf(out, "%s.die_util = %.4f\n", prefix, s->die_util);
+    fprintf(out, "%s.ctrl_util = %.4f\n", prefix, s->ctrl_util);
+}

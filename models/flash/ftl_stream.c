@@ -1,0 +1,675 @@
+#include "models/flash/ftl_stream.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum pb_state {
+    PB_FREE,    /* erased, ready for an LB */
+    PB_LIVE,    /* mapped by an LB */
+    PB_DIRTY,   /* released, not yet erased */
+    PB_RETIRED, /* a plane ran out of spares: unusable */
+};
+
+struct lblock {
+    int64_t pbn;      /* -1: unmapped */
+    uint64_t wp;      /* pages written: the LB's append point */
+    uint64_t t_write; /* time of the first write since it was mapped */
+};
+
+struct ftl_stream {
+    struct ftl_stream_cfg cfg;
+    struct flash_fms *fms;
+    struct ftl_bbm *bbm;
+    uint32_t planes, dies, page_bytes;
+    uint64_t sbp;       /* pages per superblock (LB) */
+    uint64_t lpages;    /* pages of the logical space */
+    uint64_t cmd_pages; /* pages per controller command */
+    bool payload;       /* functional mode: pass data down */
+    struct lblock *lb;  /* [n_lblocks] */
+    uint8_t *pb;        /* [n_blocks] enum pb_state */
+    uint32_t cursor;    /* next PBN in the round-robin rotation */
+    uint32_t n_live, n_retired;
+    uint64_t append; /* append point (LPN) */
+    /* statistics */
+    uint64_t lpages_written, ppages, pages_read, sb_erases, replaced;
+    uint64_t t_first_write;
+    bool written;
+    struct flash_err err;
+};
+
+void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_region *r)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->name, sizeof(c->name), "%s", r->name);
+    c->first_block = r->first;
+    c->n_blocks = r->count;
+    c->n_lblocks = 0;
+    c->pe_budget = r->pe_budget;
+    c->retention_s = r->retention_s;
+    c->erase_on_release = true;
+    c->check_retention = true;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static uint32_t dp_of(const struct ftl_stream *s, uint32_t die, uint32_t plane)
+{
+    return die * s->planes + plane;
+}
+
+static const char *addr_str(const struct ftl_stream *s, uint32_t die, uint32_t plane,
+                            uint32_t block, char *buf, size_t len)
+{
+    struct flash_addr a;
+
+    flash_addr_from_die_index(&flash_fms_cfg(s->fms)->geom, die, &a);
+    a.plane = plane;
+    a.block = block;
+    snprintf(buf, len, "ch %u chip %u die %u plane %u block %u", a.channel, a.chip, a.die, a.plane,
+             a.block);
+    return buf;
+}
+
+/*
+ * Replace block `blk` (the stream's PBN, in plane p of die) with a spare; the old physical
+ * block is retired in the flash. Loops past spares that are bad themselves. why: what
+ * happened to the old block, for the message.
+ */
+static int replace_block(struct ftl_stream *s, uint32_t die, uint32_t p, uint32_t blk,
+                         const char *why)
+{
+    const struct flash_cfg *c = flash_fms_cfg(s->fms);
+    uint32_t dp = dp_of(s, die, p);
+    uint32_t old = ftl_bbm_resolve(s->bbm, dp, blk);
+    struct flash_addr a;
+    char buf[96];
+
+    flash_addr_from_die_index(&c->geom, die, &a);
+    a.plane = p;
+    a.block = old;
+    flash_fms_mark_bad(s->fms, &a);
+    for (;;) {
+        uint32_t spare;
+        const struct flash_block *b;
+        int rc = ftl_bbm_replace(s->bbm, dp, blk, &spare, &s->err);
+
+        if (rc)
+            return flash_err_prefix(&s->err, rc, "stream '%s' PB %u at %s: %s", s->cfg.name,
+                                    blk - s->cfg.first_block,
+                                    addr_str(s, die, p, old, buf, sizeof(buf)), why);
+        s->replaced++;
+        b = flash_fms_block(s->fms, die, p, spare);
+        assert(b);
+        if (!b->bad && b->wp == 0)
+            return 0;
+    }
+}
+
+static void retire(struct ftl_stream *s, uint32_t pbn)
+{
+    s->pb[pbn] = PB_RETIRED;
+    s->n_retired++;
+}
+
+/* Erase superblock pbn on every die; replace worn-out or failed blocks from spares. */
+static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *done)
+{
+    uint32_t blk = s->cfg.first_block + pbn;
+    struct flash_mpop op;
+    uint64_t end = now, t;
+    char why[96];
+
+    memset(&op, 0, sizeof(op));
+    op.plane_mask = (uint32_t)((1ull << s->planes) - 1);
+    s->sb_erases++;
+    for (uint32_t d = 0; d < s->dies; d++) {
+        int rc;
+
+        op.die = d;
+        for (uint32_t p = 0; p < s->planes; p++)
+            op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk);
+        rc = flash_fms_erase(s->fms, now, &op, &t);
+        if (rc && rc != -EIO) {
+            /* Not expected: the stream only erases good blocks it owns. */
+            return flash_err_prefix(&s->err, rc, "stream '%s' erase of PB %u: %s", s->cfg.name, pbn,
+                                    flash_fms_errmsg(s->fms));
+        }
+        end = flash_res_later(end, t);
+        for (uint32_t p = 0; p < s->planes; p++) {
+            const struct flash_block *b = flash_fms_block(s->fms, d, p, op.block[p]);
+
+            if (!b->bad && b->pe < s->cfg.pe_budget)
+                continue;
+            if (b->bad)
+                snprintf(why, sizeof(why), "erase failed after %u P/E cycles", b->pe);
+            else
+                snprintf(why, sizeof(why), "worn out (P/E %u >= budget %u)", b->pe,
+                         s->cfg.pe_budget);
+            rc = replace_block(s, d, p, blk, why);
+            if (rc) {
+                retire(s, pbn);
+                *done = end;
+                return flash_err_prefix(&s->err, rc,
+                                        "superblock retired, stream capacity now %u of %u PBs",
+                                        s->cfg.n_blocks - s->n_retired, s->cfg.n_blocks);
+            }
+        }
+    }
+    s->pb[pbn] = PB_FREE;
+    *done = end;
+    return 0;
+}
+
+/* Round-robin: the next PBN in rotation that holds no live data. */
+static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn)
+{
+    uint32_t n = s->cfg.n_blocks;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = (s->cursor + i) % n;
+        uint64_t t;
+        int rc;
+
+        if (s->pb[p] == PB_LIVE || s->pb[p] == PB_RETIRED)
+            continue;
+        if (s->pb[p] == PB_DIRTY) {
+            rc = erase_sb(s, now, p, &t);
+            if (rc && s->pb[p] == PB_RETIRED)
+                continue; /* out of spares: that PB is gone, try the next one */
+            if (rc)
+                return rc;
+        }
+        s->pb[p] = PB_LIVE;
+        s->n_live++;
+        s->cursor = (p + 1) % n;
+        *pbn = p;
+        return 0;
+    }
+    return flash_err_set(&s->err, -ENOSPC,
+                         "stream '%s' has no free physical block: %u live, %u retired of %u; "
+                         "release consumed LBs first",
+                         s->cfg.name, s->n_live, s->n_retired, s->cfg.n_blocks);
+}
+
+/* ------------------------------------------------------------------ create */
+
+static int scan_bad(struct ftl_stream *s)
+{
+    for (uint32_t pbn = 0; pbn < s->cfg.n_blocks; pbn++) {
+        uint32_t blk = s->cfg.first_block + pbn;
+
+        for (uint32_t d = 0; d < s->dies && s->pb[pbn] != PB_RETIRED; d++) {
+            for (uint32_t p = 0; p < s->planes; p++) {
+                const struct flash_block *b =
+                    flash_fms_block(s->fms, d, p, ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk));
+
+                if (!b->bad)
+                    continue;
+                if (replace_block(s, d, p, blk, "bad at start")) {
+                    retire(s, pbn);
+                    break;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
+                      struct ftl_stream **out, struct flash_err *e)
+{
+    const struct flash_cfg *fc = flash_fms_cfg(fms);
+    const struct flash_geom *g = &fc->geom;
+    uint32_t nl = c->n_lblocks ? c->n_lblocks : c->n_blocks;
+    struct ftl_stream *s;
+    int rc;
+
+    *out = NULL;
+    if (!c->name[0])
+        return flash_err_set(e, -EINVAL, "ftl stream: empty name; accepted 1..%d characters",
+                             FTL_NAME_LEN - 1);
+    if (!c->n_blocks || (uint64_t)c->first_block + c->n_blocks > g->blocks_per_plane)
+        return flash_err_set(e, -EINVAL,
+                             "ftl stream '%s': blocks %u..%u do not fit in a plane of %u "
+                             "blocks; accepted a non-empty range inside 0..%u",
+                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
+                             g->blocks_per_plane, g->blocks_per_plane - 1);
+    if (c->first_block < bbm->spare_first + bbm->spare_count &&
+        bbm->spare_first < c->first_block + c->n_blocks)
+        return flash_err_set(e, -EINVAL,
+                             "ftl stream '%s': blocks %u..%u overlap the spare blocks %u..%u; "
+                             "accepted a range outside the spares",
+                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
+                             bbm->spare_first, bbm->spare_first + bbm->spare_count - 1);
+    if (nl > c->n_blocks)
+        return flash_err_set(e, -EINVAL,
+                             "ftl stream '%s': %u logical blocks need as many physical ones; "
+                             "accepted n_lblocks 1..%u (n_blocks) or 0",
+                             c->name, nl, c->n_blocks);
+    if (!c->pe_budget)
+        return flash_err_set(e, -EINVAL, "ftl stream '%s': P/E budget 0; accepted >= 1", c->name);
+    if (bbm->n_dp != flash_geom_dies(g) * g->planes_per_die || bbm->blocks != g->blocks_per_plane)
+        return flash_err_set(e, -EINVAL,
+                             "ftl stream '%s': the bad-block manager was built for another "
+                             "geometry (%u planes x %u blocks); accepted one built for this FMS",
+                             c->name, bbm->n_dp, bbm->blocks);
+
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+    s->cfg = *c;
+    s->cfg.name[FTL_NAME_LEN - 1] = '\0';
+    s->cfg.n_lblocks = nl;
+    s->fms = fms;
+    s->bbm = bbm;
+    s->planes = g->planes_per_die;
+    s->dies = flash_geom_dies(g);
+    s->page_bytes = g->page_bytes;
+    s->sbp = (uint64_t)s->dies * s->planes * g->pages_per_block;
+    s->lpages = s->sbp * nl;
+    s->cmd_pages = fc->tim.ctrl_cmd_bytes / g->page_bytes;
+    s->payload = fc->sw.store_payload;
+    s->lb = calloc(nl, sizeof(*s->lb));
+    s->pb = calloc(c->n_blocks, sizeof(*s->pb));
+    if (!s->lb || !s->pb) {
+        rc = flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+        goto out_free;
+    }
+    for (uint32_t i = 0; i < nl; i++)
+        s->lb[i].pbn = -1;
+    scan_bad(s);
+    *out = s;
+    return 0;
+
+out_free:
+    ftl_stream_destroy(s);
+    return rc;
+}
+
+void ftl_stream_destroy(struct ftl_stream *s)
+{
+    if (!s)
+        return;
+    free(s->lb);
+    free(s->pb);
+    free(s);
+}
+
+/* ------------------------------------------------------------------ write */
+
+/* All checks of a write before anything happens: space, append points, free PBs. */
+static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages)
+{
+    uint64_t first = lpn / s->sbp, last = (lpn + npages - 1) / s->sbp;
+    uint32_t need = 0;
+
+    for (uint64_t i = first; i <= last; i++) {
+        const struct lblock *l = &s->lb[i];
+        uint64_t start = i == first ? lpn % s->sbp : 0;
+
+        if (l->pbn >= 0 && l->wp == s->sbp)
+            return flash_err_set(&s->err, -EBUSY,
+                                 "stream '%s' write at LPN %llu: LB %llu holds live data (full "
+                                 "since its first write at %llu ps); release it before "
+                                 "rewriting",
+                                 s->cfg.name, (unsigned long long)lpn, (unsigned long long)i,
+                                 (unsigned long long)l->t_write);
+        if (l->wp != start)
+            return flash_err_set(&s->err, -EINVAL,
+                                 "stream '%s' write at LPN %llu refused: streams are "
+                                 "append-only; LB %llu takes its next page at LPN %llu",
+                                 s->cfg.name, (unsigned long long)(i * s->sbp + start),
+                                 (unsigned long long)i, (unsigned long long)(i * s->sbp + l->wp));
+        if (l->pbn < 0)
+            need++;
+    }
+    if (need > s->cfg.n_blocks - s->n_live - s->n_retired)
+        return flash_err_set(&s->err, -ENOSPC,
+                             "stream '%s' write at LPN %llu needs %u free physical blocks; "
+                             "%u live and %u retired of %u leave %u; release consumed LBs "
+                             "first",
+                             s->cfg.name, (unsigned long long)lpn, need, s->n_live, s->n_retired,
+                             s->cfg.n_blocks, s->cfg.n_blocks - s->n_live - s->n_retired);
+    return 0;
+}
+
+int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
+                     const void *buf, uint64_t *done)
+{
+    const unsigned char *src = s->payload ? buf : NULL;
+    const void *data[FLASH_MAX_PLANES] = {0};
+    uint64_t left = npages, cur = lpn, t_cmd = now, cmd_left = 0, end = now, t;
+    struct flash_mpop op;
+    int rc;
+
+    *done = now;
+    if (!npages)
+        return 0;
+    if (lpn >= s->lpages || npages > s->lpages - lpn)
+        return flash_err_set(&s->err, -ENOSPC,
+                             "stream '%s' overflow: write of %llu pages at LPN %llu ends past "
+                             "the logical space of %llu pages (%u LBs of %llu pages); "
+                             "accepted LPN + pages <= %llu",
+                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                             (unsigned long long)s->lpages, s->cfg.n_lblocks,
+                             (unsigned long long)s->sbp, (unsigned long long)s->lpages);
+    rc = write_check(s, lpn, npages);
+    if (rc)
+        return rc;
+
+    memset(&op, 0, sizeof(op));
+    if (!s->written) {
+        s->written = true;
+        s->t_first_write = now;
+    }
+    while (left) {
+        struct lblock *l = &s->lb[cur / s->sbp];
+        uint64_t off = cur % s->sbp, unit = off / s->planes;
+        uint32_t plane0 = (uint32_t)(off % s->planes);
+        uint32_t n = s->planes - plane0, blk;
+
+        if (n > left)
+            n = (uint32_t)left;
+        if (l->pbn < 0) {
+            uint32_t pbn = 0;
+
+            rc = alloc_pb(s, now, &pbn);
+            if (rc)
+                return rc;
+            l->pbn = pbn;
+            l->t_write = now;
+        }
+        while (cmd_left < n) {
+            flash_fms_ctrl_cmd(s->fms, now, true, &t_cmd);
+            cmd_left += s->cmd_pages;
+        }
+        cmd_left -= n;
+
+        op.die = (uint32_t)(unit % s->dies);
+        op.page = (uint32_t)(unit / s->dies);
+        op.plane_mask = (uint32_t)(((1ull << n) - 1) << plane0);
+        blk = s->cfg.first_block + (uint32_t)l->pbn;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t p = plane0 + q;
+
+            op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op.die, p), blk);
+            if (src)
+                data[p] = src + (cur - lpn + q) * s->page_bytes;
+        }
+        rc = flash_fms_program(s->fms, t_cmd, &op, src ? data : NULL, &t);
+        if (rc)
+            return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
+                                    (unsigned long long)cur);
+        end = flash_res_later(end, t);
+        l->wp += n;
+        cur += n;
+        left -= n;
+        s->lpages_written += n;
+        s->ppages += n;
+    }
+    *done = end;
+    return 0;
+}
+
+int ftl_stream_append(struct ftl_stream *s, uint64_t now, uint64_t npages, const void *buf,
+                      uint64_t *lpn, uint64_t *done)
+{
+    int rc;
+
+    if (s->append >= s->lpages)
+        s->append = 0; /* circular log: wrap at the end of the logical space */
+    rc = ftl_stream_write(s, now, s->append, npages, buf, done);
+    if (rc)
+        return rc;
+    *lpn = s->append;
+    s->append += npages;
+    return 0;
+}
+
+void ftl_stream_rewind(struct ftl_stream *s)
+{
+    s->append = 0;
+}
+
+/* ------------------------------------------------------------------ read */
+
+static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages)
+{
+    uint64_t first = lpn / s->sbp, last = (lpn + npages - 1) / s->sbp;
+
+    for (uint64_t i = first; i <= last; i++) {
+        const struct lblock *l = &s->lb[i];
+        uint64_t end = i == last ? (lpn + npages - 1) % s->sbp + 1 : s->sbp;
+        uint64_t age = now > l->t_write ? now - l->t_write : 0;
+
+        if (l->pbn < 0)
+            return flash_err_set(&s->err, -ENODATA,
+                                 "stream '%s' read of LPN %llu: LB %llu was never written (or "
+                                 "was released); accepted LPNs of written pages",
+                                 s->cfg.name,
+                                 (unsigned long long)(lpn > i * s->sbp ? lpn : i * s->sbp),
+                                 (unsigned long long)i);
+        if (l->wp < end)
+            return flash_err_set(&s->err, -ENODATA,
+                                 "stream '%s' read of LPN %llu: never written; LB %llu holds "
+                                 "LPNs %llu..%lld",
+                                 s->cfg.name, (unsigned long long)(i * s->sbp + end - 1),
+                                 (unsigned long long)i, (unsigned long long)(i * s->sbp),
+                                 (long long)(i * s->sbp + l->wp) - 1);
+        if (s->cfg.check_retention && s->cfg.retention_s < UINT64_MAX / FLASH_PS_PER_S &&
+            age > s->cfg.retention_s * FLASH_PS_PER_S)
+            return flash_err_set(&s->err, -ESTALE,
+                                 "stream '%s' read of LB %llu: data written %.0f s ago, past "
+                                 "the stream's retention of %llu s; accepted reads within "
+                                 "retention",
+                                 s->cfg.name, (unsigned long long)i, (double)age / FLASH_PS_PER_S,
+                                 (unsigned long long)s->cfg.retention_s);
+    }
+    return 0;
+}
+
+int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages, void *buf,
+                    uint64_t *done)
+{
+    unsigned char *dst = s->payload ? buf : NULL;
+    void *data[FLASH_MAX_PLANES] = {0};
+    uint64_t left = npages, cur = lpn, t_cmd = now, cmd_left = 0, end = now, t;
+    struct flash_mpop op;
+    int rc;
+
+    *done = now;
+    if (!npages)
+        return 0;
+    if (lpn >= s->lpages || npages > s->lpages - lpn)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' read of %llu pages at LPN %llu ends past the "
+                             "logical space of %llu pages; accepted LPN + pages <= %llu",
+                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+    rc = read_check(s, now, lpn, npages);
+    if (rc)
+        return rc;
+
+    memset(&op, 0, sizeof(op));
+    while (left) {
+        const struct lblock *l = &s->lb[cur / s->sbp];
+        uint64_t off = cur % s->sbp, unit = off / s->planes;
+        uint32_t plane0 = (uint32_t)(off % s->planes);
+        uint32_t n = s->planes - plane0, blk;
+
+        if (n > left)
+            n = (uint32_t)left;
+        while (cmd_left < n) {
+            flash_fms_ctrl_cmd(s->fms, now, false, &t_cmd);
+            cmd_left += s->cmd_pages;
+        }
+        cmd_left -= n;
+
+        op.die = (uint32_t)(unit % s->dies);
+        op.page = (uint32_t)(unit / s->dies);
+        op.plane_mask = (uint32_t)(((1ull << n) - 1) << plane0);
+        blk = s->cfg.first_block + (uint32_t)l->pbn;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t p = plane0 + q;
+
+            op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op.die, p), blk);
+            if (dst)
+                data[p] = dst + (cur - lpn + q) * s->page_bytes;
+        }
+        rc = flash_fms_read(s->fms, t_cmd, &op, dst ? data : NULL, &t);
+        if (rc)
+            return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
+                                    (unsigned long long)cur);
+        end = flash_res_later(end, t);
+        cur += n;
+        left -= n;
+        s->pages_read += n;
+    }
+    *done = end;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ release */
+
+int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_t count,
+                       uint64_t *done)
+{
+    uint64_t end = now, t;
+    int rc = 0;
+
+    *done = now;
+    if ((uint64_t)lbn + count > s->cfg.n_lblocks)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' release of LBs %u..%llu: beyond the %u LBs of the "
+                             "stream; accepted LBs 0..%u",
+                             s->cfg.name, lbn, (unsigned long long)lbn + count - 1,
+                             s->cfg.n_lblocks, s->cfg.n_lblocks - 1);
+    for (uint32_t i = lbn; i < lbn + count; i++)
+        if (s->lb[i].pbn < 0)
+            return flash_err_set(&s->err, -EINVAL,
+                                 "stream '%s' release of LB %u: not mapped (never written or "
+                                 "already released); accepted mapped LBs",
+                                 s->cfg.name, i);
+    for (uint32_t i = lbn; i < lbn + count; i++) {
+        struct lblock *l = &s->lb[i];
+        uint32_t pbn = (uint32_t)l->pbn;
+        int r;
+
+        l->pbn = -1;
+        l->wp = 0;
+        s->pb[pbn] = PB_DIRTY;
+        s->n_live--;
+        if (!s->cfg.erase_on_release)
+            continue;
+        r = erase_sb(s, now, pbn, &t);
+        end = flash_res_later(end, t);
+        if (r && !rc)
+            rc = r;
+    }
+    *done = end;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+int ftl_stream_lookup(const struct ftl_stream *s, uint32_t lbn, uint32_t *pbn)
+{
+    if (lbn >= s->cfg.n_lblocks)
+        return -EINVAL;
+    if (s->lb[lbn].pbn < 0)
+        return -ENOENT;
+    *pbn = (uint32_t)s->lb[lbn].pbn;
+    return 0;
+}
+
+uint64_t ftl_stream_sb_pages(const struct ftl_stream *s)
+{
+    return s->sbp;
+}
+
+uint64_t ftl_stream_lpages(const struct ftl_stream *s)
+{
+    return s->lpages;
+}
+
+const char *ftl_stream_errmsg(const struct ftl_stream *s)
+{
+    return s->err.msg;
+}
+
+void ftl_stream_stats(const struct ftl_stream *s, uint64_t now, struct ftl_stream_stats *st)
+{
+    double sum = 0.0, cap_bytes, n = 0.0;
+
+    memset(st, 0, sizeof(*st));
+    memcpy(st->name, s->cfg.name, sizeof(st->name));
+    st->lpages_written = s->lpages_written;
+    st->ppages_programmed = s->ppages;
+    st->pages_read = s->pages_read;
+    st->sb_erases = s->sb_erases;
+    st->blocks_replaced = s->replaced;
+    st->sb_total = s->cfg.n_blocks;
+    st->sb_live = s->n_live;
+    st->sb_retired = s->n_retired;
+    st->waf = s->lpages_written ? (double)s->ppages / (double)s->lpages_written : 0.0;
+    st->pe_budget = s->cfg.pe_budget;
+    st->pe_min = UINT32_MAX;
+    for (uint32_t pbn = 0; pbn < s->cfg.n_blocks; pbn++) {
+        uint32_t blk = s->cfg.first_block + pbn;
+
+        for (uint32_t d = 0; d < s->dies; d++) {
+            for (uint32_t p = 0; p < s->planes; p++) {
+                const struct flash_block *b =
+                    flash_fms_block(s->fms, d, p, ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk));
+                uint32_t pe = b->pe;
+
+                if (pe < st->pe_min)
+                    st->pe_min = pe;
+                if (pe > st->pe_max)
+                    st->pe_max = pe;
+                sum += pe;
+                n += 1.0;
+            }
+        }
+    }
+    st->pe_mean = n > 0.0 ? sum / n : 0.0;
+    st->pe_used = (double)st->pe_max / st->pe_budget;
+    st->retention_s = s->cfg.retention_s;
+    st->elapsed_s = s->written && now > s->t_first_write
+                        ? (double)(now - s->t_first_write) / FLASH_PS_PER_S
+                        : 0.0;
+    st->write_bps =
+        st->elapsed_s > 0.0 ? (double)s->lpages_written * s->page_bytes / st->elapsed_s : 0.0;
+    /* Every write lands on the stream's blocks, spread evenly by the round-robin allocator:
+     * P/E per block per second = bytes programmed per second / bytes of the stream. */
+    cap_bytes = (double)s->cfg.n_blocks * s->sbp * s->page_bytes;
+    st->pe_per_year = st->write_bps * st->waf / cap_bytes * (double)FTL_SEC_PER_YEAR;
+    st->lifetime_years = st->pe_per_year > 0.0 ? st->pe_budget / st->pe_per_year : INFINITY;
+}
+
+void ftl_stream_stats_fprint(FILE *f, const struct ftl_stream_stats *st)
+{
+    const char *n = st->name;
+
+    fprintf(f, "stream.%s.lpages_written = %llu pages\n", n,
+            (unsigned long long)st->lpages_written);
+    fprintf(f, "stream.%s.ppages_programmed = %llu pages\n", n,
+            (unsigned long long)st->ppages_programmed);
+    fprintf(f, "stream.%s.pages_read = %llu pages\n", n, (unsigned long long)st->pages_read);
+    fprintf(f, "stream.%s.sb_erases = %llu superblocks\n", n, (unsigned long long)st->sb_erases);
+    fprintf(f, "stream.%s.blocks_replaced = %llu blocks\n", n,
+            (unsigned long long)st->blocks_replaced);
+    fprintf(f, "stream.%s.sb_live = %u of %u superblocks (%u retired)\n", n, st->sb_live,
+            st->sb_total, st->sb_retired);
+    fprintf(f, "stream.%s.waf = %.3f\n", n, st->waf);
+    fprintf(f, "stream.%s.pe = min %u mean %.2f max %u of budget %u cycles (%.6f%% used)\n", n,
+            st->pe_min, st->pe_mean, st->pe_max, st->pe_budget, 100.0 * st->pe_used);
+    fprintf(f, "stream.%s.write_rate = %.3f GB/s over %.6f s\n", n, st->write_bps / 1e9,
+            st->elapsed_s);
+    fprintf(f, "stream.%s.pe_per_year = %.1f cycles/year\n", n, st->pe_per_year);
+    fprintf(f, "stream.%s.lifetime = %.2f years\n", n, st->lifetime_years);
+    fprintf(f, "stream.%s.retention = %llu s\n", n, (unsigned long long)st->retention_s);
+}

@@ -1,0 +1,129 @@
+/*
+ * ftl_stream: Behemoth's stream FTL: one append-only stream over its own block range.
+ *
+ * Contract
+ * --------
+ * Modelled (paper, Tables 1 and 2; facts sheet sections 2, 6, 7):
+ *   - A stream owns blocks [first_block, first_block + n_blocks) in every plane of every die
+ *     and has its own logical space of n_lblocks logical blocks (LBs). Block-level mapping:
+ *     LB n maps to one physical block number (PBN, relative to first_block), used in every
+ *     plane of every die: a superblock of dies x planes x pages_per_block pages.
+ *   - Page order inside a superblock, for parallelism: offset o -> plane o % P, program unit
+ *     u = o / P, die u % D (flat die index: channels first), page u / D. So a sequential write
+ *     programs every plane of a die at once (multi-plane unit of P pages), and consecutive
+ *     units go to different channels.
+ *   - Append-only: each LB is written from its first page on, in order, once; rewriting it
+ *     needs a release first. ftl_stream_append() writes at the stream's append point, which
+ *     wraps to LPN 0 when it reaches the end of the logical space (a circular log).
+ *   - Round-robin allocation: an LB being opened gets the next PBN of the stream, in rotation,
+ *     that holds no live data (paper's example: 4 PBs, 3 LBs: iteration 1 maps LB0-2 to PB
+ *     0,1,2; iteration 2 to PB 3,0,1). No garbage collection, no over-provisioning by default.
+ *   - Release: when data are consumed (activations after the backward pass) their LBs are
+ *     released. With erase_on_release (default) the PB is erased at once, ahead of its next
+ *     use; otherwise when it is next allocated (then on the write path).
+ *   - Wear and failures: after an erase, a block at or over the stream's P/E budget, or one
+ *     that failed its erase, is replaced from the node's spare range (ftl_bbm); when a plane
+ *     has no spare left the superblock is retired, the stream shrinks by one PB and the call
+ *     returns -ENOSPC with a message saying so.
+ *   - Controller: a transfer takes ceil(pages / pages per command) controller commands, one
+ *     at a time (flash_fms_ctrl_cmd); a unit is sent to its die when the command carrying its
+ *     last page is processed.
+ *   - Retention: with check_retention, reading an LB written longer ago than the stream's
+ *     retention class fails (-ESTALE).
+ *   - Endurance statistics: P/E used (min/mean/max over the stream's blocks), write
+ *     amplification (1.0: nothing is copied), and lifetime in years at the observed write
+ *     rate against the P/E budget.
+ * Not modelled: metadata writes (blocks 0-9), power-loss recovery, program failures
+ *   (only erase failures and wear-out), I/O buffer capacity (the controller never waits for
+ *   the flash), reads of a partly programmed unit.
+ * Units: picoseconds; LPN = logical page number inside the stream (page_bytes each).
+ */
+#ifndef MODELS_FLASH_FTL_STREAM_H
+#define MODELS_FLASH_FTL_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/flash/flash_err.h"
+#include "models/flash/flash_fms.h"
+#include "models/flash/ftl_bbm.h"
+#include "models/flash/ftl_layout.h"
+
+#define FTL_NAME_LEN 16
+
+struct ftl_stream;
+
+struct ftl_stream_cfg {
+    char name[FTL_NAME_LEN];
+    uint32_t first_block;  /* first PBN of the range, in every plane */
+    uint32_t n_blocks;     /* physical blocks (superblocks) of the stream */
+    uint32_t n_lblocks;    /* logical blocks; 0 = n_blocks (no over-provisioning, paper T5) */
+    uint32_t pe_budget;    /* P/E cycles a block may take */
+    uint64_t retention_s;  /* retention class */
+    bool erase_on_release; /* policy: erase released blocks at once (ahead of need) */
+    bool check_retention;  /* policy: reads of data older than retention_s fail */
+};
+
+struct ftl_stream_stats {
+    char name[FTL_NAME_LEN];
+    uint64_t lpages_written;    /* pages written by the user */
+    uint64_t ppages_programmed; /* pages programmed in flash for them */
+    uint64_t pages_read;
+    uint64_t sb_erases;       /* superblock erases */
+    uint64_t blocks_replaced; /* blocks replaced by spares (worn out or failed) */
+    uint32_t sb_total, sb_live, sb_retired;
+    double waf; /* ppages_programmed / lpages_written (1.0; 0 before any write) */
+    uint32_t pe_budget, pe_min, pe_max;
+    double pe_mean;
+    double pe_used;        /* pe_max / pe_budget */
+    double elapsed_s;      /* from the first write to `now` */
+    double write_bps;      /* lpages_written x page_bytes / elapsed_s */
+    double pe_per_year;    /* P/E cycles per block per year at write_bps (round-robin: even) */
+    double lifetime_years; /* pe_budget / pe_per_year; infinity before any write */
+    uint64_t retention_s;
+};
+
+/* Stream settings from a layout region (defaults: erase_on_release, check_retention). */
+void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_region *r);
+
+/* The stream uses fms and bbm (not owned; they must outlive it). Blocks of its range already
+ * bad are replaced from spares. 0, -EINVAL (bad settings), -ENOSPC (spares), -ENOMEM. */
+int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
+                      struct ftl_stream **out, struct flash_err *e);
+void ftl_stream_destroy(struct ftl_stream *s);
+
+/*
+ * Write npages pages at LPN lpn (append-only per LB), asked for at now. buf: npages x
+ * page_bytes, or NULL (no payload). *done = when the last page is programmed. Nothing is
+ * written on error: -ENOSPC (beyond the logical space, or no free PB), -EINVAL (not at the
+ * LB's append point), -EBUSY (LB full of live data).
+ */
+int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
+                     const void *buf, uint64_t *done);
+/* Write at the append point; *lpn = where the data went. */
+int ftl_stream_append(struct ftl_stream *s, uint64_t now, uint64_t npages, const void *buf,
+                      uint64_t *lpn, uint64_t *done);
+/* Read npages at lpn into buf (NULL: timing only). -ENODATA for pages never written (or
+ * released), -ESTALE past retention, -EINVAL beyond the logical space. */
+int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages, void *buf,
+                    uint64_t *done);
+/* Release LBs [lbn, lbn + count): their data are consumed. *done = end of the erases (now if
+ * erases are deferred). -EINVAL if an LB is not mapped. */
+int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_t count,
+                       uint64_t *done);
+/* Move the append point back to LPN 0 (the LBs there must be released before writing). */
+void ftl_stream_rewind(struct ftl_stream *s);
+
+/* PBN (relative to first_block) of LB lbn, or -ENOENT if unmapped / -EINVAL if out of range. */
+int ftl_stream_lookup(const struct ftl_stream *s, uint32_t lbn, uint32_t *pbn);
+
+uint64_t ftl_stream_sb_pages(const struct ftl_stream *s); /* pages per LB */
+uint64_t ftl_stream_lpages(const struct ftl_stream *s);   /* pages of the logical space */
+const char *ftl_stream_errmsg(const struct ftl_stream *s);
+
+void ftl_stream_stats(const struct ftl_stream *s, uint64_t now, struct ftl_stream_stats *st);
+/* "stream.V.pe_max = 3 cycles" lines, one per figure, with units. */
+void ftl_stream_stats_fprint(FILE *f, const struct ftl_stream_stats *st);
+
+#endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Static checks of the RTL and the C sources.
+#
+#   lint.sh verilator  verilator --lint-only -Wall on every module
+#   lint.sh iverilog   iverilog -g2012 elaborates every module
+#   lint.sh yosys      yosys reads and synthesizes every module; no latches
+#   lint.sh format     clang-format check of every C/C++ source
+#   lint.sh all        all of the above
+#   lint.sh c-sources  list the C/C++ sources (for make format)
+#
+# Each module is checked as a top with its default parameters; a module
+# whose defaults are too big for a quick generic synthesis lists smaller
+# ones in rtl/<block>/lint-params ("module Param=value ...").
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+rtl_files() { ls rtl/*/*.v; }
+rtl_dirs() { for d in rtl/*/; do printf -- '-y %s ' "${d%/}"; done; }
+module_of() { basename "$1" .v; }
+# Parameter overrides for a module, from the lint-params file of its folder.
+params_of() {
+  local f=$1 m
+  m=$(module_of "$f")
+  [ -f "$(dirname "$f")/lint-params" ] || return 0
+  awk -v m="$m" '$1 == m { for (i = 2; i <= NF; i++) print $i }' "$(dirname "$f")/lint-params"
+}
+
+# Results print as TAP lines, so the test runner counts each check.
+fail=0
+n=0
+check() { # name, command...
+  local name=$1
+  shift
+  n=$((n + 1))
+  if out=$("$@" 2>&1); then
+    echo "ok $n - $name"
+  else
+    echo "not ok $n - $name"
+    echo "$out" | head -40 | sed 's/^/     /'
+    fail=1
+  fi
+}
+
+lint_verilator() {
+  for f in $(rtl_files); do
+    # shellcheck disable=SC2046
+    check "verilator $f" verilator --lint-only -Wall $(rtl_dirs) \
+      $(params_of "$f" | sed 's/^/-G/') --top-module "$(module_of "$f")" "$f"
+  done
+}
+
+lint_iverilog() {
+  for f in $(rtl_files); do
+    # shellcheck disable=SC2046
+    check "iverilog $f" iverilog -g2012 -o /dev/null $(rtl_dirs) -Y .v \
+      $(params_of "$f" | sed "s/^/-P$(module_of "$f")./") -s "$(module_of "$f")" "$f"
+  done
+}
+
+yosys_one() { # file: synthesize, fail on errors, latches or combinational loops
+  local f=$1 m chp=""
+  m=$(module_of "$f")
+  for p in $(params_of "$f"); do chp+=" -chparam ${p%%=*} ${p#*=}"; done
+  yosys -q -l /dev/stdout -p "
+    read_verilog -sv -DSYNTHESIS $(rtl_files | tr '\n' ' ');
+    hierarchy -check -top $m $chp;
+    synth -top $m;
+    check -assert;
+    select -assert-none t:\$dlatch t:\$adlatch t:\$_DLATCH_* t:\$_DLATCHSR_*" >/dev/null
+}
+
+lint_yosys() {
+  for f in $(rtl_files); do
+    check "yosys $f" yosys_one "$f"
+  done
+}
+
+c_sources() {
+  git ls-files --cached --others --exclude-standard \
+    'csim/*.[ch]' 'csim/*.[ch]pp' 'models/*.[ch]' 'testbench/*.[ch]' 2>/dev/null |
+    while read -r f; do [ -f "$f" ] && echo "$f"; done
+}
+
+lint_format() {
+  local files
+  files=$(c_sources)
+  # shellcheck disable=SC2086
+  check "clang-format ($(echo "$files" | wc -w) files)" clang-format --dry-run --Werror $files
+}
+
+case "${1:-all}" in
+verilator) lint_verilator ;;
+iverilog) lint_iverilog ;;
+yosys) lint_yosys ;;
+format) lint_format ;;
+c-sources) c_sources; exit 0 ;;
+all) lint_verilator; lint_iverilog; lint_yosys; lint_format ;;
+*) echo "lint.sh: unknown check '$1' (accepted: verilator iverilog yosys format all c-sources)" >&2; exit 2 ;;
+esac
+exit $fail

@@ -1,0 +1,8 @@
+/* The commands of the flashstream program, one function each. */
+#ifndef TESTBENCH_FLASHSTREAM_COMMANDS_H
+#define TESTBENCH_FLASHSTREAM_COMMANDS_H
+
+/* Each returns the process exit status. argv[0] is the command name. */
+int cmd_cosim(int argc, char **argv);
+
+#endif

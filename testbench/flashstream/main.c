@@ -1,0 +1,40 @@
+/*
+ * flashstream: the simulator's command-line program.
+ *
+ *   flashstream <command> [options]      flashstream <command> --help
+ */
+#include "testbench/flashstream/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} commands[] = {
+    {"cosim", cmd_cosim,
+     "event kernel + verilated FIFO between a bursty C producer and a stalling consumer"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: flashstream <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+    fprintf(f, "\n'flashstream <command> --help' shows the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "flashstream: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
