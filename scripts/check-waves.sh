@@ -32,4 +32,13 @@ while read -r sig; do
   grep -qE "^\\\$var .* ${leaf}( |\\[)" "$outdir/dump.vcd" || { echo "check-waves: $sig not in the trace" >&2; missing=1; }
 done < <(grep -E '^TOP\.' "$gtkw")
 [ $missing -eq 0 ]
+# A trace limited to a cycle window and a scope list holds just those.
+"$test_bin" --waves "$outdir/scoped.fst" --window 100:199 \
+  --scopes "$(grep -m2 -E '^TOP\.' "$gtkw" | tail -1)" >/dev/null 2>&1
+fst2vcd -f "$outdir/scoped.fst" -o "$outdir/scoped.vcd" >/dev/null 2>&1
+vars=$(grep -c '^\$var' "$outdir/scoped.vcd")
+times=$(grep -E '^#[0-9]+' "$outdir/scoped.vcd" | tr -d '#' | sort -n | sed -n '1p;$p' | tr '\n' ' ')
+[ "$vars" -eq 1 ] || { echo "check-waves: scoped trace has $vars signals, expected 1" >&2; exit 1; }
+[ "$times" = "100000 199500 " ] || { echo "check-waves: window 100:199 gave times $times ps" >&2; exit 1; }
+
 echo "check-waves: $fst ok ($changes time steps, $(grep -cE '^TOP\.' "$gtkw") save-file signals found)"

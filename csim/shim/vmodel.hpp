@@ -127,7 +127,7 @@ template <class Top> class VModel
             if (comma == std::string::npos)
                 comma = s.size();
             if (comma > pos)
-                fst_->dumpvars(0, s.substr(pos, comma - pos));
+                fst_->dumpvars(99, s.substr(pos, comma - pos)); // every level below
             pos = comma + 1;
         }
     }

@@ -17,6 +17,9 @@ int tb_parse_args(int argc, char **argv, struct tb_args *out)
 {
     out->seed = 1;
     out->waves = NULL;
+    out->scopes = NULL;
+    out->first_cycle = 0;
+    out->last_cycle = 2000;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc)
             return usage(argv[0], "missing value after", argv[i]);
@@ -29,6 +32,16 @@ int tb_parse_args(int argc, char **argv, struct tb_args *out)
             out->seed = v;
         } else if (strcmp(argv[i], "--waves") == 0) {
             out->waves = argv[i + 1];
+        } else if (strcmp(argv[i], "--scopes") == 0) {
+            out->scopes = argv[i + 1];
+        } else if (strcmp(argv[i], "--window") == 0) {
+            unsigned long long a, b;
+            char tail;
+            if (sscanf(argv[i + 1], "%llu:%llu%c", &a, &b, &tail) != 2 || b < a)
+                return usage(argv[0], "window must be FIRST:LAST cycles with FIRST <= LAST, got",
+                             argv[i + 1]);
+            out->first_cycle = a;
+            out->last_cycle = b;
         } else {
             return usage(argv[0], "unknown option", argv[i]);
         }

@@ -11,8 +11,11 @@
 #include <stdint.h>
 
 struct tb_args {
-    uint64_t seed;     /* --seed N, default 1 */
-    const char *waves; /* --waves FILE.fst, default none */
+    uint64_t seed;        /* --seed N, default 1 */
+    const char *waves;    /* --waves FILE.fst, default none */
+    const char *scopes;   /* --scopes A,B: scopes to trace, default all */
+    uint64_t first_cycle; /* --window FIRST:LAST, cycles to trace, default 0:2000 */
+    uint64_t last_cycle;
 };
 
 /* Parse argv; prints usage and returns -1 on a bad option. */

@@ -115,8 +115,10 @@ static void random_stalls_keep_order_without_loss(void **state)
     struct dut d;
     dut_open(&d, args.seed);
     if (args.waves) {
-        struct vtrace_opts o = {
-            .path = args.waves, .first_cycle = 0, .last_cycle = 2000, .scopes = NULL};
+        struct vtrace_opts o = {.path = args.waves,
+                                .first_cycle = args.first_cycle,
+                                .last_cycle = args.last_cycle,
+                                .scopes = args.scopes};
         assert_int_equal(vpipe_trace(d.p, &o), 0);
     }
     const uint64_t beats = 100000;
