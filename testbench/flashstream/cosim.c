@@ -10,6 +10,7 @@
  * for order, loss and duplication; the same seed gives the same run.
  */
 #define _DEFAULT_SOURCE
+#include "csim/rng.h"
 #include "csim/shim/vpipe.h"
 #include "csim/sim.h"
 #include "testbench/flashstream/cli.h"
@@ -38,31 +39,23 @@ struct cosim {
     int error;
 };
 
-static uint64_t rand64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* The payload of beat i: a function of the seed, so the checker needs no copy. */
 static uint64_t payload(const struct cosim *c, uint64_t i)
 {
     uint64_t s = c->o.seed ^ (i * 0xd1342543de82ef95ull);
-    return rand64(&s) & c->mask;
+    return rng_next(&s) & c->mask;
 }
 
 static void produce(struct sim *sim, void *user)
 {
     struct cosim *c = user;
-    uint64_t n = 1 + rand64(&c->rng) % (2 * c->o.burst - 1);
+    uint64_t n = 1 + rng_next(&c->rng) % (2 * c->o.burst - 1);
     if (n > c->o.beats - c->made)
         n = c->o.beats - c->made;
     c->made += n;
     sim_clock_wake(c->clk);
     if (c->made < c->o.beats) {
-        uint64_t gap = c->o.gap_ns / 2 + rand64(&c->rng) % (c->o.gap_ns + 1);
+        uint64_t gap = c->o.gap_ns / 2 + rng_next(&c->rng) % (c->o.gap_ns + 1);
         sim_schedule_in(sim, gap * SIM_NS, 0, "producer", produce, c, NULL);
     }
 }
@@ -79,7 +72,7 @@ static bool fifo_tick(struct sim *sim, void *user)
     struct vpipe_in in = {
         .in_valid = c->sent < c->made,
         .in_data = payload(c, c->sent),
-        .out_ready = rand64(&c->rng) % 100 < c->o.ready_pct,
+        .out_ready = rng_next(&c->rng) % 100 < c->o.ready_pct,
     };
     vpipe_set(c->fifo, &in);
     struct vpipe_out out;

@@ -1,7 +1,7 @@
 /*
  * tb_util: what every block test shares: command-line options (seed,
- * waveform file), a small deterministic random generator, and a ring
- * buffer scoreboard for beats in flight.
+ * waveform options) and a ring buffer scoreboard for beats in flight.
+ * Stimulus comes from the project's generator, csim/rng.h.
  */
 #ifndef TESTBENCH_RTL_TB_UTIL_H
 #define TESTBENCH_RTL_TB_UTIL_H
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "csim/rng.h"
 
 struct tb_args {
     uint64_t seed;        /* --seed N, default 1 */
@@ -20,15 +22,6 @@ struct tb_args {
 
 /* Parse argv; prints usage and returns -1 on a bad option. */
 int tb_parse_args(int argc, char **argv, struct tb_args *out);
-
-/* splitmix64: a full-period 64-bit generator, good enough for stimulus. */
-static inline uint64_t tb_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Fixed-capacity FIFO of 64-bit values (the expected beats). */
 struct tb_ring {

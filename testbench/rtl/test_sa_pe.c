@@ -122,7 +122,7 @@ static void dut_cycle(struct dut *d, const struct sa_pe_in *in)
 /* An idle cycle: operands are garbage, valid and flags low. */
 static void dut_idle(struct dut *d, uint64_t *rng)
 {
-    struct sa_pe_in in = {.a = (uint16_t)tb_rand(rng), .b = (uint16_t)tb_rand(rng)};
+    struct sa_pe_in in = {.a = (uint16_t)rng_next(rng), .b = (uint16_t)rng_next(rng)};
     dut_cycle(d, &in);
 }
 
@@ -145,9 +145,9 @@ static void dut_step(struct dut *d, uint16_t a, uint16_t b, bool clear, bool las
 /* A bf16 operand: every class, exponents mostly near 1.0 so that sums interact. */
 static uint16_t rnd_bf16(uint64_t *s)
 {
-    uint32_t r = tb_rand(s) % 64;
-    uint16_t sign = (uint16_t)((tb_rand(s) & 1) << 15);
-    uint16_t frac = (uint16_t)(tb_rand(s) % 128);
+    uint32_t r = rng_next(s) % 64;
+    uint16_t sign = (uint16_t)((rng_next(s) & 1) << 15);
+    uint16_t frac = (uint16_t)(rng_next(s) % 128);
     uint32_t exp;
 
     if (r == 0)
@@ -159,11 +159,11 @@ static uint16_t rnd_bf16(uint64_t *s)
     if (r == 3)
         return (uint16_t)(sign | BF16_POS_INF | (frac ? frac : 0x40u)); /* NaN */
     if (r < 12)
-        exp = 1 + tb_rand(s) % 254;
+        exp = 1 + rng_next(s) % 254;
     else if (r < 16)
-        exp = (tb_rand(s) & 1) ? 1 + tb_rand(s) % 4 : 251 + tb_rand(s) % 4; /* range edges */
+        exp = (rng_next(s) & 1) ? 1 + rng_next(s) % 4 : 251 + rng_next(s) % 4; /* range edges */
     else
-        exp = 120 + tb_rand(s) % 16;
+        exp = 120 + rng_next(s) % 16;
     return (uint16_t)(sign | (exp << 7) | frac);
 }
 
@@ -228,10 +228,10 @@ static void run_specials(bool gaps)
                 uint16_t sb = s < ARRAY_LEN(acc_setters) ? acc_setters[s][1] : b;
 
                 dut_step(&d, sa, sb, true, false);
-                if (gaps && tb_rand(&rng) % 2)
+                if (gaps && rng_next(&rng) % 2)
                     dut_idle(&d, &rng);
                 dut_step(&d, a, b, false, true);
-                if (gaps && tb_rand(&rng) % 2)
+                if (gaps && rng_next(&rng) % 2)
                     dut_idle(&d, &rng);
             }
             dut_step(&d, a, b, true, true);
@@ -275,24 +275,24 @@ static void random_tiles_match_fp32_mac(void **state)
         assert_int_equal(sa_pe_trace(d.p, &o), 0);
     }
     while (d.steps < N_RANDOM_STEPS) {
-        uint64_t k_len = 1 + tb_rand(&rng) % 64;
+        uint64_t k_len = 1 + rng_next(&rng) % 64;
 
-        if (tb_rand(&rng) % 64 == 0) {
+        if (rng_next(&rng) % 64 == 0) {
             static const unsigned gap_pct[] = {0, 0, 5, 30, 70};
             static const unsigned peek_pct[] = {0, 10, 100};
-            p_gap = gap_pct[tb_rand(&rng) % ARRAY_LEN(gap_pct)];
-            p_peek = peek_pct[tb_rand(&rng) % ARRAY_LEN(peek_pct)];
+            p_gap = gap_pct[rng_next(&rng) % ARRAY_LEN(gap_pct)];
+            p_peek = peek_pct[rng_next(&rng) % ARRAY_LEN(peek_pct)];
         }
         for (uint64_t k = 0; k < k_len; k++) {
             uint16_t a = rnd_bf16(&rng), b = rnd_bf16(&rng);
-            bool last = k + 1 == k_len || tb_rand(&rng) % 100 < p_peek;
+            bool last = k + 1 == k_len || rng_next(&rng) % 100 < p_peek;
 
-            if (k > 0 && tb_rand(&rng) % 8 == 0) {
+            if (k > 0 && rng_next(&rng) % 8 == 0) {
                 /* a ~ -acc, b = 1: the sum cancels to a few ulps, often below 2^-126 */
                 a = (uint16_t)(bf16_from_f32_bits(d.acc) ^ 0x8000);
                 b = 0x3F80;
             }
-            while (tb_rand(&rng) % 100 < p_gap)
+            while (rng_next(&rng) % 100 < p_gap)
                 dut_idle(&d, &rng);
             dut_step(&d, a, b, k == 0, last);
         }

@@ -126,7 +126,7 @@ static void random_stalls_keep_order_without_loss(void **state)
     /* Stall probabilities change every few thousand cycles so both the
      * nearly-full and nearly-empty regimes are exercised. */
     unsigned p_in = 50, p_out = 50;
-    uint64_t payload = tb_rand(&rng) & d.mask;
+    uint64_t payload = rng_next(&rng) & d.mask;
     bool was_stalled = false, in_valid = false;
     struct vpipe_out prev = {0};
     struct tb_ring ring;
@@ -134,16 +134,16 @@ static void random_stalls_keep_order_without_loss(void **state)
 
     for (uint64_t c = 0; recvd < beats; c++) {
         if (c % 4096 == 0) {
-            p_in = 10 + tb_rand(&rng) % 90;
-            p_out = 10 + tb_rand(&rng) % 90;
+            p_in = 10 + rng_next(&rng) % 90;
+            p_out = 10 + rng_next(&rng) % 90;
         }
         /* Valid holds until the beat is taken (never depends on ready). */
         if (!in_valid && sent < beats)
-            in_valid = tb_rand(&rng) % 100 < p_in;
+            in_valid = rng_next(&rng) % 100 < p_in;
         struct vpipe_in in = {
             .in_valid = in_valid,
             .in_data = payload,
-            .out_ready = tb_rand(&rng) % 100 < p_out,
+            .out_ready = rng_next(&rng) % 100 < p_out,
         };
         vpipe_set(d.p, &in);
         struct vpipe_out out;
@@ -180,7 +180,7 @@ static void random_stalls_keep_order_without_loss(void **state)
                          (unsigned long long)args.seed, (unsigned long long)c, tb_ring_len(&ring),
                          d.prm.depth);
             in_valid = false;
-            payload = tb_rand(&rng) & d.mask;
+            payload = rng_next(&rng) & d.mask;
         }
         was_stalled = out.out_valid && !in.out_ready;
         prev = out;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csim/rng.h"
 #include "models/ref/bf16.h"
 #include "models/ref/ref_gemm.h"
 
@@ -46,18 +47,9 @@ static uint64_t test_seed(void)
     return seed;
 }
 
-static uint64_t rnd_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static uint32_t rnd_below(uint64_t *s, uint32_t n)
 {
-    return (uint32_t)(rnd_next(s) % n);
+    return (uint32_t)(rng_next(s) % n);
 }
 
 /* A bf16 operand drawn so that every class shows up and sums interact: mostly exponents near
@@ -91,7 +83,7 @@ static uint32_t rnd_fp32_near(uint64_t *s, int near)
 {
     uint32_t r = rnd_below(s, 32);
     uint32_t sign = rnd_below(s, 2) << 31;
-    uint32_t frac = (uint32_t)rnd_next(s) & 0x7FFFFFu;
+    uint32_t frac = (uint32_t)rng_next(s) & 0x7FFFFFu;
     int exp;
 
     if (r == 0)
