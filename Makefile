@@ -210,6 +210,7 @@ build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model
 # the waveform check. The last line reads "N passed, M failed".
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
+SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
 SUITES += "lint-yosys::scripts/lint.sh yosys"
@@ -228,6 +229,10 @@ lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-f
 waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/cmn_fifo.gtkw)
 	$< --seed $(SEED) --waves waves/cmn_fifo.fst >/dev/null
 	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/cmn_fifo.gtkw"
+
+.PHONY: synth
+synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md
+	@scripts/synth/run.sh full
 
 .PHONY: bench
 bench: $(BENCH_BINS)  ## performance figures (medians of several runs)
