@@ -164,50 +164,50 @@ static void check_run(const struct run *ru)
 static void test_sgd_n1(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 1, 8, 3, 0, false, false};
+    struct run ru = {"mlp:64-32-10", 1, 8, 3, 0, false, false, false};
     check_run(&ru);
 }
 
 static void test_sgd_n2(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 2, 8, 3, 0, false, false};
+    struct run ru = {"mlp:64-32-10", 2, 8, 3, 0, false, false, false};
     check_run(&ru);
 }
 
 static void test_sgd_n4(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 4, 8, 3, 0, false, false};
+    struct run ru = {"mlp:64-32-10", 4, 8, 3, 0, false, false, false};
     check_run(&ru);
 }
 
 static void test_adam_n1(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 1, 8, 3, 1, false, false};
+    struct run ru = {"mlp:64-32-10", 1, 8, 3, 1, false, false, false};
     check_run(&ru);
 }
 
 static void test_adam_n2(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 2, 8, 3, 1, false, false};
+    struct run ru = {"mlp:64-32-10", 2, 8, 3, 1, false, false, false};
     check_run(&ru);
 }
 
 static void test_adam_n4(void **state)
 {
     (void)state;
-    struct run ru = {"mlp:64-32-10", 4, 8, 3, 1, false, false};
+    struct run ru = {"mlp:64-32-10", 4, 8, 3, 1, false, false, false};
     check_run(&ru);
 }
 
 static void test_output_resident(void **state)
 {
     (void)state;
-    struct run a = {"mlp:64-32-10", 2, 8, 3, 0, true, false};
-    struct run b = {"mlp:64-32-10", 4, 8, 2, 1, true, false};
+    struct run a = {"mlp:64-32-10", 2, 8, 3, 0, true, false, false};
+    struct run b = {"mlp:64-32-10", 4, 8, 2, 1, true, false, false};
     check_run(&a);
     check_run(&b);
 }
@@ -216,7 +216,7 @@ static void test_output_resident(void **state)
 static void test_deeper_odd_widths(void **state)
 {
     (void)state;
-    struct run a = {"mlp:50-37-21-7", 2, 12, 3, 1, false, false};
+    struct run a = {"mlp:50-37-21-7", 2, 12, 3, 1, false, false, false};
     struct run b = {"mlp:50-37-21-7", 3, 12, 2, 0, true, true, true};
     check_run(&a);
     check_run(&b);
