@@ -18,7 +18,6 @@ packages=(
   libinih-dev          # INI configs
   gnuplot-nox          # plots
   clang-format         # C style check
-  python3              # the synthesis flow driver (scripts/synth/flow.py)
   dataset-fashion-mnist # training data, /usr/share/datasets/fashion-mnist
 )
 names=()
