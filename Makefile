@@ -31,7 +31,7 @@ CFP       := -ffp-contract=off
 CFLAGS    := -std=c11 -g $(CWARN) $(CFP)
 REL_OPT   := -O2
 SAN_OPT   := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDLIBS    := -lcmocka -lz -lm
+LDLIBS    := -lcmocka -lcjson -lz -lm
 
 # ---------------------------------------------------------------- Verilator
 VROOT     := /usr/share/verilator
@@ -181,7 +181,7 @@ include $(sort $(wildcard rtl/*/block.mk))
 # ---------------------------------------------------------------- programs
 # The flashstream program: its commands and the verilated models they run.
 FS_SRCS   := $(wildcard testbench/flashstream/*.c)
-FS_MODELS := cmn_fifo_w32_d8
+FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k
 FLASHSTREAM := $(BUILD)/rel/flashstream
 $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
                 $(foreach m,$(FS_MODELS),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
@@ -191,18 +191,26 @@ $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
 ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
 BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
 
+.PHONY: sim
+sim: deps  ## fc-mnist on Fashion-MNIST, 4 ANs: first step rtl with waves, rest of one epoch tlm
+	@$(MAKE) --no-print-directory $(FLASHSTREAM)
+	$(FLASHSTREAM) train --run sim --epochs 1 --nodes 4 --rtl-steps 1 --wave-cycles 20000 --seed $(SEED)
+	@scripts/plots/plot.sh out/sim
+
+RUN ?= sim
+.PHONY: plots
+plots:  ## loss, accuracy and timeline PNGs of out/$(RUN) (RUN=name)
+	@scripts/plots/plot.sh out/$(RUN)
+
 .PHONY: build
 build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model, test and program
-
-.PHONY: sim
-sim: deps  ## the main co-simulation (see README); SEED=n
-	@$(MAKE) --no-print-directory $(FLASHSTREAM)
-	$(FLASHSTREAM) cosim --seed $(SEED)
 
 # ---------------------------------------------------------------- test
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
 # the waveform check. The last line reads "N passed, M failed".
 SUITES += $(ALL_TESTS)
+SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
+SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
 SUITES += "lint-yosys::scripts/lint.sh yosys"
@@ -221,6 +229,10 @@ lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-f
 waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/cmn_fifo.gtkw)
 	$< --seed $(SEED) --waves waves/cmn_fifo.fst >/dev/null
 	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/cmn_fifo.gtkw"
+
+.PHONY: synth
+synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md
+	@scripts/synth/run.sh full
 
 .PHONY: bench
 bench: $(BENCH_BINS)  ## performance figures (medians of several runs)

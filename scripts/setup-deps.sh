@@ -18,6 +18,7 @@ packages=(
   libinih-dev          # INI configs
   gnuplot-nox          # plots
   clang-format         # C style check
+  python3              # the synthesis flow driver (scripts/synth/flow.py)
   dataset-fashion-mnist # training data, /usr/share/datasets/fashion-mnist
 )
 names=()

@@ -65,7 +65,8 @@ static const struct key keys[] = {
     {"planes_per_die", KEY_U32, G(planes_per_die), 1, FLASH_MAX_PLANES, "", "planes per die"},
     {"blocks_per_plane", KEY_U32, G(blocks_per_plane), 1, 1u << 20, "", "blocks per plane"},
     {"pages_per_block", KEY_U32, G(pages_per_block), 1, 1u << 16, "", "pages per block"},
-    {"page_bytes", KEY_U32, G(page_bytes), 512, 65536, "B", "page size, a power of two"},
+    {"page_bytes", KEY_U32, G(page_bytes), 64, 65536, "B",
+     "page size, a power of two (below 4096 only for fast RTL tests)"},
     {"t_r_ns", KEY_TIME, T(t_r_ps), FLASH_PS_PER_NS, FLASH_PS_PER_S, "ns", "array read tR"},
     {"t_prog_ns", KEY_TIME, T(t_prog_ps), FLASH_PS_PER_NS, FLASH_PS_PER_S, "ns", "program tPROG"},
     {"t_bers_ns", KEY_TIME, T(t_bers_ps), FLASH_PS_PER_NS, 10 * FLASH_PS_PER_S, "ns",
@@ -78,7 +79,7 @@ static const struct key keys[] = {
      "controller time per write command"},
     {"t_ctrl_rd_ns", KEY_TIME, T(t_ctrl_rd_ps), 0, FLASH_PS_PER_MS, "ns",
      "controller time per read command"},
-    {"ctrl_cmd_bytes", KEY_U32, T(ctrl_cmd_bytes), 512, 64u << 20, "B",
+    {"ctrl_cmd_bytes", KEY_U32, T(ctrl_cmd_bytes), 64, 64u << 20, "B",
      "bytes per controller command, a multiple of page_bytes"},
     {"cache_program", KEY_BOOL, S(cache_program), 0, 1, "", "overlap data-in with tPROG"},
     {"multi_plane", KEY_BOOL, S(multi_plane), 0, 1, "", "multi-plane operations"},
@@ -179,7 +180,7 @@ int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e)
     if (!is_pow2(g->page_bytes))
         return flash_err_set(e, -EINVAL,
                              "flash config: page_bytes = %u is not a power of two; accepted "
-                             "512, 1024, ..., 65536",
+                             "64, 128, ..., 65536",
                              g->page_bytes);
     if (t->bus_width_bits % 8)
         return flash_err_set(e, -EINVAL,

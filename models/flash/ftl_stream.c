@@ -114,6 +114,25 @@ static void retire(struct ftl_stream *s, uint32_t pbn)
     s->n_retired++;
 }
 
+/*
+ * The multi-plane operation of n pages from offset off of a superblock mapped to PB pbn (the
+ * page layout of the header: plane off % P onwards, unit off / P -> die unit % D, page unit / D),
+ * with the spare remap applied to every plane.
+ */
+static void unit_op(const struct ftl_stream *s, uint64_t off, uint32_t n, uint32_t pbn,
+                    struct flash_mpop *op)
+{
+    uint64_t unit = off / s->planes;
+    uint32_t plane0 = (uint32_t)(off % s->planes);
+    uint32_t blk = s->cfg.first_block + pbn;
+
+    op->die = (uint32_t)(unit % s->dies);
+    op->page = (uint32_t)(unit / s->dies);
+    op->plane_mask = (uint32_t)(((1ull << n) - 1) << plane0);
+    for (uint32_t p = plane0; p < plane0 + n; p++)
+        op->block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op->die, p), blk);
+}
+
 /* Erase superblock pbn on every die; replace worn-out or failed blocks from spares. */
 static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *done)
 {
@@ -367,9 +386,9 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
     }
     while (left) {
         struct lblock *l = &s->lb[cur / s->sbp];
-        uint64_t off = cur % s->sbp, unit = off / s->planes;
+        uint64_t off = cur % s->sbp;
         uint32_t plane0 = (uint32_t)(off % s->planes);
-        uint32_t n = s->planes - plane0, blk;
+        uint32_t n = s->planes - plane0;
 
         if (n > left)
             n = (uint32_t)left;
@@ -388,17 +407,9 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         }
         cmd_left -= n;
 
-        op.die = (uint32_t)(unit % s->dies);
-        op.page = (uint32_t)(unit / s->dies);
-        op.plane_mask = (uint32_t)(((1ull << n) - 1) << plane0);
-        blk = s->cfg.first_block + (uint32_t)l->pbn;
-        for (uint32_t q = 0; q < n; q++) {
-            uint32_t p = plane0 + q;
-
-            op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op.die, p), blk);
-            if (src)
-                data[p] = src + (cur - lpn + q) * s->page_bytes;
-        }
+        unit_op(s, off, n, (uint32_t)l->pbn, &op);
+        for (uint32_t q = 0; src && q < n; q++)
+            data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_program(s->fms, t_cmd, &op, src ? data : NULL, &t);
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
@@ -496,9 +507,9 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
     memset(&op, 0, sizeof(op));
     while (left) {
         const struct lblock *l = &s->lb[cur / s->sbp];
-        uint64_t off = cur % s->sbp, unit = off / s->planes;
+        uint64_t off = cur % s->sbp;
         uint32_t plane0 = (uint32_t)(off % s->planes);
-        uint32_t n = s->planes - plane0, blk;
+        uint32_t n = s->planes - plane0;
 
         if (n > left)
             n = (uint32_t)left;
@@ -508,17 +519,9 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
         }
         cmd_left -= n;
 
-        op.die = (uint32_t)(unit % s->dies);
-        op.page = (uint32_t)(unit / s->dies);
-        op.plane_mask = (uint32_t)(((1ull << n) - 1) << plane0);
-        blk = s->cfg.first_block + (uint32_t)l->pbn;
-        for (uint32_t q = 0; q < n; q++) {
-            uint32_t p = plane0 + q;
-
-            op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op.die, p), blk);
-            if (dst)
-                data[p] = dst + (cur - lpn + q) * s->page_bytes;
-        }
+        unit_op(s, off, n, (uint32_t)l->pbn, &op);
+        for (uint32_t q = 0; dst && q < n; q++)
+            data[plane0 + q] = dst + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_read(s->fms, t_cmd, &op, dst ? data : NULL, &t);
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
@@ -583,6 +586,130 @@ int ftl_stream_lookup(const struct ftl_stream *s, uint32_t lbn, uint32_t *pbn)
         return -ENOENT;
     *pbn = (uint32_t)s->lb[lbn].pbn;
     return 0;
+}
+
+void ftl_stream_ppa(const struct ftl_stream *s, uint64_t lpn, uint32_t pbn, struct ftl_ppa *a)
+{
+    uint64_t off = lpn % s->sbp;
+    struct flash_mpop op;
+
+    unit_op(s, off, 1, pbn, &op);
+    a->die = op.die;
+    a->plane = (uint32_t)(off % s->planes);
+    a->block = op.block[a->plane];
+    a->page = op.page;
+}
+
+int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t max,
+                           struct flash_mpop *op, uint32_t *n)
+{
+    uint64_t off = lpn % s->sbp;
+    uint32_t plane0 = (uint32_t)(off % s->planes), k = s->planes - plane0;
+    int rc;
+
+    if (lpn >= s->lpages || !max)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' lookup of %llu pages at LPN %llu: outside the logical "
+                             "space of %llu pages; accepted LPN < %llu and at least one page",
+                             s->cfg.name, (unsigned long long)max, (unsigned long long)lpn,
+                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+    if (k > max)
+        k = (uint32_t)max;
+    rc = read_check(s, now, lpn, k);
+    if (rc)
+        return rc;
+    memset(op, 0, sizeof(*op));
+    unit_op(s, off, k, (uint32_t)s->lb[lpn / s->sbp].pbn, op);
+    s->pages_read += k;
+    *n = k;
+    return 0;
+}
+
+static const char *ppa_str(const struct ftl_ppa *a, char *buf, size_t len)
+{
+    snprintf(buf, len, "die %u plane %u block %u page %u", a->die, a->plane, a->block, a->page);
+    return buf;
+}
+
+int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint32_t pbn,
+                          const struct ftl_ppa *a)
+{
+    static const char *const state[] = {"free", "live", "released but not erased", "retired"};
+    struct lblock *l;
+    struct ftl_ppa want;
+    uint64_t off;
+    char b1[80], b2[80];
+
+    if (lpn >= s->lpages)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu: outside the logical space "
+                             "of %llu pages; accepted LPN < %llu",
+                             s->cfg.name, (unsigned long long)lpn, (unsigned long long)s->lpages,
+                             (unsigned long long)s->lpages);
+    if (pbn >= s->cfg.n_blocks)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu: PB %u out of range; "
+                             "accepted 0..%u",
+                             s->cfg.name, (unsigned long long)lpn, pbn, s->cfg.n_blocks - 1);
+    l = &s->lb[lpn / s->sbp];
+    off = lpn % s->sbp;
+    if (l->pbn >= 0 && l->wp == s->sbp)
+        return flash_err_set(&s->err, -EBUSY,
+                             "stream '%s' hardware page at LPN %llu: LB %llu holds live data; "
+                             "release it before rewriting",
+                             s->cfg.name, (unsigned long long)lpn,
+                             (unsigned long long)(lpn / s->sbp));
+    if (l->wp != off)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu refused: streams are "
+                             "append-only; LB %llu takes its next page at LPN %llu",
+                             s->cfg.name, (unsigned long long)lpn,
+                             (unsigned long long)(lpn / s->sbp),
+                             (unsigned long long)(lpn - off + l->wp));
+    if (l->pbn < 0 && s->pb[pbn] != PB_FREE)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu opens LB %llu in PB %u, "
+                             "which is %s; accepted a free (erased) PB",
+                             s->cfg.name, (unsigned long long)lpn,
+                             (unsigned long long)(lpn / s->sbp), pbn, state[s->pb[pbn]]);
+    if (l->pbn >= 0 && (uint32_t)l->pbn != pbn)
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu in PB %u, but LB %llu is "
+                             "mapped to PB %lld",
+                             s->cfg.name, (unsigned long long)lpn, pbn,
+                             (unsigned long long)(lpn / s->sbp), (long long)l->pbn);
+    ftl_stream_ppa(s, lpn, pbn, &want);
+    if (memcmp(&want, a, sizeof(want)))
+        return flash_err_set(&s->err, -EINVAL,
+                             "stream '%s' hardware page at LPN %llu (PB %u) was programmed at "
+                             "%s; the layout and spare remap put it at %s",
+                             s->cfg.name, (unsigned long long)lpn, pbn, ppa_str(a, b1, sizeof(b1)),
+                             ppa_str(&want, b2, sizeof(b2)));
+    if (l->pbn < 0) {
+        s->pb[pbn] = PB_LIVE;
+        s->n_live++;
+        s->cursor = (pbn + 1) % s->cfg.n_blocks;
+        l->pbn = pbn;
+        l->t_write = now;
+    }
+    if (!s->written) {
+        s->written = true;
+        s->t_first_write = now;
+    }
+    l->wp++;
+    s->lpages_written++;
+    s->ppages++;
+    return 0;
+}
+
+bool ftl_stream_pb_free(const struct ftl_stream *s, uint32_t pbn)
+{
+    return pbn < s->cfg.n_blocks && s->pb[pbn] == PB_FREE;
+}
+
+const struct ftl_stream_cfg *ftl_stream_get_cfg(const struct ftl_stream *s)
+{
+    return &s->cfg;
 }
 
 uint64_t ftl_stream_sb_pages(const struct ftl_stream *s)

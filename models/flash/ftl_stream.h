@@ -118,6 +118,45 @@ void ftl_stream_rewind(struct ftl_stream *s);
 /* PBN (relative to first_block) of LB lbn, or -ENOENT if unmapped / -EINVAL if out of range. */
 int ftl_stream_lookup(const struct ftl_stream *s, uint32_t lbn, uint32_t *pbn);
 
+/* ------------------------------------------------------------------ controller and hardware
+ *
+ * The controller's read path (flash_ctrl) and the hardware write pipeline (rtl/nfw, reported
+ * through nfw_bfm) use the stream at page level, with these calls. */
+
+/* Physical address of one page: flat die index (flash_addr.h), plane, block, page. */
+struct ftl_ppa {
+    uint32_t die, plane, block, page;
+};
+
+/* Where the page layout puts LPN lpn when its LB is mapped to PBN pbn, spare remap applied. */
+void ftl_stream_ppa(const struct ftl_stream *s, uint64_t lpn, uint32_t pbn, struct ftl_ppa *a);
+
+/*
+ * FTL lookup for a read: the multi-plane operation that reads LPN lpn and the pages after it in
+ * the same program unit, at most max of them; *n = pages covered (1 .. planes). Same checks as
+ * ftl_stream_read (-EINVAL, -ENODATA, -ESTALE); counts the pages as read.
+ */
+int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t max,
+                           struct flash_mpop *op, uint32_t *n);
+
+/*
+ * Record a page that the hardware write pipeline programmed at *a for LPN lpn of LB lpn / sb
+ * pages, in superblock pbn (its allocator's choice). The page must be at its LB's append point;
+ * if it opens the LB, pbn must be free (erased, not live, not retired) and becomes the LB's PB
+ * (the rotation cursor moves past it, as in the FTL's own allocator); otherwise pbn must be the
+ * LB's PB. *a must be where the layout and the spare remap put the page. On success the page is
+ * mapped and counted as written; on a mismatch nothing changes: -EINVAL (or -EBUSY for a full
+ * live LB), with a message naming both addresses.
+ */
+int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint32_t pbn,
+                          const struct ftl_ppa *a);
+
+/* PB pbn is erased and holds no data: the hardware allocator may hand it out. (A PB released
+ * with erase_on_release off is not free until the FTL's own allocator erases it.) */
+bool ftl_stream_pb_free(const struct ftl_stream *s, uint32_t pbn);
+
+const struct ftl_stream_cfg *ftl_stream_get_cfg(const struct ftl_stream *s);
+
 uint64_t ftl_stream_sb_pages(const struct ftl_stream *s); /* pages per LB */
 uint64_t ftl_stream_lpages(const struct ftl_stream *s);   /* pages of the logical space */
 const char *ftl_stream_errmsg(const struct ftl_stream *s);

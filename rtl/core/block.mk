@@ -1,5 +1,33 @@
-# rtl/core: verilated models of the compute core and their block tests.
+# rtl/core: the compute core (core_top: systolic array, scratchpads, command,
+# completion and DMA ports), verilated in every array shape the core must
+# support, each with its block test; the benchmark runs the 8x8 and 16x16.
+# Pads: 512 words each (A and B: W bf16 per word, C: W fp32; W = lcm(Rows, Cols, 4)).
 
 # The processing element alone, against the numerics reference.
 $(eval $(call vmodel,sa_pe,sa_pe,,sa_pe,))
 $(eval $(call vtest,test_sa_pe,test_sa_pe,sa_pe))
+
+# The core in every array shape it must support.
+$(eval $(call vmodel,core_1x1,core_top,Rows=1 Cols=1 AWords=512 BWords=512 CWords=512,core))
+$(eval $(call vmodel,core_2x3,core_top,Rows=2 Cols=3 AWords=512 BWords=512 CWords=512,core))
+$(eval $(call vmodel,core_4x4,core_top,Rows=4 Cols=4 AWords=512 BWords=512 CWords=512,core))
+$(eval $(call vmodel,core_8x8,core_top,Rows=8 Cols=8 AWords=512 BWords=512 CWords=512,core))
+$(eval $(call vmodel,core_16x16,core_top,Rows=16 Cols=16 AWords=512 BWords=512 CWords=512,core))
+$(eval $(call vmodel,core_32x32,core_top,Rows=32 Cols=32 AWords=512 BWords=512 CWords=512,core))
+
+$(eval $(call vtest,test_core_1x1,test_core,core_1x1))
+$(eval $(call vtest,test_core_2x3,test_core,core_2x3))
+$(eval $(call vtest,test_core_4x4,test_core,core_4x4))
+$(eval $(call vtest,test_core_8x8,test_core,core_8x8))
+$(eval $(call vtest,test_core_16x16,test_core,core_16x16))
+$(eval $(call vtest,test_core_32x32,test_core,core_32x32))
+
+# One benchmark source, one binary per model (the shims of two models would
+# clash in one binary); the generic C-bench rule must skip it.
+VBENCH_SRCS += testbench/bench/bench_core.c
+$(eval $(call vbench,bench_core_8x8,bench_core,core_8x8))
+$(eval $(call vbench,bench_core_16x16,bench_core,core_16x16))
+
+# The waveform path for the core's save file.
+SUITES += "waves-core::scripts/check-waves.sh $(BUILD)/san/tests/test_core_8x8 waves/core.gtkw $(BUILD)/waves-check-core"
+

@@ -15,13 +15,17 @@ static const struct {
 } commands[] = {
     {"cosim", cmd_cosim,
      "event kernel + verilated FIFO between a bursty C producer and a stalling consumer"},
+    {"flashbench", cmd_flashbench,
+     "fio-like benchmark of the flash memory system: bandwidth, IOPS, latency, bound"},
+    {"train", cmd_train,
+     "train fc-mnist on Fashion-MNIST on the simulated machine: loss, accuracy, where time went"},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: flashstream <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
     fprintf(f, "\n'flashstream <command> --help' shows the options of a command.\n");
 }
 

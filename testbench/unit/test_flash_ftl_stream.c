@@ -2,7 +2,8 @@
  * test_flash_ftl_stream: Behemoth's stream FTL: the paper's round-robin example, page layout
  * of a superblock, write/read timing as phase sums, sequential rates against the stated bound,
  * append-only and overflow errors, reads of unwritten data, erase on release, wear-out and
- * erase failures replaced from spares until they run out, retention, endurance statistics.
+ * erase failures replaced from spares until they run out, retention, endurance statistics,
+ * pages written by the hardware pipeline and reported to the FTL (adopt), and their checks.
  */
 #include <errno.h>
 #include <math.h>
@@ -683,6 +684,101 @@ static void test_wn_node_streams(void **state)
     node_streams(ftl_layout_wn, 4);
 }
 
+/* ------------------------------------------------------------------ hardware-written pages */
+
+/* Program LPN lpn at the address the layout gives for PB pbn, as the write pipeline would,
+ * then report it to the FTL. */
+static int hw_page(struct fixture *f, uint64_t now, uint64_t lpn, uint32_t pbn, const void *data)
+{
+    struct ftl_ppa a;
+    struct flash_mpop op;
+    const void *pages[FLASH_MAX_PLANES] = {0};
+    uint64_t done;
+    int rc;
+
+    ftl_stream_ppa(f->s, lpn, pbn, &a);
+    memset(&op, 0, sizeof(op));
+    op.die = a.die;
+    op.plane_mask = 1u << a.plane;
+    op.page = a.page;
+    op.block[a.plane] = a.block;
+    pages[a.plane] = data;
+    rc = flash_fms_program(f->fms, now, &op, pages, &done);
+    if (rc)
+        fail_msg("program: %s", flash_fms_errmsg(f->fms));
+    return ftl_stream_adopt_page(f->s, now, lpn, pbn, &a);
+}
+
+/* Pages written outside the FTL, in a PB the hardware chose, read back through the FTL; the
+ * FTL's own rotation continues after the hardware's choice. */
+static void test_adopt_hw_pages(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char in[PAGE], out[PAGE];
+    uint64_t lpn, done;
+    struct ftl_ppa a;
+
+    make_stream(f, 1, 4, 0);
+    ftl_stream_ppa(f->s, 21, 2, &a); /* offset 21: plane 1, unit 5 -> die 1, page 1 */
+    assert_int_equal(a.die, 1);
+    assert_int_equal(a.plane, 1);
+    assert_int_equal(a.block, 3);
+    assert_int_equal(a.page, 1);
+    for (uint64_t i = 0; i < 40; i++) {
+        memset(in, (int)i + 1, sizeof(in));
+        ok(f, hw_page(f, 0, i, 2, in));
+    }
+    assert_int_equal(pbn_of(f, 0), 2);
+    ok(f, ftl_stream_read(f->s, 0, 33, 1, out, &done));
+    memset(in, 34, sizeof(in));
+    assert_memory_equal(in, out, PAGE);
+    /* LB 0 continues from LPN 40 through the FTL itself; LB 1 opens in PB 3 (after 2). */
+    ok(f, ftl_stream_write(f->s, 0, 40, SB_PAGES - 40 + 1, NULL, &done));
+    assert_int_equal(pbn_of(f, 1), 3);
+    assert_false(ftl_stream_pb_free(f->s, 2));
+    assert_true(ftl_stream_pb_free(f->s, 0));
+    (void)lpn;
+}
+
+static void test_adopt_mismatches_change_nothing(void **state)
+{
+    struct fixture *f = *state;
+    struct ftl_ppa a;
+    uint64_t done;
+
+    make_stream(f, 1, 4, 0);
+    ok(f, hw_page(f, 0, 0, 1, NULL));
+    /* Not at the append point. */
+    ftl_stream_ppa(f->s, 2, 1, &a);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 2, 1, &a), -EINVAL);
+    assert_msg_has(ftl_stream_errmsg(f->s), "LB 0 takes its next page at LPN 1");
+    /* Another PB than the LB's. */
+    ftl_stream_ppa(f->s, 1, 0, &a);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 0, &a), -EINVAL);
+    assert_msg_has(ftl_stream_errmsg(f->s), "but LB 0 is mapped to PB 1");
+    /* Right PB, wrong address. */
+    ftl_stream_ppa(f->s, 1, 1, &a);
+    a.page++;
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 1, &a), -EINVAL);
+    assert_msg_has(ftl_stream_errmsg(f->s), "was programmed at die 0 plane 1 block 2 page 1; the "
+                                            "layout and spare remap put it at die 0 plane 1 "
+                                            "block 2 page 0");
+    /* Opening LB 1 in PB 1, which is live. */
+    ftl_stream_ppa(f->s, SB_PAGES, 1, &a);
+    ok(f, ftl_stream_write(f->s, 0, 1, SB_PAGES - 1, NULL, &done));
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 1, &a), -EINVAL);
+    assert_msg_has(ftl_stream_errmsg(f->s), "opens LB 1 in PB 1, which is live");
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 0, 1, &a), -EBUSY);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 4 * SB_PAGES, 1, &a), -EINVAL);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 4, &a), -EINVAL);
+    assert_msg_has(ftl_stream_errmsg(f->s), "PB 4 out of range; accepted 0..3");
+    /* Nothing of the refused pages was counted. */
+    struct ftl_stream_stats st;
+    ftl_stream_stats(f->s, 1, &st);
+    assert_int_equal(st.lpages_written, SB_PAGES);
+    assert_int_equal(st.sb_live, 1);
+}
+
 #define T(fn, su) cmocka_unit_test_setup_teardown(fn, su, teardown)
 
 int main(void)
@@ -711,6 +807,8 @@ int main(void)
         T(test_layouts, setup_timing_only),
         cmocka_unit_test(test_an_node_streams),
         cmocka_unit_test(test_wn_node_streams),
+        T(test_adopt_hw_pages, setup),
+        T(test_adopt_mismatches_change_nothing, setup_timing_only),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

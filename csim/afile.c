@@ -1,0 +1,133 @@
+/*
+ * afile.c - write to "<path>.tmp", fsync, rename, fsync the directory; see afile.h.
+ */
+#include "csim/afile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_msg(struct afile *a, const char *path, const char *tmp)
+{
+    snprintf(a->msg, sizeof(a->msg), "cannot write '%s': %s '%s' failed: %s", path ? path : "?",
+             a->step, tmp ? tmp : "?", strerror(a->err));
+}
+
+int afile_fail(struct afile *a, const char *step, int err)
+{
+    if (!a->err) {
+        a->step = step;
+        a->err = err ? err : EIO;
+    }
+    return -a->err;
+}
+
+static void release(struct afile *a)
+{
+    free(a->path);
+    free(a->tmp);
+    a->path = NULL;
+    a->tmp = NULL;
+    a->f = NULL;
+}
+
+int afile_open(struct afile *a, const char *path)
+{
+    size_t n = strlen(path);
+    int fd;
+
+    memset(a, 0, sizeof(*a));
+    a->path = malloc(n + 1);
+    a->tmp = malloc(n + 5);
+    if (!a->path || !a->tmp) {
+        afile_fail(a, "allocate a name for", ENOMEM);
+        set_msg(a, path, path);
+        release(a);
+        return -ENOMEM;
+    }
+    memcpy(a->path, path, n + 1);
+    memcpy(a->tmp, path, n);
+    memcpy(a->tmp + n, ".tmp", 5);
+    fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
+        afile_fail(a, "create", errno);
+        if (fd >= 0) {
+            close(fd);
+            unlink(a->tmp);
+        }
+        set_msg(a, a->path, a->tmp);
+        release(a);
+        return -a->err;
+    }
+    return 0;
+}
+
+void afile_abort(struct afile *a)
+{
+    if (a->f) {
+        fclose(a->f);
+        unlink(a->tmp);
+    }
+    release(a);
+}
+
+/* fsync the directory holding path, so that a rename into it is durable. */
+static int sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int fd, rc = 0;
+
+    if (!slash)
+        dir = strdup(".");
+    else if (slash == path)
+        dir = strdup("/");
+    else
+        dir = strndup(path, (size_t)(slash - path));
+    if (!dir)
+        return ENOMEM;
+    fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0 || fsync(fd))
+        rc = errno;
+    if (fd >= 0)
+        close(fd);
+    free(dir);
+    return rc;
+}
+
+int afile_commit(struct afile *a)
+{
+    int rc;
+
+    if (!a->f) /* never opened, or already closed */
+        return afile_fail(a, "commit (not open)", EBADF);
+    if (ferror(a->f))
+        afile_fail(a, "write", errno ? errno : EIO);
+    if (!a->err && fflush(a->f))
+        afile_fail(a, "write", errno);
+    if (!a->err && fsync(fileno(a->f)))
+        afile_fail(a, "fsync", errno);
+    if (fclose(a->f) && !a->err)
+        afile_fail(a, "close", errno);
+    a->f = NULL;
+    if (!a->err && rename(a->tmp, a->path))
+        afile_fail(a, "rename", errno);
+    if (a->err) {
+        unlink(a->tmp);
+        set_msg(a, a->path, a->tmp);
+        rc = -a->err;
+        release(a);
+        return rc;
+    }
+    rc = sync_dir(a->path);
+    if (rc) {
+        afile_fail(a, "fsync the directory of", rc);
+        set_msg(a, a->path, a->path);
+        release(a);
+        return -rc;
+    }
+    release(a);
+    return 0;
+}

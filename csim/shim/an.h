@@ -1,0 +1,81 @@
+/*
+ * an: C interface to the verilated Activation Node datapath (rtl/an/an_top.v): the
+ * tensor-buffer DMA and the compute core joined at the core's DMA port. Functions are
+ * prefixed an_rtl_.
+ *
+ * Ports: the DMA's descriptor, completion and tensor-buffer ports (the structs of
+ * models/dma/dma_if.h and models/dram/dram_port.h) and the core's command and completion ports
+ * (struct core_cmd, enum core_status of models/core/core_twin.h). The SRAM port between them
+ * is inside.
+ *
+ * Cycle protocol, as for every shim: an_rtl_set() drives the inputs, an_rtl_get() settles the
+ * model and reads the outputs that hold before the next rising edge, an_rtl_step() advances
+ * whole cycles.
+ */
+#ifndef CSIM_SHIM_AN_H
+#define CSIM_SHIM_AN_H
+
+#include "csim/shim/vtrace.h"
+#include "models/core/core_twin.h"
+#include "models/dma/dma_if.h"
+#include "models/dram/dram_port.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct an_rtl;
+
+struct an_params {
+    struct core_twin_cfg core; /* Rows, Cols, AWords, BWords, CWords */
+    struct dma_params dma;     /* as an_top sets them: SramAddrW 32, SramBytes = map end,
+                                  SramLat 2 */
+};
+
+struct an_in {
+    bool rst;
+    /* DMA */
+    bool desc_valid;
+    struct dma_desc desc;
+    bool cpl_ready;
+    struct dram_port_rsp mem;
+    /* core */
+    bool cmd_valid;
+    struct core_cmd cmd;
+    bool done_ready;
+};
+
+struct an_out {
+    /* DMA */
+    bool desc_ready;
+    bool cpl_valid;
+    struct dma_cpl cpl;
+    struct dram_port_req mem;
+    bool dma_idle;
+    /* core */
+    bool cmd_ready;
+    bool done_valid;
+    enum core_status done_status;
+    uint32_t done_cycles;
+    bool busy;
+};
+
+/* seed randomizes the model's initial state, pads included (--x-initial unique). */
+struct an_rtl *an_rtl_create(uint64_t seed);
+void an_rtl_destroy(struct an_rtl *p);
+void an_rtl_params(const struct an_rtl *p, struct an_params *out);
+void an_rtl_set(struct an_rtl *p, const struct an_in *in);
+void an_rtl_get(struct an_rtl *p, struct an_out *out);
+void an_rtl_step(struct an_rtl *p, uint64_t cycles);
+uint64_t an_rtl_cycle(const struct an_rtl *p);
+/* Start an FST trace (see vtrace.h); 0 or a negative errno. */
+int an_rtl_trace(struct an_rtl *p, const struct vtrace_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

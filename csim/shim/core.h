@@ -1,0 +1,78 @@
+/*
+ * core: C interface to the verilated compute core (rtl/core/core_top.v): a Rows x Cols bf16
+ * systolic array with its scratchpads, behind a GEMM command port, a completion port and a
+ * DMA port. The command and the configuration are the C twin's types (models/core/core_twin.h),
+ * so a test drives the RTL and the twin with the same values.
+ *
+ * Ports (rtl/core/README.md has the contracts):
+ *   command    valid/ready, one struct core_cmd per beat;
+ *   completion valid/ready: status (enum core_status) and cycles;
+ *   DMA        request valid/ready (we, byte address, 64-bit data, byte strobes), response
+ *              valid for one cycle CORE_DMA_LATENCY cycles after the request was accepted, with
+ *              read data and an error flag, no backpressure.
+ *
+ * Cycle protocol, as for every shim: core_set() drives the inputs, core_get() settles the model
+ * and reads the outputs that hold before the next rising edge, core_step() advances whole
+ * cycles. A beat moves at a rising edge where valid && ready were both high in core_get().
+ */
+#ifndef CSIM_SHIM_CORE_H
+#define CSIM_SHIM_CORE_H
+
+#include "csim/shim/vtrace.h"
+#include "models/core/core_twin.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct core;
+
+struct core_in {
+    bool rst;
+    /* command port */
+    bool cmd_valid;
+    struct core_cmd cmd;
+    /* completion port */
+    bool done_ready;
+    /* DMA request */
+    bool dma_valid;
+    bool dma_we;
+    uint32_t dma_addr; /* byte address, a multiple of 8 */
+    uint64_t dma_wdata;
+    uint8_t dma_wstrb; /* bit b: byte b (address dma_addr + b) */
+};
+
+struct core_out {
+    bool cmd_ready;
+    bool done_valid;
+    enum core_status done_status;
+    uint32_t done_cycles;
+    bool dma_ready;
+    bool dma_resp_valid;
+    uint64_t dma_resp_rdata;
+    bool dma_resp_err;
+    bool busy; /* a command is executing */
+};
+
+/* seed randomizes the model's initial state, pads included (--x-initial unique). */
+struct core *core_create(uint64_t seed);
+void core_destroy(struct core *p);
+/* The parameters the model was verilated with. */
+void core_params(const struct core *p, struct core_twin_cfg *cfg);
+void core_set(struct core *p, const struct core_in *in);
+void core_get(struct core *p, struct core_out *out);
+void core_step(struct core *p, uint64_t cycles);
+/* Account for idle cycles (inputs steady, no command, no DMA) without evaluating. */
+void core_skip(struct core *p, uint64_t cycles);
+uint64_t core_cycle(const struct core *p);
+/* Start an FST trace (see vtrace.h); 0 or a negative errno. */
+int core_trace(struct core *p, const struct vtrace_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

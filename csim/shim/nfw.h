@@ -1,0 +1,127 @@
+/*
+ * nfw: C interface to the verilated NAND write pipelines (rtl/nfw/nfw_top.v), and the port
+ * structs shared with their C twin (models/flash/nfw_twin.h), which implements the same ports
+ * cycle for cycle.
+ *
+ * Ports (rtl/nfw/nfw_top.v has the details):
+ *   cmd   write commands: tensor-buffer address, length in bytes, stream
+ *   mem   the tensor-buffer memory port of rtl/README.md (reads only)
+ *   prog  program commands, one per page: channel, die (flat index), plane, block, page, and
+ *         the first/last page of its multi-plane unit
+ *   pdat  the page's bytes after its command, 8 per beat, little-endian, last beat flagged
+ *   done  completions, one per page: stream, LPN, PBN, physical address, error flag
+ *   cfg   firmware configuration: SET_STREAM, FREE_PB, USE_PB, BBT (NFW_CFG_*)
+ *
+ * Cycle protocol, as for every shim: nfw_set() drives the inputs, nfw_get() settles the model
+ * and reads the outputs that hold before the next rising edge, nfw_step() advances whole
+ * cycles. Every output is a register, so nfw_get() gives the same values before and after
+ * nfw_set(). A payload field is meaningful only while its valid is high.
+ */
+#ifndef CSIM_SHIM_NFW_H
+#define CSIM_SHIM_NFW_H
+
+#include "csim/shim/vtrace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Configuration operations (cfg_op). */
+enum {
+    NFW_CFG_SET_STREAM = 0, /* a = first block | n_blocks << 16, b = n_lblocks */
+    NFW_CFG_FREE_PB = 1,    /* a = PBN (relative to the stream's first block) */
+    NFW_CFG_USE_PB = 2,     /* a = PBN: busy, never handed out (retired) */
+    NFW_CFG_BBT = 3,        /* idx = entry, a = block | plane << 16 | die << 20,
+                             * b = spare | valid << 31 */
+};
+
+/* Parameters the model was built with (rtl/nfw/nfw_top.v). */
+struct nfw_params {
+    unsigned page_bytes;      /* bytes per page */
+    unsigned planes;          /* planes per die */
+    unsigned channels;        /* channels; channel = die % channels */
+    unsigned dies_per_chan;   /* dies per channel; dies = channels x dies_per_chan */
+    unsigned pages_per_block; /* pages per block */
+    unsigned streams;         /* stream ids 0 .. streams-1 */
+    unsigned max_pbs;         /* physical blocks a stream may own */
+    unsigned bbt_entries;     /* bad-block replacement entries */
+    unsigned slots;           /* page buffers in SRAM */
+    unsigned max_reads;       /* tensor-buffer reads outstanding */
+};
+
+struct nfw_in {
+    bool rst;
+    /* cmd */
+    bool cmd_valid;
+    uint64_t cmd_addr; /* 40 bits */
+    uint32_t cmd_len;
+    uint8_t cmd_stream;
+    /* mem */
+    bool mem_req_ready;
+    bool mem_rsp_valid;
+    uint64_t mem_rsp_rdata;
+    bool mem_rsp_err;
+    /* prog, pdat, done */
+    bool prog_ready;
+    bool pdat_ready;
+    bool done_ready;
+    /* cfg */
+    bool cfg_valid;
+    uint8_t cfg_op, cfg_stream, cfg_idx;
+    uint32_t cfg_a, cfg_b;
+};
+
+struct nfw_out {
+    bool cmd_ready;
+    /* mem */
+    bool mem_req_valid;
+    bool mem_req_write;
+    uint64_t mem_req_addr;
+    uint64_t mem_req_wdata;
+    uint8_t mem_req_wstrb;
+    bool mem_rsp_ready;
+    /* prog */
+    bool prog_valid;
+    uint16_t prog_chan, prog_die;
+    uint8_t prog_plane;
+    uint16_t prog_block, prog_page;
+    bool prog_first, prog_last;
+    /* pdat */
+    bool pdat_valid;
+    uint64_t pdat_data;
+    bool pdat_last;
+    /* done */
+    bool done_valid;
+    uint8_t done_stream;
+    uint32_t done_lpn;
+    uint16_t done_pbn, done_die;
+    uint8_t done_plane;
+    uint16_t done_block, done_page;
+    bool done_err;
+    /* cfg, status */
+    bool cfg_ready;
+    bool idle;
+};
+
+struct nfw;
+
+/* seed randomizes the model's initial state (--x-initial unique). */
+struct nfw *nfw_create(uint64_t seed);
+void nfw_destroy(struct nfw *p);
+void nfw_params(const struct nfw *p, struct nfw_params *out);
+void nfw_set(struct nfw *p, const struct nfw_in *in);
+void nfw_get(struct nfw *p, struct nfw_out *out);
+void nfw_step(struct nfw *p, uint64_t cycles);
+uint64_t nfw_cycle(const struct nfw *p);
+/* Start an FST trace (see vtrace.h); 0 or a negative errno. */
+int nfw_trace(struct nfw *p, const struct vtrace_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * stats: the statistics registry of a run, and the writers of its tables.
+ *
+ * Contract
+ * --------
+ * Modelled: named counters, each with a type (unsigned 64-bit integer or double), a unit and a
+ * one-line description. A name is a dot-separated path whose components name the block, then
+ * the counter: "an0.core.busy_ps", "wn.flash.ch12.bytes_out". Components are 1..63 characters
+ * of [A-Za-z0-9_-]; a name is at most STATS_NAME_MAX characters. A path is either a counter or
+ * a group, never both ("an0.core" cannot be a counter once "an0.core.busy_ps" is one).
+ * Written to JSON (cJSON) as
+ *     {"format": "flashstream-stats", "version": 1,
+ *      "meta": {"key": "value", ...},                          (insertion order)
+ *      "stats": {"an0": {"core": {"busy_ps": {"value": 123, "unit": "ps", "desc": "..."}}}}}
+ * with groups nested by path component and keys in a deterministic order that does not depend
+ * on the order of definition: component by component, digit runs compared as numbers
+ * ("an2" < "an10"), otherwise bytewise. uint64 values are written exactly (all 20 digits);
+ * doubles as the shortest of %.15g / %.17g that reads back to the same value; NaN and
+ * infinities as null (JSON has no such numbers).
+ * CSV tables (RFC 4180: comma separated, "\n" line ends, a field quoted when it holds a comma,
+ * quote, CR or LF, quotes doubled), a header row of column names, every row checked for the
+ * column count.
+ * Both writers write atomically (csim/afile.h): "<path>.tmp", fflush + fsync, rename.
+ * Generic: nothing here knows the machine being simulated.
+ * Not modelled: histograms and distributions (register their buckets as counters), reading
+ * stats back, thread safety (one registry per thread).
+ * Units: whatever the caller says; the unit string is written next to the value ("ps",
+ * "bytes", "count", "ratio", ...).
+ *
+ * Errors: functions that act return 0 or a negative errno (-EINVAL bad name or value,
+ * -EEXIST conflicting definition, -ENOENT unknown name, -ENOMEM, I/O errors of the write);
+ * the message for people is in stats_errmsg() / stats_csv_errmsg().
+ */
+#ifndef CSIM_STATS_H
+#define CSIM_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_NAME_MAX 255 /* characters of a counter name */
+
+enum stats_type {
+    STATS_U64 = 0,
+    STATS_F64 = 1,
+};
+
+struct stats;
+struct stats_ctr; /* a counter; stable address until stats_destroy */
+
+struct stats *stats_create(void);
+void stats_destroy(struct stats *s);
+
+/* Message of the last failed call ("" if none). */
+const char *stats_errmsg(const struct stats *s);
+
+/*
+ * Define a counter (value 0), or find it if it exists with the same type and unit (its first
+ * description is kept). unit and desc are copied; desc may be NULL or "". NULL on error:
+ * -EINVAL bad name, -EEXIST same name with another type or unit, or a path that is a group of
+ * other counters / has a counter as one of its groups; message in stats_errmsg().
+ */
+struct stats_ctr *stats_u64(struct stats *s, const char *name, const char *unit, const char *desc);
+struct stats_ctr *stats_f64(struct stats *s, const char *name, const char *unit, const char *desc);
+
+/* Change a counter through its handle. The u64 forms need a STATS_U64 counter and the f64
+ * forms a STATS_F64 counter (assert: a programming error, not input). */
+void stats_ctr_set_u64(struct stats_ctr *c, uint64_t v);
+void stats_ctr_add_u64(struct stats_ctr *c, uint64_t delta); /* wraps modulo 2^64 */
+void stats_ctr_max_u64(struct stats_ctr *c, uint64_t v);     /* value = max(value, v) */
+void stats_ctr_set_f64(struct stats_ctr *c, double v);
+void stats_ctr_add_f64(struct stats_ctr *c, double delta);
+
+/* Define (or find) and set in one call: 0 or the error of stats_u64 / stats_f64. */
+int stats_set_u64(struct stats *s, const char *name, const char *unit, const char *desc,
+                  uint64_t v);
+int stats_set_f64(struct stats *s, const char *name, const char *unit, const char *desc, double v);
+/* Add to an existing counter of that type: 0, -ENOENT (no such counter), -EINVAL (other type). */
+int stats_add_u64(struct stats *s, const char *name, uint64_t delta);
+int stats_add_f64(struct stats *s, const char *name, double delta);
+
+/* Look up: NULL if there is no counter of that name. */
+const struct stats_ctr *stats_find(const struct stats *s, const char *name);
+enum stats_type stats_ctr_type(const struct stats_ctr *c);
+uint64_t stats_ctr_u64(const struct stats_ctr *c); /* STATS_U64 only */
+double stats_ctr_f64(const struct stats_ctr *c);   /* STATS_F64 only */
+const char *stats_ctr_name(const struct stats_ctr *c);
+const char *stats_ctr_unit(const struct stats_ctr *c);
+size_t stats_count(const struct stats *s);
+
+/* A run description written under "meta" (e.g. "command", "model", "seed"), in insertion
+ * order; setting a key again replaces its value in place. key: 1..63 printable characters. */
+int stats_meta(struct stats *s, const char *key, const char *value);
+
+/* Write the registry to path as JSON, atomically. 0, -ENOMEM, or the -errno of the write. */
+int stats_write_json(struct stats *s, const char *path);
+
+/* ---- CSV tables ---- */
+
+struct stats_csv;
+
+/* Start writing "<path>.tmp" with a header row of ncols >= 1 column names. NULL on error, with
+ * the reason in err (may be NULL) of errlen bytes. */
+struct stats_csv *stats_csv_open(const char *path, size_t ncols, const char *const cols[],
+                                 char *err, size_t errlen);
+/* Append one field to the current row. Errors are sticky: after the first, every call returns
+ * it and stats_csv_close refuses. -EINVAL: more fields than columns. */
+int stats_csv_str(struct stats_csv *c, const char *v);
+int stats_csv_u64(struct stats_csv *c, uint64_t v);
+int stats_csv_i64(struct stats_csv *c, int64_t v);
+int stats_csv_f64(struct stats_csv *c, double v); /* shortest round-trip; "nan", "inf" */
+/* Fixed decimals, for values people read (microseconds with 3 decimals, ratios). */
+int stats_csv_fixed(struct stats_csv *c, double v, int decimals);
+/* Finish the row: -EINVAL if it has fewer fields than columns. */
+int stats_csv_end_row(struct stats_csv *c);
+/* Commit (fsync, rename) and free: 0 or the first error (then the temporary file is removed,
+ * path is untouched and err, if not NULL, receives the reason). A row in progress is an
+ * error. */
+int stats_csv_close(struct stats_csv *c, char *err, size_t errlen);
+/* Drop the table: remove the temporary file, free. */
+void stats_csv_abort(struct stats_csv *c);
+const char *stats_csv_errmsg(const struct stats_csv *c);
+/* Rows written so far, header excluded. */
+uint64_t stats_csv_rows(const struct stats_csv *c);
+
+#endif

@@ -1,0 +1,347 @@
+#include "models/dnn/dnn_idx.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "models/dnn/dnn_rng.h"
+
+#define ACCEPT_FILE "an IDX file, gzipped or plain"
+
+static uint32_t be32(const unsigned char *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static int open_file(const char *path, gzFile *f, struct dnn_err *e)
+{
+    int err;
+
+    errno = 0;
+    *f = gzopen(path, "rb");
+    if (*f)
+        return 0;
+    err = errno ? errno : ENOMEM;
+    return dnn_err_set(e, -err, "%s: cannot open: %s; expected " ACCEPT_FILE, path, strerror(err));
+}
+
+/*
+ * Read exactly n bytes. `what` says what they are, for the message. A short read is a
+ * truncated file (-EINVAL); a zlib error is -EIO.
+ */
+static int read_exact(gzFile f, const char *path, void *buf, uint64_t n, uint64_t offset,
+                      const char *what, struct dnn_err *e)
+{
+    unsigned char *p = buf;
+    uint64_t got = 0;
+
+    while (got < n) {
+        uint64_t want = n - got;
+        int k = gzread(f, p + got, want > (1u << 30) ? (1u << 30) : (unsigned)want);
+
+        if (k < 0) {
+            int zerr;
+            const char *zmsg = gzerror(f, &zerr);
+
+            if (zerr == Z_BUF_ERROR)
+                break; /* the gzip stream ends early: truncated, reported below */
+            return dnn_err_set(e, -EIO, "%s: read error in %s at byte %llu: %s", path, what,
+                               (unsigned long long)(offset + got), zmsg);
+        }
+        if (k == 0)
+            break; /* end of file (or of a truncated gzip stream) */
+        got += (uint64_t)k;
+    }
+    if (got < n)
+        return dnn_err_set(e, -EINVAL,
+                           "%s: truncated: %s needs %llu bytes from byte %llu, the file ends "
+                           "after %llu of them; accepted a complete IDX file, gzipped or plain",
+                           path, what, (unsigned long long)n, (unsigned long long)offset,
+                           (unsigned long long)got);
+    return 0;
+}
+
+static int expect_end(gzFile f, const char *path, uint64_t length, struct dnn_err *e)
+{
+    unsigned char c;
+    int k = gzread(f, &c, 1);
+
+    if (k > 0)
+        return dnn_err_set(e, -EINVAL,
+                           "%s: trailing data after the %llu bytes its header announces; "
+                           "accepted a file of exactly header + data",
+                           path, (unsigned long long)length);
+    return 0;
+}
+
+static const char *magic_name(uint32_t magic)
+{
+    switch (magic) {
+    case DNN_IDX_MAGIC_IMAGES:
+        return " (an idx3-ubyte image file)";
+    case DNN_IDX_MAGIC_LABELS:
+        return " (an idx1-ubyte label file)";
+    case 0x1F8B0800u:
+    case 0x1F8B0808u:
+        return " (a gzip stream inside the gzip stream?)";
+    default:
+        return "";
+    }
+}
+
+static int check_magic(const char *path, uint32_t magic, uint32_t want, struct dnn_err *e)
+{
+    if (magic == want)
+        return 0;
+    return dnn_err_set(e, -EINVAL, "%s: bad magic number 0x%08X%s; accepted 0x%08X (%s)", path,
+                       magic, magic_name(magic), want,
+                       want == DNN_IDX_MAGIC_IMAGES ? "idx3-ubyte: unsigned byte images"
+                                                    : "idx1-ubyte: unsigned byte labels");
+}
+
+int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct dnn_err *e)
+{
+    unsigned char h[16];
+    uint32_t count, rows, cols;
+    uint64_t bytes;
+    gzFile f;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    rc = open_file(path, &f, e);
+    if (rc)
+        return rc;
+    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
+    if (rc)
+        goto out_close;
+    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_IMAGES, e);
+    if (rc)
+        goto out_close;
+    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4,
+                    "the rest of the 16-byte idx3 header (count, rows, cols)", e);
+    if (rc)
+        goto out_close;
+    count = be32(h + 4);
+    rows = be32(h + 8);
+    cols = be32(h + 12);
+    if (count < 1 || count > DNN_IDX_MAX_COUNT || rows < 1 || rows > DNN_IDX_MAX_DIM || cols < 1 ||
+        cols > DNN_IDX_MAX_DIM) {
+        rc = dnn_err_set(e, -EINVAL,
+                         "%s: header says %u images of %u x %u pixels; accepted 1..%u images of "
+                         "1..%u x 1..%u pixels",
+                         path, count, rows, cols, DNN_IDX_MAX_COUNT, DNN_IDX_MAX_DIM,
+                         DNN_IDX_MAX_DIM);
+        goto out_close;
+    }
+    bytes = (uint64_t)count * rows * cols;
+    if (bytes > (1ull << 32)) {
+        rc = dnn_err_set(e, -EINVAL, "%s: %llu bytes of pixels; accepted at most 4 GiB", path,
+                         (unsigned long long)bytes);
+        goto out_close;
+    }
+    s->images = malloc((size_t)bytes);
+    if (!s->images) {
+        rc = dnn_err_set(e, -ENOMEM, "%s: out of memory for %llu bytes of pixels", path,
+                         (unsigned long long)bytes);
+        goto out_close;
+    }
+    rc = read_exact(f, path, s->images, bytes, sizeof(h), "the pixel data (images x rows x cols)",
+                    e);
+    if (rc)
+        goto out_free;
+    rc = expect_end(f, path, sizeof(h) + bytes, e);
+    if (rc)
+        goto out_free;
+    s->count = count;
+    s->rows = rows;
+    s->cols = cols;
+    gzclose(f);
+    return 0;
+
+out_free:
+    free(s->images);
+    s->images = NULL;
+out_close:
+    gzclose(f);
+    return rc;
+}
+
+int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s,
+                        struct dnn_err *e)
+{
+    unsigned char h[8];
+    uint32_t count;
+    gzFile f;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    rc = open_file(path, &f, e);
+    if (rc)
+        return rc;
+    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
+    if (rc)
+        goto out_close;
+    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_LABELS, e);
+    if (rc)
+        goto out_close;
+    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4, "the rest of the 8-byte idx1 header (count)",
+                    e);
+    if (rc)
+        goto out_close;
+    count = be32(h + 4);
+    if (count < 1 || count > DNN_IDX_MAX_COUNT) {
+        rc = dnn_err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
+                         DNN_IDX_MAX_COUNT);
+        goto out_close;
+    }
+    s->labels = malloc(count);
+    if (!s->labels) {
+        rc = dnn_err_set(e, -ENOMEM, "%s: out of memory for %u labels", path, count);
+        goto out_close;
+    }
+    rc = read_exact(f, path, s->labels, count, sizeof(h), "the label data", e);
+    if (rc)
+        goto out_free;
+    rc = expect_end(f, path, sizeof(h) + (uint64_t)count, e);
+    if (rc)
+        goto out_free;
+    for (uint32_t i = 0; classes && i < count; i++) {
+        if (s->labels[i] >= classes) {
+            rc = dnn_err_set(e, -EINVAL, "%s: label %u of sample %u; accepted 0..%u (%u classes)",
+                             path, s->labels[i], i, classes - 1, classes);
+            goto out_free;
+        }
+    }
+    s->count = count;
+    gzclose(f);
+    return 0;
+
+out_free:
+    free(s->labels);
+    s->labels = NULL;
+out_close:
+    gzclose(f);
+    return rc;
+}
+
+int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t classes,
+                 struct dnn_idx_set *s, struct dnn_err *e)
+{
+    struct dnn_idx_set lab;
+    int rc;
+
+    rc = dnn_idx_load_images(images_path, s, e);
+    if (rc)
+        return rc;
+    rc = dnn_idx_load_labels(labels_path, classes, &lab, e);
+    if (rc)
+        goto out_images;
+    if (lab.count != s->count) {
+        rc = dnn_err_set(e, -EINVAL,
+                         "%s has %u images but %s has %u labels; accepted equal counts "
+                         "(one label per image)",
+                         images_path, s->count, labels_path, lab.count);
+        free(lab.labels);
+        goto out_images;
+    }
+    s->labels = lab.labels;
+    return 0;
+
+out_images:
+    dnn_idx_fini(s);
+    return rc;
+}
+
+/* "<dir>/<name>.gz" if it exists, else "<dir>/<name>" (the error of the .gz is kept). */
+static void pick(char *buf, size_t len, const char *dir, const char *name)
+{
+    FILE *f;
+
+    snprintf(buf, len, "%s/%s.gz", dir, name);
+    f = fopen(buf, "rb");
+    if (f) {
+        fclose(f);
+        return;
+    }
+    snprintf(buf, len, "%s/%s", dir, name);
+    f = fopen(buf, "rb");
+    if (f) {
+        fclose(f);
+        return;
+    }
+    snprintf(buf, len, "%s/%s.gz", dir, name);
+}
+
+int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, struct dnn_err *e)
+{
+    char ip[PATH_MAX], lp[PATH_MAX];
+    const char *pre = train ? "train" : "t10k";
+    uint32_t want = train ? 60000 : 10000;
+    char name[64];
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    if (!dir)
+        dir = DNN_IDX_DEFAULT_DIR;
+    snprintf(name, sizeof(name), "%s-images-idx3-ubyte", pre);
+    pick(ip, sizeof(ip), dir, name);
+    snprintf(name, sizeof(name), "%s-labels-idx1-ubyte", pre);
+    pick(lp, sizeof(lp), dir, name);
+    rc = dnn_idx_load(ip, lp, 10, s, e);
+    if (rc == -ENOENT && e) {
+        static const char hint[] =
+            " (also tried without .gz; the Debian package "
+            "dataset-fashion-mnist installs them in " DNN_IDX_DEFAULT_DIR ")";
+        size_t n = strlen(e->msg);
+
+        if (n + sizeof(hint) <= sizeof(e->msg))
+            memcpy(e->msg + n, hint, sizeof(hint));
+    }
+    if (rc)
+        return rc;
+    if (s->rows != 28 || s->cols != 28 || s->count != want) {
+        rc = dnn_err_set(e, -EINVAL,
+                         "%s: %u images of %u x %u pixels; accepted Fashion-MNIST's %u images "
+                         "of 28 x 28",
+                         ip, s->count, s->rows, s->cols, want);
+        dnn_idx_fini(s);
+    }
+    return rc;
+}
+
+void dnn_idx_fini(struct dnn_idx_set *s)
+{
+    free(s->images);
+    free(s->labels);
+    memset(s, 0, sizeof(*s));
+}
+
+void dnn_idx_shuffle(uint32_t *idx, uint32_t n, uint64_t seed)
+{
+    struct dnn_rng r;
+
+    dnn_rng_seed(&r, seed);
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = i;
+    for (uint32_t i = n; i-- > 1;) {
+        uint32_t j = (uint32_t)dnn_rng_below(&r, (uint64_t)i + 1);
+        uint32_t t = idx[i];
+
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
+void dnn_idx_gather(const struct dnn_idx_set *s, const uint32_t *idx, uint32_t n, uint8_t *images,
+                    uint8_t *labels)
+{
+    size_t px = (size_t)s->rows * s->cols;
+
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(&images[i * px], &s->images[(size_t)idx[i] * px], px);
+        labels[i] = s->labels[idx[i]];
+    }
+}

@@ -1,0 +1,303 @@
+/*
+ * fabric.c - the WN <-> AN tree; see fabric.h for the timing rules.
+ *
+ * Nodes are numbered top-down: 0 is the WN, 1 .. S the switches level by level from the root,
+ * S+1 .. S+N the ANs. Every node but the WN has one parent, so a link is named by its lower
+ * node: down_busy[x] is the link parent(x) -> x, up_busy[x] the link x -> parent(x). Increasing
+ * node numbers visit parents before children (broadcast), decreasing numbers children before
+ * parents (reduce).
+ */
+#include "models/fabric/fabric.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fabric {
+    struct fabric_cfg cfg;
+    uint32_t levels;
+    uint32_t n_sw;       /* switches */
+    uint32_t n_nodes;    /* 1 + n_sw + n_an */
+    uint32_t *parent;    /* [n_nodes]; parent[0] unused */
+    uint64_t *down_busy; /* [n_nodes] link parent(x) -> x free from */
+    uint64_t *up_busy;   /* [n_nodes] link x -> parent(x) free from */
+    uint64_t *sum_busy;  /* [n_nodes] adder of switch x free from (switches only) */
+    uint64_t *arrive;    /* [n_nodes] scratch: per-chunk arrival times */
+    struct fabric_stats st;
+};
+
+static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!e)
+        return code;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void fabric_cfg_default(struct fabric_cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->n_an = 4;                          /* DESIGN.md section 6: 1 WN + 4 ANs (ours) */
+    c->fanout = 16;                       /* (ours) one switch level up to 16 ANs */
+    c->link_Bps = 12500000000ull;         /* (ours) 100 Gb/s per link and direction */
+    c->hop_latency_ps = FABRIC_PS_PER_US; /* (ours) 1 us per hop */
+    c->chunk_bytes = 64 * 1024;           /* (ours) 64 KiB pipelining unit */
+    c->sum_Bps = 12500000000ull;          /* (ours) adders keep up with one link */
+}
+
+int fabric_cfg_validate(const struct fabric_cfg *c, struct fabric_err *e)
+{
+    if (c->n_an < 1 || c->n_an > FABRIC_MAX_AN)
+        return err_set(e, -EINVAL, "fabric n_an = %u; accepted 1..%u", c->n_an, FABRIC_MAX_AN);
+    if (c->fanout < 2 || c->fanout > FABRIC_MAX_AN)
+        return err_set(e, -EINVAL, "fabric fanout = %u; accepted 2..%u", c->fanout, FABRIC_MAX_AN);
+    if (c->link_Bps < 1)
+        return err_set(e, -EINVAL, "fabric link_Bps = 0; accepted >= 1 byte/s");
+    if (c->sum_Bps < 1)
+        return err_set(e, -EINVAL, "fabric sum_Bps = 0; accepted >= 1 byte/s");
+    if (c->chunk_bytes < 1)
+        return err_set(e, -EINVAL, "fabric chunk_bytes = 0; accepted >= 1");
+    if (c->hop_latency_ps > FABRIC_PS_PER_S)
+        return err_set(e, -EINVAL, "fabric hop_latency_ps = %llu; accepted 0..%llu (1 s)",
+                       (unsigned long long)c->hop_latency_ps, FABRIC_PS_PER_S);
+    return 0;
+}
+
+void fabric_destroy(struct fabric *f)
+{
+    if (!f)
+        return;
+    free(f->parent);
+    free(f->down_busy);
+    free(f->up_busy);
+    free(f->sum_busy);
+    free(f->arrive);
+    free(f);
+}
+
+int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric_err *e)
+{
+    uint32_t count[32]; /* switches per level, [0] = root */
+    uint32_t first[32]; /* node number of a level's first switch */
+    struct fabric *f;
+    uint64_t reach;
+    int rc;
+
+    *out = NULL;
+    rc = fabric_cfg_validate(c, e);
+    if (rc)
+        return rc;
+    f = calloc(1, sizeof(*f));
+    if (!f)
+        return err_set(e, -ENOMEM, "fabric: out of memory");
+    f->cfg = *c;
+    /* levels = max(1, ceil(log_F N)): the smallest L >= 1 with F^L >= N. */
+    f->levels = 1;
+    for (reach = c->fanout; reach < c->n_an; reach *= c->fanout)
+        f->levels++;
+    /* Level d (0 = root) has ceil(N / F^(levels - d)) switches; the root level has one. */
+    for (uint32_t d = f->levels; d-- > 0;) {
+        uint64_t below = d + 1 == f->levels ? c->n_an : count[d + 1];
+
+        count[d] = (uint32_t)((below + c->fanout - 1) / c->fanout);
+    }
+    f->n_sw = 0;
+    for (uint32_t d = 0; d < f->levels; d++) {
+        first[d] = 1 + f->n_sw;
+        f->n_sw += count[d];
+    }
+    f->n_nodes = 1 + f->n_sw + c->n_an;
+    f->parent = calloc(f->n_nodes, sizeof(uint32_t));
+    f->down_busy = calloc(f->n_nodes, sizeof(uint64_t));
+    f->up_busy = calloc(f->n_nodes, sizeof(uint64_t));
+    f->sum_busy = calloc(f->n_nodes, sizeof(uint64_t));
+    f->arrive = calloc(f->n_nodes, sizeof(uint64_t));
+    if (!f->parent || !f->down_busy || !f->up_busy || !f->sum_busy || !f->arrive) {
+        fabric_destroy(f);
+        return err_set(e, -ENOMEM, "fabric: out of memory for %u nodes", c->n_an);
+    }
+    for (uint32_t d = 0; d < f->levels; d++)
+        for (uint32_t i = 0; i < count[d]; i++)
+            f->parent[first[d] + i] = d == 0 ? 0 : first[d - 1] + i / c->fanout;
+    for (uint32_t n = 0; n < c->n_an; n++)
+        f->parent[1 + f->n_sw + n] = first[f->levels - 1] + n / c->fanout;
+    *out = f;
+    return 0;
+}
+
+void fabric_reset(struct fabric *f)
+{
+    memset(f->down_busy, 0, f->n_nodes * sizeof(uint64_t));
+    memset(f->up_busy, 0, f->n_nodes * sizeof(uint64_t));
+    memset(f->sum_busy, 0, f->n_nodes * sizeof(uint64_t));
+    memset(&f->st, 0, sizeof(f->st));
+}
+
+const struct fabric_cfg *fabric_cfg(const struct fabric *f)
+{
+    return &f->cfg;
+}
+
+uint32_t fabric_levels(const struct fabric *f)
+{
+    return f->levels;
+}
+
+uint32_t fabric_hops(const struct fabric *f)
+{
+    return f->levels + 1;
+}
+
+uint32_t fabric_switches(const struct fabric *f)
+{
+    return f->n_sw;
+}
+
+void fabric_get_stats(const struct fabric *f, struct fabric_stats *s)
+{
+    *s = f->st;
+}
+
+uint64_t fabric_chunks(const struct fabric_cfg *c, uint64_t bytes)
+{
+    return bytes / c->chunk_bytes + (bytes % c->chunk_bytes != 0);
+}
+
+static uint64_t time_ps(uint64_t bytes, uint64_t Bps)
+{
+    unsigned __int128 num = (unsigned __int128)bytes * FABRIC_PS_PER_S;
+
+    return (uint64_t)((num + Bps - 1) / Bps);
+}
+
+uint64_t fabric_xfer_ps(const struct fabric_cfg *c, uint64_t bytes)
+{
+    return time_ps(bytes, c->link_Bps);
+}
+
+uint64_t fabric_sum_ps(const struct fabric_cfg *c, uint64_t bytes)
+{
+    return time_ps(bytes, c->sum_Bps);
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static bool is_an(const struct fabric *f, uint32_t x)
+{
+    return x > f->n_sw;
+}
+
+/* Chunk k's size. */
+static uint64_t chunk_size(const struct fabric_cfg *c, uint64_t bytes, uint64_t chunks, uint64_t k)
+{
+    return k + 1 < chunks ? c->chunk_bytes : bytes - (chunks - 1) * c->chunk_bytes;
+}
+
+int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *done, uint64_t *last,
+                     struct fabric_err *e)
+{
+    const struct fabric_cfg *c = &f->cfg;
+    uint64_t chunks = fabric_chunks(c, bytes), end = now;
+
+    if (!last)
+        return err_set(e, -EINVAL, "fabric_broadcast: last is NULL");
+    for (uint32_t n = 0; done && n < c->n_an; n++)
+        done[n] = now;
+    for (uint64_t k = 0; k < chunks; k++) {
+        uint64_t t = fabric_xfer_ps(c, chunk_size(c, bytes, chunks, k));
+
+        f->arrive[0] = now; /* the WN holds every chunk from the start */
+        for (uint32_t x = 1; x < f->n_nodes; x++) {
+            uint64_t s = max64(f->arrive[f->parent[x]], f->down_busy[x]);
+
+            f->down_busy[x] = s + t;
+            f->arrive[x] = s + t + c->hop_latency_ps;
+        }
+        f->st.wn_down_busy_ps += t;
+    }
+    for (uint32_t n = 0; chunks && n < c->n_an; n++) {
+        uint64_t a = f->arrive[1 + f->n_sw + n]; /* the last chunk arrives last */
+
+        if (done)
+            done[n] = a;
+        end = max64(end, a);
+    }
+    if (bytes) {
+        f->st.broadcasts++;
+        f->st.bytes_down += bytes;
+    }
+    *last = end;
+    return 0;
+}
+
+int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint64_t *done,
+                  struct fabric_err *e)
+{
+    const struct fabric_cfg *c = &f->cfg;
+    uint64_t chunks = fabric_chunks(c, bytes), end = 0;
+
+    if (!ready || !done)
+        return err_set(e, -EINVAL, "fabric_reduce: ready or done is NULL");
+    for (uint32_t n = 0; n < c->n_an; n++)
+        end = max64(end, ready[n]);
+    for (uint64_t k = 0; k < chunks; k++) {
+        uint64_t sz = chunk_size(c, bytes, chunks, k);
+        uint64_t t = fabric_xfer_ps(c, sz), ts = fabric_sum_ps(c, sz);
+
+        /* arrive[x]: when chunk k of all x's children is at x (a max over children). */
+        memset(f->arrive, 0, f->n_nodes * sizeof(uint64_t));
+        for (uint32_t x = f->n_nodes - 1; x >= 1; x--) {
+            uint64_t have, s;
+
+            if (is_an(f, x)) {
+                have = ready[x - 1 - f->n_sw];
+            } else {
+                s = max64(f->arrive[x], f->sum_busy[x]);
+                f->sum_busy[x] = s + ts;
+                have = s + ts;
+            }
+            s = max64(have, f->up_busy[x]);
+            f->up_busy[x] = s + t;
+            f->arrive[f->parent[x]] = max64(f->arrive[f->parent[x]], s + t + c->hop_latency_ps);
+        }
+        end = f->arrive[0]; /* chunks reach the WN in order: the last one is the latest */
+        f->st.wn_up_busy_ps += t;
+    }
+    if (bytes) {
+        f->st.reduces++;
+        f->st.bytes_up += bytes;
+    }
+    *done = end;
+    return 0;
+}
+
+int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
+                       struct fabric_err *e)
+{
+    return fabric_reduce(f, ready, sizeof(float), done, e);
+}
+
+void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *partials,
+                       size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        float s = partials[0][i];
+
+        for (uint32_t n = 1; n < f->cfg.n_an; n++)
+            s = s + partials[n][i];
+        dst[i] = s;
+    }
+}

@@ -1,0 +1,139 @@
+#include "models/flash/flash_ctrl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_err *e)
+{
+    const struct flash_cfg *cfg = flash_fms_cfg(fms);
+
+    memset(c, 0, sizeof(*c));
+    c->fms = fms;
+    c->page_bytes = cfg->geom.page_bytes;
+    c->planes = cfg->geom.planes_per_die;
+    c->cmd_pages = cfg->tim.ctrl_cmd_bytes / cfg->geom.page_bytes;
+    c->t_xfer_ps = flash_cfg_xfer_ps(&cfg->tim, cfg->geom.page_bytes);
+    if (cfg->sw.store_payload) {
+        c->unit = malloc((size_t)c->planes * c->page_bytes);
+        if (!c->unit)
+            return flash_err_set(e, -ENOMEM,
+                                 "flash controller: out of memory for a %u x %u B "
+                                 "read buffer",
+                                 c->planes, c->page_bytes);
+    }
+    return 0;
+}
+
+void flash_ctrl_fini(struct flash_ctrl *c)
+{
+    free(c->unit);
+    c->unit = NULL;
+}
+
+const char *flash_ctrl_errmsg(const struct flash_ctrl *c)
+{
+    return c->err.msg;
+}
+
+/* Hand the requested bytes of the n pages just read (from LPN cur) to the sink. */
+static int deliver(struct flash_ctrl *c, const struct flash_ctrl_req *rq, uint64_t cur,
+                   uint32_t plane0, uint32_t n, uint64_t t_op, const struct flash_ctrl_sink *sink,
+                   uint64_t *end)
+{
+    uint64_t pb = c->page_bytes;
+
+    for (uint32_t q = 0; q < n; q++) {
+        uint64_t j = cur + q - rq->lpn; /* page index inside the request */
+        uint64_t start = j == 0 ? rq->offset : 0;
+        uint64_t stop = rq->offset + rq->bytes - j * pb;
+        uint64_t t = t_op - (uint64_t)(n - 1 - q) * c->t_xfer_ps, t_done = t;
+        const unsigned char *data = c->unit ? c->unit + (plane0 + q) * pb + start : NULL;
+
+        if (stop > pb)
+            stop = pb;
+        if (sink && sink->deliver) {
+            int rc = sink->deliver(sink->user, rq->tb_addr + j * pb - rq->offset + start, data,
+                                   (uint32_t)(stop - start), t, &t_done);
+
+            if (rc)
+                return flash_err_set(
+                    &c->err, rc,
+                    "flash controller read of LPN %llu: the tensor buffer "
+                    "refused %llu bytes at %#llx (error %d)",
+                    (unsigned long long)(cur + q), (unsigned long long)(stop - start),
+                    (unsigned long long)(rq->tb_addr + j * pb - rq->offset + start), rc);
+        }
+        c->st.bytes += stop - start;
+        if (t_done > *end)
+            *end = t_done;
+    }
+    return 0;
+}
+
+int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
+                    const struct flash_ctrl_req *rq, const struct flash_ctrl_sink *sink,
+                    uint64_t *done)
+{
+    const struct flash_cfg *cfg = flash_fms_cfg(c->fms);
+    uint64_t pb = c->page_bytes, npages, lpages = ftl_stream_lpages(s);
+    uint64_t cur, left, cmd_left = 0, t_cmd = now, end = now;
+    void *bufs[FLASH_MAX_PLANES] = {0};
+    int rc;
+
+    *done = now;
+    if (!rq->bytes || rq->offset >= pb)
+        return flash_err_set(&c->err, -EINVAL,
+                             "flash controller read of %llu bytes at offset %u of LPN %llu: "
+                             "accepted at least 1 byte and an offset below the page size %llu",
+                             (unsigned long long)rq->bytes, rq->offset, (unsigned long long)rq->lpn,
+                             (unsigned long long)pb);
+    npages = (rq->offset + rq->bytes + pb - 1) / pb;
+    if (rq->lpn >= lpages || npages > lpages - rq->lpn)
+        return flash_err_set(&c->err, -EINVAL,
+                             "flash controller read of %llu pages at LPN %llu ends past the "
+                             "stream's logical space of %llu pages",
+                             (unsigned long long)npages, (unsigned long long)rq->lpn,
+                             (unsigned long long)lpages);
+    for (uint32_t p = 0; c->unit && p < c->planes; p++)
+        bufs[p] = c->unit + p * pb;
+
+    cur = rq->lpn;
+    left = npages;
+    while (left) {
+        /* One program unit per die read (one page when multi-plane is off). */
+        uint32_t plane0 = (uint32_t)(cur % c->planes);
+        uint32_t n = cfg->sw.multi_plane ? c->planes - plane0 : 1, got;
+        struct flash_mpop op;
+        uint64_t t;
+
+        if (n > left)
+            n = (uint32_t)left;
+        /* The unit is read once the command carrying its last page is processed. */
+        while (cmd_left < n) {
+            flash_fms_ctrl_cmd(c->fms, now, false, &t_cmd);
+            cmd_left += c->cmd_pages;
+            c->st.cmds++;
+        }
+        cmd_left -= n;
+        rc = ftl_stream_lookup_unit(s, now, cur, n, &op, &got);
+        if (rc)
+            return flash_err_set(&c->err, rc, "flash controller: %s", ftl_stream_errmsg(s));
+        rc = flash_fms_read(c->fms, t_cmd, &op, c->unit ? bufs : NULL, &t);
+        if (rc)
+            return flash_err_set(&c->err, rc, "flash controller: %s", flash_fms_errmsg(c->fms));
+        c->st.ops++;
+        c->st.pages += n;
+        rc = deliver(c, rq, cur, plane0, n, t, sink, &end);
+        if (rc)
+            return rc;
+        cur += n;
+        left -= n;
+    }
+    c->st.reqs++;
+    c->st.lat_ps += end - now;
+    if (end - now > c->st.lat_max_ps)
+        c->st.lat_max_ps = end - now;
+    *done = end;
+    return 0;
+}

@@ -1,0 +1,1409 @@
+/*
+ * compile.c - the host compiler; see compile.h for the contract.
+ *
+ * Structure: a scoreboard of buffers (each command names what it reads and writes, the
+ * dependencies follow), the tensor-buffer allocator, the GEMM tiler, the emitters of the
+ * training step and of the evaluation batch, then the listing and the validation table.
+ */
+#include "models/host/compile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TB_ALIGN 256u
+#define MAX_RW   (2 * 64 + 8) /* buffers one command may name (fabric: every AN) */
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const kind_names[HC_N_KINDS] = {
+    "FLASH_RD", "FLASH_WR", "FABRIC_BCAST", "FABRIC_REDUCE", "LOSS_GATHER", "HOST_WR", "DMA_IN",
+    "DMA_OUT",  "GEMM",     "VU",           "OPT_UPDATE",
+};
+static const char *const stream_names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
+static const char *const phase_names[HC_PH_N] = {
+    "compute", "weight_fetch", "broadcast", "act_write", "act_read", "reduce", "optimizer",
+};
+static const char *const gemm_names[] = {"Y", "dW", "dX"};
+
+const char *hc_kind_name(enum hc_kind k)
+{
+    return (unsigned)k < HC_N_KINDS ? kind_names[k] : "?";
+}
+
+const char *hc_stream_name(enum hc_stream s)
+{
+    return (unsigned)s < HC_N_STREAMS ? stream_names[s] : "?";
+}
+
+const char *hc_phase_name(enum hc_phase p)
+{
+    return (unsigned)p < HC_PH_N ? phase_names[p] : "?";
+}
+
+void hc_res_name(uint32_t res, char *buf, size_t len)
+{
+    static const char *const fixed[HC_RES_FIXED] = {"wn.flash_rd", "wn.flash_wr", "wn.opt",
+                                                    "fabric.down", "fabric.up",   "host"};
+    static const char *const an[HC_RES_AN_N] = {"flash_rd", "flash_wr", "dma", "core", "vu"};
+
+    if (res < HC_RES_FIXED)
+        snprintf(buf, len, "%s", fixed[res]);
+    else
+        snprintf(buf, len, "an%u.%s", (res - HC_RES_FIXED) / HC_RES_AN_N,
+                 an[(res - HC_RES_FIXED) % HC_RES_AN_N]);
+}
+
+static int err_set(struct hc_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int err_set(struct hc_err *e, int code, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static uint64_t ru64(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ---------------------------------------------------------------- scoreboard */
+
+struct reader {
+    uint32_t id, res;
+};
+
+struct buf {
+    int64_t writer; /* last writer, -1 none */
+    struct reader *rd;
+    uint32_t n_rd, cap_rd;
+};
+
+/* The compiler's working state. */
+struct cc {
+    const struct hc_cfg *cfg;
+    struct hc_prog *p;
+    uint32_t cap_cmd, cap_deps;
+    struct buf *buf;
+    uint32_t n_buf, cap_buf;
+    uint32_t tmp[4 * MAX_RW + 64];
+    int err;
+    struct hc_err *e;
+    /* geometry */
+    unsigned w;
+    uint32_t a_half, b_half, c_half; /* elements per scratchpad half */
+    struct core_twin_map map;
+    uint32_t r, L;
+    /* buffers, per AN: [an] */
+    int an_in[HC_MAX_AN], an_x[HC_MAX_AN][DNN_MAX_LAYERS], an_y[HC_MAX_AN], an_logits[HC_MAX_AN],
+        an_dz[HC_MAX_AN], an_g[HC_MAX_AN], an_xr[HC_MAX_AN][2], an_w[HC_MAX_AN][2],
+        an_dw[HC_MAX_AN][2], an_loss[HC_MAX_AN], an_cls[HC_MAX_AN], pad_a[HC_MAX_AN][2],
+        pad_b[HC_MAX_AN][2], pad_c[HC_MAX_AN][2], fl_x[HC_MAX_AN][DNN_MAX_LAYERS], fl_in[HC_MAX_AN];
+    int wn_w[2], wn_grad[2], wn_mo[2], wn_wout[2], fl_w[DNN_MAX_LAYERS], fl_m[DNN_MAX_LAYERS],
+        fl_o[DNN_MAX_LAYERS], host_loss;
+    /* TB addresses (same on every AN) */
+    uint64_t a_in, a_x[DNN_MAX_LAYERS], a_y, a_logits, a_dz, a_g, a_xr[2], a_w[2], a_dw[2], a_loss,
+        a_cls;
+    uint64_t w_w[2], w_grad[2], w_mo[2], w_wout[2];
+    /* per AN: which half of each pad is next, and what it holds */
+    uint32_t next_a[HC_MAX_AN], next_b[HC_MAX_AN], next_c[HC_MAX_AN];
+    uint32_t wload; /* weight loads so far: slot = wload % 2 */
+    uint32_t tile_seq;
+};
+
+static int buf_new(struct cc *c)
+{
+    if (c->n_buf == c->cap_buf) {
+        uint32_t cap = c->cap_buf ? 2 * c->cap_buf : 256;
+        struct buf *b = realloc(c->buf, cap * sizeof(*b));
+        if (!b) {
+            c->err = -ENOMEM;
+            return 0;
+        }
+        c->buf = b;
+        c->cap_buf = cap;
+    }
+    c->buf[c->n_buf] = (struct buf){.writer = -1};
+    return (int)c->n_buf++;
+}
+
+static int push_dep(struct cc *c, uint32_t id)
+{
+    struct hc_prog *p = c->p;
+    if (p->n_deps == c->cap_deps) {
+        uint32_t cap = c->cap_deps ? 2 * c->cap_deps : 4096;
+        uint32_t *d = realloc(p->deps, cap * sizeof(*d));
+        if (!d)
+            return -ENOMEM;
+        p->deps = d;
+        c->cap_deps = cap;
+    }
+    p->deps[p->n_deps++] = id;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int add_reader(struct cc *c, struct buf *b, uint32_t id, uint32_t res)
+{
+    for (uint32_t i = 0; i < b->n_rd; i++)
+        if (b->rd[i].res == res) { /* in-order resource: the later reader ends later */
+            b->rd[i].id = id;
+            return 0;
+        }
+    if (b->n_rd == b->cap_rd) {
+        uint32_t cap = b->cap_rd ? 2 * b->cap_rd : 4;
+        struct reader *r = realloc(b->rd, cap * sizeof(*r));
+        if (!r) {
+            c->err = -ENOMEM;
+            return -ENOMEM;
+        }
+        b->rd = r;
+        b->cap_rd = cap;
+    }
+    b->rd[b->n_rd++] = (struct reader){id, res};
+    return 0;
+}
+
+/*
+ * Append a command; rd/wr list the buffers it reads and writes (negative entries are
+ * skipped). Returns the command (valid until the next emit) or NULL on error (c->err).
+ */
+static struct hc_cmd *emit(struct cc *c, enum hc_kind kind, uint32_t node, uint32_t res,
+                           uint32_t layer, enum hc_pass pass, enum hc_phase phase, const int *rd,
+                           size_t nrd, const int *wr, size_t nwr)
+{
+    struct hc_prog *p = c->p;
+    uint32_t n = 0;
+
+    if (c->err)
+        return NULL;
+    if (p->n_cmd == c->cap_cmd) {
+        uint32_t cap = c->cap_cmd ? 2 * c->cap_cmd : 1024;
+        struct hc_cmd *q = realloc(p->cmd, cap * sizeof(*q));
+        if (!q) {
+            c->err = -ENOMEM;
+            return NULL;
+        }
+        p->cmd = q;
+        c->cap_cmd = cap;
+    }
+    uint32_t id = p->n_cmd;
+
+    for (size_t i = 0; i < nrd; i++) {
+        if (rd[i] < 0)
+            continue;
+        struct buf *b = &c->buf[rd[i]];
+        if (b->writer >= 0 && n < sizeof(c->tmp) / sizeof(c->tmp[0]))
+            c->tmp[n++] = (uint32_t)b->writer;
+    }
+    for (size_t i = 0; i < nwr; i++) {
+        if (wr[i] < 0)
+            continue;
+        struct buf *b = &c->buf[wr[i]];
+        if (b->writer >= 0 && n < sizeof(c->tmp) / sizeof(c->tmp[0]))
+            c->tmp[n++] = (uint32_t)b->writer;
+        for (uint32_t k = 0; k < b->n_rd && n < sizeof(c->tmp) / sizeof(c->tmp[0]); k++)
+            c->tmp[n++] = b->rd[k].id;
+    }
+    qsort(c->tmp, n, sizeof(c->tmp[0]), cmp_u32);
+
+    struct hc_cmd *cmd = &p->cmd[id];
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->id = id;
+    cmd->kind = (uint8_t)kind;
+    cmd->node = (uint16_t)node;
+    cmd->res = res;
+    cmd->layer = (uint16_t)layer;
+    cmd->pass = (uint8_t)pass;
+    cmd->phase = (uint8_t)phase;
+    cmd->dep0 = p->n_deps;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i && c->tmp[i] == c->tmp[i - 1])
+            continue;
+        if (push_dep(c, c->tmp[i])) {
+            c->err = -ENOMEM;
+            return NULL;
+        }
+    }
+    cmd = &p->cmd[id];
+    cmd->ndep = p->n_deps - cmd->dep0;
+
+    /* Update the scoreboard: writes first clear the readers, then reads register. */
+    for (size_t i = 0; i < nwr; i++) {
+        if (wr[i] < 0)
+            continue;
+        c->buf[wr[i]].writer = id;
+        c->buf[wr[i]].n_rd = 0;
+    }
+    for (size_t i = 0; i < nrd; i++)
+        if (rd[i] >= 0 && add_reader(c, &c->buf[rd[i]], id, res))
+            return NULL;
+    p->n_cmd++;
+    return cmd;
+}
+
+/* ---------------------------------------------------------------- TB allocation */
+
+static uint64_t tb_alloc(struct cc *c, bool wn, const char *name, uint64_t bytes)
+{
+    struct hc_prog *p = c->p;
+    struct hc_region *r;
+    uint64_t *used = wn ? &p->wn_tb_used : &p->an_tb_used;
+    uint32_t *n = wn ? &p->n_wn_tb : &p->n_an_tb;
+
+    if (*n >= HC_MAX_REGIONS) {
+        c->err =
+            err_set(c->e, -EINVAL, "compile: more than %u tensor-buffer regions", HC_MAX_REGIONS);
+        return 0;
+    }
+    r = wn ? &p->wn_tb[(*n)++] : &p->an_tb[(*n)++];
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    r->addr = *used;
+    r->bytes = bytes;
+    *used = ru64(*used + (bytes ? bytes : 1), TB_ALIGN);
+    return r->addr;
+}
+
+/* ---------------------------------------------------------------- tiling */
+
+enum { LAY_PK = 0, LAY_KP = 1 };
+
+/* An operand of a GEMM as it sits in the TB: P is M (A) or N (B), K the shared dimension. */
+struct opnd {
+    uint64_t tb; /* byte address of element (0, 0) */
+    uint32_t ld; /* elements between TB rows */
+    int lay;     /* LAY_PK: TB rows run over P; LAY_KP: TB rows run over K */
+};
+
+struct plan {
+    uint32_t mt, nt, tm, tn;
+    int a_lay, b_lay; /* SRAM layouts */
+    bool n_outer;
+    uint64_t score;
+};
+
+static uint64_t foot(unsigned w, int lay, uint64_t cnt, uint64_t k)
+{
+    return lay == LAY_PK ? cnt * ru64(k, w) : k * ru64(cnt, w);
+}
+
+/* Largest panel count (<= limit) whose footprint fits `half` elements; 0 if none. */
+static uint64_t max_cnt(unsigned w, int lay, uint64_t k, uint64_t half, uint64_t limit)
+{
+    uint64_t m;
+    if (lay == LAY_PK)
+        m = half / ru64(k, w);
+    else
+        m = (half / k) / w * w;
+    return m < limit ? m : limit;
+}
+
+static uint64_t tile_cycles(const struct cc *c, uint32_t m, uint32_t n, uint32_t k, int a_lay,
+                            int b_lay)
+{
+    struct core_cmd cmd = {.m = m, .n = n, .k = k};
+    cmd.trans_a = a_lay == LAY_KP;
+    cmd.trans_b = b_lay == LAY_PK;
+    cmd.lda = (uint32_t)(cmd.trans_a ? ru64(m, c->w) : ru64(k, c->w));
+    cmd.ldb = (uint32_t)(cmd.trans_b ? ru64(k, c->w) : ru64(n, c->w));
+    cmd.ldc = (uint32_t)ru64(n, c->w);
+    return core_twin_cycles(&c->cfg->core, &cmd);
+}
+
+static void plan_score(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *p)
+{
+    uint32_t me = M - (p->tm - 1) * p->mt, ne = N - (p->tn - 1) * p->nt;
+    uint64_t cyc = 0;
+
+    cyc +=
+        (uint64_t)(p->tm - 1) * (p->tn - 1) * tile_cycles(c, p->mt, p->nt, K, p->a_lay, p->b_lay);
+    cyc += (uint64_t)(p->tm - 1) * tile_cycles(c, p->mt, ne, K, p->a_lay, p->b_lay);
+    cyc += (uint64_t)(p->tn - 1) * tile_cycles(c, me, p->nt, K, p->a_lay, p->b_lay);
+    cyc += tile_cycles(c, me, ne, K, p->a_lay, p->b_lay);
+
+    uint64_t a = (uint64_t)M * K * 2, b = (uint64_t)N * K * 2;
+    uint64_t mo = a + (p->tm > 1 ? (uint64_t)p->tm * b : b); /* m outer: B per m-tile */
+    uint64_t no = b + (p->tn > 1 ? (uint64_t)p->tn * a : a);
+    p->n_outer = no < mo;
+    uint64_t bytes = (p->n_outer ? no : mo) + (uint64_t)M * N * 4;
+    uint64_t descs = (uint64_t)p->tm * p->tn * 3;
+    uint64_t dma = bytes / 8 + descs * 16;
+    p->score = (cyc > dma ? cyc : dma) + descs;
+}
+
+/*
+ * Choose tile sizes and scratchpad layouts for C[M x N] = op(A) op(B) with K whole. 0, or
+ * -ENOSPC with the reason (the K panel does not fit) in why.
+ */
+static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
+                     char *why, size_t whylen)
+{
+    unsigned w = c->w;
+    bool found = false;
+
+    for (int al = 0; al < 2; al++) {
+        for (int bl = 0; bl < 2; bl++) {
+            uint64_t mmax = max_cnt(w, al, K, c->a_half, M);
+            uint64_t nmax_b = max_cnt(w, bl, K, c->b_half, N);
+            if (!mmax || !nmax_b)
+                continue;
+            uint32_t tm0 = (uint32_t)((M + mmax - 1) / mmax);
+            for (uint32_t tm = tm0; tm <= M && tm < tm0 + 8; tm++) {
+                uint32_t mt = (M + tm - 1) / tm;
+                if ((uint64_t)(tm - 1) * mt >= M)
+                    continue;
+                uint64_t nmax_c = (c->c_half / mt) / w * w;
+                if (N <= nmax_c)
+                    nmax_c = N;
+                uint64_t nmax = nmax_b < nmax_c ? nmax_b : nmax_c;
+                if (!nmax)
+                    continue;
+                uint32_t tn0 = (uint32_t)((N + nmax - 1) / nmax);
+                for (uint32_t tn = tn0; tn <= N && tn < tn0 + 4; tn++) {
+                    uint32_t nt = (N + tn - 1) / tn;
+                    if ((uint64_t)(tn - 1) * nt >= N)
+                        continue;
+                    if (foot(w, al, mt, K) > c->a_half || foot(w, bl, nt, K) > c->b_half ||
+                        (uint64_t)mt * ru64(nt, w) > c->c_half)
+                        continue;
+                    struct plan p = {
+                        .mt = mt, .nt = nt, .tm = tm, .tn = tn, .a_lay = al, .b_lay = bl};
+                    plan_score(c, M, N, K, &p);
+                    if (!found || p.score < best->score) {
+                        *best = p;
+                        found = true;
+                    }
+                }
+            }
+        }
+    }
+    if (found)
+        return 0;
+    uint64_t need_a = foot(w, LAY_PK, 1, K) < foot(w, LAY_KP, 1, K) ? foot(w, LAY_PK, 1, K)
+                                                                    : foot(w, LAY_KP, 1, K);
+    snprintf(why, whylen,
+             "GEMM %ux%ux%u: a K-panel of K = %u needs at least %" PRIu64
+             " elements of a scratchpad half (A half %u, B half %u, C half %u elements; K is "
+             "never split)",
+             M, N, K, K, need_a, c->a_half, c->b_half, c->c_half);
+    return -ENOSPC;
+}
+
+/* The DMA descriptor that loads panel [p0, p0 + cnt) of an operand into the SRAM. */
+static void panel_desc(const struct opnd *o, int sram_lay, uint32_t p0, uint32_t cnt, uint32_t k,
+                       uint64_t sram, uint32_t sld, struct dma_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->store = false;
+    d->dst = sram;
+    d->dst_stride = (uint64_t)sld * 2;
+    d->src_stride = (uint64_t)o->ld * 2;
+    if (o->lay == LAY_PK) {
+        d->src = o->tb + (uint64_t)p0 * o->ld * 2;
+        d->rows = cnt;
+        d->len = k * 2;
+    } else {
+        d->src = o->tb + (uint64_t)p0 * 2;
+        d->rows = k;
+        d->len = cnt * 2;
+    }
+    d->xpose = o->lay != sram_lay;
+}
+
+static const char *pass_short(enum hc_pass p)
+{
+    return p == HC_FWD ? "fwd" : "bwd";
+}
+
+/*
+ * Emit the tiles of one GEMM on AN an: C [M x N] fp32 at TB address c_tb (ld N) =
+ * op(A) op(B); A and B are TB operands (with the scoreboard buffers that hold them).
+ */
+static int emit_gemm(struct cc *c, uint32_t an, uint32_t layer, enum hc_pass pass, enum hc_gemm g,
+                     uint32_t M, uint32_t N, uint32_t K, const struct opnd *A, int a_buf,
+                     const struct opnd *B, int b_buf, uint64_t c_tb, int c_buf)
+{
+    struct plan pl;
+    char why[256];
+    unsigned w = c->w;
+    uint32_t dma = hc_res_an(an, HC_RES_AN_DMA), core = hc_res_an(an, HC_RES_AN_CORE);
+    int rc = plan_gemm(c, M, N, K, &pl, why, sizeof(why));
+
+    if (rc) {
+        c->err = err_set(c->e, rc, "layer %u %s %s: %s", layer + 1, pass_short(pass), gemm_names[g],
+                         why);
+        return rc;
+    }
+    uint32_t T = pl.tm * pl.tn;
+    uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX;
+    uint32_t ha = 0, hb = 0;
+    /* store of the previous tile, emitted after the next tile's loads (DMA queue order) */
+    bool pend = false;
+    struct dma_desc pend_d;
+    uint32_t pend_tile = 0, pend_hc = 0;
+    uint64_t pend_bytes = 0;
+
+    for (uint32_t t = 0; t <= T; t++) {
+        uint32_t mi = 0, ni = 0, m0 = 0, n0 = 0, mc = 0, nc = 0;
+        if (t < T) {
+            mi = pl.n_outer ? t % pl.tm : t / pl.tn;
+            ni = pl.n_outer ? t / pl.tm : t % pl.tn;
+            m0 = mi * pl.mt;
+            n0 = ni * pl.nt;
+            mc = M - m0 < pl.mt ? M - m0 : pl.mt;
+            nc = N - n0 < pl.nt ? N - n0 : pl.nt;
+        }
+        uint32_t lda = (uint32_t)(pl.a_lay == LAY_PK ? ru64(K, w) : ru64(mc ? mc : 1, w));
+        uint32_t ldb = (uint32_t)(pl.b_lay == LAY_KP ? ru64(nc ? nc : 1, w) : ru64(K, w));
+        struct hc_cmd *cmd;
+
+        if (t < T && mi != prev_m) { /* load the A panel into the next A half */
+            ha = c->next_a[an];
+            c->next_a[an] ^= 1;
+            int rd[] = {a_buf}, wr[] = {c->pad_a[an][ha]};
+            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
+            if (!cmd)
+                return c->err;
+            panel_desc(A, pl.a_lay, m0, mc, K, c->map.a_base + (uint64_t)ha * c->a_half * 2, lda,
+                       &cmd->u.dma);
+            cmd->op = (uint8_t)g;
+            cmd->tile = t;
+            cmd->bytes = (uint64_t)mc * K * 2;
+            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u A", layer + 1, pass_short(pass),
+                     gemm_names[g], t);
+            prev_m = mi;
+        }
+        if (t < T && ni != prev_n) { /* load the B panel */
+            hb = c->next_b[an];
+            c->next_b[an] ^= 1;
+            int rd[] = {b_buf}, wr[] = {c->pad_b[an][hb]};
+            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
+            if (!cmd)
+                return c->err;
+            panel_desc(B, pl.b_lay, n0, nc, K, c->map.b_base + (uint64_t)hb * c->b_half * 2, ldb,
+                       &cmd->u.dma);
+            cmd->op = (uint8_t)g;
+            cmd->tile = t;
+            cmd->bytes = (uint64_t)nc * K * 2;
+            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u B", layer + 1, pass_short(pass),
+                     gemm_names[g], t);
+            prev_n = ni;
+        }
+        if (t < T) { /* the GEMM */
+            uint32_t hc_ = c->next_c[an];
+            c->next_c[an] ^= 1;
+            int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
+            cmd = emit(c, HC_GEMM, an, core, layer, pass, HC_PH_COMPUTE, rd, 2, wr, 1);
+            if (!cmd)
+                return c->err;
+            struct core_cmd *k = &cmd->u.gemm;
+            k->m = mc;
+            k->n = nc;
+            k->k = K;
+            k->trans_a = pl.a_lay == LAY_KP;
+            k->trans_b = pl.b_lay == LAY_PK;
+            k->a_addr = ha * c->a_half;
+            k->b_addr = hb * c->b_half;
+            k->c_addr = hc_ * c->c_half;
+            k->lda = lda;
+            k->ldb = ldb;
+            k->ldc = (uint32_t)ru64(nc, w);
+            k->accumulate = false;
+            cmd->op = (uint8_t)g;
+            cmd->tile = t;
+            snprintf(cmd->label, HC_LABEL, "GEMM L%u %s %s t%u [%ux%ux%u]", layer + 1,
+                     pass_short(pass), gemm_names[g], t, mc, nc, K);
+            c->p->gemms += an == 0;
+        }
+        if (pend) { /* the previous tile's store */
+            int rd[] = {c->pad_c[an][pend_hc]}, wr[] = {c_buf};
+            cmd = emit(c, HC_DMA_OUT, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
+            if (!cmd)
+                return c->err;
+            cmd->u.dma = pend_d;
+            cmd->op = (uint8_t)g;
+            cmd->tile = pend_tile;
+            cmd->bytes = pend_bytes;
+            snprintf(cmd->label, HC_LABEL, "DMA_OUT L%u %s %s t%u C", layer + 1, pass_short(pass),
+                     gemm_names[g], pend_tile);
+            pend = false;
+        }
+        if (t < T) {
+            uint32_t hc_ = c->next_c[an] ^ 1; /* the half this tile's GEMM wrote */
+            memset(&pend_d, 0, sizeof(pend_d));
+            pend_d.store = true;
+            pend_d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
+            pend_d.src_stride = ru64(nc, w) * 4;
+            pend_d.dst = c_tb + ((uint64_t)m0 * N + n0) * 4;
+            pend_d.dst_stride = (uint64_t)N * 4;
+            pend_d.rows = mc;
+            pend_d.len = nc * 4;
+            pend_tile = t;
+            pend_hc = hc_;
+            pend_bytes = (uint64_t)mc * nc * 4;
+            pend = true;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- emitters */
+
+static struct hc_cmd *emit_vu(struct cc *c, uint32_t an, enum vu_op op, uint32_t layer,
+                              enum hc_pass pass, const int *rd, size_t nrd, const int *wr,
+                              size_t nwr)
+{
+    struct hc_cmd *cmd = emit(c, HC_VU, an, hc_res_an(an, HC_RES_AN_VU), layer, pass, HC_PH_COMPUTE,
+                              rd, nrd, wr, nwr);
+    if (cmd) {
+        cmd->op = (uint8_t)op;
+        snprintf(cmd->label, HC_LABEL, "VU %s L%u %s", vu_op_name(op), layer + 1, pass_short(pass));
+    }
+    return cmd;
+}
+
+static uint64_t layer_stream_bytes(const struct dnn_model *m, uint32_t l)
+{
+    return dnn_model_layer_stream_bytes(m, l);
+}
+
+/* Weights of layer l to every AN's slot (WN flash read + broadcast). Returns the slot. */
+static int emit_weights(struct cc *c, uint32_t l, enum hc_pass pass, uint32_t *slot)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    uint32_t s = c->wload++ % 2;
+    uint64_t bytes = layer_stream_bytes(&cfg->model, l);
+    struct hc_cmd *cmd;
+
+    {
+        int rd[] = {c->fl_w[l]}, wr[] = {c->wn_w[s]};
+        cmd = emit(c, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, l, pass, HC_PH_WEIGHT_FETCH, rd, 1,
+                   wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = HC_S_W;
+        cmd->u.fl.tb = c->w_w[s];
+        cmd->u.fl.rec = l;
+        cmd->bytes = bytes;
+        snprintf(cmd->label, HC_LABEL, "FLASH_RD W L%u %s", l + 1, pass_short(pass));
+    }
+    {
+        int rd[] = {c->wn_w[s]}, wr[HC_MAX_AN] = {0};
+        for (uint32_t n = 0; n < cfg->n_an; n++)
+            wr[n] = c->an_w[n][s];
+        cmd = emit(c, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, l, pass, HC_PH_BROADCAST, rd, 1,
+                   wr, cfg->n_an);
+        if (!cmd)
+            return c->err;
+        cmd->u.fab.src = c->w_w[s];
+        cmd->u.fab.dst = c->a_w[s];
+        cmd->bytes = bytes;
+        snprintf(cmd->label, HC_LABEL, "FABRIC_BCAST W L%u %s", l + 1, pass_short(pass));
+    }
+    *slot = s;
+    return 0;
+}
+
+static int emit_forward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t slot)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    const struct dnn_layer *ly = &cfg->model.layer[l];
+    bool last = l + 1 == c->L;
+    uint32_t r = c->r;
+    struct hc_cmd *cmd;
+
+    struct opnd A = {c->a_x[l], ly->in, LAY_PK};     /* X [r x in] = M x K */
+    struct opnd B = {c->a_w[slot], ly->out, LAY_KP}; /* Wq [in x out] = K x N */
+    if (emit_gemm(c, an, l, HC_FWD, HC_G_FWD, r, ly->out, ly->in, &A, c->an_x[an][l], &B,
+                  c->an_w[an][slot], c->a_y, c->an_y[an]))
+        return c->err;
+    {
+        int rd[] = {c->an_y[an], c->an_w[an][slot]};
+        int wr[] = {last ? c->an_logits[an] : c->an_x[an][l + 1]};
+        cmd = emit_vu(c, an, VU_BIAS_ACT, l, HC_FWD, rd, 2, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.vu.src = c->a_y;
+        cmd->u.vu.src2 = c->a_w[slot] + (uint64_t)ly->in * ly->out * 2;
+        cmd->u.vu.dst = last ? c->a_logits : c->a_x[l + 1];
+        cmd->u.vu.rows = r;
+        cmd->u.vu.cols = ly->out;
+        cmd->u.vu.relu = !last;
+    }
+    if (!last && !cfg->eval) { /* the next layer's input to the V stream */
+        int rd[] = {c->an_x[an][l + 1]}, wr[] = {c->fl_x[an][l + 1]};
+        cmd = emit(c, HC_FLASH_WR, an, hc_res_an(an, HC_RES_AN_FLASH_WR), l + 1, HC_FWD,
+                   HC_PH_ACT_WRITE, rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = HC_S_V;
+        cmd->u.fl.tb = c->a_x[l + 1];
+        cmd->u.fl.rec = l + 1;
+        cmd->bytes = (uint64_t)r * cfg->model.layer[l + 1].in * 2;
+        snprintf(cmd->label, HC_LABEL, "FLASH_WR V X%u", l + 2);
+    }
+    return 0;
+}
+
+static int emit_input(struct cc *c, uint32_t an)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    uint32_t r = c->r, in0 = cfg->model.layer[0].in;
+    struct hc_cmd *cmd;
+    {
+        int rd[] = {c->fl_in[an]}, wr[] = {c->an_in[an]};
+        if (cfg->eval)
+            cmd = emit(c, HC_HOST_WR, an, HC_RES_HOST, 0, HC_FWD, HC_PH_COMPUTE, NULL, 0, wr, 1);
+        else
+            cmd = emit(c, HC_FLASH_RD, an, hc_res_an(an, HC_RES_AN_FLASH_RD), 0, HC_FWD,
+                       HC_PH_ACT_READ, rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = HC_S_NV;
+        cmd->u.fl.tb = c->a_in;
+        cmd->bytes = (uint64_t)r * in0 + r;
+        snprintf(cmd->label, HC_LABEL, cfg->eval ? "HOST_WR inputs" : "FLASH_RD NV inputs");
+    }
+    {
+        int rd[] = {c->an_in[an]}, wr[] = {c->an_x[an][0]};
+        cmd = emit_vu(c, an, VU_INPUT, 0, HC_FWD, rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.vu.src = c->a_in;
+        cmd->u.vu.dst = c->a_x[0];
+        cmd->u.vu.rows = r;
+        cmd->u.vu.cols = in0;
+    }
+    if (!cfg->eval) {
+        int rd[] = {c->an_x[an][0]}, wr[] = {c->fl_x[an][0]};
+        cmd = emit(c, HC_FLASH_WR, an, hc_res_an(an, HC_RES_AN_FLASH_WR), 0, HC_FWD,
+                   HC_PH_ACT_WRITE, rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = HC_S_V;
+        cmd->u.fl.tb = c->a_x[0];
+        cmd->u.fl.rec = 0;
+        cmd->bytes = (uint64_t)r * in0 * 2;
+        snprintf(cmd->label, HC_LABEL, "FLASH_WR V X1");
+    }
+    return 0;
+}
+
+static int emit_backward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t slot, uint32_t xr)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    const struct dnn_layer *ly = &cfg->model.layer[l];
+    uint32_t r = c->r;
+    uint32_t gs = l % 2; /* gradient slot */
+    struct hc_cmd *cmd;
+
+    { /* X_l back from the V stream */
+        int rd[] = {c->fl_x[an][l]}, wr[] = {c->an_xr[an][xr]};
+        cmd = emit(c, HC_FLASH_RD, an, hc_res_an(an, HC_RES_AN_FLASH_RD), l, HC_BWD, HC_PH_ACT_READ,
+                   rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = HC_S_V;
+        cmd->u.fl.tb = c->a_xr[xr];
+        cmd->u.fl.rec = l;
+        cmd->bytes = (uint64_t)r * ly->in * 2;
+        snprintf(cmd->label, HC_LABEL, "FLASH_RD V X%u", l + 1);
+    }
+    { /* G and db */
+        int rd[] = {c->an_dz[an]}, wr[] = {c->an_g[an], c->an_dw[an][gs]};
+        cmd = emit_vu(c, an, VU_GRAD, l, HC_BWD, rd, 1, wr, 2);
+        if (!cmd)
+            return c->err;
+        cmd->u.vu.src = c->a_dz;
+        cmd->u.vu.dst = c->a_g;
+        cmd->u.vu.dst2 = c->a_dw[gs] + (uint64_t)ly->in * ly->out * 4;
+        cmd->u.vu.rows = r;
+        cmd->u.vu.cols = ly->out;
+    }
+    {                                                  /* dW = X^T G: M = in, N = out, K = r */
+        struct opnd A = {c->a_xr[xr], ly->in, LAY_KP}; /* X [r x in] = K x M */
+        struct opnd B = {c->a_g, ly->out, LAY_KP};     /* G [r x out] = K x N */
+        if (emit_gemm(c, an, l, HC_BWD, HC_G_DW, ly->in, ly->out, r, &A, c->an_xr[an][xr], &B,
+                      c->an_g[an], c->a_dw[gs], c->an_dw[an][gs]))
+            return c->err;
+    }
+    if (l > 0) {                                         /* dX = G Wq^T: M = r, N = in, K = out */
+        struct opnd A = {c->a_g, ly->out, LAY_PK};       /* G [r x out] = M x K */
+        struct opnd B = {c->a_w[slot], ly->out, LAY_PK}; /* Wq [in x out] = N x K */
+        if (emit_gemm(c, an, l, HC_BWD, HC_G_DX, r, ly->in, ly->out, &A, c->an_g[an], &B,
+                      c->an_w[an][slot], c->a_y, c->an_y[an]))
+            return c->err;
+        int rd[] = {c->an_y[an], c->an_xr[an][xr]}, wr[] = {c->an_dz[an]};
+        cmd = emit_vu(c, an, VU_MASK, l, HC_BWD, rd, 2, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.vu.src = c->a_y;
+        cmd->u.vu.src2 = c->a_xr[xr];
+        cmd->u.vu.dst = c->a_dz;
+        cmd->u.vu.rows = r;
+        cmd->u.vu.cols = ly->in;
+    }
+    return 0;
+}
+
+/* WN side of the backward pass of layer l: reduce, optimizer, write-back. */
+static int emit_update(struct cc *c, uint32_t l, uint32_t j)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    const struct dnn_layer *ly = &cfg->model.layer[l];
+    uint64_t params = (uint64_t)ly->in * ly->out + ly->out;
+    uint32_t gs = l % 2, s = j % 2;
+    struct hc_cmd *cmd;
+
+    {
+        int rd[HC_MAX_AN] = {0}, wr[] = {c->wn_grad[s]};
+        for (uint32_t n = 0; n < cfg->n_an; n++)
+            rd[n] = c->an_dw[n][gs];
+        cmd = emit(c, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, l, HC_BWD, HC_PH_REDUCE, rd,
+                   cfg->n_an, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.fab.src = c->a_dw[gs];
+        cmd->u.fab.dst = c->w_grad[s];
+        cmd->bytes = params * 4;
+        snprintf(cmd->label, HC_LABEL, "FABRIC_REDUCE dW L%u", l + 1);
+    }
+    {
+        int rd[] = {c->wn_grad[s], c->wn_mo[s]}, wr[] = {c->wn_wout[s]};
+        cmd =
+            emit(c, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, l, HC_BWD, HC_PH_OPTIMIZER, rd, 2, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.opt.grad = c->w_grad[s];
+        cmd->u.opt.wout = c->w_wout[s];
+        cmd->bytes = params * 4;
+        snprintf(cmd->label, HC_LABEL, "OPT_UPDATE L%u", l + 1);
+    }
+    static const enum hc_stream st[3] = {HC_S_W, HC_S_M, HC_S_O};
+    uint64_t off = 0;
+    for (int i = 0; i < 3; i++) {
+        int *fl = st[i] == HC_S_W ? c->fl_w : st[i] == HC_S_M ? c->fl_m : c->fl_o;
+        int rd[] = {c->wn_wout[s]}, wr[] = {fl[l]};
+        cmd = emit(c, HC_FLASH_WR, HC_WN, HC_RES_WN_FLASH_WR, l, HC_BWD, HC_PH_OPTIMIZER, rd, 1, wr,
+                   1);
+        if (!cmd)
+            return c->err;
+        cmd->op = (uint8_t)st[i];
+        cmd->u.fl.tb = c->w_wout[s] + off;
+        cmd->u.fl.rec = l;
+        cmd->bytes = c->p->rec_bytes[st[i]][l];
+        off += ru64(cmd->bytes, TB_ALIGN);
+        snprintf(cmd->label, HC_LABEL, "FLASH_WR %s L%u", stream_names[st[i]], l + 1);
+    }
+    return 0;
+}
+
+static int emit_state_read(struct cc *c, uint32_t l, uint32_t j)
+{
+    uint32_t s = j % 2;
+    uint64_t off = 0;
+    static const enum hc_stream st[2] = {HC_S_M, HC_S_O};
+    for (int i = 0; i < 2; i++) {
+        int *fl = st[i] == HC_S_M ? c->fl_m : c->fl_o;
+        int rd[] = {fl[l]}, wr[] = {c->wn_mo[s]};
+        struct hc_cmd *cmd = emit(c, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, l, HC_BWD,
+                                  HC_PH_WEIGHT_FETCH, rd, 1, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->op = (uint8_t)st[i];
+        cmd->u.fl.tb = c->w_mo[s] + off;
+        cmd->u.fl.rec = l;
+        cmd->bytes = c->p->rec_bytes[st[i]][l];
+        off += ru64(cmd->bytes, TB_ALIGN);
+        snprintf(cmd->label, HC_LABEL, "FLASH_RD %s L%u", stream_names[st[i]], l + 1);
+    }
+    return 0;
+}
+
+static int emit_program(struct cc *c)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    uint32_t N = cfg->n_an, L = c->L;
+    uint32_t fwd_slot[DNN_MAX_LAYERS];
+
+    for (uint32_t n = 0; n < N; n++)
+        if (emit_input(c, n))
+            return c->err;
+    for (uint32_t l = 0; l < L; l++) {
+        if (emit_weights(c, l, HC_FWD, &fwd_slot[l]))
+            return c->err;
+        for (uint32_t n = 0; n < N; n++)
+            if (emit_forward_layer(c, n, l, fwd_slot[l]))
+                return c->err;
+    }
+    if (cfg->eval) {
+        for (uint32_t n = 0; n < N; n++) {
+            int rd[] = {c->an_logits[n]}, wr[] = {c->an_cls[n]};
+            struct hc_cmd *cmd = emit_vu(c, n, VU_ARGMAX, L - 1, HC_FWD, rd, 1, wr, 1);
+            if (!cmd)
+                return c->err;
+            cmd->u.vu.src = c->a_logits;
+            cmd->u.vu.dst = c->a_cls;
+            cmd->u.vu.rows = c->r;
+            cmd->u.vu.cols = cfg->model.layer[L - 1].out;
+        }
+        return c->err;
+    }
+    /* loss and dZ_L on every AN, the loss gathered */
+    for (uint32_t n = 0; n < N; n++) {
+        int rd[] = {c->an_logits[n], c->an_in[n]}, wr[] = {c->an_dz[n], c->an_loss[n]};
+        struct hc_cmd *cmd = emit_vu(c, n, VU_LOSS, L - 1, HC_FWD, rd, 2, wr, 2);
+        if (!cmd)
+            return c->err;
+        cmd->u.vu.src = c->a_logits;
+        cmd->u.vu.src2 = c->a_in + (uint64_t)c->r * cfg->model.layer[0].in;
+        cmd->u.vu.dst = c->a_dz;
+        cmd->u.vu.dst2 = c->a_loss;
+        cmd->u.vu.rows = c->r;
+        cmd->u.vu.cols = cfg->model.layer[L - 1].out;
+    }
+    {
+        int rd[HC_MAX_AN] = {0}, wr[] = {c->host_loss};
+        for (uint32_t n = 0; n < N; n++)
+            rd[n] = c->an_loss[n];
+        struct hc_cmd *cmd = emit(c, HC_LOSS_GATHER, HC_WN, HC_RES_FABRIC_UP, L - 1, HC_FWD,
+                                  HC_PH_REDUCE, rd, N, wr, 1);
+        if (!cmd)
+            return c->err;
+        cmd->u.fab.src = c->a_loss;
+        cmd->bytes = 4;
+        snprintf(cmd->label, HC_LABEL, "LOSS_GATHER");
+    }
+    /* backward */
+    for (uint32_t j = 0; j < L; j++) {
+        uint32_t l = L - 1 - j, slot;
+        if (l == L - 1 && cfg->keep_output_resident) {
+            slot = fwd_slot[l];
+        } else if (emit_weights(c, l, HC_BWD, &slot)) {
+            return c->err;
+        }
+        if (emit_state_read(c, l, j))
+            return c->err;
+        for (uint32_t n = 0; n < N; n++)
+            if (emit_backward_layer(c, n, l, slot, j % 2))
+                return c->err;
+        if (emit_update(c, l, j))
+            return c->err;
+    }
+    return c->err;
+}
+
+/* ---------------------------------------------------------------- compile */
+
+static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
+{
+    const struct core_twin_cfg *k = &cfg->core;
+
+    if (cfg->model.n_layers < 1 || cfg->model.n_layers > DNN_MAX_LAYERS)
+        return err_set(e, -EINVAL, "model: %u layers; accepted 1..%u", cfg->model.n_layers,
+                       DNN_MAX_LAYERS);
+    if (cfg->n_an < 1 || cfg->n_an > HC_MAX_AN)
+        return err_set(e, -EINVAL, "n_an = %u; accepted 1..%u Activation Nodes", cfg->n_an,
+                       HC_MAX_AN);
+    if (cfg->batch < 1 || cfg->batch % cfg->n_an)
+        return err_set(e, -EINVAL,
+                       "batch B = %u is not divisible by N = %u Activation Nodes; accepted a "
+                       "multiple of N (each AN takes B / N rows)",
+                       cfg->batch, cfg->n_an);
+    if (cfg->batch / cfg->n_an > CORE_DIM_MAX)
+        return err_set(e, -EINVAL, "rows per AN B / N = %u; accepted 1..%u", cfg->batch / cfg->n_an,
+                       CORE_DIM_MAX);
+    if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64 ||
+        k->a_words < 2 || k->b_words < 2 || k->c_words < 2)
+        return err_set(e, -EINVAL,
+                       "core %ux%u with pads of %u/%u/%u words: accepted rows and cols 1..64, "
+                       "lcm(rows, cols, 4) <= 64, pads >= 2 words",
+                       k->rows, k->cols, k->a_words, k->b_words, k->c_words);
+    for (uint32_t l = 0; l < cfg->model.n_layers; l++) {
+        const struct dnn_layer *ly = &cfg->model.layer[l];
+        if (ly->in < 1 || ly->out < 1 || ly->in > CORE_DIM_MAX || ly->out > CORE_DIM_MAX)
+            return err_set(e, -EINVAL, "layer %u: %u x %u; accepted widths 1..%u (core limit)",
+                           l + 1, ly->in, ly->out, CORE_DIM_MAX);
+        if (l && ly->in != cfg->model.layer[l - 1].out)
+            return err_set(e, -EINVAL, "layer %u: %u inputs but layer %u has %u outputs", l + 1,
+                           ly->in, l, cfg->model.layer[l - 1].out);
+    }
+    if (dnn_model_classes(&cfg->model) > 256)
+        return err_set(e, -EINVAL, "model: %u classes; accepted 2..256 (labels are bytes)",
+                       dnn_model_classes(&cfg->model));
+    return 0;
+}
+
+static void alloc_all(struct cc *c)
+{
+    const struct hc_cfg *cfg = c->cfg;
+    const struct dnn_model *m = &cfg->model;
+    uint32_t r = c->r, L = c->L, N = cfg->n_an;
+    uint64_t max_in = 0, max_out = 0, max_w = 0, max_stream = 0, max_grad = 0, max_state = 0;
+    char name[24];
+
+    for (uint32_t l = 0; l < L; l++) {
+        uint64_t params = dnn_model_layer_params(m, l);
+        max_in = max64(max_in, m->layer[l].in);
+        max_out = max64(max_out, m->layer[l].out);
+        max_stream = max64(max_stream, layer_stream_bytes(m, l));
+        max_grad = max64(max_grad, params * 4);
+        max_state = max64(max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
+        c->p->rec_bytes[HC_S_W][l] = layer_stream_bytes(m, l);
+        c->p->rec_bytes[HC_S_M][l] = params * 4;
+        c->p->rec_bytes[HC_S_O][l] = params * 4 * cfg->opt_state_words;
+        c->p->rec_bytes[HC_S_V][l] = (uint64_t)r * m->layer[l].in * 2;
+    }
+    c->p->rec_bytes[HC_S_NV][0] = (uint64_t)r * m->layer[0].in + r;
+    max_w = max64(max_in, max_out);
+
+    /* AN */
+    c->a_w[0] = tb_alloc(c, false, "wslot0", max_stream);
+    c->a_w[1] = tb_alloc(c, false, "wslot1", max_stream);
+    c->a_in = tb_alloc(c, false, "input", c->p->rec_bytes[HC_S_NV][0]);
+    for (uint32_t l = 0; l < L; l++) {
+        snprintf(name, sizeof(name), "x%u", l + 1);
+        c->a_x[l] = tb_alloc(c, false, name, (uint64_t)r * m->layer[l].in * 2);
+    }
+    c->a_y = tb_alloc(c, false, "y", (uint64_t)r * max_w * 4);
+    c->a_logits = tb_alloc(c, false, "logits", (uint64_t)r * dnn_model_classes(m) * 4);
+    c->a_dz = tb_alloc(c, false, "dz", (uint64_t)r * max_w * 4);
+    c->a_g = tb_alloc(c, false, "g", (uint64_t)r * max_out * 2);
+    c->a_xr[0] = tb_alloc(c, false, "xread0", (uint64_t)r * max_in * 2);
+    c->a_xr[1] = tb_alloc(c, false, "xread1", (uint64_t)r * max_in * 2);
+    c->a_dw[0] = tb_alloc(c, false, "grad0", max_grad);
+    c->a_dw[1] = tb_alloc(c, false, "grad1", max_grad);
+    c->a_loss = tb_alloc(c, false, "loss", 4);
+    c->a_cls = tb_alloc(c, false, "classes", r);
+    /* WN */
+    c->w_w[0] = tb_alloc(c, true, "wslot0", max_stream);
+    c->w_w[1] = tb_alloc(c, true, "wslot1", max_stream);
+    c->w_grad[0] = tb_alloc(c, true, "grad0", max_grad);
+    c->w_grad[1] = tb_alloc(c, true, "grad1", max_grad);
+    c->w_mo[0] = tb_alloc(c, true, "state0", max_state);
+    c->w_mo[1] = tb_alloc(c, true, "state1", max_state);
+    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(max_stream, TB_ALIGN) + max_state);
+    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(max_stream, TB_ALIGN) + max_state);
+
+    c->p->an_in = c->a_in;
+    c->p->an_logits = c->a_logits;
+    c->p->an_cls = c->a_cls;
+    c->p->an_loss = c->a_loss;
+
+    /* scoreboard buffers */
+    for (uint32_t n = 0; n < N; n++) {
+        c->an_in[n] = buf_new(c);
+        for (uint32_t l = 0; l < L; l++) {
+            c->an_x[n][l] = buf_new(c);
+            c->fl_x[n][l] = buf_new(c);
+        }
+        c->an_y[n] = buf_new(c);
+        c->an_logits[n] = buf_new(c);
+        c->an_dz[n] = buf_new(c);
+        c->an_g[n] = buf_new(c);
+        c->an_loss[n] = buf_new(c);
+        c->an_cls[n] = buf_new(c);
+        c->fl_in[n] = buf_new(c);
+        for (int s = 0; s < 2; s++) {
+            c->an_xr[n][s] = buf_new(c);
+            c->an_w[n][s] = buf_new(c);
+            c->an_dw[n][s] = buf_new(c);
+            c->pad_a[n][s] = buf_new(c);
+            c->pad_b[n][s] = buf_new(c);
+            c->pad_c[n][s] = buf_new(c);
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        c->wn_w[s] = buf_new(c);
+        c->wn_grad[s] = buf_new(c);
+        c->wn_mo[s] = buf_new(c);
+        c->wn_wout[s] = buf_new(c);
+    }
+    for (uint32_t l = 0; l < L; l++) {
+        c->fl_w[l] = buf_new(c);
+        c->fl_m[l] = buf_new(c);
+        c->fl_o[l] = buf_new(c);
+    }
+    c->host_loss = buf_new(c);
+}
+
+int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct hc_err *e)
+{
+    struct cc *c;
+    int rc;
+
+    *out = NULL;
+    rc = check_cfg(cfg, e);
+    if (rc)
+        return rc;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return err_set(e, -ENOMEM, "compile: out of memory");
+    c->p = calloc(1, sizeof(*c->p));
+    if (!c->p) {
+        free(c);
+        return err_set(e, -ENOMEM, "compile: out of memory");
+    }
+    c->cfg = cfg;
+    c->e = e;
+    c->p->cfg = *cfg;
+    c->r = cfg->batch / cfg->n_an;
+    c->L = cfg->model.n_layers;
+    c->p->rows = c->r;
+    c->p->n_res = HC_RES_FIXED + cfg->n_an * HC_RES_AN_N;
+    c->w = core_twin_w(&cfg->core);
+    core_twin_map(&cfg->core, &c->map);
+    c->a_half = (uint32_t)(c->map.a_elems / 2 / c->w * c->w);
+    c->b_half = (uint32_t)(c->map.b_elems / 2 / c->w * c->w);
+    c->c_half = (uint32_t)(c->map.c_elems / 2 / c->w * c->w);
+
+    alloc_all(c);
+    if (!c->err)
+        emit_program(c);
+    rc = c->err;
+    if (rc == -ENOMEM)
+        err_set(e, rc, "compile: out of memory");
+    for (uint32_t i = 0; i < c->n_buf; i++)
+        free(c->buf[i].rd);
+    free(c->buf);
+    if (rc) {
+        hc_prog_free(c->p);
+        free(c);
+        return rc;
+    }
+    *out = c->p;
+    free(c);
+    return 0;
+}
+
+void hc_prog_free(struct hc_prog *p)
+{
+    if (!p)
+        return;
+    free(p->cmd);
+    free(p->deps);
+    free(p);
+}
+
+/* ---------------------------------------------------------------- listing */
+
+static void node_name(uint32_t node, char *buf, size_t len)
+{
+    if (node == HC_WN)
+        snprintf(buf, len, "wn");
+    else
+        snprintf(buf, len, "an%u", node);
+}
+
+void hc_format(const struct hc_prog *p, const struct hc_cmd *c, char *buf, size_t len)
+{
+    char node[16], res[32], ops[160] = "", deps[96] = "";
+    size_t o = 0;
+
+    node_name(c->node, node, sizeof(node));
+    hc_res_name(c->res, res, sizeof(res));
+    switch (c->kind) {
+    case HC_DMA_IN:
+    case HC_DMA_OUT: {
+        const struct dma_desc *d = &c->u.dma;
+        snprintf(ops, sizeof(ops),
+                 "%s src 0x%" PRIx64 " dst 0x%" PRIx64 " rows %u len %u strides %" PRIu64
+                 "/%" PRIu64,
+                 d->xpose ? "xpose" : "plain", d->src, d->dst, d->rows, d->len, d->src_stride,
+                 d->dst_stride);
+        break;
+    }
+    case HC_GEMM: {
+        const struct core_cmd *k = &c->u.gemm;
+        snprintf(ops, sizeof(ops), "m %u n %u k %u a@%u/%u%s b@%u/%u%s c@%u/%u", k->m, k->n, k->k,
+                 k->a_addr, k->lda, k->trans_a ? "T" : "", k->b_addr, k->ldb, k->trans_b ? "T" : "",
+                 k->c_addr, k->ldc);
+        break;
+    }
+    case HC_VU:
+        snprintf(ops, sizeof(ops), "%s %ux%u src 0x%" PRIx64 " dst 0x%" PRIx64,
+                 vu_op_name((enum vu_op)c->op), c->u.vu.rows, c->u.vu.cols, c->u.vu.src,
+                 c->u.vu.dst);
+        break;
+    case HC_FLASH_RD:
+    case HC_FLASH_WR:
+    case HC_HOST_WR:
+        snprintf(ops, sizeof(ops), "stream %s rec %u tb 0x%" PRIx64 " %" PRIu64 " B",
+                 hc_stream_name((enum hc_stream)c->op), c->u.fl.rec, c->u.fl.tb, c->bytes);
+        break;
+    case HC_FABRIC_BCAST:
+    case HC_FABRIC_REDUCE:
+    case HC_LOSS_GATHER:
+        snprintf(ops, sizeof(ops), "src 0x%" PRIx64 " dst 0x%" PRIx64 " %" PRIu64 " B",
+                 c->u.fab.src, c->u.fab.dst, c->bytes);
+        break;
+    case HC_OPT_UPDATE:
+        snprintf(ops, sizeof(ops), "grad 0x%" PRIx64 " out 0x%" PRIx64 " %" PRIu64 " params",
+                 c->u.opt.grad, c->u.opt.wout, c->bytes / 4);
+        break;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < c->ndep && o + 12 < sizeof(deps); i++)
+        o += (size_t)snprintf(deps + o, sizeof(deps) - o, "%s%u", i ? "," : "",
+                              p->deps[c->dep0 + i]);
+    if (c->ndep && o + 12 >= sizeof(deps))
+        snprintf(deps + sizeof(deps) - 5, 5, "...");
+    snprintf(buf, len, "%6u %-4s %-12s %-13s L%u %s  %-40s deps [%s]", c->id, node, res,
+             hc_kind_name((enum hc_kind)c->kind), c->layer + 1, c->pass == HC_FWD ? "fwd" : "bwd",
+             ops, deps);
+}
+
+static void print_regions(FILE *f, const char *who, const struct hc_region *r, uint32_t n,
+                          uint64_t used)
+{
+    fprintf(f, "%s tensor buffer: %" PRIu64 " bytes used\n", who, used);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "  %-10s 0x%010" PRIx64 "  %12" PRIu64 " B\n", r[i].name, r[i].addr, r[i].bytes);
+}
+
+void hc_print(const struct hc_prog *p, FILE *f)
+{
+    char line[512];
+    const struct hc_cfg *cfg = &p->cfg;
+    char model[256];
+
+    dnn_model_format(&cfg->model, model, sizeof(model));
+    fprintf(f,
+            "program: model %s, %u ANs, batch %u (%u rows per AN), core %ux%u (pads %u/%u/%u "
+            "words), %s, output layer %s\n",
+            model, cfg->n_an, cfg->batch, p->rows, cfg->core.rows, cfg->core.cols,
+            cfg->core.a_words, cfg->core.b_words, cfg->core.c_words,
+            cfg->eval ? "evaluation" : "training step",
+            cfg->keep_output_resident ? "resident" : "streamed twice");
+    fprintf(f, "%u commands, %u GEMMs per AN\n\n", p->n_cmd, p->gemms);
+    print_regions(f, "AN", p->an_tb, p->n_an_tb, p->an_tb_used);
+    print_regions(f, "WN", p->wn_tb, p->n_wn_tb, p->wn_tb_used);
+    fprintf(f, "\n    id node resource     kind          layer/pass  operands"
+               "                                 dependencies\n");
+    for (uint32_t node = 0; node <= cfg->n_an; node++) {
+        uint32_t want = node == cfg->n_an ? HC_WN : node;
+        char nn[16];
+        node_name(want, nn, sizeof(nn));
+        fprintf(f, "\n== %s%s\n", nn, want == HC_WN ? " (with the fabric)" : "");
+        for (uint32_t i = 0; i < p->n_cmd; i++) {
+            if (p->cmd[i].node != want)
+                continue;
+            hc_format(p, &p->cmd[i], line, sizeof(line));
+            fprintf(f, "%s\n", line);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- validation */
+
+struct vt {
+    FILE *out;
+    struct hc_err *e;
+    size_t elen;
+    int rc;
+    unsigned fails;
+};
+
+static void vt_row(struct vt *v, bool ok, int code, const char *check, const char *need,
+                   const char *cap, const char *why)
+{
+    if (v->out)
+        fprintf(v->out, "%-46s %-24s %-30s %s\n", check, need, cap, ok ? "OK" : "FAIL");
+    if (ok)
+        return;
+    if (code == -EINVAL || !v->rc)
+        v->rc = code;
+    if (v->e) {
+        size_t l = strlen(v->e->msg);
+        snprintf(v->e->msg + l, sizeof(v->e->msg) - l, "%s%s: %s", v->fails ? "; " : "", check,
+                 why);
+    }
+    v->fails++;
+}
+
+static void fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, len, "%.2f MiB", (double)b / (1ull << 20));
+    else if (b >= 1024)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
+    else
+        snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+static void vt_bytes(struct vt *v, const char *check, uint64_t need, uint64_t cap, const char *what)
+{
+    char n[32], k[32], why[256];
+    fmt_bytes(n, sizeof(n), need);
+    fmt_bytes(k, sizeof(k), cap);
+    snprintf(why, sizeof(why), "%s needs %s, has %s", what, n, k);
+    vt_row(v, need <= cap, -ENOSPC, check, n, k, why);
+}
+
+int hc_validate(const struct hc_cfg *cfg, FILE *out, struct hc_err *e)
+{
+    struct vt v = {.out = out, .e = e};
+    char check[96], need[64], cap[64], why[512];
+    struct hc_err ce;
+    int rc;
+
+    if (e)
+        e->msg[0] = 0;
+    if (out)
+        fprintf(out, "%-46s %-24s %-30s %s\n", "check", "need", "capacity", "result");
+
+    /* configuration sanity */
+    snprintf(check, sizeof(check), "batch B=%u divisible by N=%u", cfg->batch, cfg->n_an);
+    snprintf(need, sizeof(need), "B %% N == 0");
+    snprintf(cap, sizeof(cap), "B %% N = %u", cfg->n_an ? cfg->batch % cfg->n_an : 0);
+    snprintf(why, sizeof(why),
+             "batch %u is not divisible by %u Activation Nodes; accepted a multiple of N",
+             cfg->batch, cfg->n_an);
+    vt_row(&v, cfg->n_an && cfg->batch && cfg->batch % cfg->n_an == 0, -EINVAL, check, need, cap,
+           why);
+    {
+        struct hc_cfg c2 = *cfg; /* the batch has its own row */
+        if (c2.n_an)
+            c2.batch = c2.n_an;
+        rc = check_cfg(&c2, &ce);
+        vt_row(&v, rc == 0, -EINVAL, "model, core and node counts", "sane", rc ? "no" : "yes",
+               rc ? ce.msg : "");
+        if (!rc)
+            rc = check_cfg(cfg, &ce);
+    }
+    if (rc) {
+        if (out)
+            fprintf(out, "\n%u check(s) failed\n", v.fails);
+        return v.rc;
+    }
+
+    /* SRAM: every GEMM must tile; compiling does exactly that */
+    {
+        struct cc c;
+        memset(&c, 0, sizeof(c));
+        c.cfg = cfg;
+        c.w = core_twin_w(&cfg->core);
+        core_twin_map(&cfg->core, &c.map);
+        c.a_half = (uint32_t)(c.map.a_elems / 2 / c.w * c.w);
+        c.b_half = (uint32_t)(c.map.b_elems / 2 / c.w * c.w);
+        c.c_half = (uint32_t)(c.map.c_elems / 2 / c.w * c.w);
+        uint32_t r = cfg->batch / cfg->n_an;
+        for (uint32_t l = 0; l < cfg->model.n_layers; l++) {
+            const struct dnn_layer *ly = &cfg->model.layer[l];
+            struct {
+                const char *name;
+                uint32_t m, n, k;
+                bool on;
+            } g[3] = {{"fwd", r, ly->out, ly->in, true},
+                      {"dW", ly->in, ly->out, r, !cfg->eval},
+                      {"dX", r, ly->in, ly->out, !cfg->eval && l > 0}};
+            for (int i = 0; i < 3; i++) {
+                struct plan pl;
+                if (!g[i].on)
+                    continue;
+                rc = plan_gemm(&c, g[i].m, g[i].n, g[i].k, &pl, why, sizeof(why));
+                snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", l + 1, g[i].name,
+                         g[i].m, g[i].n, g[i].k);
+                uint64_t kp = g[i].k < c.w ? c.w : ru64(g[i].k, c.w);
+                snprintf(need, sizeof(need), "K-panel %" PRIu64 " el", kp);
+                snprintf(cap, sizeof(cap), "half-pad %u el",
+                         c.a_half < c.b_half ? c.a_half : c.b_half);
+                if (!rc)
+                    snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)",
+                             pl.tm * pl.tn);
+                vt_row(&v, rc == 0, -ENOSPC, check, need, cap, why);
+            }
+        }
+    }
+
+    /* tensor buffers: compile (allocation) */
+    {
+        struct hc_prog *p = NULL;
+        rc = hc_compile(cfg, &p, &ce);
+        if (p) {
+            vt_bytes(&v, "AN tensor buffer (2 weight slots + acts)", p->an_tb_used, cfg->tb_bytes,
+                     "each AN's tensor buffer");
+            vt_bytes(&v, "WN tensor buffer (2 weight slots + state)", p->wn_tb_used, cfg->tb_bytes,
+                     "the WN's tensor buffer");
+            hc_prog_free(p);
+        }
+    }
+
+    /* flash streams */
+    if (!cfg->eval) {
+        const struct dnn_model *m = &cfg->model;
+        uint32_t r = cfg->batch / cfg->n_an;
+        uint64_t ap = cfg->an_page ? cfg->an_page : 4096, wp = cfg->wn_page ? cfg->wn_page : 4096;
+        uint64_t shards = cfg->samples ? (cfg->samples / cfg->batch) : 1;
+        uint64_t shard = ru64((uint64_t)r * m->layer[0].in + r, ap);
+        uint64_t act = 0, wrec = 0, mrec = 0, orec = 0;
+        if (!shards)
+            shards = 1;
+        for (uint32_t l = 0; l < m->n_layers; l++) {
+            uint64_t params = dnn_model_layer_params(m, l);
+            act += ru64((uint64_t)r * m->layer[l].in * 2, ap);
+            wrec += ru64(dnn_model_layer_stream_bytes(m, l), wp);
+            mrec += ru64(params * 4, wp);
+            orec += ru64(params * 4 * cfg->opt_state_words, wp);
+        }
+        if (cfg->act_fresh_lb && cfg->stream_lb[HC_S_V])
+            act = ru64(act, cfg->stream_lb[HC_S_V]);
+        struct {
+            const char *name;
+            enum hc_stream s;
+            uint64_t need;
+        } f[5] = {
+            {"AN NV stream (training inputs, per epoch)", HC_S_NV, shards * shard},
+            {"AN V stream (activations of a step)", HC_S_V, act},
+            {"WN W stream (bf16 weights, 2 versions)", HC_S_W, 2 * wrec},
+            {"WN M stream (fp32 masters, 2 versions)", HC_S_M, 2 * mrec},
+            {"WN O stream (optimizer state, 2 versions)", HC_S_O, 2 * orec},
+        };
+        for (int i = 0; i < 5; i++) {
+            uint64_t lb = cfg->stream_lb[f[i].s], cap_b = cfg->stream_cap[f[i].s];
+            char n[32], k[32];
+            if (!lb) {
+                vt_row(&v, false, -EINVAL, f[i].name, "-", "no such stream",
+                       "the flash layout does not fit the flash geometry (683 blocks per plane "
+                       "are laid out; see models/flash/ftl_layout.h)");
+                continue;
+            }
+            /* whole logical blocks, and one more: the log must open a free one */
+            uint64_t need_lb = (f[i].need + lb - 1) / lb + 1;
+            fmt_bytes(n, sizeof(n), need_lb * lb);
+            fmt_bytes(k, sizeof(k), cap_b);
+            snprintf(need, sizeof(need), "%" PRIu64 " LB (%s)", need_lb, n);
+            snprintf(cap, sizeof(cap), "%" PRIu64 " LB (%s)", cap_b / lb, k);
+            snprintf(why, sizeof(why),
+                     "needs %" PRIu64 " logical blocks of %" PRIu64
+                     " bytes (the data and one free block), has %" PRIu64,
+                     need_lb, lb, cap_b / lb);
+            vt_row(&v, need_lb * lb <= cap_b, -ENOSPC, f[i].name, need, cap, why);
+        }
+    }
+    if (out)
+        fprintf(out, "\n%s\n", v.fails ? "the model does NOT fit this machine" : "the model fits");
+    return v.rc;
+}

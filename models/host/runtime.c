@@ -1,0 +1,1242 @@
+/*
+ * runtime.c - the machine and its command scheduler; see runtime.h.
+ *
+ * The scheduler: every resource (an AN's core, DMA, vector unit, flash read and write paths;
+ * the WN's flash paths and optimizer; the fabric's two directions; the host) runs its commands
+ * in program order, one at a time. A command starts at the event where its last dependency
+ * ended or its resource became free, whichever is later; the node that owns it performs it
+ * (functionally, at its start) and says when it ends; an event at that time completes it. The
+ * dependency that ended last (or the resource's previous command) is remembered as the
+ * command's critical predecessor, for the "waited_on" column.
+ */
+#include "models/host/runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csim/sim.h"
+#include "models/host/compile.h"
+#include "models/node/anode.h"
+#include "models/node/dmat.h"
+#include "models/node/wnode.h"
+
+#define NONE UINT32_MAX
+
+/* ---------------------------------------------------------------- executor state */
+
+struct evref {
+    struct rt *r;
+    struct exec *x;
+    uint32_t id;
+};
+
+struct exec {
+    const struct hc_prog *p;
+    uint32_t *pending;
+    uint64_t *start, *end;
+    uint64_t *free_t; /* when the command let its resource go (<= end) */
+    uint32_t *crit;
+    uint32_t *succ, *succ0; /* CSR: successors of i are succ[succ0[i] .. succ0[i + 1]) */
+    uint32_t *rq, *rq0;     /* CSR: commands of resource k in program order */
+    uint32_t *rnext;        /* next position in each resource's queue */
+    uint8_t *rbusy;
+    uint32_t *rlast;   /* last command that ended on the resource */
+    struct evref *ev;  /* completion events */
+    struct evref *evr; /* resource-release events (when free_t < end) */
+    uint32_t done;
+    bool record; /* layer records for this program */
+};
+
+struct rt {
+    struct rt_cfg cfg;
+    struct hc_prog *train, *eval;
+    struct exec xt, xe;
+    struct sim *sim;
+    struct anode *an[RT_MAX_AN];
+    struct wnode *wn;
+    struct fabric *fab;
+    struct dmat *dmat;
+    enum rt_fidelity fid;
+    char (*resname)[24];
+    uint32_t n_res;
+    /* run state */
+    struct exec *cur;
+    int err;
+    char *errmsg;
+    size_t errlen;
+    float loss;
+    uint64_t step_commands, step_gemms;
+    /* scratch */
+    unsigned char *buf;
+    size_t buf_cap;
+    float **part;
+    /* records */
+    struct rt_layer_rec *rec;
+    size_t n_rec, cap_rec;
+    struct rt_busy *busy;
+    size_t n_busy, cap_busy, busy_max;
+    uint64_t busy_dropped;
+    bool busy_on;
+    uint64_t *res_busy_ps; /* per resource, over the run */
+    uint64_t steps, evals, sim_steps_ps;
+    struct rt_counter *ctr;
+    size_t n_ctr, cap_ctr;
+    /* interval scratch for the records */
+    struct iv {
+        uint64_t a, b;
+    } * iv;
+    size_t cap_iv;
+};
+
+static int err_set(struct rt_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int err_set(struct rt_err *e, int code, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+static void flash_small(struct flash_cfg *f)
+{
+    flash_cfg_default(f);
+    f->geom.channels = 2;
+    f->geom.chips_per_chan = 1;
+    f->geom.dies_per_chip = 1;
+    f->geom.planes_per_die = 2;
+    f->geom.pages_per_block = 16;
+}
+
+void rt_cfg_default(struct rt_cfg *c)
+{
+    struct dnn_err e;
+
+    memset(c, 0, sizeof(*c));
+    dnn_model_parse(&c->model, "fc-mnist", &e);
+    dnn_params_opt_sgd(&c->opt, 0.01f, 0.9f, 0.0f);
+    c->init_seed = 1;
+    c->batch = 64;
+    c->n_an = 4;
+    c->core = (struct core_twin_cfg){
+        .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
+    c->core_period_ps = 1250; /* (derived) 0.8 GHz, DESIGN.md section 6 */
+    vu_cfg_default(&c->vu);
+    c->optu = (struct rt_optu_cfg){
+        .period_ps = 1250, .lanes = 16, .latency = 32, .cost_sgd = 1, .cost_adam = 4};
+    dma_params_default(&c->dma);
+    dram_cfg_default(&c->tb);
+    flash_cfg_default(&c->an_flash);
+    flash_cfg_default(&c->wn_flash);
+    /* payload beside the timing-only flash model (models/node/nflash.h: the record store) */
+    c->an_flash.sw.store_payload = false;
+    c->wn_flash.sw.store_payload = false;
+    fabric_cfg_default(&c->fabric);
+    c->keep_output_resident = false;
+    c->act_fresh_lb = false;
+    c->fidelity = RT_TLM;
+    c->rtl = NULL;
+    c->seed = 1;
+}
+
+void rt_cfg_small(struct rt_cfg *c)
+{
+    struct dnn_err e;
+
+    rt_cfg_default(c);
+    dnn_model_parse(&c->model, "mlp:64-32-10", &e);
+    c->batch = 8;
+    c->n_an = 1;
+    c->core.a_words = c->core.b_words = c->core.c_words = 512;
+    flash_small(&c->an_flash);
+    flash_small(&c->wn_flash);
+    /* the bytes in the flash model's pages, masters and state included: small runs exercise
+     * the whole payload path */
+    c->an_flash.sw.store_payload = true;
+    c->wn_flash.sw.store_payload = true;
+    c->wn_state_payload = true;
+}
+
+const char *rt_fidelity_name(enum rt_fidelity f)
+{
+    return f == RT_TLM ? "tlm" : f == RT_RTL ? "rtl" : f == RT_LOCKSTEP ? "lockstep" : "?";
+}
+
+int rt_fidelity_parse(const char *s, enum rt_fidelity *f, struct rt_err *e)
+{
+    for (int i = 0; i <= RT_LOCKSTEP; i++)
+        if (s && strcmp(s, rt_fidelity_name((enum rt_fidelity)i)) == 0) {
+            *f = (enum rt_fidelity)i;
+            return 0;
+        }
+    return err_set(e, -EINVAL, "fidelity '%s': accepted tlm, rtl or lockstep", s ? s : "(null)");
+}
+
+const char *rt_pass_name(enum rt_pass p)
+{
+    return p == RT_FWD ? "fwd" : "bwd";
+}
+
+const char *rt_phase_name(enum rt_phase p)
+{
+    return hc_phase_name((enum hc_phase)p);
+}
+
+/* The compiler's view of cfg. */
+static void hc_from_rt(const struct rt_cfg *c, bool eval, struct hc_cfg *h)
+{
+    struct ftl_layout an, wn;
+    static const char *const names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
+
+    memset(h, 0, sizeof(*h));
+    h->model = c->model;
+    h->n_an = c->n_an;
+    h->batch = c->batch;
+    h->core = c->core;
+    h->tb_bytes = c->tb.size_bytes;
+    h->keep_output_resident = c->keep_output_resident;
+    h->eval = eval;
+    h->opt_state_words = c->opt.kind == DNN_OPT_ADAM ? 2 : 1;
+    ftl_layout_an(&an);
+    ftl_layout_wn(&wn);
+    for (int s = 0; s < HC_N_STREAMS; s++)
+        nflash_stream_size(s < 2 ? &an : &wn, s < 2 ? &c->an_flash.geom : &c->wn_flash.geom,
+                           names[s], &h->stream_cap[s], &h->stream_lb[s]);
+    h->an_page = c->an_flash.geom.page_bytes;
+    h->wn_page = c->wn_flash.geom.page_bytes;
+    h->samples = c->samples;
+    h->act_fresh_lb = c->act_fresh_lb;
+}
+
+static int check_rt_cfg(const struct rt_cfg *c, struct rt_err *e)
+{
+    struct dnn_err de;
+    struct fabric_err fe;
+    struct flash_err le;
+    char msg[256];
+    struct fabric_cfg fc = c->fabric;
+
+    if (c->n_an < 1 || c->n_an > RT_MAX_AN)
+        return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
+                       RT_MAX_AN);
+    if (dnn_params_opt_validate(&c->opt, &de))
+        return err_set(e, -EINVAL, "optimizer: %s", de.msg);
+    fc.n_an = c->n_an;
+    if (fabric_cfg_validate(&fc, &fe))
+        return err_set(e, -EINVAL, "fabric: %s", fe.msg);
+    if (flash_cfg_validate(&c->an_flash, &le))
+        return err_set(e, -EINVAL, "AN flash: %s", le.msg);
+    if (flash_cfg_validate(&c->wn_flash, &le))
+        return err_set(e, -EINVAL, "WN flash: %s", le.msg);
+    if (dram_cfg_check(&c->tb, msg, sizeof(msg)))
+        return err_set(e, -EINVAL, "tensor buffer: %s", msg);
+    if (!c->core_period_ps || !c->optu.period_ps || !c->vu.lanes || !c->optu.lanes)
+        return err_set(e, -EINVAL,
+                       "clocks and lanes: core_period_ps %" PRIu64 ", optu.period_ps %" PRIu64
+                       ", vu.lanes %u, optu.lanes %u; accepted all > 0",
+                       c->core_period_ps, c->optu.period_ps, c->vu.lanes, c->optu.lanes);
+    return 0;
+}
+
+int rt_validate(const struct rt_cfg *c, FILE *out, struct rt_err *e)
+{
+    struct hc_cfg h;
+    struct hc_err he;
+    int rc = check_rt_cfg(c, e);
+    if (rc) {
+        if (out)
+            fprintf(out, "configuration: FAIL: %s\n", e ? e->msg : "");
+        return rc;
+    }
+    hc_from_rt(c, false, &h);
+    rc = hc_validate(&h, out, &he);
+    if (rc)
+        err_set(e, rc, "the model does not fit the machine: %s", he.msg);
+    return rc;
+}
+
+int rt_compile_listing(const struct rt_cfg *c, FILE *out, struct rt_err *e)
+{
+    struct hc_cfg h;
+    struct hc_err he;
+    struct hc_prog *p;
+    int rc = check_rt_cfg(c, e);
+    if (rc)
+        return rc;
+    hc_from_rt(c, false, &h);
+    rc = hc_compile(&h, &p, &he);
+    if (rc)
+        return err_set(e, rc, "compile: %s", he.msg);
+    hc_print(p, out);
+    hc_prog_free(p);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- executor */
+
+static void exec_free(struct exec *x)
+{
+    free(x->pending);
+    free(x->start);
+    free(x->end);
+    free(x->free_t);
+    free(x->crit);
+    free(x->succ);
+    free(x->succ0);
+    free(x->rq);
+    free(x->rq0);
+    free(x->rnext);
+    free(x->rbusy);
+    free(x->rlast);
+    free(x->ev);
+    free(x->evr);
+    memset(x, 0, sizeof(*x));
+}
+
+static int exec_init(struct rt *r, struct exec *x, const struct hc_prog *p, bool record)
+{
+    uint32_t n = p->n_cmd, nr = p->n_res;
+
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->record = record;
+    x->pending = calloc(n, sizeof(*x->pending));
+    x->start = calloc(n, sizeof(*x->start));
+    x->end = calloc(n, sizeof(*x->end));
+    x->free_t = calloc(n, sizeof(*x->free_t));
+    x->crit = calloc(n, sizeof(*x->crit));
+    x->succ = calloc(p->n_deps + 1, sizeof(*x->succ));
+    x->succ0 = calloc(n + 1, sizeof(*x->succ0));
+    x->rq = calloc(n + 1, sizeof(*x->rq));
+    x->rq0 = calloc(nr + 1, sizeof(*x->rq0));
+    x->rnext = calloc(nr, sizeof(*x->rnext));
+    x->rbusy = calloc(nr, sizeof(*x->rbusy));
+    x->rlast = calloc(nr, sizeof(*x->rlast));
+    x->ev = calloc(n, sizeof(*x->ev));
+    x->evr = calloc(n, sizeof(*x->evr));
+    if (!x->pending || !x->start || !x->end || !x->free_t || !x->evr || !x->crit || !x->succ ||
+        !x->succ0 || !x->rq || !x->rq0 || !x->rnext || !x->rbusy || !x->rlast || !x->ev) {
+        exec_free(x);
+        return -ENOMEM;
+    }
+    /* successors (CSR) */
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < p->cmd[i].ndep; k++)
+            x->succ0[p->deps[p->cmd[i].dep0 + k] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        x->succ0[i + 1] += x->succ0[i];
+    uint32_t *fill = calloc(n + 1, sizeof(*fill));
+    if (!fill) {
+        exec_free(x);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < p->cmd[i].ndep; k++) {
+            uint32_t d = p->deps[p->cmd[i].dep0 + k];
+            x->succ[x->succ0[d] + fill[d]++] = i;
+        }
+    free(fill);
+    /* resource queues (CSR), program order */
+    for (uint32_t i = 0; i < n; i++)
+        x->rq0[p->cmd[i].res + 1]++;
+    for (uint32_t k = 0; k < nr; k++)
+        x->rq0[k + 1] += x->rq0[k];
+    for (uint32_t k = 0; k < nr; k++)
+        x->rnext[k] = x->rq0[k];
+    for (uint32_t i = 0; i < n; i++)
+        x->rq[x->rnext[p->cmd[i].res]++] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        x->ev[i] = (struct evref){r, x, i};
+        x->evr[i] = (struct evref){r, x, i};
+    }
+    return 0;
+}
+
+static int ensure_buf(struct rt *r, size_t n)
+{
+    if (n <= r->buf_cap)
+        return 0;
+    unsigned char *b = realloc(r->buf, n);
+    if (!b)
+        return -ENOMEM;
+    r->buf = b;
+    r->buf_cap = n;
+    return 0;
+}
+
+/* Latest end time of c's dependencies on AN n (start of the step if none). */
+static uint64_t ready_on(const struct exec *x, const struct hc_cmd *c, uint32_t n, uint64_t dflt)
+{
+    uint64_t t = dflt;
+    bool any = false;
+    for (uint32_t k = 0; k < c->ndep; k++) {
+        uint32_t d = x->p->deps[c->dep0 + k];
+        if (x->p->cmd[d].node != n)
+            continue;
+        if (!any || x->end[d] > t)
+            t = x->end[d];
+        any = true;
+    }
+    return t;
+}
+
+/* The fabric's commands (they touch every node). */
+static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
+                       uint64_t *end, uint64_t *free_at)
+{
+    const struct hc_prog *p = x->p;
+    uint32_t N = r->cfg.n_an;
+    struct fabric_err fe;
+    uint64_t ready[RT_MAX_AN];
+    int rc;
+
+    if (c->kind == HC_FABRIC_BCAST) {
+        if (ensure_buf(r, c->bytes))
+            return -ENOMEM;
+        if (dram_read(wnode_tb(r->wn), c->u.fab.src, r->buf, c->bytes))
+            return -ERANGE;
+        for (uint32_t n = 0; n < N; n++)
+            if (dram_write(anode_tb(r->an[n]), c->u.fab.dst, r->buf, c->bytes))
+                return -ERANGE;
+        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, &fe);
+        if (rc)
+            snprintf(r->errmsg, r->errlen, "fabric broadcast: %s", fe.msg);
+        /* the WN's down link is free once it has sent every chunk; the tree forwards them */
+        *free_at = now + fabric_xfer_ps(fabric_cfg(r->fab), c->bytes);
+        if (*free_at > *end)
+            *free_at = *end;
+        return rc;
+    }
+    size_t count = c->bytes / 4;
+    if (ensure_buf(r, (size_t)(N + 1) * count * 4))
+        return -ENOMEM;
+    for (uint32_t n = 0; n < N; n++) {
+        r->part[n] = (float *)r->buf + (size_t)n * count;
+        if (dram_read(anode_tb(r->an[n]), c->u.fab.src, r->part[n], count * 4))
+            return -ERANGE;
+        ready[n] = ready_on(x, c, n, now);
+    }
+    float *sum = (float *)r->buf + (size_t)N * count;
+    fabric_reduce_f32(r->fab, sum, (const float *const *)r->part, count);
+    if (c->kind == HC_LOSS_GATHER) {
+        r->loss = sum[0] / (float)r->cfg.batch;
+        rc = fabric_gather_loss(r->fab, ready, end, &fe);
+    } else {
+        if (dram_write(wnode_tb(r->wn), c->u.fab.dst, sum, count * 4))
+            return -ERANGE;
+        rc = fabric_reduce(r->fab, ready, c->bytes, end, &fe);
+    }
+    if (rc)
+        snprintf(r->errmsg, r->errlen, "fabric: %s", fe.msg);
+    if (*end < now)
+        *end = now;
+    *free_at = *end;
+    (void)p;
+    return rc;
+}
+
+static void on_done(struct sim *sim, void *user);
+static void on_release(struct sim *sim, void *user);
+
+static void record_busy(struct rt *r, const struct hc_cmd *c, uint64_t a, uint64_t b)
+{
+    r->res_busy_ps[c->res] += b - a;
+    if (!r->busy_on)
+        return;
+    if (r->busy_max && r->n_busy >= r->busy_max) {
+        r->busy_dropped++;
+        return;
+    }
+    if (r->n_busy == r->cap_busy) {
+        size_t cap = r->cap_busy ? 2 * r->cap_busy : 4096;
+        struct rt_busy *q = realloc(r->busy, cap * sizeof(*q));
+        if (!q) {
+            r->busy_dropped++;
+            return;
+        }
+        r->busy = q;
+        r->cap_busy = cap;
+    }
+    r->busy[r->n_busy++] = (struct rt_busy){
+        .res = c->res, .step = r->steps, .start_ps = a, .end_ps = b, .label = c->label};
+}
+
+/* Start the next command of resource k if it can start now. */
+static void try_start(struct rt *r, struct exec *x, uint32_t k)
+{
+    const struct hc_prog *p = x->p;
+    uint64_t now = sim_now(r->sim), end = now, free_at = now;
+    int rc;
+
+    if (r->err || x->rbusy[k] || x->rnext[k] >= x->rq0[k + 1])
+        return;
+    uint32_t id = x->rq[x->rnext[k]];
+    if (x->pending[id])
+        return;
+    const struct hc_cmd *c = &p->cmd[id];
+
+    /* critical predecessor: the dependency that ended last, or the resource's last command */
+    uint32_t crit = NONE;
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < c->ndep; i++) {
+        uint32_t d = p->deps[c->dep0 + i];
+        if (crit == NONE || x->end[d] >= t) {
+            crit = d;
+            t = x->end[d];
+        }
+    }
+    if (x->rlast[k] != NONE && (crit == NONE || x->free_t[x->rlast[k]] > t))
+        crit = x->rlast[k];
+    x->crit[id] = crit;
+
+    if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
+        rc = exec_fabric(r, x, c, now, &end, &free_at);
+    else if (c->node == HC_WN)
+        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->errmsg, r->errlen);
+    else
+        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->errmsg, r->errlen);
+    if (rc) {
+        if (!r->errmsg[0])
+            snprintf(r->errmsg, r->errlen, "command %u '%s' failed (%d)", id, c->label, rc);
+        r->err = rc;
+        sim_stop(r->sim);
+        return;
+    }
+    if (free_at < now)
+        free_at = now;
+    if (free_at > end)
+        free_at = end;
+    x->rbusy[k] = 1;
+    x->start[id] = now;
+    x->end[id] = end;
+    x->free_t[id] = free_at;
+    record_busy(r, c, now, free_at);
+    r->step_commands++;
+    r->step_gemms += c->kind == HC_GEMM;
+    rc = 0;
+    if (free_at < end)
+        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL);
+    if (!rc)
+        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL);
+    if (rc) {
+        snprintf(r->errmsg, r->errlen, "event kernel: %s", sim_last_error(r->sim));
+        r->err = rc;
+        sim_stop(r->sim);
+    }
+}
+
+/* The command lets its resource go: the resource's next command may start. */
+static void release(struct rt *r, struct exec *x, uint32_t id)
+{
+    uint32_t k = x->p->cmd[id].res;
+    x->rbusy[k] = 0;
+    x->rlast[k] = id;
+    x->rnext[k]++;
+    try_start(r, x, k);
+}
+
+static void on_release(struct sim *sim, void *user)
+{
+    struct evref *e = user;
+    (void)sim;
+    release(e->r, e->x, e->id);
+}
+
+static void on_done(struct sim *sim, void *user)
+{
+    struct evref *e = user;
+    struct rt *r = e->r;
+    struct exec *x = e->x;
+
+    (void)sim;
+    x->done++;
+    for (uint32_t i = x->succ0[e->id]; i < x->succ0[e->id + 1]; i++) {
+        uint32_t s = x->succ[i];
+        if (--x->pending[s] == 0)
+            try_start(r, x, x->p->cmd[s].res);
+    }
+    if (x->free_t[e->id] == x->end[e->id])
+        release(r, x, e->id);
+}
+
+/* Run program x from now until every command is done. */
+static int run(struct rt *r, struct exec *x, struct rt_err *e)
+{
+    const struct hc_prog *p = x->p;
+    char msg[RT_ERR_LEN];
+
+    msg[0] = 0;
+    r->errmsg = msg;
+    r->errlen = sizeof(msg);
+    r->err = 0;
+    r->cur = x;
+    x->done = 0;
+    for (uint32_t i = 0; i < p->n_cmd; i++)
+        x->pending[i] = p->cmd[i].ndep;
+    for (uint32_t k = 0; k < p->n_res; k++) {
+        x->rnext[k] = x->rq0[k];
+        x->rbusy[k] = 0;
+        x->rlast[k] = NONE;
+    }
+    for (uint32_t k = 0; k < p->n_res; k++)
+        try_start(r, x, k);
+    if (!r->err) {
+        int rc = sim_run(r->sim);
+        if (rc && !r->err) {
+            r->err = rc;
+            snprintf(msg, sizeof(msg), "event kernel: %s", sim_last_error(r->sim));
+        }
+    }
+    if (!r->err && x->done != p->n_cmd) {
+        r->err = -EDEADLK;
+        snprintf(msg, sizeof(msg), "scheduler: %u of %u commands done, nothing left to run",
+                 x->done, p->n_cmd);
+    }
+    r->errmsg = NULL;
+    if (r->err)
+        return err_set(e, r->err, "%s", msg);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- layer records */
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const struct iv *x = a, *y = b;
+    return x->a < y->a ? -1 : x->a > y->a;
+}
+
+static uint64_t union_len(struct iv *v, size_t n)
+{
+    uint64_t sum = 0, a = 0, b = 0;
+    bool open = false;
+    qsort(v, n, sizeof(*v), cmp_iv);
+    for (size_t i = 0; i < n; i++) {
+        if (open && v[i].a <= b) {
+            if (v[i].b > b)
+                b = v[i].b;
+            continue;
+        }
+        if (open)
+            sum += b - a;
+        a = v[i].a;
+        b = v[i].b;
+        open = true;
+    }
+    if (open)
+        sum += b - a;
+    return sum;
+}
+
+static int make_records(struct rt *r, struct exec *x)
+{
+    const struct hc_prog *p = x->p;
+    uint32_t L = r->cfg.model.n_layers;
+
+    if (r->cap_iv < p->n_cmd) {
+        struct iv *v = realloc(r->iv, p->n_cmd * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        r->iv = v;
+        r->cap_iv = p->n_cmd;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t j = 0; j < L; j++) {
+            uint32_t l = pass == RT_FWD ? j : L - 1 - j;
+            struct rt_layer_rec rec;
+            uint32_t last = NONE;
+            memset(&rec, 0, sizeof(rec));
+            rec.step = r->steps;
+            rec.layer = l + 1;
+            rec.pass = (enum rt_pass)pass;
+            rec.start_ps = UINT64_MAX;
+            for (uint32_t i = 0; i < p->n_cmd; i++) {
+                const struct hc_cmd *c = &p->cmd[i];
+                if (c->layer != l || c->pass != pass)
+                    continue;
+                if (x->start[i] < rec.start_ps)
+                    rec.start_ps = x->start[i];
+                if (last == NONE || x->end[i] > rec.end_ps) {
+                    rec.end_ps = x->end[i];
+                    last = i;
+                }
+            }
+            if (last == NONE)
+                continue;
+            for (int ph = 0; ph < RT_PH_N; ph++) {
+                size_t n = 0;
+                for (uint32_t i = 0; i < p->n_cmd; i++) {
+                    const struct hc_cmd *c = &p->cmd[i];
+                    if (c->layer == l && c->pass == pass && c->phase == ph &&
+                        x->end[i] > x->start[i])
+                        r->iv[n++] = (struct iv){x->start[i], x->end[i]};
+                }
+                rec.phase_ps[ph] = union_len(r->iv, n);
+            }
+            /* critical path inside [start, end] */
+            uint64_t crit[RT_PH_N] = {0};
+            for (uint32_t i = last; i != NONE; i = x->crit[i]) {
+                uint64_t a = x->start[i] > rec.start_ps ? x->start[i] : rec.start_ps;
+                uint64_t b = x->end[i] < rec.end_ps ? x->end[i] : rec.end_ps;
+                if (b > a)
+                    crit[p->cmd[i].phase] += b - a;
+                if (x->end[i] <= rec.start_ps)
+                    break;
+            }
+            rec.waited_on = RT_PH_COMPUTE;
+            for (int ph = 1; ph < RT_PH_N; ph++)
+                if (crit[ph] > crit[rec.waited_on])
+                    rec.waited_on = (enum rt_phase)ph;
+            if (r->n_rec == r->cap_rec) {
+                size_t cap = r->cap_rec ? 2 * r->cap_rec : 256;
+                struct rt_layer_rec *q = realloc(r->rec, cap * sizeof(*q));
+                if (!q)
+                    return -ENOMEM;
+                r->rec = q;
+                r->cap_rec = cap;
+            }
+            r->rec[r->n_rec++] = rec;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- machine */
+
+static enum anode_mode anode_mode_of(enum rt_fidelity f)
+{
+    return f == RT_RTL ? ANODE_RTL : f == RT_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
+}
+
+int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
+{
+    struct rt *r;
+    struct hc_cfg h;
+    struct hc_err he;
+    struct dnn_err de;
+    struct fabric_err fe;
+    char msg[RT_ERR_LEN];
+    struct dnn_params *p0 = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = rt_validate(c, NULL, e);
+    if (rc)
+        return rc;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return err_set(e, -ENOMEM, "runtime: out of memory");
+    r->cfg = *c;
+    r->cfg.fabric.n_an = c->n_an;
+    r->fid = RT_TLM;
+
+    hc_from_rt(c, false, &h);
+    if ((rc = hc_compile(&h, &r->train, &he))) {
+        err_set(e, rc, "compile: %s", he.msg);
+        goto fail;
+    }
+    hc_from_rt(c, true, &h);
+    if ((rc = hc_compile(&h, &r->eval, &he))) {
+        err_set(e, rc, "compile (evaluation): %s", he.msg);
+        goto fail;
+    }
+    r->n_res = r->train->n_res;
+    r->resname = calloc(r->n_res, sizeof(*r->resname));
+    r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
+    r->part = calloc(RT_MAX_AN, sizeof(*r->part));
+    r->sim = sim_create();
+    if (!r->resname || !r->res_busy_ps || !r->part || !r->sim) {
+        rc = err_set(e, -ENOMEM, "runtime: out of memory");
+        goto fail;
+    }
+    sim_set_error_stream(r->sim, NULL);
+    for (uint32_t k = 0; k < r->n_res; k++)
+        hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
+    if ((rc = exec_init(r, &r->xt, r->train, true)) ||
+        (rc = exec_init(r, &r->xe, r->eval, false))) {
+        err_set(e, rc, "runtime: out of memory");
+        goto fail;
+    }
+
+    /* DMA timing: the DMA's SRAM map is the core's */
+    struct core_twin_map map;
+    struct dma_params dp = c->dma;
+    core_twin_map(&c->core, &map);
+    dp.sram_bytes = map.end;
+    dp.sram_addr_bits = 1;
+    while ((1ull << dp.sram_addr_bits) < map.end)
+        dp.sram_addr_bits++;
+    dp.sram_lat = CORE_DMA_LATENCY;
+    dp.tb_bytes = c->tb.size_bytes;
+    if ((rc = dmat_create(&dp, c->core_period_ps, &r->dmat, msg, sizeof(msg)))) {
+        err_set(e, rc, "AN DMA: %s", msg);
+        goto fail;
+    }
+    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, &fe))) {
+        err_set(e, rc, "fabric: %s", fe.msg);
+        goto fail;
+    }
+    for (uint32_t n = 0; n < c->n_an; n++) {
+        struct anode_cfg ac = {.index = n,
+                               .core = c->core,
+                               .period_ps = c->core_period_ps,
+                               .vu = c->vu,
+                               .tb = c->tb,
+                               .flash = c->an_flash,
+                               .rtl = c->rtl,
+                               .seed = c->seed,
+                               .batch = c->batch};
+        if ((rc = anode_create(&ac, r->dmat, &r->an[n], msg, sizeof(msg)))) {
+            err_set(e, rc, "%s", msg);
+            goto fail;
+        }
+    }
+    if ((rc = dnn_params_create(&c->model, &c->opt, c->init_seed, &p0, &de))) {
+        err_set(e, rc, "parameters: %s", de.msg);
+        goto fail;
+    }
+    struct wnode_cfg wc = {.tb = c->tb,
+                           .flash = c->wn_flash,
+                           .period_ps = c->optu.period_ps,
+                           .lanes = c->optu.lanes,
+                           .latency = c->optu.latency,
+                           .cost_sgd = c->optu.cost_sgd,
+                           .cost_adam = c->optu.cost_adam,
+                           .state_payload = c->wn_state_payload};
+    rc = wnode_create(&wc, p0, &r->wn, msg, sizeof(msg));
+    dnn_params_destroy(p0);
+    if (rc) {
+        err_set(e, rc, "%s", msg);
+        goto fail;
+    }
+    uint64_t done;
+    if ((rc = wnode_preload(r->wn, 0, &done, msg, sizeof(msg)))) {
+        err_set(e, rc, "preload: %s", msg);
+        goto fail;
+    }
+    sim_run_until(r->sim, done);
+    if ((rc = rt_set_fidelity(r, c->fidelity, e)))
+        goto fail;
+    *out = r;
+    return 0;
+
+fail:
+    rt_destroy(r);
+    return rc;
+}
+
+void rt_destroy(struct rt *r)
+{
+    if (!r)
+        return;
+    for (uint32_t n = 0; n < RT_MAX_AN; n++)
+        anode_destroy(r->an[n]);
+    wnode_destroy(r->wn);
+    fabric_destroy(r->fab);
+    dmat_destroy(r->dmat);
+    exec_free(&r->xt);
+    exec_free(&r->xe);
+    hc_prog_free(r->train);
+    hc_prog_free(r->eval);
+    sim_destroy(r->sim);
+    free(r->resname);
+    free(r->res_busy_ps);
+    free(r->part);
+    free(r->buf);
+    free(r->rec);
+    free(r->busy);
+    free(r->ctr);
+    free(r->iv);
+    free(r);
+}
+
+const struct rt_cfg *rt_config(const struct rt *r)
+{
+    return &r->cfg;
+}
+
+uint64_t rt_now(const struct rt *r)
+{
+    return sim_now(r->sim);
+}
+
+int rt_set_fidelity(struct rt *r, enum rt_fidelity f, struct rt_err *e)
+{
+    char msg[RT_ERR_LEN];
+    if (f != RT_TLM && f != RT_RTL && f != RT_LOCKSTEP)
+        return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
+    for (uint32_t n = 0; n < r->cfg.n_an; n++) {
+        int rc = anode_set_mode(r->an[n], anode_mode_of(f), msg, sizeof(msg));
+        if (rc) {
+            for (uint32_t k = 0; k < n; k++)
+                anode_set_mode(r->an[k], anode_mode_of(r->fid), msg, sizeof(msg));
+            return err_set(e, rc, "%s", msg);
+        }
+    }
+    r->fid = f;
+    return 0;
+}
+
+enum rt_fidelity rt_get_fidelity(const struct rt *r)
+{
+    return r->fid;
+}
+
+int rt_trace_core(struct rt *r, uint32_t an, const struct vtrace_opts *o, struct rt_err *e)
+{
+    char msg[RT_ERR_LEN];
+    if (an >= r->cfg.n_an)
+        return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
+    int rc = anode_trace_core(r->an[an], o, msg, sizeof(msg));
+    return rc ? err_set(e, rc, "%s", msg) : 0;
+}
+
+/* ---------------------------------------------------------------- data */
+
+int rt_load_inputs(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
+                   struct rt_err *e)
+{
+    uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
+    uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
+    uint64_t now = sim_now(r->sim), last = now;
+    char msg[RT_ERR_LEN];
+
+    if (!count || count % B)
+        return err_set(e, -EINVAL,
+                       "load inputs: %u samples; accepted a positive multiple of the "
+                       "batch B = %u",
+                       count, B);
+    for (uint32_t i = 0; i < count; i++)
+        if (labels[i] >= C)
+            return err_set(e, -EINVAL, "load inputs: sample %u has label %u; accepted 0..%u", i,
+                           labels[i], C - 1);
+    for (uint32_t b = 0; b < count / B; b++) {
+        for (uint32_t n = 0; n < N; n++) {
+            size_t row = (size_t)b * B + (size_t)n * rr;
+            uint64_t done;
+            int rc = anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done,
+                                      msg, sizeof(msg));
+            if (rc)
+                return err_set(e, rc, "load inputs, batch %u: %s", b, msg);
+            if (done > last)
+                last = done;
+        }
+    }
+    sim_run_until(r->sim, last);
+    return 0;
+}
+
+uint32_t rt_batches_pending(const struct rt *r)
+{
+    return anode_shards(r->an[0]);
+}
+
+int rt_clear_inputs(struct rt *r, struct rt_err *e)
+{
+    char msg[RT_ERR_LEN];
+    for (uint32_t n = 0; n < r->cfg.n_an; n++) {
+        int rc = anode_clear_shards(r->an[n], sim_now(r->sim), msg, sizeof(msg));
+        if (rc)
+            return err_set(e, rc, "%s", msg);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+int rt_step(struct rt *r, struct rt_step_info *info, struct rt_err *e)
+{
+    char msg[RT_ERR_LEN];
+    uint64_t t0 = sim_now(r->sim);
+    int rc;
+
+    if (!rt_batches_pending(r))
+        return err_set(e, -ENODATA, "step: no batch loaded; call rt_load_inputs first");
+    r->step_commands = r->step_gemms = 0;
+    uint64_t k = wnode_params(r->wn)->step;
+    rc = run(r, &r->xt, e);
+    if (rc)
+        return rc;
+    if ((rc = wnode_end_step(r->wn, msg, sizeof(msg))))
+        return err_set(e, rc, "%s", msg);
+    for (uint32_t n = 0; n < r->cfg.n_an; n++)
+        if ((rc = anode_end_step(r->an[n], sim_now(r->sim), r->cfg.act_fresh_lb, msg, sizeof(msg))))
+            return err_set(e, rc, "%s", msg);
+    if ((rc = make_records(r, &r->xt)))
+        return err_set(e, rc, "records: out of memory");
+    r->steps++;
+    r->sim_steps_ps += sim_now(r->sim) - t0;
+    if (info) {
+        info->step = k;
+        info->loss = r->loss;
+        info->start_ps = t0;
+        info->end_ps = sim_now(r->sim);
+        info->commands = r->step_commands;
+        info->gemms = r->step_gemms;
+    }
+    return 0;
+}
+
+int rt_train_batch(struct rt *r, const uint8_t *images, const uint8_t *labels,
+                   struct rt_step_info *info, struct rt_err *e)
+{
+    int rc = rt_load_inputs(r, images, labels, r->cfg.batch, e);
+    return rc ? rc : rt_step(r, info, e);
+}
+
+int rt_eval(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
+            uint32_t *correct, float *logits, struct rt_err *e)
+{
+    uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
+    uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
+    const struct hc_prog *p = r->eval;
+    uint32_t ok = 0;
+    int rc;
+
+    *correct = 0;
+    if (!count)
+        return err_set(e, -EINVAL, "eval: 0 samples; accepted at least one");
+    if (ensure_buf(r, (size_t)rr * (in + 1) + (size_t)rr * C * 4 + 64))
+        return err_set(e, -ENOMEM, "eval: out of memory");
+    for (uint32_t b0 = 0; b0 < count; b0 += B) {
+        for (uint32_t n = 0; n < N; n++) { /* host writes the shard into the AN's TB */
+            uint8_t *sh = r->buf;
+            for (uint32_t i = 0; i < rr; i++) {
+                uint64_t s = (uint64_t)b0 + (uint64_t)n * rr + i;
+                if (s < count)
+                    memcpy(sh + (size_t)i * in, images + s * in, in);
+                else
+                    memset(sh + (size_t)i * in, 0, in);
+                sh[(size_t)rr * in + i] = 0;
+            }
+            if (dram_write(anode_tb(r->an[n]), p->an_in, sh, (size_t)rr * in + rr))
+                return err_set(e, -ERANGE, "eval: tensor buffer too small");
+        }
+        rc = run(r, &r->xe, e);
+        if (rc)
+            return rc;
+        for (uint32_t n = 0; n < N; n++) {
+            uint8_t *cls = r->buf;
+            float *z = (float *)(r->buf + ((rr + 63) / 64 * 64));
+            dram_read(anode_tb(r->an[n]), p->an_cls, cls, rr);
+            if (logits)
+                dram_read(anode_tb(r->an[n]), p->an_logits, z, (size_t)rr * C * 4);
+            for (uint32_t i = 0; i < rr; i++) {
+                uint64_t s = (uint64_t)b0 + (uint64_t)n * rr + i;
+                if (s >= count)
+                    continue;
+                ok += cls[i] == labels[s];
+                if (logits)
+                    memcpy(logits + s * C, z + (size_t)i * C, (size_t)C * 4);
+            }
+        }
+    }
+    r->evals++;
+    *correct = ok;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+const struct dnn_params *rt_params(const struct rt *r)
+{
+    return wnode_params(r->wn);
+}
+
+int rt_set_params(struct rt *r, const struct dnn_params *p, struct rt_err *e)
+{
+    struct dnn_params *d = wnode_params(r->wn);
+    char msg[RT_ERR_LEN];
+    uint64_t done;
+
+    if (p->model.n_layers != d->model.n_layers)
+        return err_set(e, -EINVAL, "restore: %u layers, the machine has %u", p->model.n_layers,
+                       d->model.n_layers);
+    for (uint32_t l = 0; l < p->model.n_layers; l++)
+        if (p->model.layer[l].in != d->model.layer[l].in ||
+            p->model.layer[l].out != d->model.layer[l].out)
+            return err_set(e, -EINVAL, "restore: layer %u is %ux%u, the machine's is %ux%u", l + 1,
+                           p->model.layer[l].in, p->model.layer[l].out, d->model.layer[l].in,
+                           d->model.layer[l].out);
+    if (p->opt.kind != d->opt.kind)
+        return err_set(e, -EINVAL, "restore: optimizer %s, the machine runs %s",
+                       p->opt.kind == DNN_OPT_ADAM ? "adam" : "sgd",
+                       d->opt.kind == DNN_OPT_ADAM ? "adam" : "sgd");
+    for (uint32_t l = 0; l < p->model.n_layers; l++) {
+        size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out;
+        size_t nb = p->model.layer[l].out;
+        memcpy(d->layer[l].w, p->layer[l].w, nw * 4);
+        memcpy(d->layer[l].b, p->layer[l].b, nb * 4);
+        memcpy(d->layer[l].wq, p->layer[l].wq, nw * 2);
+        memcpy(d->layer[l].w_v, p->layer[l].w_v, nw * 4);
+        memcpy(d->layer[l].b_v, p->layer[l].b_v, nb * 4);
+        if (p->layer[l].w_m && d->layer[l].w_m) {
+            memcpy(d->layer[l].w_m, p->layer[l].w_m, nw * 4);
+            memcpy(d->layer[l].b_m, p->layer[l].b_m, nb * 4);
+        }
+    }
+    d->step = p->step;
+    d->updated = 0;
+    d->opt = p->opt;
+    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, msg, sizeof(msg));
+    if (rc)
+        return err_set(e, rc, "restore: %s", msg);
+    sim_run_until(r->sim, done);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- records */
+
+const struct rt_layer_rec *rt_layer_recs(const struct rt *r, size_t *n)
+{
+    *n = r->n_rec;
+    return r->rec;
+}
+
+void rt_clear_records(struct rt *r)
+{
+    r->n_rec = 0;
+}
+
+size_t rt_resources(const struct rt *r)
+{
+    return r->n_res;
+}
+
+const char *rt_resource_name(const struct rt *r, size_t i)
+{
+    return i < r->n_res ? r->resname[i] : "?";
+}
+
+void rt_record_busy(struct rt *r, bool on, size_t max)
+{
+    r->busy_on = on;
+    r->busy_max = max;
+}
+
+const struct rt_busy *rt_busy(const struct rt *r, size_t *n, uint64_t *dropped)
+{
+    *n = r->n_busy;
+    if (dropped)
+        *dropped = r->busy_dropped;
+    return r->busy;
+}
+
+void rt_clear_busy(struct rt *r)
+{
+    r->n_busy = 0;
+    r->busy_dropped = 0;
+}
+
+static void ctr(struct rt *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
+                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void ctr(struct rt *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
+                const char *fmt, ...)
+{
+    if (r->n_ctr == r->cap_ctr) {
+        size_t cap = r->cap_ctr ? 2 * r->cap_ctr : 256;
+        struct rt_counter *q = realloc(r->ctr, cap * sizeof(*q));
+        if (!q)
+            return;
+        r->ctr = q;
+        r->cap_ctr = cap;
+    }
+    struct rt_counter *c = &r->ctr[r->n_ctr++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->name, sizeof(c->name), fmt, ap);
+    va_end(ap);
+    c->is_f64 = f;
+    c->u64 = u;
+    c->f64 = d;
+    c->unit = unit;
+    c->desc = desc;
+}
+
+#define CU(r, v, unit, desc, ...) ctr(r, false, (v), 0, unit, desc, __VA_ARGS__)
+#define CF(r, v, unit, desc, ...) ctr(r, true, 0, (v), unit, desc, __VA_ARGS__)
+
+static void stream_ctrs(struct rt *r, const char *node, struct nflash *f)
+{
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct ftl_stream_stats st;
+        ftl_stream_stats(f->s[i], sim_now(r->sim), &st);
+        CU(r, st.lpages_written, "pages", "pages written", "%s.flash.%s.pages_written", node,
+           f->name[i]);
+        CU(r, st.pages_read, "pages", "pages read", "%s.flash.%s.pages_read", node, f->name[i]);
+        CU(r, st.sb_erases, "count", "superblock erases", "%s.flash.%s.erases", node, f->name[i]);
+        CU(r, st.pe_max, "cycles", "highest P/E count of a block", "%s.flash.%s.pe_max", node,
+           f->name[i]);
+        CU(r, f->log[i].released, "count", "logical blocks released", "%s.flash.%s.released", node,
+           f->name[i]);
+        CU(r, f->log[i].live_pages, "pages", "pages of live records", "%s.flash.%s.live_pages",
+           node, f->name[i]);
+        CF(r, st.waf, "ratio", "write amplification", "%s.flash.%s.waf", node, f->name[i]);
+        CF(r, isinf(st.lifetime_years) ? 0.0 : st.lifetime_years, "years",
+           "lifetime at the observed write rate (0: not yet written)", "%s.flash.%s.lifetime_years",
+           node, f->name[i]);
+    }
+}
+
+const struct rt_counter *rt_counters(struct rt *r, size_t *count)
+{
+    struct fabric_stats fs;
+    r->n_ctr = 0;
+
+    CU(r, r->steps, "count", "training steps run", "run.steps");
+    CU(r, r->evals, "count", "evaluation calls", "run.evals");
+    CU(r, sim_now(r->sim), "ps", "simulated time now", "run.sim_time_ps");
+    CU(r, r->sim_steps_ps, "ps", "simulated time inside training steps", "run.step_time_ps");
+    CU(r, sim_events_fired(r->sim), "count", "events fired by the kernel", "run.events");
+    CU(r, r->train->n_cmd, "count", "commands per training step", "program.commands");
+    CU(r, r->train->gemms, "count", "GEMM commands per AN per step", "program.gemms_per_an");
+    CU(r, r->train->an_tb_used, "bytes", "tensor buffer allocated per AN", "program.an_tb_bytes");
+    CU(r, r->train->wn_tb_used, "bytes", "tensor buffer allocated at the WN",
+       "program.wn_tb_bytes");
+    CU(r, dmat_simulated(r->dmat), "count", "distinct DMA descriptors run on the DMA twin",
+       "dma_timing.simulated");
+    CU(r, dmat_hits(r->dmat), "count", "DMA timings answered from the memo", "dma_timing.hits");
+    for (uint32_t k = 0; k < r->n_res; k++)
+        CU(r, r->res_busy_ps[k], "ps", "time the resource was busy", "%s.busy_ps", r->resname[k]);
+    for (uint32_t n = 0; n < r->cfg.n_an; n++) {
+        const struct anode_stats *s = anode_get_stats(r->an[n]);
+        char node[16];
+        snprintf(node, sizeof(node), "an%u", n);
+        CU(r, s->gemm_cycles, "cycles", "core cycles of GEMMs", "%s.core.cycles", node);
+        CU(r, s->macs, "count", "multiply-accumulates", "%s.core.macs", node);
+        CU(r, s->cmds[HC_GEMM], "count", "GEMM commands", "%s.core.gemms", node);
+        CU(r, s->dma_cycles, "cycles", "DMA cycles", "%s.dma.cycles", node);
+        CU(r, s->dma_bytes, "bytes", "bytes moved by the DMA", "%s.dma.bytes", node);
+        CU(r, s->vu_cycles, "cycles", "vector-unit cycles", "%s.vu.cycles", node);
+        CU(r, s->flash_rd_bytes, "bytes", "bytes read from flash", "%s.flash.bytes_read", node);
+        CU(r, s->flash_wr_bytes, "bytes", "bytes written to flash", "%s.flash.bytes_written", node);
+        stream_ctrs(r, node, anode_flash(r->an[n]));
+    }
+    const struct wnode_stats *w = wnode_get_stats(r->wn);
+    CU(r, w->updates, "count", "layer updates", "wn.opt.updates");
+    CU(r, w->params_updated, "count", "parameters updated", "wn.opt.params");
+    CU(r, w->flash_rd_bytes, "bytes", "bytes read from flash", "wn.flash.bytes_read");
+    CU(r, w->flash_wr_bytes, "bytes", "bytes written to flash", "wn.flash.bytes_written");
+    CU(r, wnode_params(r->wn)->step, "count", "optimizer steps completed", "wn.opt.step");
+    stream_ctrs(r, "wn", wnode_flash(r->wn));
+    fabric_get_stats(r->fab, &fs);
+    CU(r, fs.broadcasts, "count", "broadcasts", "fabric.broadcasts");
+    CU(r, fs.reduces, "count", "reduces (loss gathers included)", "fabric.reduces");
+    CU(r, fs.bytes_down, "bytes", "payload broadcast", "fabric.bytes_down");
+    CU(r, fs.bytes_up, "bytes", "payload reduced into the WN", "fabric.bytes_up");
+    CU(r, fs.wn_down_busy_ps, "ps", "WN down link transmitting", "fabric.wn_down_busy_ps");
+    CU(r, fs.wn_up_busy_ps, "ps", "WN up link transmitting", "fabric.wn_up_busy_ps");
+    *count = r->n_ctr;
+    return r->ctr;
+}

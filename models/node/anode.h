@@ -1,0 +1,105 @@
+/*
+ * anode: an Activation Node: tensor buffer, DMA, the compute core's SRAM and array (twin, RTL or
+ * both in lockstep), the vector unit, and a flash memory system holding the training inputs
+ * (NV stream) and the activations (V stream).
+ *
+ * Contract
+ * --------
+ * Modelled: the node's part of a compiled program (models/host/compile.h): anode_exec() performs
+ * one command, functionally and in time, and returns when it ends:
+ *   FLASH_RD  NV: the next loaded input shard (u8 pixels, then labels) into the tensor buffer;
+ *             V: the bf16 input of a layer, written in this step's forward pass, back into the
+ *             tensor buffer. Ends when the last byte is there (flash_ctrl).
+ *   FLASH_WR  V: a layer's bf16 input from the tensor buffer appended to the V stream. Ends when
+ *             programmed (ftl_stream).
+ *   DMA_IN/OUT the descriptor's bytes moved between the tensor buffer (a dram model) and the
+ *             core's scratchpads (through the core backend), plain or transposed, exactly as
+ *             models/dma/dma_if.h defines a descriptor; its duration is the DMA twin's cycle
+ *             count (models/node/dmat.h) at the core clock.
+ *   GEMM      on the core backend; duration = the command's cycles at the core clock (the twin's
+ *             formula, the RTL's count in rtl mode).
+ *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h).
+ *   HOST_WR   evaluation inputs already placed by the host: no time.
+ * Records written in a step (V) and the shards read (NV) are freed at anode_end_step(), which
+ * releases their logical blocks to the FTL.
+ * Not modelled: contention inside the node (tensor-buffer bandwidth shared by the DMA, the
+ * flash and the fabric), the NAND write pipeline's RTL, the DMA's RTL (the twin gives its
+ * timing).
+ * Units: picoseconds, bytes.
+ */
+#ifndef MODELS_NODE_ANODE_H
+#define MODELS_NODE_ANODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dram/dram.h"
+#include "models/host/compile.h"
+#include "models/node/core_be.h"
+#include "models/node/dmat.h"
+#include "models/node/nflash.h"
+#include "models/node/vu.h"
+
+#define ANODE_MSG_LEN 1024
+
+enum anode_mode {
+    ANODE_TLM = 0,
+    ANODE_RTL = 1,
+    ANODE_LOCKSTEP = 2,
+};
+
+struct anode_cfg {
+    uint32_t index;
+    struct core_twin_cfg core;
+    uint64_t period_ps; /* core, DMA and vector-unit clock */
+    struct vu_cfg vu;
+    struct dram_cfg tb;
+    struct flash_cfg flash;
+    const struct core_be_ops *rtl; /* may be NULL */
+    uint64_t seed;
+    uint32_t batch; /* B, for dZ = (p - t) / B */
+};
+
+struct anode_stats {
+    uint64_t busy_ps[HC_RES_AN_N]; /* per resource */
+    uint64_t cmds[HC_N_KINDS];
+    uint64_t gemm_cycles, dma_cycles, vu_cycles;
+    uint64_t dma_bytes, flash_rd_bytes, flash_wr_bytes;
+    uint64_t macs;
+};
+
+struct anode;
+
+/* dmat: the DMA timing memo (shared by the ANs; not owned). 0 or an error with msg. */
+int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, char *msg,
+                 size_t len);
+void anode_destroy(struct anode *a);
+
+/* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch) with msg. */
+int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len);
+int anode_trace_core(struct anode *a, const struct vtrace_opts *o, char *msg, size_t len);
+
+/* Host preload: append one input shard (r x inputs u8 pixels, then r labels) to the NV stream
+ * at now; *done = when programmed. */
+int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
+                     uint32_t r, uint32_t inputs, uint64_t *done, char *msg, size_t len);
+uint32_t anode_shards(const struct anode *a);
+/* Drop every loaded shard. */
+int anode_clear_shards(struct anode *a, uint64_t now, char *msg, size_t len);
+
+/* Execute command c of program p, started at now: *end = when it ends (its results are
+ * there), *free_at = when its resource can take the next command (<= *end; earlier for flash
+ * transfers, whose controller is free before the dies are done). */
+int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
+               uint64_t *end, uint64_t *free_at, char *msg, size_t len);
+/* The step is over: free its records (V) and its shard (NV); fresh_lb: the V stream's next
+ * record starts a new logical block. */
+int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size_t len);
+
+/* The tensor buffer, for the host (evaluation inputs, results). */
+struct dram *anode_tb(struct anode *a);
+const struct anode_stats *anode_get_stats(const struct anode *a);
+struct nflash *anode_flash(struct anode *a);
+
+#endif

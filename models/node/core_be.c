@@ -1,0 +1,320 @@
+/*
+ * core_be.c - the C-twin backend and the lockstep pair; see core_be.h.
+ */
+#include "models/node/core_be.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- tlm: the twin */
+
+struct tlm {
+    struct core_twin *t;
+    struct core_twin_map map;
+    uint64_t cycles; /* sum of command cycles: the twin's notion of time */
+};
+
+static void *tlm_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
+{
+    struct tlm *h = calloc(1, sizeof(*h));
+    (void)seed;
+    if (!h) {
+        snprintf(msg, len, "core twin: out of memory");
+        return NULL;
+    }
+    h->t = core_twin_create(cfg);
+    if (!h->t) {
+        snprintf(msg, len, "core twin: bad configuration %ux%u pads %u/%u/%u words", cfg->rows,
+                 cfg->cols, cfg->a_words, cfg->b_words, cfg->c_words);
+        free(h);
+        return NULL;
+    }
+    core_twin_map(cfg, &h->map);
+    return h;
+}
+
+static void tlm_destroy(void *p)
+{
+    struct tlm *h = p;
+    if (!h)
+        return;
+    core_twin_destroy(h->t);
+    free(h);
+}
+
+/* The pads are little-endian element arrays: on a little-endian host the byte map is memory. */
+static unsigned char *tlm_ptr(struct tlm *h, uint32_t addr, size_t len)
+{
+    const struct core_twin_map *m = &h->map;
+    if ((uint64_t)addr + len > m->end)
+        return NULL;
+    if (addr < m->b_base)
+        return addr + len <= m->b_base ? (unsigned char *)core_twin_a(h->t) + addr : NULL;
+    if (addr < m->c_base)
+        return addr + len <= m->c_base ? (unsigned char *)core_twin_b(h->t) + (addr - m->b_base)
+                                       : NULL;
+    return (unsigned char *)core_twin_c(h->t) + (addr - m->c_base);
+}
+
+static int tlm_write(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
+                     const void *buf)
+{
+    const unsigned char *src = buf;
+    for (uint32_t i = 0; i < rows; i++) {
+        unsigned char *d = tlm_ptr(p, addr + i * stride, len);
+        if (!d)
+            return -EINVAL;
+        memcpy(d, src + (size_t)i * len, len);
+    }
+    return 0;
+}
+
+static int tlm_read(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+{
+    unsigned char *dst = buf;
+    for (uint32_t i = 0; i < rows; i++) {
+        unsigned char *s = tlm_ptr(p, addr + i * stride, len);
+        if (!s)
+            return -EINVAL;
+        memcpy(dst + (size_t)i * len, s, len);
+    }
+    return 0;
+}
+
+static int tlm_exec(void *p, const struct core_cmd *cmd, struct core_twin_result *res)
+{
+    struct tlm *h = p;
+    int rc = core_twin_exec(h->t, cmd, res);
+    if (!rc)
+        h->cycles += res->cycles;
+    return rc;
+}
+
+static uint64_t tlm_cycle(void *p)
+{
+    return ((struct tlm *)p)->cycles;
+}
+
+const struct core_be_ops core_be_tlm_ops = {
+    .name = "tlm",
+    .create = tlm_create,
+    .destroy = tlm_destroy,
+    .write = tlm_write,
+    .read = tlm_read,
+    .exec = tlm_exec,
+    .trace = NULL,
+    .cycle = tlm_cycle,
+};
+
+/* ---------------------------------------------------------------- lockstep */
+
+struct core_be_lockstep {
+    const struct core_be_ops *rtl_ops;
+    void *tlm, *rtl;
+    struct core_twin_cfg cfg;
+    struct core_twin_map map;
+    char block[32];
+    char label[96];
+    char report[CORE_BE_MSG_LEN];
+    unsigned char *ba, *bb; /* scratch for comparisons */
+    size_t cap;
+    uint64_t cmds;
+};
+
+struct core_be_lockstep *core_be_lockstep_create(const struct core_be_ops *rtl,
+                                                 const struct core_twin_cfg *cfg, uint64_t seed,
+                                                 const char *block, char *msg, size_t len)
+{
+    struct core_be_lockstep *l = calloc(1, sizeof(*l));
+    if (!l) {
+        snprintf(msg, len, "lockstep: out of memory");
+        return NULL;
+    }
+    l->rtl_ops = rtl;
+    l->cfg = *cfg;
+    core_twin_map(cfg, &l->map);
+    snprintf(l->block, sizeof(l->block), "%s", block ? block : "core");
+    l->tlm = core_be_tlm_ops.create(cfg, seed, msg, len);
+    if (!l->tlm)
+        goto out_free;
+    l->rtl = rtl->create(cfg, seed, msg, len);
+    if (!l->rtl)
+        goto out_tlm;
+    return l;
+
+out_tlm:
+    core_be_tlm_ops.destroy(l->tlm);
+out_free:
+    free(l);
+    return NULL;
+}
+
+void core_be_lockstep_destroy(struct core_be_lockstep *l)
+{
+    if (!l)
+        return;
+    core_be_tlm_ops.destroy(l->tlm);
+    l->rtl_ops->destroy(l->rtl);
+    free(l->ba);
+    free(l->bb);
+    free(l);
+}
+
+void core_be_lockstep_label(struct core_be_lockstep *l, const char *label)
+{
+    snprintf(l->label, sizeof(l->label), "%s", label ? label : "");
+}
+
+const char *core_be_lockstep_report(const struct core_be_lockstep *l)
+{
+    return l->report;
+}
+
+static int grow(struct core_be_lockstep *l, size_t len)
+{
+    if (len <= l->cap)
+        return 0;
+    unsigned char *a = realloc(l->ba, len), *b;
+    if (!a)
+        return -ENOMEM;
+    l->ba = a;
+    b = realloc(l->bb, len);
+    if (!b)
+        return -ENOMEM;
+    l->bb = b;
+    l->cap = len;
+    return 0;
+}
+
+static uint64_t rtl_cycle(struct core_be_lockstep *l)
+{
+    return l->rtl_ops->cycle ? l->rtl_ops->cycle(l->rtl) : 0;
+}
+
+static int ls_write(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
+                    const void *buf)
+{
+    struct core_be_lockstep *l = p;
+    int a = core_be_tlm_ops.write(l->tlm, addr, stride, rows, len, buf);
+    int b = l->rtl_ops->write(l->rtl, addr, stride, rows, len, buf);
+    if (a != b) {
+        snprintf(l->report, sizeof(l->report),
+                 "lockstep divergence: block %s, command '%s', cycle %" PRIu64
+                 ", DMA write of %u rows x %u bytes at 0x%x: tlm returned %d, rtl %d",
+                 l->block, l->label, rtl_cycle(l), rows, len, addr, a, b);
+        return -EPROTO;
+    }
+    return a;
+}
+
+static int ls_read(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+{
+    struct core_be_lockstep *l = p;
+    size_t n = (size_t)rows * len;
+    int rc = grow(l, n);
+    if (rc)
+        return rc;
+    int a = core_be_tlm_ops.read(l->tlm, addr, stride, rows, len, l->ba);
+    int b = l->rtl_ops->read(l->rtl, addr, stride, rows, len, l->bb);
+    if (a != b) {
+        snprintf(l->report, sizeof(l->report),
+                 "lockstep divergence: block %s, command '%s', cycle %" PRIu64
+                 ", DMA read of %u rows x %u bytes at 0x%x: tlm returned %d, rtl %d",
+                 l->block, l->label, rtl_cycle(l), rows, len, addr, a, b);
+        return -EPROTO;
+    }
+    if (a)
+        return a;
+    for (size_t i = 0; i < n; i++) {
+        if (l->ba[i] == l->bb[i])
+            continue;
+        snprintf(l->report, sizeof(l->report),
+                 "lockstep divergence: block %s, command '%s', cycle %" PRIu64
+                 ", DMA read at 0x%x (row %zu, byte %zu): tlm 0x%02x, rtl 0x%02x",
+                 l->block, l->label, rtl_cycle(l), (uint32_t)(addr + (i / len) * stride), i / len,
+                 i % len, l->ba[i], l->bb[i]);
+        return -EPROTO;
+    }
+    memcpy(buf, l->ba, n);
+    return 0;
+}
+
+static int ls_exec(void *p, const struct core_cmd *cmd, struct core_twin_result *res)
+{
+    struct core_be_lockstep *l = p;
+    struct core_twin_result rt, rr;
+    int rc;
+
+    rc = core_be_tlm_ops.exec(l->tlm, cmd, &rt);
+    if (rc)
+        return rc;
+    rc = l->rtl_ops->exec(l->rtl, cmd, &rr);
+    if (rc) {
+        snprintf(l->report, sizeof(l->report), "lockstep: block %s, command '%s': rtl failed (%d)",
+                 l->block, l->label, rc);
+        return rc;
+    }
+    l->cmds++;
+    if (rt.status != rr.status || rt.cycles != rr.cycles) {
+        snprintf(l->report, sizeof(l->report),
+                 "lockstep divergence: block %s, command '%s', cycle %" PRIu64
+                 ": status tlm %d rtl %d, cycles tlm %" PRIu64 " rtl %" PRIu64,
+                 l->block, l->label, rtl_cycle(l), rt.status, rr.status, rt.cycles, rr.cycles);
+        return -EPROTO;
+    }
+    *res = rt;
+    if (rt.status != CORE_OK)
+        return 0;
+    /* every output element of C, row by row */
+    size_t row = (size_t)cmd->n * 4;
+    rc = grow(l, row);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < cmd->m; i++) {
+        uint32_t addr = l->map.c_base + (cmd->c_addr + i * cmd->ldc) * 4;
+        if (core_be_tlm_ops.read(l->tlm, addr, 0, 1, (uint32_t)row, l->ba) ||
+            l->rtl_ops->read(l->rtl, addr, 0, 1, (uint32_t)row, l->bb)) {
+            snprintf(l->report, sizeof(l->report), "lockstep: block %s: reading C row %u failed",
+                     l->block, i);
+            return -EIO;
+        }
+        for (uint32_t j = 0; j < cmd->n; j++) {
+            uint32_t va, vb;
+            memcpy(&va, l->ba + 4 * j, 4);
+            memcpy(&vb, l->bb + 4 * j, 4);
+            if (va != vb) {
+                snprintf(l->report, sizeof(l->report),
+                         "lockstep divergence: block %s, command '%s', cycle %" PRIu64
+                         ", C[%u][%u] (GEMM %ux%ux%u): tlm 0x%08x, rtl 0x%08x",
+                         l->block, l->label, rtl_cycle(l), i, j, cmd->m, cmd->n, cmd->k, va, vb);
+                return -EPROTO;
+            }
+        }
+    }
+    return 0;
+}
+
+static int ls_trace(void *p, const struct vtrace_opts *o)
+{
+    struct core_be_lockstep *l = p;
+    return l->rtl_ops->trace ? l->rtl_ops->trace(l->rtl, o) : -ENOTSUP;
+}
+
+static uint64_t ls_cycle(void *p)
+{
+    return rtl_cycle(p);
+}
+
+const struct core_be_ops core_be_lockstep_ops = {
+    .name = "lockstep",
+    .create = NULL, /* core_be_lockstep_create */
+    .destroy = NULL,
+    .write = ls_write,
+    .read = ls_read,
+    .exec = ls_exec,
+    .trace = ls_trace,
+    .cycle = ls_cycle,
+};

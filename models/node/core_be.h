@@ -1,0 +1,86 @@
+/*
+ * core_be: the compute core of an Activation Node behind one interface, so that the node can
+ * run the C twin (tlm), the verilated RTL (rtl) or both compared (lockstep) and switch between
+ * them between steps.
+ *
+ * Contract
+ * --------
+ * Modelled: what the node needs of its core: write and read bytes of the core's unified DMA
+ * map (A-pad at 0, then B-pad, then C-pad; models/core/core_twin.h), run one GEMM command and
+ * get its status and cycle count, and (RTL) start a waveform trace. A backend is a table of
+ * functions and one handle per core.
+ *   - core_be_tlm_ops: the C twin; pad access is a memcpy.
+ *   - core_be_rtl_ops (models/node/core_be_rtl.c): the verilated core_top through its shim
+ *     (csim/shim/core.h). Pad access goes through the core's DMA port, one 8-byte beat per cycle
+ *     with byte strobes; a command goes through the command port and the completion is waited
+ *     for, cycle by cycle. That file references the shim, so only a program that links a
+ *     verilated core model may reference core_be_rtl_ops (a static library pulls the object in
+ *     only then): the flashstream program and testbench/rtl/test_system_rtl.c do.
+ *   - core_be_lockstep_*: a twin and an RTL core side by side: every write goes to both, every
+ *     GEMM runs on both, then status, cycles and every output element of C are compared; reads
+ *     are compared too. The first divergence fails the call (-EPROTO) with a report naming the
+ *     block, the command (a label the caller sets), the RTL cycle, the element and both values.
+ * Not modelled here: timing between commands (the node's scheduler owns time), the DMA engine
+ * (the node moves bytes itself and times them with the DMA twin).
+ * Units: bytes of the DMA map; cycles of the core clock.
+ */
+#ifndef MODELS_NODE_CORE_BE_H
+#define MODELS_NODE_CORE_BE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csim/shim/vtrace.h"
+#include "models/core/core_twin.h"
+
+#define CORE_BE_MSG_LEN 512
+
+struct core_be_ops {
+    const char *name; /* "tlm", "rtl" */
+    /* One core of configuration cfg; seed randomises the RTL's initial state. NULL on error,
+     * with the reason in msg. The RTL backend refuses a cfg other than the model's. */
+    void *(*create)(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len);
+    void (*destroy)(void *h);
+    /* rows of len bytes at DMA byte addresses addr + i * stride (each a multiple of 8; len
+     * any), from / into buf holding the rows packed (row i at buf + i * len). 0, or -EINVAL
+     * (outside the map, misaligned) / -EIO (the port answered with an error). */
+    int (*write)(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
+                 const void *buf);
+    int (*read)(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf);
+    /* One GEMM: *res = status and cycles. 0, or a negative errno (host failure, -EPROTO). */
+    int (*exec)(void *h, const struct core_cmd *cmd, struct core_twin_result *res);
+    /* Optional (NULL: not supported): start an FST trace. */
+    int (*trace)(void *h, const struct vtrace_opts *o);
+    /* Optional: the core's cycle counter (RTL), for reports. */
+    uint64_t (*cycle)(void *h);
+};
+
+/* The C twin. */
+extern const struct core_be_ops core_be_tlm_ops;
+/* The verilated core (defined in core_be_rtl.c; see the contract before referencing it). */
+extern const struct core_be_ops core_be_rtl_ops;
+
+/* A core of some backend, as a node holds it. */
+struct core_be {
+    const struct core_be_ops *ops;
+    void *h;
+};
+
+/* ---- lockstep: a twin and an RTL core compared ---- */
+
+struct core_be_lockstep;
+
+/* rtl: the RTL backend's ops (the caller passes &core_be_rtl_ops); block names the core in
+ * reports ("an1.core"). NULL on error (msg). */
+struct core_be_lockstep *core_be_lockstep_create(const struct core_be_ops *rtl,
+                                                 const struct core_twin_cfg *cfg, uint64_t seed,
+                                                 const char *block, char *msg, size_t len);
+void core_be_lockstep_destroy(struct core_be_lockstep *l);
+/* The label of the command about to run, for divergence reports (copied). */
+void core_be_lockstep_label(struct core_be_lockstep *l, const char *label);
+/* The lockstep pair as a backend (handle = l). */
+extern const struct core_be_ops core_be_lockstep_ops;
+/* The report of the first divergence ("" if none). */
+const char *core_be_lockstep_report(const struct core_be_lockstep *l);
+
+#endif

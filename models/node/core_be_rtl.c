@@ -1,0 +1,205 @@
+/*
+ * core_be_rtl.c - the verilated compute core (rtl/core/core_top.v) as a core backend; see
+ * core_be.h. This object references the core shim (csim/shim/core.h): link it only into a
+ * program that also links one verilated core model (e.g. core_8x8). Nothing else in the library
+ * refers to core_be_rtl_ops, so programs without a core model never pull it in.
+ *
+ * Port protocol (csim/shim/core.h): drive with core_set, settle and sample with core_get, a
+ * beat moves at the rising edge (core_step) where valid && ready were high. DMA responses come
+ * CORE_DMA_LATENCY cycles after acceptance, one per request, valid for one cycle.
+ */
+#include "models/node/core_be.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csim/shim/core.h"
+
+#define RESET_CYCLES 4
+#define DMA_TIMEOUT  64        /* cycles without progress on the DMA port */
+#define CMD_TIMEOUT  100000000 /* cycles for one command (a full 65535^3 GEMM is far more) */
+
+struct rtl {
+    struct core *c;
+    struct core_in in;
+};
+
+static void *rtl_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
+{
+    struct rtl *h = calloc(1, sizeof(*h));
+    struct core_twin_cfg m;
+
+    if (!h) {
+        snprintf(msg, len, "rtl core: out of memory");
+        return NULL;
+    }
+    h->c = core_create(seed);
+    if (!h->c) {
+        snprintf(msg, len, "rtl core: the verilated model could not be created");
+        free(h);
+        return NULL;
+    }
+    core_params(h->c, &m);
+    if (m.rows != cfg->rows || m.cols != cfg->cols || m.a_words != cfg->a_words ||
+        m.b_words != cfg->b_words || m.c_words != cfg->c_words) {
+        snprintf(msg, len,
+                 "rtl core: the linked model is %ux%u with pads of %u/%u/%u words, the machine "
+                 "asks for %ux%u with %u/%u/%u; accepted: the model's configuration (set "
+                 "rt_cfg.core to it, or link the model built for it)",
+                 m.rows, m.cols, m.a_words, m.b_words, m.c_words, cfg->rows, cfg->cols,
+                 cfg->a_words, cfg->b_words, cfg->c_words);
+        core_destroy(h->c);
+        free(h);
+        return NULL;
+    }
+    h->in.rst = true;
+    core_set(h->c, &h->in);
+    core_step(h->c, RESET_CYCLES);
+    h->in.rst = false;
+    core_set(h->c, &h->in);
+    return h;
+}
+
+static void rtl_destroy(void *p)
+{
+    struct rtl *h = p;
+    if (!h)
+        return;
+    core_destroy(h->c);
+    free(h);
+}
+
+/* Move len bytes at addr (a multiple of 8) through the DMA port: write from buf, or read into
+ * buf. */
+static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_t len)
+{
+    size_t beats = (len + 7) / 8, issued = 0, answered = 0;
+    unsigned idle = 0;
+    int rc = 0;
+    struct core_out out;
+
+    if (addr % CORE_DMA_BEAT)
+        return -EINVAL;
+    while (answered < beats) {
+        h->in.dma_valid = issued < beats;
+        if (h->in.dma_valid) {
+            size_t off = issued * 8, n = len - off < 8 ? len - off : 8;
+            uint64_t d = 0;
+            h->in.dma_we = we;
+            h->in.dma_addr = addr + (uint32_t)off;
+            if (we)
+                memcpy(&d, buf + off, n);
+            h->in.dma_wdata = d;
+            h->in.dma_wstrb = (uint8_t)(n == 8 ? 0xFF : (1u << n) - 1);
+        }
+        core_set(h->c, &h->in);
+        core_get(h->c, &out);
+        bool progress = false;
+        if (out.dma_resp_valid) {
+            size_t off = answered * 8, n = len - off < 8 ? len - off : 8;
+            if (out.dma_resp_err)
+                rc = -EIO;
+            if (!we)
+                memcpy(buf + off, &out.dma_resp_rdata, n);
+            answered++;
+            progress = true;
+        }
+        bool fire = h->in.dma_valid && out.dma_ready;
+        core_step(h->c, 1);
+        if (fire) {
+            issued++;
+            progress = true;
+        }
+        idle = progress ? 0 : idle + 1;
+        if (idle > DMA_TIMEOUT) {
+            rc = -ETIMEDOUT;
+            break;
+        }
+    }
+    h->in.dma_valid = false;
+    core_set(h->c, &h->in);
+    return rc;
+}
+
+static int rtl_write(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
+                     const void *buf)
+{
+    unsigned char *b = (unsigned char *)(uintptr_t)buf;
+    for (uint32_t i = 0; i < rows; i++) {
+        int rc = xfer(p, true, addr + i * stride, b + (size_t)i * len, len);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int rtl_read(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+{
+    unsigned char *b = buf;
+    for (uint32_t i = 0; i < rows; i++) {
+        int rc = xfer(p, false, addr + i * stride, b + (size_t)i * len, len);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int rtl_exec(void *p, const struct core_cmd *cmd, struct core_twin_result *res)
+{
+    struct rtl *h = p;
+    struct core_out out;
+    uint64_t n = 0;
+
+    h->in.cmd = *cmd;
+    h->in.cmd_valid = true;
+    h->in.done_ready = true;
+    for (;;) { /* the command beat */
+        core_set(h->c, &h->in);
+        core_get(h->c, &out);
+        core_step(h->c, 1);
+        if (out.cmd_ready)
+            break;
+        if (++n > DMA_TIMEOUT)
+            return -ETIMEDOUT;
+    }
+    h->in.cmd_valid = false;
+    for (n = 0;; n++) { /* the completion beat */
+        core_set(h->c, &h->in);
+        core_get(h->c, &out);
+        if (out.done_valid) {
+            res->status = out.done_status;
+            res->cycles = out.done_cycles;
+            core_step(h->c, 1);
+            break;
+        }
+        if (n > CMD_TIMEOUT)
+            return -ETIMEDOUT;
+        core_step(h->c, 1);
+    }
+    h->in.done_ready = false;
+    core_set(h->c, &h->in);
+    return 0;
+}
+
+static int rtl_trace(void *p, const struct vtrace_opts *o)
+{
+    return core_trace(((struct rtl *)p)->c, o);
+}
+
+static uint64_t rtl_cycle(void *p)
+{
+    return core_cycle(((struct rtl *)p)->c);
+}
+
+const struct core_be_ops core_be_rtl_ops = {
+    .name = "rtl",
+    .create = rtl_create,
+    .destroy = rtl_destroy,
+    .write = rtl_write,
+    .read = rtl_read,
+    .exec = rtl_exec,
+    .trace = rtl_trace,
+    .cycle = rtl_cycle,
+};

@@ -1,0 +1,41 @@
+/*
+ * dmat: the timing of the Activation Node's DMA, taken from its cycle-exact C twin.
+ *
+ * Contract
+ * --------
+ * Modelled: the number of DMA clock cycles a descriptor takes, from leaving the descriptor
+ * queue to its completion, as the DMA twin (models/dma/dma_twin, cycle-exact with rtl/dma)
+ * reports it when it runs the descriptor alone against the node's tensor buffer model (the
+ * default DDR4 channels) and the core's SRAM port (latency and size of the core's DMA map).
+ * Results are memoised by the descriptor's shape (direction, transpose, rows, length, strides,
+ * the byte alignment of both addresses), so a training run simulates each distinct transfer
+ * once. Deterministic: the same descriptors in the same order give the same cycles.
+ * Not modelled: contention for the tensor buffer with the flash, the fabric or the vector unit
+ * (each transfer is timed as if alone), the DMA's descriptor queue (the node issues one
+ * descriptor at a time).
+ * Units: cycles of the DMA clock (the core clock).
+ */
+#ifndef MODELS_NODE_DMAT_H
+#define MODELS_NODE_DMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dma/dma_if.h"
+
+struct dmat;
+
+/* params: the DMA's parameters; sram_bytes is the size of the core's DMA map. 0, -EINVAL or
+ * -ENOMEM with the reason in msg. */
+int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out, char *msg,
+                size_t len);
+void dmat_destroy(struct dmat *t);
+
+/* Cycles of descriptor d (0 and a message in msg for a descriptor the DMA rejects). */
+int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len);
+
+/* Distinct descriptors simulated, and lookups answered from the memo. */
+uint64_t dmat_simulated(const struct dmat *t);
+uint64_t dmat_hits(const struct dmat *t);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * nflash.c - a node's flash memory system; see nflash.h.
+ */
+#include "models/node/nflash.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, const char *name,
+                        uint64_t *bytes, uint64_t *lb_bytes)
+{
+    struct flash_err e;
+    const struct ftl_region *r = ftl_layout_find(l, name);
+
+    *bytes = 0;
+    *lb_bytes = 0;
+    if (!r || ftl_layout_validate(l, g, &e))
+        return;
+    uint64_t lb =
+        (uint64_t)flash_geom_dies(g) * g->planes_per_die * g->pages_per_block * g->page_bytes;
+    *lb_bytes = lb;
+    *bytes = lb * r->count;
+}
+
+int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
+                const char *const *names, uint32_t n, struct dram *tb)
+{
+    struct flash_err e;
+    int rc;
+
+    memset(f, 0, sizeof(*f));
+    f->layout = *l;
+    f->tb = tb;
+    f->page_bytes = cfg->geom.page_bytes;
+    rc = ftl_layout_validate(l, &cfg->geom, &e);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+        return rc;
+    }
+    rc = flash_fms_create(cfg, &f->fms, &e);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+        return rc;
+    }
+    const struct ftl_region *sp = ftl_layout_spare(l);
+    rc = ftl_bbm_init(&f->bbm, &cfg->geom, sp ? sp->first : 0, sp ? sp->count : 0, &e);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+        goto out;
+    }
+    f->bbm_ok = true;
+    rc = flash_ctrl_init(&f->ctrl, f->fms, &e);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+        goto out;
+    }
+    f->ctrl_ok = true;
+    for (uint32_t i = 0; i < n && i < NFLASH_MAX_STREAMS; i++) {
+        const struct ftl_region *r = ftl_layout_find(l, names[i]);
+        struct ftl_stream_cfg sc;
+        if (!r) {
+            snprintf(f->msg, sizeof(f->msg), "flash layout %s has no stream '%s'", l->node,
+                     names[i]);
+            rc = -EINVAL;
+            goto out;
+        }
+        ftl_stream_cfg_from_region(&sc, r);
+        rc = ftl_stream_create(f->fms, &f->bbm, &sc, &f->s[i], &e);
+        if (rc) {
+            snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+            goto out;
+        }
+        f->name[i] = names[i];
+        f->n = i + 1;
+        rc = slog_init(&f->log[i], f->s[i], f->page_bytes);
+        if (rc) {
+            snprintf(f->msg, sizeof(f->msg), "flash: out of memory");
+            goto out;
+        }
+    }
+    return 0;
+out:
+    nflash_fini(f);
+    return rc;
+}
+
+void nflash_fini(struct nflash *f)
+{
+    for (uint32_t i = 0; i < f->n; i++) {
+        slog_fini(&f->log[i]);
+        ftl_stream_destroy(f->s[i]);
+    }
+    f->n = 0;
+    if (f->ctrl_ok)
+        flash_ctrl_fini(&f->ctrl);
+    if (f->bbm_ok)
+        ftl_bbm_fini(&f->bbm);
+    flash_fms_destroy(f->fms);
+    free(f->page_buf);
+    memset(f, 0, sizeof(*f));
+}
+
+int nflash_stream(const struct nflash *f, const char *name)
+{
+    for (uint32_t i = 0; i < f->n; i++)
+        if (strcmp(f->name[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int stage(struct nflash *f, uint64_t bytes)
+{
+    uint64_t need = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
+    if (need <= f->page_cap)
+        return 0;
+    unsigned char *p = realloc(f->page_buf, need);
+    if (!p)
+        return -ENOMEM;
+    f->page_buf = p;
+    f->page_cap = need;
+    return 0;
+}
+
+void nflash_set_nodata(struct nflash *f, uint32_t i, bool nodata)
+{
+    if (i < NFLASH_MAX_STREAMS)
+        f->nodata[i] = nodata;
+}
+
+/* The flash model's pages hold the bytes of stream i. */
+static bool payload(const struct nflash *f, uint32_t i)
+{
+    return flash_fms_cfg(f->fms)->sw.store_payload && !f->nodata[i];
+}
+
+/* nflash keeps the bytes of stream i's records beside the (timing-only) flash model. */
+static bool store(const struct nflash *f, uint32_t i)
+{
+    return !flash_fms_cfg(f->fms)->sw.store_payload && !f->nodata[i];
+}
+
+int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf, uint64_t bytes,
+                     struct slog_ext *x, uint64_t *done)
+{
+    const void *src = NULL;
+    void *keep = NULL;
+    if (store(f, i) && buf) {
+        keep = malloc(bytes ? bytes : 1);
+        if (!keep)
+            return -ENOMEM;
+        memcpy(keep, buf, bytes);
+    }
+    if (payload(f, i) && buf) {
+        if (stage(f, bytes))
+            return -ENOMEM;
+        uint64_t pad = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
+        memcpy(f->page_buf, buf, bytes);
+        memset(f->page_buf + bytes, 0, pad - bytes);
+        src = f->page_buf;
+    }
+    int rc = slog_append(&f->log[i], now, src, bytes, x, done);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
+        free(keep);
+        return rc;
+    }
+    x->data = keep;
+    return 0;
+}
+
+uint64_t nflash_ctrl_ps(const struct nflash *f, uint64_t pages, bool write)
+{
+    const struct flash_cfg *c = flash_fms_cfg(f->fms);
+    uint64_t cp = c->tim.ctrl_cmd_bytes / c->geom.page_bytes;
+    if (!cp)
+        cp = 1;
+    return (pages + cp - 1) / cp * (write ? c->tim.t_ctrl_wr_ps : c->tim.t_ctrl_rd_ps);
+}
+
+static void set_free(uint64_t *free_at, uint64_t now, uint64_t ctrl, uint64_t done)
+{
+    if (free_at)
+        *free_at = now + ctrl < done ? now + ctrl : done;
+}
+
+int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
+                    struct slog_ext *x, uint64_t *done, uint64_t *free_at)
+{
+    const void *src = NULL;
+    if (payload(f, i)) {
+        if (stage(f, bytes))
+            return -ENOMEM;
+        uint64_t pad = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
+        if (dram_read(f->tb, tb_addr, f->page_buf, bytes)) {
+            snprintf(f->msg, sizeof(f->msg),
+                     "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                     " is outside the buffer",
+                     f->name[i], tb_addr, bytes);
+            return -ERANGE;
+        }
+        memset(f->page_buf + bytes, 0, pad - bytes);
+        src = f->page_buf;
+    }
+    void *keep = NULL;
+    if (store(f, i)) {
+        keep = malloc(bytes ? bytes : 1);
+        if (!keep)
+            return -ENOMEM;
+        if (dram_read(f->tb, tb_addr, keep, bytes)) {
+            free(keep);
+            snprintf(f->msg, sizeof(f->msg),
+                     "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                     " is outside the buffer",
+                     f->name[i], tb_addr, bytes);
+            return -ERANGE;
+        }
+    }
+    int rc = slog_append(&f->log[i], now, src, bytes, x, done);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
+        free(keep);
+        return rc;
+    }
+    x->data = keep;
+    set_free(free_at, now, nflash_ctrl_ps(f, x->pages, true), *done);
+    return 0;
+}
+
+static int deliver(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
+                   uint64_t *t_done)
+{
+    struct nflash *f = user;
+    (void)t;
+    (void)t_done;
+    if (data && dram_write(f->tb, addr, data, len))
+        return -ERANGE;
+    return 0;
+}
+
+int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog_ext *x,
+                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at)
+{
+    struct flash_ctrl_req rq = {.lpn = x->lpn, .offset = 0, .bytes = x->bytes, .tb_addr = tb_addr};
+    struct flash_ctrl_sink sink = {deliver, f};
+    int rc;
+
+    *done = now;
+    set_free(free_at, now, 0, now);
+    if (!x->bytes)
+        return 0;
+    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, payload(f, i) ? &sink : NULL, done);
+    if (rc) {
+        snprintf(f->msg, sizeof(f->msg), "flash read of stream '%s' at LPN %" PRIu64 ": %s",
+                 f->name[i], x->lpn, flash_ctrl_errmsg(&f->ctrl));
+        return rc;
+    }
+    if (store(f, i) && x->data && dram_write(f->tb, tb_addr, x->data, x->bytes)) {
+        snprintf(f->msg, sizeof(f->msg),
+                 "flash read of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                 " is outside the buffer",
+                 f->name[i], tb_addr, x->bytes);
+        return -ERANGE;
+    }
+    set_free(free_at, now, nflash_ctrl_ps(f, x->pages, false), *done);
+    return 0;
+}
+
+int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x)
+{
+    uint64_t done;
+    int rc = slog_free(&f->log[i], now, x, &done);
+    free(x->data);
+    x->data = NULL;
+    if (rc)
+        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
+    return rc;
+}

@@ -1,0 +1,98 @@
+/*
+ * nflash: a node's flash memory system as the nodes use it: the FMS, its bad-block manager,
+ * one stream FTL and one record log (slog) per stream region of the node's layout (AN: NV and
+ * V; WN: T, W, M, O), and the controller's read path delivering into the node's tensor buffer.
+ *
+ * Contract
+ * --------
+ * Modelled: what models/flash models (flash_fms, ftl_stream, flash_ctrl), assembled: streams
+ * from the layout's regions (ftl_layout_an / ftl_layout_wn) with erase on release; reads go
+ * through flash_ctrl (controller commands, FTL lookup, multi-plane reads, per-page delivery
+ * into the tensor buffer, a dram model, functionally); writes through ftl_stream_write (the
+ * FTL's write path: controller commands, multi-plane programs).
+ * Payload, two ways: with the FMS's store_payload on, the bytes go into the flash model's pages
+ * and reads come back from them (exact flash contents; host memory grows with every page
+ * written until its block is erased, which for small models on a 2 TiB FMS is rarely). With it
+ * off, the FMS is timed only and nflash keeps each live record's bytes beside it (the "record
+ * store": a record's bytes are freed with the record), so reads return exactly what was
+ * written and host memory holds only live data. Either way a stream can be made timing-only
+ * (nflash_set_nodata).
+ * Not modelled: the hardware NAND write pipeline (rtl/nfw) in the loop: writes are timed by the
+ * FTL's write path (see README.md, what is weak).
+ * Units: picoseconds, bytes.
+ */
+#ifndef MODELS_NODE_NFLASH_H
+#define MODELS_NODE_NFLASH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/dram/dram.h"
+#include "models/flash/flash_cfg.h"
+#include "models/flash/flash_ctrl.h"
+#include "models/flash/flash_fms.h"
+#include "models/flash/ftl_bbm.h"
+#include "models/flash/ftl_layout.h"
+#include "models/flash/ftl_stream.h"
+#include "models/node/slog.h"
+
+#define NFLASH_MAX_STREAMS 6
+
+struct nflash {
+    struct flash_fms *fms;
+    struct ftl_bbm bbm;
+    bool bbm_ok, ctrl_ok;
+    struct flash_ctrl ctrl;
+    struct ftl_layout layout;
+    uint32_t n;
+    const char *name[NFLASH_MAX_STREAMS];
+    struct ftl_stream *s[NFLASH_MAX_STREAMS];
+    struct slog log[NFLASH_MAX_STREAMS];
+    bool nodata[NFLASH_MAX_STREAMS]; /* stream keeps no payload (timing only) */
+    struct dram *tb;                 /* where reads deliver */
+    uint32_t page_bytes;
+    unsigned char *page_buf; /* write staging */
+    uint64_t page_cap;
+    char msg[512];
+};
+
+/* Stream capacity of region `name` of layout l on geometry g: bytes, and bytes per LB. 0 if
+ * the region is missing or the layout does not fit the geometry. */
+void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, const char *name,
+                        uint64_t *bytes, uint64_t *lb_bytes);
+
+/* Build the FMS of cfg with layout l (copied) and a stream for each listed region name. */
+int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
+                const char *const *names, uint32_t n, struct dram *tb);
+void nflash_fini(struct nflash *f);
+
+/* Stream i keeps no payload: writes and reads are timed, bytes are not stored (reads leave
+ * the tensor buffer unchanged). Saves host memory for data kept elsewhere. */
+void nflash_set_nodata(struct nflash *f, uint32_t i, bool nodata);
+
+/* Index of stream `name`, or -1. */
+int nflash_stream(const struct nflash *f, const char *name);
+
+/*
+ * Append `bytes` from the tensor buffer at tb_addr as one record of stream i, at now. *x =
+ * where it went, *done = programmed, *free_at (may be NULL) = when the controller has taken the
+ * last of its commands (the write path can take the next transfer then; the dies program in
+ * parallel). Errors of the log (message in f->msg).
+ */
+int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
+                    struct slog_ext *x, uint64_t *done, uint64_t *free_at);
+/* The same from host memory (preloads). */
+int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf, uint64_t bytes,
+                     struct slog_ext *x, uint64_t *done);
+/* Read record x of stream i into the tensor buffer at tb_addr; *done = all of it there,
+ * *free_at (may be NULL) = when the controller has processed its read commands. */
+int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog_ext *x,
+                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at);
+
+/* Controller time of a transfer of `pages` pages: ceil(pages / pages per command) commands of
+ * t_ctrl_wr (write) or t_ctrl_rd (read). */
+uint64_t nflash_ctrl_ps(const struct nflash *f, uint64_t pages, bool write);
+/* Free record x (slog_free, and its bytes in the record store). */
+int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x);
+
+#endif

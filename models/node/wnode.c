@@ -1,0 +1,333 @@
+/*
+ * wnode.c - the Weight Node; see wnode.h.
+ */
+#include "models/node/wnode.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TB_ALIGN 256u /* the compiler's alignment of records in the write-back slot */
+
+enum { R_W = 0, R_M, R_O, R_N };
+
+struct wnode {
+    struct wnode_cfg cfg;
+    struct dram *tb;
+    struct nflash fl;
+    int s[R_N];
+    struct dnn_params *p;
+    struct slog_ext rec[R_N][DNN_MAX_LAYERS];
+    bool ok[R_N][DNN_MAX_LAYERS];
+    unsigned char *buf;
+    size_t cap;
+    float *dw;
+    size_t dw_cap;
+    struct wnode_stats st;
+};
+
+static const char *const wnode_streams[R_N] = {"W", "M", "O"};
+
+static uint64_t ru(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static int grow(unsigned char **b, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    unsigned char *p = realloc(*b, n);
+    if (!p)
+        return -ENOMEM;
+    *b = p;
+    *cap = n;
+    return 0;
+}
+
+static void params_copy(struct dnn_params *d, const struct dnn_params *s)
+{
+    for (uint32_t l = 0; l < s->model.n_layers; l++) {
+        size_t nw = (size_t)s->model.layer[l].in * s->model.layer[l].out;
+        size_t nb = s->model.layer[l].out;
+        const struct dnn_params_layer *a = &s->layer[l];
+        struct dnn_params_layer *b = &d->layer[l];
+        memcpy(b->w, a->w, nw * 4);
+        memcpy(b->b, a->b, nb * 4);
+        memcpy(b->wq, a->wq, nw * 2);
+        memcpy(b->w_v, a->w_v, nw * 4);
+        memcpy(b->b_v, a->b_v, nb * 4);
+        if (a->w_m && b->w_m) {
+            memcpy(b->w_m, a->w_m, nw * 4);
+            memcpy(b->b_m, a->b_m, nb * 4);
+        }
+    }
+    d->step = s->step;
+    d->updated = s->updated;
+}
+
+int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
+                 char *msg, size_t len)
+{
+    struct wnode *w = calloc(1, sizeof(*w));
+    struct ftl_layout lay;
+    struct dnn_err de;
+    int rc;
+
+    *out = NULL;
+    if (!w) {
+        snprintf(msg, len, "wn: out of memory");
+        return -ENOMEM;
+    }
+    w->cfg = *cfg;
+    rc = dnn_params_create(&p->model, &p->opt, 0, &w->p, &de);
+    if (rc) {
+        snprintf(msg, len, "wn: %s", de.msg);
+        goto out_free;
+    }
+    params_copy(w->p, p);
+    rc = dram_create(&cfg->tb, &w->tb, msg, len);
+    if (rc)
+        goto out_params;
+    ftl_layout_wn(&lay);
+    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb);
+    if (rc) {
+        snprintf(msg, len, "wn flash: %s", w->fl.msg);
+        goto out_tb;
+    }
+    for (int i = 0; i < R_N; i++)
+        w->s[i] = nflash_stream(&w->fl, wnode_streams[i]);
+    *out = w;
+    return 0;
+
+out_tb:
+    dram_destroy(w->tb);
+out_params:
+    dnn_params_destroy(w->p);
+out_free:
+    free(w);
+    return rc;
+}
+
+void wnode_destroy(struct wnode *w)
+{
+    if (!w)
+        return;
+    for (int k = 0; k < R_N; k++) /* bytes of live records (record store) */
+        for (uint32_t l = 0; l < DNN_MAX_LAYERS; l++)
+            if (w->ok[k][l])
+                free(w->rec[k][l].data);
+    nflash_fini(&w->fl);
+    dram_destroy(w->tb);
+    dnn_params_destroy(w->p);
+    free(w->buf);
+    free(w->dw);
+    free(w);
+}
+
+/* Serialise record kind k of layer l into buf; returns its bytes. */
+static uint64_t record(const struct dnn_params *p, int k, uint32_t l, unsigned char *buf)
+{
+    const struct dnn_params_layer *y = &p->layer[l];
+    size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out;
+    size_t nb = p->model.layer[l].out;
+    unsigned char *o = buf;
+
+    switch (k) {
+    case R_W:
+        memcpy(o, y->wq, nw * 2);
+        memcpy(o + nw * 2, y->b, nb * 4);
+        return nw * 2 + nb * 4;
+    case R_M:
+        memcpy(o, y->w, nw * 4);
+        memcpy(o + nw * 4, y->b, nb * 4);
+        return (nw + nb) * 4;
+    default:
+        if (p->opt.kind == DNN_OPT_ADAM) {
+            memcpy(o, y->w_m, nw * 4);
+            memcpy(o + nw * 4, y->w_v, nw * 4);
+            memcpy(o + nw * 8, y->b_m, nb * 4);
+            memcpy(o + nw * 8 + nb * 4, y->b_v, nb * 4);
+            return (nw + nb) * 8;
+        }
+        memcpy(o, y->w_v, nw * 4);
+        memcpy(o + nw * 4, y->b_v, nb * 4);
+        return (nw + nb) * 4;
+    }
+}
+
+static uint64_t record_bytes(const struct dnn_params *p, int k, uint32_t l)
+{
+    uint64_t nw = (uint64_t)p->model.layer[l].in * p->model.layer[l].out,
+             nb = p->model.layer[l].out;
+    if (k == R_W)
+        return nw * 2 + nb * 4;
+    if (k == R_M)
+        return (nw + nb) * 4;
+    return (nw + nb) * 4 * (p->opt.kind == DNN_OPT_ADAM ? 2 : 1);
+}
+
+/* The new version of record k of layer l is at x: free the old one. */
+static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x, uint64_t now,
+                   char *msg, size_t len)
+{
+    int rc = 0;
+    if (w->ok[k][l]) {
+        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l]);
+        if (rc)
+            snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+    }
+    w->rec[k][l] = *x;
+    w->ok[k][l] = true;
+    return rc;
+}
+
+int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size_t len)
+{
+    *done = now;
+    for (uint32_t l = 0; l < w->p->model.n_layers; l++) {
+        for (int k = 0; k < R_N; k++) {
+            uint64_t n = record_bytes(w->p, k, l), t;
+            struct slog_ext x;
+            if (grow(&w->buf, &w->cap, n))
+                return -ENOMEM;
+            record(w->p, k, l, w->buf);
+            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t);
+            if (rc) {
+                snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+                return rc;
+            }
+            if ((rc = replace(w, k, l, &x, now, msg, len)))
+                return rc;
+            if (t > *done)
+                *done = t;
+        }
+    }
+    return 0;
+}
+
+static int kind_of(uint8_t stream)
+{
+    return stream == HC_S_W ? R_W : stream == HC_S_M ? R_M : stream == HC_S_O ? R_O : -1;
+}
+
+static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint64_t *end, char *msg,
+                    size_t len)
+{
+    uint32_t l = c->layer;
+    uint64_t nw = (uint64_t)w->p->model.layer[l].in * w->p->model.layer[l].out;
+    uint64_t nb = w->p->model.layer[l].out, params = nw + nb;
+    struct dnn_err de;
+    int rc;
+
+    if (grow((unsigned char **)&w->dw, &w->dw_cap, params * 4))
+        return -ENOMEM;
+    if (dram_read(w->tb, c->u.opt.grad, w->dw, params * 4)) {
+        snprintf(msg, len, "wn: gradient slot 0x%" PRIx64 " outside the tensor buffer",
+                 c->u.opt.grad);
+        return -ERANGE;
+    }
+    rc = dnn_params_update_layer(w->p, l, w->dw, w->dw + nw, &de);
+    if (rc) {
+        snprintf(msg, len, "wn optimizer, layer %u: %s", l + 1, de.msg);
+        return rc;
+    }
+    /* the new records, laid out as the compiler placed them in the write-back slot */
+    uint64_t off = 0;
+    for (int k = 0; k < R_N; k++) {
+        uint64_t n = record_bytes(w->p, k, l);
+        if (grow(&w->buf, &w->cap, n))
+            return -ENOMEM;
+        record(w->p, k, l, w->buf);
+        if (dram_write(w->tb, c->u.opt.wout + off, w->buf, n)) {
+            snprintf(msg, len, "wn: write-back slot outside the tensor buffer");
+            return -ERANGE;
+        }
+        off += ru(n, TB_ALIGN);
+    }
+    uint32_t cost = w->p->opt.kind == DNN_OPT_ADAM ? w->cfg.cost_adam : w->cfg.cost_sgd;
+    uint64_t lanes = w->cfg.lanes ? w->cfg.lanes : 1;
+    uint64_t cycles = w->cfg.latency + (params * cost + lanes - 1) / lanes;
+    *end = now + cycles * w->cfg.period_ps;
+    w->st.updates++;
+    w->st.params_updated += params;
+    w->st.busy_ps[2] += *end - now;
+    return 0;
+}
+
+int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
+               uint64_t *end, uint64_t *free_at, char *msg, size_t len)
+{
+    int k = kind_of(c->op), rc;
+    uint32_t l = c->u.fl.rec;
+
+    (void)p;
+    *end = now;
+    *free_at = now;
+    if (c->kind == HC_OPT_UPDATE) {
+        rc = exec_opt(w, c, now, end, msg, len);
+        *free_at = *end;
+        return rc;
+    }
+    if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || k < 0 || l >= DNN_MAX_LAYERS) {
+        snprintf(msg, len, "wn: command %u '%s' (%s) is not a Weight Node command", c->id, c->label,
+                 hc_kind_name((enum hc_kind)c->kind));
+        return -EINVAL;
+    }
+    if (c->kind == HC_FLASH_RD) {
+        if (!w->ok[k][l]) {
+            snprintf(msg, len, "wn: record %s of layer %u is not in flash", wnode_streams[k],
+                     l + 1);
+            return -ENODATA;
+        }
+        rc =
+            nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at);
+        if (rc) {
+            snprintf(msg, len, "wn: %s", w->fl.msg);
+            return rc;
+        }
+        w->st.flash_rd_bytes += w->rec[k][l].bytes;
+        w->st.busy_ps[0] += *free_at - now;
+        return 0;
+    }
+    struct slog_ext x;
+    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at);
+    if (rc) {
+        snprintf(msg, len, "wn: %s", w->fl.msg);
+        return rc;
+    }
+    w->st.flash_wr_bytes += c->bytes;
+    w->st.busy_ps[1] += *free_at - now;
+    return replace(w, k, l, &x, now, msg, len);
+}
+
+int wnode_end_step(struct wnode *w, char *msg, size_t len)
+{
+    struct dnn_err de;
+    int rc = dnn_params_end_step(w->p, &de);
+    if (rc)
+        snprintf(msg, len, "wn optimizer: %s", de.msg);
+    return rc;
+}
+
+struct dnn_params *wnode_params(struct wnode *w)
+{
+    return w->p;
+}
+
+struct dram *wnode_tb(struct wnode *w)
+{
+    return w->tb;
+}
+
+struct nflash *wnode_flash(struct wnode *w)
+{
+    return &w->fl;
+}
+
+const struct wnode_stats *wnode_get_stats(const struct wnode *w)
+{
+    return &w->st;
+}

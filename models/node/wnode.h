@@ -1,0 +1,75 @@
+/*
+ * wnode: the Weight Node: the model in flash (bf16 weights with fp32 biases, fp32 masters and
+ * optimizer state, each in its own stream), a tensor buffer, and a reduce + optimizer unit.
+ *
+ * Contract
+ * --------
+ * Modelled: the node's part of a compiled program (models/host/compile.h):
+ *   FLASH_RD    W: a layer's broadcast copy (bf16 Wq, then fp32 b) from the W stream into the
+ *               tensor buffer; M, O: its masters and optimizer state into the tensor buffer
+ *               (the optimizer needs them). Ends when the last byte is there.
+ *   OPT_UPDATE  the reduced gradients (fp32 dW then db) from the tensor buffer through
+ *               dnn_params_update_layer (models/dnn/dnn_params: the only optimizer), then the
+ *               layer's new W, M and O records laid out in the tensor buffer's write-back slot.
+ *               Duration: latency + ceil(params * cost / lanes) cycles of the unit (ours).
+ *   FLASH_WR    W, M or O: the new record appended to its stream; the previous version of the
+ *               record is freed (its logical blocks are released once empty).
+ * The fp32 masters and optimizer state the optimizer works on are a struct dnn_params owned
+ * here (the functional image of the WN's state); the flash copies are written from it and read
+ * for timing; wnode_preload() writes every record (at creation and after a restore).
+ * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
+ * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
+ * Not modelled: the trained-weights stream T (written at the end of training), contention in
+ * the tensor buffer, PCIe.
+ * Units: picoseconds, bytes, parameters.
+ */
+#ifndef MODELS_NODE_WNODE_H
+#define MODELS_NODE_WNODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/dnn/dnn_params.h"
+#include "models/dram/dram.h"
+#include "models/host/compile.h"
+#include "models/node/nflash.h"
+
+struct wnode_cfg {
+    struct dram_cfg tb;
+    struct flash_cfg flash;
+    uint64_t period_ps; /* optimizer unit clock */
+    uint32_t lanes, latency, cost_sgd, cost_adam;
+    bool state_payload; /* keep the bytes of M and O in flash (else timing only) */
+};
+
+struct wnode_stats {
+    uint64_t busy_ps[3]; /* flash read, flash write, optimizer */
+    uint64_t updates, params_updated;
+    uint64_t flash_rd_bytes, flash_wr_bytes;
+};
+
+struct wnode;
+
+/* p is copied (the WN owns its state). 0 or an error with msg. */
+int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
+                 char *msg, size_t len);
+void wnode_destroy(struct wnode *w);
+
+/* Write every layer's W, M and O records to flash at now (freeing older versions); *done = all
+ * programmed. */
+int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size_t len);
+
+/* Execute command c started at now: *end = its results are there; *free_at = its resource can
+ * take the next command (flash: the controller is done, the dies may still work). */
+int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
+               uint64_t *end, uint64_t *free_at, char *msg, size_t len);
+/* Every layer was updated: close the optimizer step (dnn_params_end_step). */
+int wnode_end_step(struct wnode *w, char *msg, size_t len);
+
+struct dnn_params *wnode_params(struct wnode *w);
+struct dram *wnode_tb(struct wnode *w);
+struct nflash *wnode_flash(struct wnode *w);
+const struct wnode_stats *wnode_get_stats(const struct wnode *w);
+
+#endif

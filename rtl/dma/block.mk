@@ -1,0 +1,19 @@
+# rtl/dma: verilated models of the tensor-buffer DMA, its block test and its benchmark.
+#
+# dma_t: a small SRAM map (48 KiB of a 16-bit address space: not a power of two, so the
+# range checks see a real edge), SRAM read latency 3, 16 reads in flight: the block test runs
+# it in lockstep with the C twin (models/dma/dma_twin.c).
+# dma: the defaults (1 MiB SRAM, latency 2, 64 reads in flight, 16 GiB tensor buffer), for
+# the benchmark.
+DMA_T_PARAMS := SramAddrW=16 SramBytes=49152 SramLat=3 MaxRdOut=16
+
+$(eval $(call vmodel,dma_t,dma_top,$(DMA_T_PARAMS),dma,))
+$(eval $(call vmodel,dma,dma_top,,dma,))
+
+$(eval $(call vtest,test_dma,test_dma,dma_t))
+
+VBENCH_SRCS += testbench/bench/bench_dma.c
+$(eval $(call vbench,bench_dma,bench_dma,dma))
+
+# The waveform path for the DMA's save file.
+SUITES += "waves-dma::scripts/check-waves.sh $(BUILD)/san/tests/test_dma waves/dma.gtkw $(BUILD)/waves-check-dma"

@@ -1,0 +1,23 @@
+# rtl/nfw: the NAND write pipelines (write-command and NAND-program), their shim and block
+# tests. Two configurations: the default (power-of-two geometry, two streams) and an odd one
+# (one channel of three dies, four planes, three pages per block, 64-byte pages, one stream,
+# two reads outstanding) that exercises the counters' wraps and the narrowest FIFOs.
+
+NFW_P_DEF := PageBytes=256 Planes=2 Channels=2 DiesPerChan=2 PagesPerBlock=4 Streams=2 \
+             MaxPbs=16 BbtEntries=4 Slots=4 MaxReads=64
+NFW_P_ODD := PageBytes=64 Planes=4 Channels=1 DiesPerChan=3 PagesPerBlock=3 Streams=1 \
+             MaxPbs=5 BbtEntries=2 Slots=8 MaxReads=2
+
+$(eval $(call vmodel,nfw_top,nfw_top,$(NFW_P_DEF),nfw))
+$(eval $(call vmodel,nfw_top_odd,nfw_top,$(NFW_P_ODD),nfw))
+
+$(eval $(call vtest,test_nfw_top,test_nfw,nfw_top))
+$(eval $(call vtest,test_nfw_top_odd,test_nfw,nfw_top_odd))
+
+# The waveform path of the write pipelines: the block test writes an FST, the save file's
+# signals must all be in it.
+SUITES += "waves-nfw::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_top waves/nfw.gtkw $(BUILD)/waves-nfw"
+
+# RTL against the twin: the same workload, cycles and wall-clock speed.
+VBENCH_SRCS += testbench/bench/bench_flash_nfw.c
+$(eval $(call vbench,bench_flash_nfw,bench_flash_nfw,nfw_top))

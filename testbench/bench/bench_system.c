@@ -1,0 +1,157 @@
+/*
+ * bench_system: speed of the assembled machine (models/host/runtime) in tlm mode on fc-mnist
+ * (784-256-128-10), 4 Activation Nodes, B = 64, the default machine (rt_cfg_default), and the
+ * simulated time of a step.
+ *
+ *   system.tlm.images_per_s     training images per wall-clock second: B x steps / wall time
+ *                               of the steps (the host preload of the inputs excluded), median
+ *                               of RUNS runs of STEPS steps; also per second of process CPU
+ *                               time (the figure a loaded, shared machine does not distort)
+ *   system.tlm.epoch_s          60,000 / images_per_s: the projected wall time of one
+ *                               Fashion-MNIST epoch (target <= 60 s), and its CPU time
+ *   system.sim.step_us          simulated time of one step (mean over the run)
+ *   system.sim.images_per_s     simulated training throughput of the machine: B / step time
+ *   system.layers               the last step's layers.csv rows (layer, pass, phases, waited_on)
+ *
+ * Inputs: the Fashion-MNIST training set when it is installed (DNN_IDX_DEFAULT_DIR), else
+ * seeded pseudo-random pixels (speed does not depend on them).
+ * Usage: bench_system [steps [N [B [pad_words]]]]
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "csim/rng.h"
+#include "models/dnn/dnn_idx.h"
+#include "models/host/runtime.h"
+
+#define RUNS  3
+#define STEPS 40
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t steps = argc > 1 ? (uint32_t)atoi(argv[1]) : STEPS;
+    struct rt_cfg c;
+    struct rt_err e;
+    struct dnn_idx_set set;
+    struct dnn_err de;
+    uint8_t *images, *labels;
+    double rate[RUNS], crate[RUNS];
+    bool real;
+
+    rt_cfg_default(&c);
+    if (argc > 2)
+        c.n_an = (uint32_t)atoi(argv[2]);
+    if (argc > 3)
+        c.batch = (uint32_t)atoi(argv[3]);
+    if (argc > 4)
+        c.core.a_words = c.core.b_words = c.core.c_words = (uint32_t)atoi(argv[4]);
+    if (!steps)
+        steps = 1;
+    uint32_t in = dnn_model_inputs(&c.model), count = steps * c.batch;
+    images = malloc((size_t)count * in);
+    labels = malloc(count);
+    if (!images || !labels)
+        return 1;
+    real = dnn_idx_load_fashion(NULL, true, &set, &de) == 0;
+    if (real && set.count >= count) {
+        memcpy(images, set.images, (size_t)count * in);
+        memcpy(labels, set.labels, count);
+    } else {
+        uint64_t s = 1;
+        for (size_t i = 0; i < (size_t)count * in; i++)
+            images[i] = (uint8_t)rng_next(&s);
+        for (uint32_t i = 0; i < count; i++)
+            labels[i] = (uint8_t)rng_below(&s, 10);
+        real = false;
+    }
+    if (real)
+        dnn_idx_fini(&set);
+
+    printf("bench_system: fc-mnist, N = %u ANs, B = %u, %u steps x %d runs, tlm, %s inputs\n",
+           c.n_an, c.batch, steps, RUNS, real ? "Fashion-MNIST" : "random");
+    double step_ps = 0;
+    float loss0 = 0, loss1 = 0;
+    struct rt *r = NULL;
+    for (int run = 0; run < RUNS; run++) {
+        if (rt_create(&c, &r, &e)) {
+            fprintf(stderr, "bench_system: %s\n", e.msg);
+            return 1;
+        }
+        if (rt_load_inputs(r, images, labels, count, &e)) {
+            fprintf(stderr, "bench_system: %s\n", e.msg);
+            return 1;
+        }
+        uint64_t t0 = rt_now(r);
+        double w0 = wall_s(), c0 = cpu_s();
+        for (uint32_t k = 0; k < steps; k++) {
+            struct rt_step_info info;
+            if (rt_step(r, &info, &e)) {
+                fprintf(stderr, "bench_system: step %u: %s\n", k, e.msg);
+                return 1;
+            }
+            if (k == 0)
+                loss0 = info.loss;
+            loss1 = info.loss;
+        }
+        double w = wall_s() - w0, cw = cpu_s() - c0;
+        rate[run] = (double)count / w;
+        crate[run] = (double)count / cw;
+        step_ps = (double)(rt_now(r) - t0) / steps;
+        if (run + 1 < RUNS)
+            rt_destroy(r);
+    }
+    qsort(rate, RUNS, sizeof(rate[0]), cmp_double);
+    qsort(crate, RUNS, sizeof(crate[0]), cmp_double);
+    printf("system.tlm.images_per_s = %.0f images/s (wall; %.0f per CPU second)\n", rate[RUNS / 2],
+           crate[RUNS / 2]);
+    printf("system.tlm.epoch_s = %.1f s wall, %.1f s of CPU (60,000 images; target <= 60 s)\n",
+           60000.0 / rate[RUNS / 2], 60000.0 / crate[RUNS / 2]);
+    printf("system.sim.step_us = %.2f us\n", step_ps / 1e6);
+    printf("system.sim.images_per_s = %.0f images/s (simulated machine)\n",
+           c.batch / (step_ps * 1e-12));
+    printf("system.loss = %.4f (step 0) -> %.4f (step %u)\n", loss0, loss1, steps - 1);
+
+    size_t n;
+    const struct rt_layer_rec *rec = rt_layer_recs(r, &n);
+    printf("system.layers (last step): layer pass start_us end_us");
+    for (int p = 0; p < RT_PH_N; p++)
+        printf(" %s_us", rt_phase_name((enum rt_phase)p));
+    printf(" waited_on\n");
+    for (size_t i = 0; i < n; i++) {
+        if (rec[i].step + 1 != steps)
+            continue;
+        printf("  %u %s %.2f %.2f", rec[i].layer, rt_pass_name(rec[i].pass), rec[i].start_ps / 1e6,
+               rec[i].end_ps / 1e6);
+        for (int p = 0; p < RT_PH_N; p++)
+            printf(" %.2f", rec[i].phase_ps[p] / 1e6);
+        printf(" %s\n", rt_phase_name(rec[i].waited_on));
+    }
+    rt_destroy(r);
+    free(images);
+    free(labels);
+    return 0;
+}

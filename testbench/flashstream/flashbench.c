@@ -1,0 +1,740 @@
+/*
+ * flashstream flashbench: a fio-like benchmark of one node's flash memory system (FMS) through
+ * the stream FTL and the controller.
+ *
+ * Requests of --bs bytes, --iodepth at a time, --size bytes in all, on one stream of the node's
+ * layout. Writes go through the stream FTL (ftl_stream: controller command cost, append, page
+ * layout striped over channels and dies, multi-plane program); reads through the controller's
+ * read path (flash_ctrl: command cost, FTL lookup, striped die reads). Timing only: no payload.
+ * A request is submitted when one of the iodepth in flight completes (all start at time 0), so
+ * the models serve them in time order. Prints bandwidth, IOPS, latency percentiles and the
+ * configuration's theoretical bound with each of its terms: channel bus, program (or read)
+ * rate with and without cache program, controller time per command, and the queue depth over
+ * the unloaded latency (Little's law).
+ *
+ * Patterns: write = appends at the stream's append point; read = the same range read in order
+ * (written first, not timed); randread = requests at random bs-aligned offsets of that range;
+ * randwrite = each request appended to a randomly chosen logical block among those the size
+ * spans (the stream FTL is append-only inside a logical block: "random" writes are interleaved
+ * tensors, not overwrites in place).
+ */
+#define _DEFAULT_SOURCE
+#include "csim/rng.h"
+#include "models/flash/flash_ctrl.h"
+#include "models/flash/flash_fms.h"
+#include "models/flash/ftl_bbm.h"
+#include "models/flash/ftl_layout.h"
+#include "models/flash/ftl_stream.h"
+#include "testbench/flashstream/cli.h"
+#include "testbench/flashstream/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
+static const char *const rw_names[] = {"write", "read", "randwrite", "randread"};
+
+struct fb_opts {
+    enum rw rw;
+    uint64_t bs, iodepth, size, seed;
+    const char *stream;                /* region name of the node's layout */
+    bool wn;                           /* Weight Node layout (default: Activation Node) */
+    uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
+    struct flash_cfg cfg;
+};
+
+/* Everything one run needs; built afresh per run. */
+struct fb_sys {
+    struct flash_fms *fms;
+    struct ftl_bbm bbm;
+    struct ftl_stream *s;
+    struct flash_ctrl ctrl;
+    bool bbm_ok, ctrl_ok;
+    char where[96]; /* "AN, blocks 93..671" */
+};
+
+/* ------------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: flashstream flashbench [options]\n"
+            "  --rw MODE          write | read | randwrite | randread (default write)\n"
+            "  --bs SIZE          request size (default 64k; k/m/g = KiB/MiB/GiB)\n"
+            "  --iodepth N        requests in flight (default 32)\n"
+            "  --size SIZE        total bytes (default 4g)\n"
+            "  --stream NAME      stream of the node's layout (default V; AN: NV V, WN: T W M O)\n"
+            "  --node an|wn       layout: Activation Node (paper Table 2) or Weight Node (ours)\n"
+            "  --range FIRST:N    instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
+            "                     plane (for geometries other than 683 blocks per plane)\n"
+            "  --set KEY=VALUE    flash parameter, repeatable (--keys lists them), e.g.\n"
+            "                     --set channels=16 --set t_prog_ns=200000\n"
+            "  --cache-program on|off   shortcut for --set cache_program=...\n"
+            "  --seed N           random offsets (default 1)\n"
+            "  --keys             list the flash parameters with their values and ranges\n"
+            "  --layout           print the block layouts of both node types and exit\n");
+}
+
+/* "64k", "4KiB", "1g", "4096": bytes, binary multiples. */
+static int parse_size(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out)
+{
+    static const struct {
+        const char *suf;
+        unsigned shift;
+    } sufs[] = {{"", 0},    {"b", 0},    {"k", 10},  {"kib", 10}, {"kb", 10},
+                {"m", 20},  {"mib", 20}, {"mb", 20}, {"g", 30},   {"gib", 30},
+                {"gb", 30}, {"t", 40},   {"tib", 40}};
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(val, &end, 10);
+    if (errno || end == val || val[0] == '-')
+        goto bad;
+    for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++) {
+        if (strcasecmp(end, sufs[i].suf))
+            continue;
+        if (v > (max >> sufs[i].shift))
+            goto bad;
+        v <<= sufs[i].shift;
+        if (v < min)
+            goto bad;
+        *out = v;
+        return 0;
+    }
+bad:
+    fprintf(stderr,
+            "flashstream flashbench: %s '%s' is not accepted: give a size from %" PRIu64
+            " to %" PRIu64 " bytes, optionally with a suffix k, m, g or t (KiB, MiB, GiB, TiB)\n",
+            opt, val, min, max);
+    return -1;
+}
+
+static int set_key(struct fb_opts *o, const char *kv)
+{
+    char key[64];
+    const char *eq = strchr(kv, '=');
+    struct flash_err e;
+
+    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
+        fprintf(stderr,
+                "flashstream flashbench: --set '%s': accepted KEY=VALUE, e.g. "
+                "channels=16 (--keys lists the keys)\n",
+                kv);
+        return -1;
+    }
+    memcpy(key, kv, (size_t)(eq - kv));
+    key[eq - kv] = '\0';
+    if (flash_cfg_set(&o->cfg, key, eq + 1, &e)) {
+        fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct fb_opts *o)
+{
+    static const struct option longopts[] = {{"rw", required_argument, 0, 'r'},
+                                             {"bs", required_argument, 0, 'b'},
+                                             {"iodepth", required_argument, 0, 'q'},
+                                             {"size", required_argument, 0, 'z'},
+                                             {"stream", required_argument, 0, 's'},
+                                             {"node", required_argument, 0, 'n'},
+                                             {"range", required_argument, 0, 'R'},
+                                             {"set", required_argument, 0, 'S'},
+                                             {"cache-program", required_argument, 0, 'c'},
+                                             {"seed", required_argument, 0, 'e'},
+                                             {"keys", no_argument, 0, 'k'},
+                                             {"layout", no_argument, 0, 'L'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    struct flash_err e;
+    int ch, rc = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->rw = RW_WRITE;
+    o->bs = 64 << 10;
+    o->iodepth = 32;
+    o->size = 4ull << 30;
+    o->seed = 1;
+    o->stream = "V";
+    flash_cfg_default(&o->cfg);
+    o->cfg.sw.store_payload = false;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        char opt[32] = "--?";
+
+        for (const struct option *lo = longopts; lo->name; lo++)
+            if (lo->val == ch)
+                snprintf(opt, sizeof(opt), "--%s", lo->name);
+        switch (ch) {
+        case 'r':
+            rc = -1;
+            for (int i = 0; i < 4; i++)
+                if (!strcmp(optarg, rw_names[i])) {
+                    o->rw = (enum rw)i;
+                    rc = 0;
+                }
+            if (rc)
+                fprintf(stderr,
+                        "flashstream flashbench: --rw '%s' is not accepted: give write, "
+                        "read, randwrite or randread\n",
+                        optarg);
+            break;
+        case 'b':
+            rc = parse_size(opt, optarg, 1, 1ull << 30, &o->bs);
+            break;
+        case 'q':
+            rc = cli_u64(opt, optarg, 1, 65536, &o->iodepth);
+            break;
+        case 'z':
+            rc = parse_size(opt, optarg, 1, 1ull << 44, &o->size);
+            break;
+        case 's':
+            o->stream = optarg;
+            break;
+        case 'n':
+            if (!strcasecmp(optarg, "an") || !strcasecmp(optarg, "wn")) {
+                o->wn = !strcasecmp(optarg, "wn");
+            } else {
+                fprintf(stderr,
+                        "flashstream flashbench: --node '%s' is not accepted: give an "
+                        "or wn\n",
+                        optarg);
+                rc = -1;
+            }
+            break;
+        case 'R': {
+            unsigned a, b;
+            char tail;
+
+            if (sscanf(optarg, "%u:%u%c", &a, &b, &tail) != 2 || !b) {
+                fprintf(stderr,
+                        "flashstream flashbench: --range '%s' is not accepted: give "
+                        "FIRST:COUNT with COUNT >= 1, e.g. 2:12\n",
+                        optarg);
+                rc = -1;
+            }
+            o->range_first = a;
+            o->range_count = b;
+            break;
+        }
+        case 'S':
+            rc = set_key(o, optarg);
+            break;
+        case 'c':
+            if (flash_cfg_set(&o->cfg, "cache_program", optarg, &e)) {
+                fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
+                rc = -1;
+            }
+            break;
+        case 'e':
+            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
+            break;
+        case 'k':
+            flash_cfg_fprint_keys(stdout, &o->cfg);
+            exit(0);
+        case 'L': {
+            struct ftl_layout l;
+
+            ftl_layout_an(&l);
+            ftl_layout_fprint(stdout, &l, &o->cfg.geom);
+            ftl_layout_wn(&l);
+            ftl_layout_fprint(stdout, &l, &o->cfg.geom);
+            exit(0);
+        }
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+        if (rc)
+            return -1;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "flashstream flashbench: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if (flash_cfg_validate(&o->cfg, &e)) {
+        fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
+        return -1;
+    }
+    if ((o->rw == RW_WRITE || o->rw == RW_RANDWRITE) && o->bs % o->cfg.geom.page_bytes) {
+        fprintf(stderr,
+                "flashstream flashbench: --bs %" PRIu64 " for writes: the stream FTL writes "
+                "whole pages; accepted a multiple of the page size %u\n",
+                o->bs, o->cfg.geom.page_bytes);
+        return -1;
+    }
+    if (o->size < o->bs) {
+        fprintf(stderr,
+                "flashstream flashbench: --size %" PRIu64 " is below --bs %" PRIu64
+                "; accepted a size of at least one request\n",
+                o->size, o->bs);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the system under test */
+
+static void sys_destroy(struct fb_sys *y)
+{
+    if (y->ctrl_ok)
+        flash_ctrl_fini(&y->ctrl);
+    ftl_stream_destroy(y->s);
+    if (y->bbm_ok)
+        ftl_bbm_fini(&y->bbm);
+    flash_fms_destroy(y->fms);
+    memset(y, 0, sizeof(*y));
+}
+
+static int sys_create(const struct fb_opts *o, struct fb_sys *y)
+{
+    const struct flash_geom *g = &o->cfg.geom;
+    struct ftl_layout lay;
+    const struct ftl_region *r, *spare;
+    struct ftl_stream_cfg sc;
+    struct flash_err e = {{0}};
+    uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
+    int rc;
+
+    memset(y, 0, sizeof(*y));
+    if (o->wn)
+        ftl_layout_wn(&lay);
+    else
+        ftl_layout_an(&lay);
+    if (o->range_count) {
+        if ((uint64_t)o->range_first + o->range_count > g->blocks_per_plane) {
+            fprintf(stderr,
+                    "flashstream flashbench: --range %u:%u does not fit in a plane of %u "
+                    "blocks; accepted FIRST + COUNT <= %u\n",
+                    o->range_first, o->range_count, g->blocks_per_plane, g->blocks_per_plane);
+            return -EINVAL;
+        }
+        memset(&sc, 0, sizeof(sc));
+        snprintf(sc.name, sizeof(sc.name), "%s", o->stream);
+        sc.first_block = o->range_first;
+        sc.n_blocks = o->range_count;
+        sc.pe_budget = 2000000;
+        sc.retention_s = FTL_SEC_PER_DAY;
+        sc.erase_on_release = true;
+        snprintf(y->where, sizeof(y->where), "blocks %u..%u", sc.first_block,
+                 sc.first_block + sc.n_blocks - 1);
+    } else {
+        if (ftl_layout_validate(&lay, g, &e)) {
+            fprintf(stderr,
+                    "flashstream flashbench: %s; for this geometry give the stream's blocks "
+                    "with --range FIRST:COUNT\n",
+                    e.msg);
+            return -EINVAL;
+        }
+        r = ftl_layout_find(&lay, o->stream);
+        if (!r || r->kind != FTL_REGION_STREAM) {
+            fprintf(stderr,
+                    "flashstream flashbench: --stream '%s' is not a stream of the %s "
+                    "layout; accepted:",
+                    o->stream, lay.node);
+            for (uint32_t i = 0; i < lay.n; i++)
+                if (lay.r[i].kind == FTL_REGION_STREAM)
+                    fprintf(stderr, " %s", lay.r[i].name);
+            fprintf(stderr, "\n");
+            return -EINVAL;
+        }
+        ftl_stream_cfg_from_region(&sc, r);
+        sc.check_retention = false; /* long runs of simulated time are not the point here */
+        spare = ftl_layout_spare(&lay);
+        if (spare) {
+            sp_first = spare->first;
+            sp_count = spare->count;
+        }
+        snprintf(y->where, sizeof(y->where), "%s, blocks %u..%u, %s", lay.node, r->first,
+                 r->first + r->count - 1, r->contents);
+    }
+    rc = flash_fms_create(&o->cfg, &y->fms, &e);
+    if (!rc) {
+        rc = ftl_bbm_init(&y->bbm, g, sp_first, sp_count, &e);
+        y->bbm_ok = !rc;
+    }
+    if (!rc)
+        rc = ftl_stream_create(y->fms, &y->bbm, &sc, &y->s, &e);
+    if (!rc) {
+        rc = flash_ctrl_init(&y->ctrl, y->fms, &e);
+        y->ctrl_ok = !rc;
+    }
+    if (rc) {
+        fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
+        sys_destroy(y);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ queue */
+
+/* Binary min-heap of completion times: the requests in flight. */
+struct heap {
+    uint64_t *v;
+    size_t n;
+};
+
+static void heap_push(struct heap *h, uint64_t x)
+{
+    size_t i = h->n++;
+
+    while (i && h->v[(i - 1) / 2] > x) {
+        h->v[i] = h->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->v[i] = x;
+}
+
+static uint64_t heap_pop(struct heap *h)
+{
+    uint64_t top = h->v[0], x = h->v[--h->n];
+    size_t i = 0;
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+            c++;
+        if (h->v[c] >= x)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = x;
+    return top;
+}
+
+/* ------------------------------------------------------------------ one run */
+
+struct fb_result {
+    uint64_t n_req, bytes, t_start, t_end;
+    uint64_t *lat; /* per request, ps */
+};
+
+static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, uint64_t *end)
+{
+    uint64_t chunk = o->cfg.tim.ctrl_cmd_bytes / o->cfg.geom.page_bytes, lpn, t;
+
+    *end = 0;
+    for (uint64_t p = 0; p < pages; p += chunk) {
+        uint64_t n = pages - p < chunk ? pages - p : chunk;
+
+        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t)) {
+            fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n",
+                    ftl_stream_errmsg(y->s));
+            return -1;
+        }
+        *end = t > *end ? t : *end;
+    }
+    return 0;
+}
+
+/* Issue one request at t; *done = its completion. */
+static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, uint64_t t,
+                       uint64_t *wp, uint64_t n_lb, uint64_t *rng, uint64_t *done)
+{
+    uint64_t pb = o->cfg.geom.page_bytes, pages = o->bs / pb, off, lpn;
+    uint64_t slots = o->size / o->bs, sbp = ftl_stream_sb_pages(y->s);
+    struct flash_ctrl_req rq;
+    int rc = 0;
+
+    switch (o->rw) {
+    case RW_WRITE:
+        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done);
+        break;
+    case RW_RANDWRITE: {
+        uint64_t lb = rng_below(rng, n_lb);
+
+        while (wp[lb] + pages > sbp) /* full: the next one with room */
+            lb = (lb + 1) % n_lb;
+        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done);
+        wp[lb] += pages;
+        break;
+    }
+    case RW_READ:
+    case RW_RANDREAD:
+        off = (o->rw == RW_READ ? i : rng_below(rng, slots)) * o->bs;
+        rq.lpn = off / pb;
+        rq.offset = (uint32_t)(off % pb);
+        rq.bytes = o->bs;
+        rq.tb_addr = 0;
+        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done);
+        if (rc)
+            fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
+                    flash_ctrl_errmsg(&y->ctrl));
+        return rc;
+    }
+    if (rc)
+        fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
+                ftl_stream_errmsg(y->s));
+    return rc;
+}
+
+/* Run n_req requests (all of them when n_req is 0); fills r. */
+static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
+{
+    struct fb_sys y;
+    struct heap h = {0};
+    uint64_t pb = o->cfg.geom.page_bytes, rng = o->seed, *wp = NULL, n_lb = 0;
+    uint64_t range_pages = (o->size / o->bs * o->bs + pb - 1) / pb, t = 0;
+    bool rd = o->rw == RW_READ || o->rw == RW_RANDREAD;
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    if (sys_create(o, &y))
+        return -1;
+    rc = -1;
+    if (range_pages > ftl_stream_lpages(y.s)) {
+        fprintf(stderr,
+                "flashstream flashbench: --size %" PRIu64 " needs %" PRIu64
+                " pages; the stream holds %" PRIu64 " (%" PRIu64 " bytes)\n",
+                o->size, range_pages, ftl_stream_lpages(y.s), ftl_stream_lpages(y.s) * pb);
+        goto out_sys;
+    }
+    r->n_req = n_req ? n_req : o->size / o->bs;
+    r->lat = malloc(r->n_req * sizeof(*r->lat));
+    h.v = malloc(iodepth * sizeof(*h.v));
+    if (!r->lat || !h.v) {
+        fprintf(stderr, "flashstream flashbench: out of memory for %" PRIu64 " requests\n",
+                r->n_req);
+        goto out_mem;
+    }
+    if (o->rw == RW_RANDWRITE) {
+        n_lb = (range_pages + ftl_stream_sb_pages(y.s) - 1) / ftl_stream_sb_pages(y.s);
+        wp = calloc(n_lb, sizeof(*wp));
+        if (!wp || ftl_stream_sb_pages(y.s) % (o->bs / pb)) {
+            fprintf(stderr,
+                    "flashstream flashbench: randwrite needs requests that divide a logical "
+                    "block of %" PRIu64 " pages; --bs %" PRIu64 " is %" PRIu64 " pages\n",
+                    ftl_stream_sb_pages(y.s), o->bs, o->bs / pb);
+            goto out_mem;
+        }
+    }
+    if (rd && prefill(o, &y, range_pages, &t))
+        goto out_mem;
+    /* Reads start when the prefill has drained: every die idle. */
+    r->t_start = r->t_end = t;
+    for (uint64_t i = 0; i < r->n_req; i++) {
+        uint64_t done;
+
+        if (h.n == iodepth)
+            t = heap_pop(&h);
+        if (one_request(o, &y, i, t, wp, n_lb, &rng, &done))
+            goto out_mem;
+        r->lat[i] = done - t;
+        r->t_end = done > r->t_end ? done : r->t_end;
+        heap_push(&h, done);
+    }
+    r->bytes = r->n_req * o->bs;
+    rc = 0;
+out_mem:
+    free(wp);
+    free(h.v);
+out_sys:
+    sys_destroy(&y);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static const char *human(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+
+    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%s", bytes, unit[u]);
+    return buf;
+}
+
+static void print_config(const struct fb_opts *o, const char *where)
+{
+    const struct flash_geom *g = &o->cfg.geom;
+    const struct flash_timing *t = &o->cfg.tim;
+    char b1[32], b2[32];
+
+    printf("flashbench: rw=%s bs=%s iodepth=%" PRIu64 " size=%s stream=%s (%s) seed=%" PRIu64 "\n",
+           rw_names[o->rw], human(o->bs, b1, sizeof(b1)), o->iodepth,
+           human(o->size, b2, sizeof(b2)), o->stream, where, o->seed);
+    printf("fms: %u ch x %u chips x %u die x %u planes, %u blocks x %u pages of %u B = %.2f "
+           "TiB\n",
+           g->channels, g->chips_per_chan, g->dies_per_chip, g->planes_per_die, g->blocks_per_plane,
+           g->pages_per_block, g->page_bytes, (double)flash_geom_bytes(g) / (double)(1ull << 40));
+    printf("     tR %.3f us, tPROG %.3f us, tBERS %.3f ms, bus %u MT/s x %u bit, t_cmd %.3f us\n",
+           (double)t->t_r_ps / FLASH_PS_PER_US, (double)t->t_prog_ps / FLASH_PS_PER_US,
+           (double)t->t_bers_ps / FLASH_PS_PER_MS, t->bus_mts, t->bus_width_bits,
+           (double)t->t_cmd_ps / FLASH_PS_PER_US);
+    printf("     controller %.3f us per write, %.3f us per read command of %s; cache program %s, "
+           "multi-plane %s\n",
+           (double)t->t_ctrl_wr_ps / FLASH_PS_PER_US, (double)t->t_ctrl_rd_ps / FLASH_PS_PER_US,
+           human(t->ctrl_cmd_bytes, b1, sizeof(b1)), o->cfg.sw.cache_program ? "on" : "off",
+           o->cfg.sw.multi_plane ? "on" : "off");
+}
+
+static void print_latency(const struct fb_result *r)
+{
+    static const double pct[] = {1, 5, 10, 50, 90, 95, 99, 99.9, 99.99};
+    double sum = 0.0, sq = 0.0, avg, sd;
+    uint64_t n = r->n_req;
+
+    qsort(r->lat, n, sizeof(*r->lat), cmp_u64);
+    for (uint64_t i = 0; i < n; i++)
+        sum += (double)r->lat[i];
+    avg = sum / (double)n;
+    for (uint64_t i = 0; i < n; i++)
+        sq += ((double)r->lat[i] - avg) * ((double)r->lat[i] - avg);
+    sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+    printf("    lat (usec): min=%.2f, max=%.2f, avg=%.2f, stdev=%.2f\n",
+           (double)r->lat[0] / FLASH_PS_PER_US, (double)r->lat[n - 1] / FLASH_PS_PER_US,
+           avg / FLASH_PS_PER_US, sd / FLASH_PS_PER_US);
+    printf("    lat percentiles (usec):\n");
+    for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+        /* nearest rank */
+        uint64_t k = (uint64_t)ceil(pct[i] / 100.0 * (double)n);
+
+        k = k ? k - 1 : 0;
+        printf("%s%6.2fth=[%9.2f]%s", i % 4 == 0 ? "     | " : "", pct[i],
+               (double)r->lat[k] / FLASH_PS_PER_US,
+               i % 4 == 3 || i + 1 == sizeof(pct) / sizeof(pct[0]) ? "\n" : ", ");
+    }
+}
+
+struct term {
+    const char *name;
+    double bps;
+    char how[160];
+};
+
+/* The configuration's bound for these requests: each term, then the smallest. */
+static void print_bound(const struct fb_opts *o, double unloaded_ps, double achieved)
+{
+    const struct flash_geom *g = &o->cfg.geom;
+    const struct flash_timing *t = &o->cfg.tim;
+    bool rd = o->rw == RW_READ || o->rw == RW_RANDREAD;
+    uint64_t pb = g->page_bytes;
+    /* Pages a request touches, commands it takes, pages per die operation. */
+    uint64_t req_pages = (o->bs + pb - 1) / pb;
+    uint64_t cmd_pages = t->ctrl_cmd_bytes / pb;
+    uint64_t cmds = (req_pages + cmd_pages - 1) / cmd_pages;
+    uint32_t ppo = (uint32_t)(req_pages < g->planes_per_die ? req_pages : g->planes_per_die);
+    struct flash_cfg c = o->cfg;
+    struct flash_bounds b, b_cache, b_nocache;
+    struct term tm[4];
+    double t_ctrl = (double)(rd ? t->t_ctrl_rd_ps : t->t_ctrl_wr_ps);
+    double useful = rd ? (double)o->bs : (double)req_pages * pb;
+    size_t best = 0;
+    char b1[32];
+
+    /* Operations of ppo pages per die; bus terms from the same call. */
+    c.geom.planes_per_die = ppo;
+    c.sw.multi_plane = o->cfg.sw.multi_plane;
+    if (rd) {
+        flash_cfg_read_bounds(&c, &b);
+        b_cache = b_nocache = b;
+    } else {
+        c.sw.cache_program = true;
+        flash_cfg_write_bounds(&c, &b_cache);
+        c.sw.cache_program = false;
+        flash_cfg_write_bounds(&c, &b_nocache);
+        b = o->cfg.sw.cache_program ? b_cache : b_nocache;
+    }
+    /* Bytes delivered per byte moved: a read of a partial page moves the whole page. */
+    double eff = useful / ((double)req_pages * pb);
+
+    tm[0].name = "channel bus";
+    tm[0].bps = b.chan_bps * eff;
+    snprintf(tm[0].how, sizeof(tm[0].how), "%u x %u MT/s x %u bit = %.2f raw%s", g->channels,
+             t->bus_mts, t->bus_width_bits, b.chan_raw_bps / 1e9,
+             rd ? ", data-out only" : ", less command cycles per page");
+    tm[1].name = rd ? "read rate" : "program rate";
+    tm[1].bps = b.array_bps * eff;
+    if (rd)
+        snprintf(tm[1].how, sizeof(tm[1].how),
+                 "%u dies x %u-page reads, t_cmd + tR + data-out each (no cache read)",
+                 flash_geom_dies(g), ppo);
+    else
+        snprintf(tm[1].how, sizeof(tm[1].how),
+                 "%u dies x %u-page programs: %.2f with cache program, %.2f without",
+                 flash_geom_dies(g), ppo, b_cache.array_bps * eff / 1e9,
+                 b_nocache.array_bps * eff / 1e9);
+    tm[2].name = "controller";
+    tm[2].bps = (double)o->bs / ((double)cmds * t_ctrl) * FLASH_PS_PER_S;
+    snprintf(tm[2].how, sizeof(tm[2].how),
+             "%" PRIu64 " command%s per request (up to %s each), %.3f us each", cmds,
+             cmds == 1 ? "" : "s", human(t->ctrl_cmd_bytes, b1, sizeof(b1)),
+             t_ctrl / FLASH_PS_PER_US);
+    tm[3].name = "queue depth";
+    tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
+    snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
+             o->iodepth, human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
+    printf("  bound (GB/s) for these requests:\n");
+    for (size_t i = 0; i < 4; i++) {
+        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
+        if (tm[i].bps < tm[best].bps)
+            best = i;
+    }
+    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
+           100.0 * achieved / tm[best].bps);
+}
+
+int cmd_flashbench(int argc, char **argv)
+{
+    struct fb_opts o;
+    struct fb_result r, one;
+    struct fb_sys y;
+    double wall, secs, bw;
+    char b1[32];
+
+    if (parse(argc, argv, &o))
+        return 2;
+    if (sys_create(&o, &y))
+        return 2;
+    print_config(&o, y.where);
+    sys_destroy(&y);
+
+    wall = cli_wall_s();
+    /* Unloaded latency: one request alone on an idle system. */
+    if (run(&o, 1, 1, &one))
+        return 1;
+    if (run(&o, o.iodepth, 0, &r)) {
+        free(one.lat);
+        return 1;
+    }
+    wall = cli_wall_s() - wall;
+    secs = (double)(r.t_end - r.t_start) / FLASH_PS_PER_S;
+    bw = (double)r.bytes / secs;
+    printf("  %s: IOPS=%.0f, BW=%.2fGB/s (%.2fGiB/s)(%s/%.3fms)\n", rw_names[o.rw],
+           (double)r.n_req / secs, bw / 1e9, bw / (double)(1ull << 30),
+           human(r.bytes, b1, sizeof(b1)), secs * 1e3);
+    print_latency(&r);
+    print_bound(&o, (double)one.lat[0], bw);
+    printf("  simulated %.3f ms of flash time in %.2f s of wall time\n", secs * 1e3, wall);
+    free(one.lat);
+    free(r.lat);
+    return 0;
+}

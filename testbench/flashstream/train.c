@@ -1,0 +1,1950 @@
+/*
+ * flashstream train: train a fully connected classifier on Fashion-MNIST on the simulated
+ * machine (models/host/runtime.h): one Weight Node, N Activation Nodes, the fabric.
+ *
+ * The driver: option parsing; the data (IDX files, the seeded sample order of
+ * models/dnn/README.md section 2.3: epoch e visits dnn_idx_shuffle(count, seed + e), batches
+ * are consecutive runs of B, a last partial batch is dropped), preloaded into the ANs' NV
+ * streams; the fidelity plan (the first --rtl-steps steps on the verilated core with waves,
+ * the rest in --fidelity); a progress line on a terminal (plain lines otherwise) with the loss
+ * of each logging interval; the test accuracy after each epoch; checkpoints every K steps and
+ * --resume; at the end a per-layer table of where the time went and the flash endurance
+ * figures. Outputs in OUTDIR (default out/<run>), each written atomically:
+ *     stats.json    every counter of the machine and of the run, with units
+ *     layers.csv    one row per step, layer and pass: phases and what the layer waited on
+ *     trace.json    the busy intervals of the traced steps, one track per resource (Perfetto)
+ *     loss.csv      step, epoch, loss, lr, simulated time, step time, fidelity
+ *     accuracy.csv  epoch, step, test accuracy
+ *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
+ *                   the start of that step), for scripts/plots/plot.sh
+ *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ * The same options and seed give the same losses, weights and simulated times on every run;
+ * a run resumed from a checkpoint continues bit for bit like one never interrupted (the losses,
+ * the weights; the simulated time restarts with the machine, see "what is weak" in the
+ * report of the summary).
+ */
+#define _DEFAULT_SOURCE
+#include "csim/stats.h"
+#include "csim/trace.h"
+#include "models/dnn/dnn_golden.h"
+#include "models/dnn/dnn_idx.h"
+#include "models/dnn/dnn_model.h"
+#include "models/dnn/dnn_params.h"
+#include "models/host/ckpt.h"
+#include "models/host/runtime.h"
+#include "models/node/core_be.h"
+#include "testbench/flashstream/cli.h"
+#include "testbench/flashstream/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FM_INPUTS  784u /* Fashion-MNIST: 28 x 28 pixels */
+#define FM_CLASSES 10u
+
+enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
+static const char *const progress_names[] = {"auto", "bar", "plain", "quiet"};
+static const char *const opt_names[] = {"sgd", "adam"};
+static const char *const sched_names[] = {"const", "step", "cosine"};
+static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
+
+/* Options given on the command line (for --resume: what may conflict with the checkpoint). */
+enum {
+    SET_MODEL = 1 << 0,
+    SET_NODES = 1 << 1,
+    SET_BATCH = 1 << 2,
+    SET_OPT = 1 << 3,
+    SET_LR = 1 << 4,
+    SET_MOMENTUM = 1 << 5,
+    SET_WD = 1 << 6,
+    SET_BETAS = 1 << 7,
+    SET_SCHED = 1 << 8,
+    SET_SEED = 1 << 9,
+};
+
+struct train_opts {
+    const char *model;               /* spec; NULL: from --hidden or fc-mnist */
+    uint64_t hidden[DNN_MAX_LAYERS]; /* --hidden widths */
+    int n_hidden;
+    uint64_t nodes, batch, epochs, steps, seed;
+    int opt, sched, fidelity, progress;
+    float lr, momentum, wd, beta1, beta2, eps, gamma;
+    uint64_t step_size, cosine_steps;
+    uint64_t rtl_steps, wave_cycles, pad_words;
+    const char *waves, *wave_scopes; /* waves NULL: waves/<run>.fst; "" after --no-waves */
+    const char *run, *out, *data;
+    uint64_t log_every, ckpt_every, preload;
+    const char *resume;
+    uint64_t trace_from, trace_steps, trace_max;
+    bool trace_from_set;
+    uint64_t train_samples, test_samples;
+    bool golden_check;
+    unsigned set; /* SET_* */
+};
+
+/* Sums of layers.csv over the steps run, per layer and pass. */
+struct layer_sum {
+    uint64_t rows;
+    uint64_t span_ps;
+    uint64_t phase_ps[RT_PH_N];
+    uint64_t waited[RT_PH_N];
+};
+
+struct train {
+    struct train_opts o;
+    char out_dir[512], waves_path[512], ckpt_path[600];
+    char spec[CKPT_SPEC_MAX];
+    struct dnn_model model;
+    struct dnn_opt opt;
+    struct dnn_idx_set train_set, test_set;
+    uint32_t bpe;                /* batches per epoch */
+    uint64_t start_step, target; /* steps [start_step, target) run here */
+    struct rt_cfg cfg;
+    struct rt *rt;
+    struct dnn_params *resume_params;
+    struct ckpt_info resume_info;
+    uint64_t sim_offset_ps; /* simulated time before the checkpoint resumed from */
+    /* sample order and preload */
+    uint32_t *order;
+    int64_t order_epoch; /* epoch whose permutation `order` holds; -1 none */
+    uint8_t *chunk_images, *chunk_labels;
+    uint32_t chunk_cap; /* batches */
+    /* golden check */
+    struct dnn_params *gold;
+    struct dnn_golden golden;
+    bool golden_ok;
+    /* outputs */
+    struct stats_csv *loss_csv, *layers_csv, *acc_csv, *timeline_csv;
+    struct trace *trace;
+    uint32_t host_steps, host_layers, host_marks;
+    uint32_t *res_track; /* trace track of each runtime resource */
+    size_t n_res;
+    bool timeline_done;
+    struct layer_sum *lsum; /* [n_layers][2] */
+    /* progress */
+    bool tty;
+    int mode;
+    double t0, last_draw;
+    uint64_t log_n;
+    double log_sum;
+    double last_loss;
+    uint64_t images;
+    double last_acc;
+    int64_t last_acc_step;
+    uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
+    char last_ckpt_err[600];
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: flashstream train [options]\n"
+            "Train a classifier on Fashion-MNIST on the simulated machine.\n"
+            "\n"
+            "model and data\n"
+            "  --model SPEC       fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10\n"
+            "  --hidden W1,W2,..  hidden widths (same as --model mlp:784-W1-W2-..-10)\n"
+            "  --data DIR         Fashion-MNIST IDX files (default %s)\n"
+            "  --train-samples N  use the first N training samples (default all 60000)\n"
+            "  --test-samples N   evaluate on the first N test samples (default all 10000)\n"
+            "training\n"
+            "  --nodes N          Activation Nodes (default 4)\n"
+            "  --batch B          global batch, a multiple of --nodes (default 64)\n"
+            "  --epochs E         epochs (default 1)\n"
+            "  --steps S          stop after step S (counted from the first step of the\n"
+            "                     run, before any --resume); with --epochs the smaller wins\n"
+            "  --opt sgd|adam     optimizer (default sgd)\n"
+            "  --lr X             learning rate (default 0.05 sgd, 0.001 adam)\n"
+            "  --momentum X       SGD momentum (default 0.9)\n"
+            "  --wd X             weight decay (default 0)\n"
+            "  --beta1 X --beta2 X --eps X   Adam (defaults 0.9, 0.999, 1e-8)\n"
+            "  --sched const|step|cosine     lr schedule (default const)\n"
+            "  --step-size S --gamma G       step schedule: lr x G every S steps\n"
+            "  --cosine-steps T   cosine schedule length (default: the run's steps)\n"
+            "  --seed N           weight init and sample order (default 1)\n"
+            "simulation\n"
+            "  --fidelity tlm|rtl|lockstep   core model (default tlm)\n"
+            "  --rtl-steps S      run the first S steps on the verilated core (rtl) with\n"
+            "                     waves, then --fidelity (default 0)\n"
+            "  --waves FILE       FST of the rtl steps (default waves/<run>.fst)\n"
+            "  --wave-cycles N    core cycles in the FST (default 20000)\n"
+            "  --wave-scopes LIST comma-separated scopes (default all)\n"
+            "  --no-waves         no FST\n"
+            "  --pad-words N      words of each core scratchpad (default: the runtime's; the\n"
+            "                     verilated core linked for --rtl-steps may need 512)\n"
+            "  --golden-check     train the golden model alongside, compare every step\n"
+            "outputs\n"
+            "  --run NAME         run name (default train)\n"
+            "  --out DIR          output directory (default out/<run>)\n"
+            "  --log-every N      steps per loss line (default: about 20 lines per run)\n"
+            "  --progress MODE    auto (bar on a terminal, else plain), bar, plain, quiet\n"
+            "  --trace-from K     first step in trace.json (default: the run's first)\n"
+            "  --trace-steps N    steps in trace.json (default 2; 0: no trace)\n"
+            "  --trace-max N      events kept in trace.json (default %u)\n"
+            "  --ckpt-every K     checkpoint OUTDIR/checkpoint.ckpt every K steps\n"
+            "  --resume FILE      continue the run of a checkpoint, bit for bit\n"
+            "  --preload N        batches written to the NV streams at a time (default:\n"
+            "                     what the rest of the epoch needs)\n",
+            DNN_IDX_DEFAULT_DIR, TRACE_DEFAULT_MAX_EVENTS);
+}
+
+enum {
+    O_MODEL = 256,
+    O_HIDDEN,
+    O_DATA,
+    O_TRAIN_SAMPLES,
+    O_TEST_SAMPLES,
+    O_NODES,
+    O_BATCH,
+    O_EPOCHS,
+    O_STEPS,
+    O_OPT,
+    O_LR,
+    O_MOMENTUM,
+    O_WD,
+    O_BETA1,
+    O_BETA2,
+    O_EPS,
+    O_SCHED,
+    O_STEP_SIZE,
+    O_GAMMA,
+    O_COSINE_STEPS,
+    O_SEED,
+    O_FIDELITY,
+    O_RTL_STEPS,
+    O_WAVES,
+    O_WAVE_CYCLES,
+    O_WAVE_SCOPES,
+    O_NO_WAVES,
+    O_GOLDEN,
+    O_PAD_WORDS,
+    O_RUN,
+    O_OUT,
+    O_LOG_EVERY,
+    O_PROGRESS,
+    O_TRACE_FROM,
+    O_TRACE_STEPS,
+    O_TRACE_MAX,
+    O_CKPT_EVERY,
+    O_RESUME,
+    O_PRELOAD,
+    O_HELP,
+};
+
+static const struct option longopts[] = {
+    {"model", required_argument, 0, O_MODEL},
+    {"hidden", required_argument, 0, O_HIDDEN},
+    {"data", required_argument, 0, O_DATA},
+    {"train-samples", required_argument, 0, O_TRAIN_SAMPLES},
+    {"test-samples", required_argument, 0, O_TEST_SAMPLES},
+    {"nodes", required_argument, 0, O_NODES},
+    {"batch", required_argument, 0, O_BATCH},
+    {"epochs", required_argument, 0, O_EPOCHS},
+    {"steps", required_argument, 0, O_STEPS},
+    {"opt", required_argument, 0, O_OPT},
+    {"lr", required_argument, 0, O_LR},
+    {"momentum", required_argument, 0, O_MOMENTUM},
+    {"wd", required_argument, 0, O_WD},
+    {"beta1", required_argument, 0, O_BETA1},
+    {"beta2", required_argument, 0, O_BETA2},
+    {"eps", required_argument, 0, O_EPS},
+    {"sched", required_argument, 0, O_SCHED},
+    {"step-size", required_argument, 0, O_STEP_SIZE},
+    {"gamma", required_argument, 0, O_GAMMA},
+    {"cosine-steps", required_argument, 0, O_COSINE_STEPS},
+    {"seed", required_argument, 0, O_SEED},
+    {"fidelity", required_argument, 0, O_FIDELITY},
+    {"rtl-steps", required_argument, 0, O_RTL_STEPS},
+    {"waves", required_argument, 0, O_WAVES},
+    {"wave-cycles", required_argument, 0, O_WAVE_CYCLES},
+    {"wave-scopes", required_argument, 0, O_WAVE_SCOPES},
+    {"no-waves", no_argument, 0, O_NO_WAVES},
+    {"golden-check", no_argument, 0, O_GOLDEN},
+    {"pad-words", required_argument, 0, O_PAD_WORDS},
+    {"run", required_argument, 0, O_RUN},
+    {"out", required_argument, 0, O_OUT},
+    {"log-every", required_argument, 0, O_LOG_EVERY},
+    {"progress", required_argument, 0, O_PROGRESS},
+    {"trace-from", required_argument, 0, O_TRACE_FROM},
+    {"trace-steps", required_argument, 0, O_TRACE_STEPS},
+    {"trace-max", required_argument, 0, O_TRACE_MAX},
+    {"ckpt-every", required_argument, 0, O_CKPT_EVERY},
+    {"resume", required_argument, 0, O_RESUME},
+    {"preload", required_argument, 0, O_PRELOAD},
+    {"help", no_argument, 0, O_HELP},
+    {0, 0, 0, 0},
+};
+
+static bool run_name_ok(const char *s)
+{
+    if (!*s || strlen(s) > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-' || *s == '.'))
+            return false;
+    return true;
+}
+
+/* 0 (run), 1 (--help printed: exit 0), -1 (error printed). */
+static int parse(int argc, char **argv, struct train_opts *o)
+{
+    *o = (struct train_opts){.nodes = 4,
+                             .batch = 64,
+                             .epochs = 1,
+                             .seed = 1,
+                             .opt = DNN_OPT_SGD,
+                             .sched = DNN_LR_CONST,
+                             .fidelity = RT_TLM,
+                             .progress = PROG_AUTO,
+                             .lr = NAN,
+                             .momentum = 0.9f,
+                             .wd = 0.0f,
+                             .beta1 = 0.9f,
+                             .beta2 = 0.999f,
+                             .eps = 1e-8f,
+                             .gamma = 0.5f,
+                             .step_size = 1000,
+                             .wave_cycles = 20000,
+                             .run = "train",
+                             .trace_steps = 2,
+                             .trace_max = TRACE_DEFAULT_MAX_EVENTS};
+    bool epochs_set = false;
+    int ch, rc = 0, idx;
+
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
+        char opt[40];
+        const char *name = NULL;
+
+        for (const struct option *lo = longopts; lo->name; lo++)
+            if (lo->val == ch)
+                name = lo->name;
+        if (ch == '?' || ch == ':') {
+            if (ch == ':')
+                fprintf(stderr, "flashstream train: %s needs a value\n", argv[optind - 1]);
+            else
+                fprintf(stderr,
+                        "flashstream train: unknown option '%s' ('flashstream train --help' "
+                        "lists them)\n",
+                        argv[optind - 1]);
+            return -1;
+        }
+        snprintf(opt, sizeof(opt), "--%s", name ? name : "?");
+        switch (ch) {
+        case O_MODEL:
+            o->model = optarg;
+            o->set |= SET_MODEL;
+            break;
+        case O_HIDDEN:
+            rc = cli_u64_list(opt, optarg, 1, DNN_MAX_WIDTH, o->hidden, DNN_MAX_LAYERS - 1,
+                              &o->n_hidden);
+            o->set |= SET_MODEL;
+            break;
+        case O_DATA:
+            o->data = optarg;
+            break;
+        case O_TRAIN_SAMPLES:
+            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->train_samples);
+            break;
+        case O_TEST_SAMPLES:
+            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->test_samples);
+            break;
+        case O_NODES:
+            rc = cli_u64(opt, optarg, 1, RT_MAX_AN, &o->nodes);
+            o->set |= SET_NODES;
+            break;
+        case O_BATCH:
+            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->batch);
+            o->set |= SET_BATCH;
+            break;
+        case O_EPOCHS:
+            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->epochs);
+            epochs_set = true;
+            break;
+        case O_STEPS:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->steps);
+            break;
+        case O_OPT:
+            rc = cli_enum(opt, optarg, opt_names, 2, &o->opt);
+            o->set |= SET_OPT;
+            break;
+        case O_LR:
+            rc = cli_f32(opt, optarg, 0.0f, 1000.0f, &o->lr);
+            o->set |= SET_LR;
+            break;
+        case O_MOMENTUM:
+            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->momentum);
+            o->set |= SET_MOMENTUM;
+            break;
+        case O_WD:
+            rc = cli_f32(opt, optarg, 0.0f, 1.0f, &o->wd);
+            o->set |= SET_WD;
+            break;
+        case O_BETA1:
+            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta1);
+            o->set |= SET_BETAS;
+            break;
+        case O_BETA2:
+            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta2);
+            o->set |= SET_BETAS;
+            break;
+        case O_EPS:
+            rc = cli_f32(opt, optarg, 1e-30f, 1.0f, &o->eps);
+            o->set |= SET_BETAS;
+            break;
+        case O_SCHED:
+            rc = cli_enum(opt, optarg, sched_names, 3, &o->sched);
+            o->set |= SET_SCHED;
+            break;
+        case O_STEP_SIZE:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->step_size);
+            o->set |= SET_SCHED;
+            break;
+        case O_GAMMA:
+            rc = cli_f32(opt, optarg, 1e-30f, 1000.0f, &o->gamma);
+            o->set |= SET_SCHED;
+            break;
+        case O_COSINE_STEPS:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->cosine_steps);
+            o->set |= SET_SCHED;
+            break;
+        case O_SEED:
+            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
+            o->set |= SET_SEED;
+            break;
+        case O_FIDELITY:
+            rc = cli_enum(opt, optarg, fid_names, 3, &o->fidelity);
+            break;
+        case O_RTL_STEPS:
+            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->rtl_steps);
+            break;
+        case O_WAVES:
+            if (!*optarg) {
+                fprintf(stderr, "flashstream train: --waves needs a file name (or --no-waves)\n");
+                return -1;
+            }
+            o->waves = optarg;
+            break;
+        case O_WAVE_CYCLES:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->wave_cycles);
+            break;
+        case O_WAVE_SCOPES:
+            o->wave_scopes = optarg;
+            break;
+        case O_NO_WAVES:
+            o->waves = "";
+            break;
+        case O_GOLDEN:
+            o->golden_check = true;
+            break;
+        case O_PAD_WORDS:
+            rc = cli_u64(opt, optarg, 2, 1u << 20, &o->pad_words);
+            break;
+        case O_RUN:
+            if (!run_name_ok(optarg)) {
+                fprintf(stderr,
+                        "flashstream train: --run '%s' is not accepted: give 1..64 characters "
+                        "of [A-Za-z0-9_.-]\n",
+                        optarg);
+                return -1;
+            }
+            o->run = optarg;
+            break;
+        case O_OUT:
+            if (!*optarg) {
+                fprintf(stderr, "flashstream train: --out needs a directory\n");
+                return -1;
+            }
+            o->out = optarg;
+            break;
+        case O_LOG_EVERY:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->log_every);
+            break;
+        case O_PROGRESS:
+            rc = cli_enum(opt, optarg, progress_names, 4, &o->progress);
+            break;
+        case O_TRACE_FROM:
+            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->trace_from);
+            o->trace_from_set = true;
+            break;
+        case O_TRACE_STEPS:
+            rc = cli_u64(opt, optarg, 0, 1u << 20, &o->trace_steps);
+            break;
+        case O_TRACE_MAX:
+            rc = cli_u64(opt, optarg, 1, 1ull << 32, &o->trace_max);
+            break;
+        case O_CKPT_EVERY:
+            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->ckpt_every);
+            break;
+        case O_RESUME:
+            o->resume = optarg;
+            break;
+        case O_PRELOAD:
+            rc = cli_u64(opt, optarg, 1, 1u << 24, &o->preload);
+            break;
+        case O_HELP:
+            usage(stdout);
+            return 1;
+        }
+        if (rc)
+            return -1;
+    }
+    if (optind < argc) {
+        fprintf(stderr,
+                "flashstream train: unexpected argument '%s' (options start with --; "
+                "'flashstream train --help' lists them)\n",
+                argv[optind]);
+        return -1;
+    }
+    if (o->model && o->n_hidden) {
+        fprintf(stderr, "flashstream train: give --model or --hidden, not both\n");
+        return -1;
+    }
+    if (o->batch % o->nodes) {
+        fprintf(stderr,
+                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
+                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+        return -1;
+    }
+    if (o->steps && !epochs_set)
+        o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
+    if (isnan(o->lr))
+        o->lr = o->opt == DNN_OPT_ADAM ? 0.001f : 0.05f;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static int mkdir_p(const char *path)
+{
+    char buf[512];
+    size_t n = strlen(path);
+
+    if (n == 0 || n >= sizeof(buf))
+        return -ENAMETOOLONG;
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+/* The directory part of path ("." if none) into buf. */
+static void dir_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(buf, len, ".");
+    else
+        snprintf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
+static void fmt_hms(double s, char *buf, size_t len)
+{
+    uint64_t t = s > 0 && s < 1e9 ? (uint64_t)(s + 0.5) : 0;
+
+    if (t >= 3600)
+        snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", t / 3600, t / 60 % 60);
+    else
+        snprintf(buf, len, "%" PRIu64 ":%02" PRIu64, t / 60, t % 60);
+}
+
+static double ps_us(uint64_t ps)
+{
+    return (double)ps / 1e6;
+}
+
+/* A float as the shortest decimal that reads back to the same float ("0.05", not the
+ * 0.05000000074505806 of its double). */
+static int csv_f32(struct stats_csv *c, float v)
+{
+    char buf[32];
+
+    if (!isfinite(v))
+        return stats_csv_f64(c, v);
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return stats_csv_str(c, buf);
+}
+
+static const char *opt_summary(const struct dnn_opt *o, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s lr %g", opt_names[o->kind], (double)o->lr);
+
+    if (o->kind == DNN_OPT_SGD)
+        n += snprintf(buf + n, len - (size_t)n, " momentum %g", (double)o->momentum);
+    else
+        n += snprintf(buf + n, len - (size_t)n, " betas %g/%g eps %g", (double)o->beta1,
+                      (double)o->beta2, (double)o->eps);
+    if (o->weight_decay != 0.0f)
+        n += snprintf(buf + n, len - (size_t)n, " wd %g", (double)o->weight_decay);
+    if (o->sched == DNN_LR_STEP)
+        snprintf(buf + n, len - (size_t)n, ", lr x %g every %" PRIu64 " steps", (double)o->gamma,
+                 o->step_size);
+    else if (o->sched == DNN_LR_COSINE)
+        snprintf(buf + n, len - (size_t)n, ", cosine over %" PRIu64 " steps", o->total_steps);
+    return buf;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static int build_model(struct train *t)
+{
+    struct dnn_err e;
+    char spec[CKPT_SPEC_MAX];
+
+    if (t->o.n_hidden) {
+        int n = snprintf(spec, sizeof(spec), "mlp:%u", FM_INPUTS);
+
+        for (int i = 0; i < t->o.n_hidden; i++)
+            n += snprintf(spec + n, sizeof(spec) - (size_t)n, "-%" PRIu64, t->o.hidden[i]);
+        snprintf(spec + n, sizeof(spec) - (size_t)n, "-%u", FM_CLASSES);
+    } else {
+        snprintf(spec, sizeof(spec), "%s", t->o.model ? t->o.model : "fc-mnist");
+    }
+    if (dnn_model_parse(&t->model, spec, &e)) {
+        fprintf(stderr, "flashstream train: --model: %s\n", e.msg);
+        return -1;
+    }
+    if (dnn_model_inputs(&t->model) != FM_INPUTS || dnn_model_classes(&t->model) != FM_CLASSES) {
+        fprintf(stderr,
+                "flashstream train: model '%s' has %u inputs and %u classes; Fashion-MNIST "
+                "needs %u inputs (28 x 28 pixels) and %u classes: mlp:%u-...-%u\n",
+                spec, dnn_model_inputs(&t->model), dnn_model_classes(&t->model), FM_INPUTS,
+                FM_CLASSES, FM_INPUTS, FM_CLASSES);
+        return -1;
+    }
+    ckpt_spec(&t->model, t->spec, sizeof(t->spec));
+    return 0;
+}
+
+static void build_opt(struct train *t)
+{
+    struct dnn_opt *o = &t->opt;
+
+    if (t->o.opt == DNN_OPT_ADAM) {
+        dnn_params_opt_adam(o, t->o.lr);
+        o->beta1 = t->o.beta1;
+        o->beta2 = t->o.beta2;
+        o->eps = t->o.eps;
+        o->weight_decay = t->o.wd;
+    } else {
+        dnn_params_opt_sgd(o, t->o.lr, t->o.momentum, t->o.wd);
+    }
+    o->sched = (enum dnn_lr_sched)t->o.sched;
+    o->step_size = t->o.step_size;
+    o->gamma = t->o.gamma;
+    o->total_steps = t->o.cosine_steps ? t->o.cosine_steps : (t->target ? t->target : 1);
+}
+
+/* --resume: the checkpoint decides the model, the optimizer, the seed, B and N; an option
+ * given explicitly that disagrees is an error (it could not continue the run bit for bit). */
+static int adopt_checkpoint(struct train *t)
+{
+    const struct ckpt_info *c = &t->resume_info;
+    const struct dnn_opt *co = &c->opt;
+    struct dnn_err e;
+    char have[CKPT_SPEC_MAX];
+    const char *clash = NULL;
+    char what[600] = "";
+
+    if (ckpt_load_new(t->o.resume, &t->resume_params, &t->resume_info, &e)) {
+        fprintf(stderr, "flashstream train: --resume: %s\n", e.msg);
+        return -1;
+    }
+    if ((t->o.set & SET_MODEL) && strcmp(c->spec, t->spec)) {
+        clash = "--model/--hidden";
+        snprintf(what, sizeof(what), "model %s, the options say %s", c->spec, t->spec);
+    } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
+        clash = "--nodes";
+        snprintf(what, sizeof(what), "%u nodes, the options say %" PRIu64, c->run.nodes,
+                 t->o.nodes);
+    } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
+        clash = "--batch";
+        snprintf(what, sizeof(what), "batch %u, the options say %" PRIu64, c->run.batch_size,
+                 t->o.batch);
+    } else if ((t->o.set & SET_SEED) && c->run.seed != t->o.seed) {
+        clash = "--seed";
+        snprintf(what, sizeof(what), "seed %" PRIu64 ", the options say %" PRIu64, c->run.seed,
+                 t->o.seed);
+    } else if ((t->o.set & SET_OPT) && (int)co->kind != t->o.opt) {
+        clash = "--opt";
+        snprintf(what, sizeof(what), "optimizer %s, the options say %s", opt_names[co->kind],
+                 opt_names[t->o.opt]);
+    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
+        clash = "--lr";
+        snprintf(what, sizeof(what), "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
+    } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
+               co->momentum != t->o.momentum) {
+        clash = "--momentum";
+        snprintf(what, sizeof(what), "momentum %g, the options say %g", (double)co->momentum,
+                 (double)t->o.momentum);
+    } else if ((t->o.set & SET_WD) && co->weight_decay != t->o.wd) {
+        clash = "--wd";
+        snprintf(what, sizeof(what), "weight decay %g, the options say %g",
+                 (double)co->weight_decay, (double)t->o.wd);
+    } else if ((t->o.set & SET_BETAS) && co->kind == DNN_OPT_ADAM &&
+               (co->beta1 != t->o.beta1 || co->beta2 != t->o.beta2 || co->eps != t->o.eps)) {
+        clash = "--beta1/--beta2/--eps";
+        snprintf(what, sizeof(what), "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
+                 (double)co->eps);
+    } else if (t->o.set & SET_SCHED) {
+        clash = "--sched/--step-size/--gamma/--cosine-steps";
+        snprintf(what, sizeof(what), "its own schedule (%s)", sched_names[co->sched]);
+    }
+    if (clash) {
+        fprintf(stderr,
+                "flashstream train: --resume %s: the checkpoint was trained with %s; a "
+                "different %s would not continue that run bit for bit (leave it out: the "
+                "checkpoint decides)\n",
+                t->o.resume, what, clash);
+        return -1;
+    }
+    t->model = c->model;
+    snprintf(have, sizeof(have), "%s", c->spec);
+    snprintf(t->spec, sizeof(t->spec), "%s", have);
+    t->opt = *co;
+    t->o.nodes = c->run.nodes;
+    t->o.batch = c->run.batch_size;
+    t->o.seed = c->run.seed;
+    t->start_step = c->step;
+    t->sim_offset_ps = c->run.sim_time_ps;
+    return 0;
+}
+
+static int load_data(struct train *t)
+{
+    struct dnn_err e;
+
+    if (dnn_idx_load_fashion(t->o.data, true, &t->train_set, &e) ||
+        dnn_idx_load_fashion(t->o.data, false, &t->test_set, &e)) {
+        fprintf(stderr, "flashstream train: %s\n%s", e.msg,
+                t->o.data ? ""
+                          : "  (the data come from Debian's dataset-fashion-mnist: "
+                            "apt-get install dataset-fashion-mnist, or give --data DIR)\n");
+        return -1;
+    }
+    if (t->o.train_samples) {
+        if (t->o.train_samples > t->train_set.count) {
+            fprintf(stderr,
+                    "flashstream train: --train-samples %" PRIu64
+                    " is more than the %u samples of the training set\n",
+                    t->o.train_samples, t->train_set.count);
+            return -1;
+        }
+        t->train_set.count = (uint32_t)t->o.train_samples;
+    }
+    if (t->o.test_samples) {
+        if (t->o.test_samples > t->test_set.count) {
+            fprintf(stderr,
+                    "flashstream train: --test-samples %" PRIu64
+                    " is more than the %u samples of the test set\n",
+                    t->o.test_samples, t->test_set.count);
+            return -1;
+        }
+        t->test_set.count = (uint32_t)t->o.test_samples;
+    }
+    t->bpe = (uint32_t)(t->train_set.count / t->o.batch);
+    if (!t->bpe) {
+        fprintf(stderr,
+                "flashstream train: %u training samples make no batch of %" PRIu64
+                "; give more --train-samples or a smaller --batch\n",
+                t->train_set.count, t->o.batch);
+        return -1;
+    }
+    t->order = malloc(t->train_set.count * sizeof(*t->order));
+    if (!t->order) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return -1;
+    }
+    t->order_epoch = -1;
+    return 0;
+}
+
+/* Steps of the run: [start_step, target). */
+static int plan(struct train *t)
+{
+    uint64_t by_epochs = t->o.epochs > UINT64_MAX / t->bpe ? UINT64_MAX : t->o.epochs * t->bpe;
+
+    t->target = t->o.steps && t->o.steps < by_epochs ? t->o.steps : by_epochs;
+    if (t->o.resume) {
+        const struct ckpt_info *c = &t->resume_info;
+
+        if (c->run.samples && c->run.samples != t->train_set.count) {
+            fprintf(stderr,
+                    "flashstream train: --resume %s: the checkpoint's run shuffled %u training "
+                    "samples per epoch, this one has %u; give --train-samples %u to continue "
+                    "it\n",
+                    t->o.resume, c->run.samples, t->train_set.count, c->run.samples);
+            return -1;
+        }
+        if (c->run.epoch * t->bpe + c->run.batch != c->step) {
+            fprintf(stderr,
+                    "flashstream train: --resume %s: the checkpoint is at step %" PRIu64
+                    ", epoch %" PRIu64 " batch %" PRIu64 ", which needs %" PRIu64
+                    " batches per epoch; this data set gives %u "
+                    "(the same --train-samples as the original run is needed)\n",
+                    t->o.resume, c->step, c->run.epoch, c->run.batch,
+                    c->run.epoch ? (c->step - c->run.batch) / c->run.epoch : c->step, t->bpe);
+            return -1;
+        }
+        if (t->start_step >= t->target) {
+            fprintf(stderr,
+                    "flashstream train: --resume %s: the checkpoint is at step %" PRIu64
+                    ", the run ends at step %" PRIu64 "; ask for more --epochs or --steps\n",
+                    t->o.resume, t->start_step, t->target);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int make_machine(struct train *t)
+{
+    struct rt_err e;
+    bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != RT_TLM;
+    uint64_t run_steps = t->target - t->start_step;
+
+    /* Batches preloaded at a time: --preload, else what an epoch needs; never more than an
+     * epoch or the run (feed() also stops at the end of the epoch and of the run). */
+    uint64_t cap = t->o.preload ? t->o.preload : t->bpe;
+
+    if (cap > t->bpe)
+        cap = t->bpe;
+    if (cap > run_steps)
+        cap = run_steps;
+    t->chunk_cap = (uint32_t)cap;
+    rt_cfg_default(&t->cfg);
+    t->cfg.model = t->model;
+    t->cfg.opt = t->opt;
+    t->cfg.init_seed = t->o.seed;
+    t->cfg.batch = (uint32_t)t->o.batch;
+    t->cfg.samples = (uint32_t)(t->chunk_cap * t->o.batch);
+    t->cfg.n_an = (uint32_t)t->o.nodes;
+    t->cfg.fidelity = t->o.rtl_steps ? RT_RTL : (enum rt_fidelity)t->o.fidelity;
+    t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
+    t->cfg.seed = t->o.seed;
+    if (t->o.pad_words)
+        t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
+    if (rt_create(&t->cfg, &t->rt, &e)) {
+        fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
+        if (need_rtl && strstr(e.msg, "pads"))
+            fprintf(stderr, "  (--pad-words N sets the machine's pads to the linked model's)\n");
+        return -1;
+    }
+    if (t->resume_params && rt_set_params(t->rt, t->resume_params, &e)) {
+        fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
+        return -1;
+    }
+    t->chunk_images = malloc((size_t)t->chunk_cap * t->o.batch * FM_INPUTS);
+    t->chunk_labels = malloc((size_t)t->chunk_cap * t->o.batch);
+    if (!t->chunk_images || !t->chunk_labels) {
+        fprintf(stderr, "flashstream train: out of memory for %u preloaded batches\n",
+                t->chunk_cap);
+        return -1;
+    }
+    if (t->o.golden_check) {
+        struct dnn_err de;
+
+        if (t->o.resume) {
+            if (ckpt_load_new(t->o.resume, &t->gold, NULL, &de)) {
+                fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
+                return -1;
+            }
+        } else if (dnn_params_create(&t->model, &t->opt, t->o.seed, &t->gold, &de)) {
+            fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
+            return -1;
+        }
+        if (dnn_golden_init(&t->golden, t->gold, &de)) {
+            fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
+            return -1;
+        }
+        t->golden_ok = true;
+    }
+    return 0;
+}
+
+/* Copy the rows of an earlier run's CSV whose first column (a step) is below `before` (for
+ * --resume into the same directory: loss.csv and accuracy.csv keep their history). Column
+ * `step_col` holds the step. Rows with another column count, or an unreadable file, are
+ * skipped silently. */
+static void copy_history(const char *path, struct stats_csv *c, size_t ncols, int step_col,
+                         uint64_t before)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    bool header = true;
+
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        char *field[16], *p = line;
+        size_t n = 0;
+
+        if (header) {
+            header = false;
+            continue;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        while (n < 16) {
+            field[n++] = p;
+            p = strchr(p, ',');
+            if (!p)
+                break;
+            *p++ = '\0';
+        }
+        if (n != ncols || strtoull(field[step_col], NULL, 10) >= before)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            stats_csv_str(c, field[i]);
+        stats_csv_end_row(c);
+    }
+    fclose(f);
+}
+
+static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
+                                  const char *const cols[])
+{
+    char path[600], err[700];
+    struct stats_csv *c;
+
+    snprintf(path, sizeof(path), "%s/%s", t->out_dir, name);
+    c = stats_csv_open(path, n, cols, err, sizeof(err));
+    if (!c)
+        fprintf(stderr, "flashstream train: %s\n", err);
+    return c;
+}
+
+static const char *const loss_cols[] = {"step",        "epoch",   "loss",    "lr",
+                                        "sim_time_us", "step_us", "fidelity"};
+static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
+                                       "correct", "count", "sim_time_us"};
+static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
+
+static int open_outputs(struct train *t)
+{
+    const char *layer_cols[4 + 2 + RT_PH_N + 1];
+    char names[RT_PH_N][40];
+    size_t n = 0;
+    int rc;
+
+    if (t->o.out)
+        snprintf(t->out_dir, sizeof(t->out_dir), "%s", t->o.out);
+    else
+        snprintf(t->out_dir, sizeof(t->out_dir), "out/%s", t->o.run);
+    rc = mkdir_p(t->out_dir);
+    if (rc) {
+        fprintf(stderr, "flashstream train: cannot create the output directory '%s': %s\n",
+                t->out_dir, strerror(-rc));
+        return -1;
+    }
+    snprintf(t->ckpt_path, sizeof(t->ckpt_path), "%s/checkpoint.ckpt", t->out_dir);
+    layer_cols[n++] = "step";
+    layer_cols[n++] = "layer";
+    layer_cols[n++] = "pass";
+    layer_cols[n++] = "start_us";
+    layer_cols[n++] = "end_us";
+    layer_cols[n++] = "span_us";
+    for (int p = 0; p < RT_PH_N; p++) {
+        snprintf(names[p], sizeof(names[p]), "%s_us", rt_phase_name((enum rt_phase)p));
+        layer_cols[n++] = names[p];
+    }
+    layer_cols[n++] = "waited_on";
+    t->loss_csv = open_csv(t, "loss.csv", 7, loss_cols);
+    t->acc_csv = open_csv(t, "accuracy.csv", 6, acc_cols);
+    t->layers_csv = open_csv(t, "layers.csv", n, layer_cols);
+    t->timeline_csv = open_csv(t, "timeline.csv", 4, timeline_cols);
+    if (!t->loss_csv || !t->acc_csv || !t->layers_csv || !t->timeline_csv)
+        return -1;
+    if (t->o.resume) {
+        char path[600];
+
+        snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
+        copy_history(path, t->loss_csv, 7, 0, t->start_step);
+        snprintf(path, sizeof(path), "%s/accuracy.csv", t->out_dir);
+        copy_history(path, t->acc_csv, 6, 1, t->start_step + 1);
+    }
+    t->lsum = calloc(2 * t->model.n_layers, sizeof(*t->lsum));
+    if (!t->lsum) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return -1;
+    }
+    if (t->o.trace_steps) {
+        struct trace *tr = trace_create(t->o.trace_max);
+
+        if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
+            trace_track(tr, "host", "layers", &t->host_layers) ||
+            trace_track(tr, "host", "events", &t->host_marks)) {
+            fprintf(stderr, "flashstream train: out of memory for the trace\n");
+            trace_destroy(tr);
+            return -1;
+        }
+        t->trace = tr;
+        if (!t->o.trace_from_set)
+            t->o.trace_from = t->start_step;
+    }
+    return 0;
+}
+
+static int start_waves(struct train *t)
+{
+    struct rt_err e;
+    char dir[512];
+    int rc;
+
+    if (!t->o.rtl_steps || (t->o.waves && !*t->o.waves))
+        return 0;
+    if (t->o.waves)
+        snprintf(t->waves_path, sizeof(t->waves_path), "%s", t->o.waves);
+    else
+        snprintf(t->waves_path, sizeof(t->waves_path), "waves/%s.fst", t->o.run);
+    dir_of(t->waves_path, dir, sizeof(dir));
+    rc = mkdir_p(dir);
+    if (rc) {
+        fprintf(stderr, "flashstream train: cannot create '%s' for the waves: %s\n", dir,
+                strerror(-rc));
+        return -1;
+    }
+    struct vtrace_opts vo = {.path = t->waves_path,
+                             .first_cycle = 0,
+                             .last_cycle = t->o.wave_cycles - 1,
+                             .scopes = t->o.wave_scopes,
+                             .period_ps = t->cfg.core_period_ps};
+    if (rt_trace_core(t->rt, 0, &vo, &e)) {
+        fprintf(stderr, "flashstream train: cannot write waves to '%s': %s\n", t->waves_path,
+                e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- data */
+
+/* Preload the next batches (from step k on) into the NV streams when none is pending. */
+static int feed(struct train *t, uint64_t k)
+{
+    uint64_t epoch = k / t->bpe, bi = k % t->bpe;
+    uint32_t B = (uint32_t)t->o.batch, n;
+    struct rt_err e;
+
+    if (rt_batches_pending(t->rt))
+        return 0;
+    if ((int64_t)epoch != t->order_epoch) {
+        dnn_idx_shuffle(t->order, t->train_set.count, t->o.seed + epoch);
+        t->order_epoch = (int64_t)epoch;
+    }
+    n = t->chunk_cap;
+    if (n > t->bpe - bi)
+        n = (uint32_t)(t->bpe - bi);
+    if (n > t->target - k)
+        n = (uint32_t)(t->target - k);
+    dnn_idx_gather(&t->train_set, t->order + bi * B, n * B, t->chunk_images, t->chunk_labels);
+    if (rt_load_inputs(t->rt, t->chunk_images, t->chunk_labels, n * B, &e)) {
+        fprintf(stderr, "flashstream train: step %" PRIu64 ": loading %u batches: %s\n", k, n,
+                e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The batch of step k, for the golden check (the same gather as feed). */
+static void batch_of(struct train *t, uint64_t k, uint8_t *images, uint8_t *labels)
+{
+    uint32_t B = (uint32_t)t->o.batch;
+
+    dnn_idx_gather(&t->train_set, t->order + (k % t->bpe) * B, B, images, labels);
+}
+
+/* ---------------------------------------------------------------- progress */
+
+static int term_width(void)
+{
+    struct winsize ws;
+
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        return ws.ws_col;
+    return 100;
+}
+
+static void draw_bar(struct train *t, uint64_t k, bool force)
+{
+    double now = cli_wall_s(), el = now - t->t0;
+    uint64_t done = k - t->start_step, left = t->target - k;
+    char eta[32], line[256];
+    int w = term_width(), n, barw;
+
+    if (t->mode != PROG_BAR || (!force && now - t->last_draw < 0.2))
+        return;
+    t->last_draw = now;
+    fmt_hms(done ? el / (double)done * (double)left : 0, eta, sizeof(eta));
+    n = snprintf(
+        line, sizeof(line),
+        " %" PRIu64 "/%" PRIu64 " ep %" PRIu64 "/%" PRIu64 " loss %.4f %.0f img/s %s ETA %s", k,
+        t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe, t->last_loss,
+        el > 0 ? (double)t->images / el : 0.0, rt_fidelity_name(rt_get_fidelity(t->rt)), eta);
+    barw = w - n - 4;
+    if (barw > 40)
+        barw = 40;
+    printf("\r\033[K");
+    if (barw >= 10) {
+        uint64_t span = t->target - t->start_step;
+        int fill = span ? (int)((double)done / (double)span * barw) : barw;
+
+        putchar('[');
+        for (int i = 0; i < barw; i++)
+            putchar(i < fill ? '#' : '.');
+        putchar(']');
+    }
+    fputs(line, stdout);
+    fflush(stdout);
+}
+
+/* A line that stays (a log line, an epoch result): above the bar on a terminal. */
+static void say(struct train *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct train *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (t->mode == PROG_QUIET)
+        return;
+    if (t->mode == PROG_BAR)
+        printf("\r\033[K");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t sim_ps)
+{
+    double el = cli_wall_s() - t->t0;
+    uint64_t done = k_done - t->start_step;
+    char eta[32];
+
+    fmt_hms(done ? el / (double)done * (double)(t->target - k_done) : 0, eta, sizeof(eta));
+    say(t,
+        "step %6" PRIu64 "/%" PRIu64 "  epoch %" PRIu64 "/%" PRIu64 "  loss %.4f (mean of %" PRIu64
+        ")  lr %.4g  %5.0f img/s  sim %.3f ms  %s  eta %s\n",
+        k_done, t->target, (k_done - 1) / t->bpe + 1, (t->target + t->bpe - 1) / t->bpe,
+        t->log_sum / (double)t->log_n, t->log_n, (double)lr, el > 0 ? (double)t->images / el : 0.0,
+        (double)(t->sim_offset_ps + sim_ps) / 1e9, rt_fidelity_name(rt_get_fidelity(t->rt)), eta);
+    t->log_n = 0;
+    t->log_sum = 0;
+}
+
+/* ---------------------------------------------------------------- records */
+
+static void split_resource(const char *name, char *proc, size_t plen, char *thr, size_t tlen)
+{
+    const char *dot = strchr(name, '.');
+
+    if (dot && dot != name && dot[1]) {
+        snprintf(proc, plen, "%.*s", (int)(dot - name), name);
+        snprintf(thr, tlen, "%s", dot + 1);
+    } else { /* "host": a process of its own name, one thread */
+        snprintf(proc, plen, "%s", name);
+        snprintf(thr, tlen, "%s", name);
+    }
+}
+
+static int map_resources(struct train *t)
+{
+    t->n_res = rt_resources(t->rt);
+    t->res_track = calloc(t->n_res ? t->n_res : 1, sizeof(*t->res_track));
+    if (!t->res_track)
+        return -1;
+    for (size_t i = 0; i < t->n_res; i++) {
+        char proc[64], thr[64];
+
+        split_resource(rt_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
+        if (trace_track(t->trace, proc, thr, &t->res_track[i])) {
+            fprintf(stderr, "flashstream train: trace: %s\n", trace_errmsg(t->trace));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static bool traced(const struct train *t, uint64_t k)
+{
+    return t->trace && k >= t->o.trace_from && k - t->o.trace_from < t->o.trace_steps;
+}
+
+/* Layer records of the step just run: layers.csv, the sums, the trace. */
+static void take_layer_recs(struct train *t, bool trace_it)
+{
+    size_t n;
+    const struct rt_layer_rec *r = rt_layer_recs(t->rt, &n);
+
+    for (size_t i = 0; i < n; i++) {
+        const struct rt_layer_rec *x = &r[i];
+        uint64_t span = x->end_ps > x->start_ps ? x->end_ps - x->start_ps : 0;
+
+        stats_csv_u64(t->layers_csv, x->step);
+        stats_csv_u64(t->layers_csv, x->layer);
+        stats_csv_str(t->layers_csv, rt_pass_name(x->pass));
+        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6);
+        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6);
+        stats_csv_fixed(t->layers_csv, ps_us(span), 6);
+        for (int p = 0; p < RT_PH_N; p++)
+            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6);
+        stats_csv_str(t->layers_csv, rt_phase_name(x->waited_on));
+        stats_csv_end_row(t->layers_csv);
+        if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= RT_BWD) {
+            struct layer_sum *s = &t->lsum[2 * (x->layer - 1) + x->pass];
+
+            s->rows++;
+            s->span_ps += span;
+            for (int p = 0; p < RT_PH_N; p++)
+                s->phase_ps[p] += x->phase_ps[p];
+            if (x->waited_on < RT_PH_N)
+                s->waited[x->waited_on]++;
+        }
+        if (trace_it) {
+            struct trace_arg a[RT_PH_N + 1];
+            char name[48];
+
+            for (int p = 0; p < RT_PH_N; p++)
+                a[p] = TRACE_F64(rt_phase_name((enum rt_phase)p), ps_us(x->phase_ps[p]));
+            a[RT_PH_N] = TRACE_STR("waited_on", rt_phase_name(x->waited_on));
+            snprintf(name, sizeof(name), "L%u %s", x->layer, rt_pass_name(x->pass));
+            trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
+                           "layer", a, RT_PH_N < TRACE_MAX_ARGS ? RT_PH_N + 1 : TRACE_MAX_ARGS);
+        }
+    }
+    rt_clear_records(t->rt);
+}
+
+static const char *busy_label(const struct rt_busy *b)
+{
+    return b->label && *b->label ? b->label : "busy";
+}
+
+/* timeline.csv order: resource (the runtime's order: one block of rows per node), then start. */
+static int busy_cmp(const void *pa, const void *pb)
+{
+    const struct rt_busy *a = *(const struct rt_busy *const *)pa;
+    const struct rt_busy *b = *(const struct rt_busy *const *)pb;
+
+    if (a->res != b->res)
+        return a->res < b->res ? -1 : 1;
+    if (a->start_ps != b->start_ps)
+        return a->start_ps < b->start_ps ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Busy intervals of a traced step: trace.json, and timeline.csv for the first one (times from
+ * the start of that step). */
+static void take_busy(struct train *t, const struct rt_step_info *info)
+{
+    size_t n;
+    uint64_t dropped;
+    const struct rt_busy *b = rt_busy(t->rt, &n, &dropped);
+    const struct rt_busy **sorted = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t dur = b[i].end_ps > b[i].start_ps ? b[i].end_ps - b[i].start_ps : 0;
+
+        if (b[i].res < t->n_res)
+            trace_complete(t->trace, t->res_track[b[i].res], t->sim_offset_ps + b[i].start_ps, dur,
+                           busy_label(&b[i]), NULL, NULL, 0);
+    }
+    if (!t->timeline_done && n && (sorted = malloc(n * sizeof(*sorted)))) {
+        for (size_t i = 0; i < n; i++)
+            sorted[i] = &b[i];
+        qsort(sorted, n, sizeof(*sorted), busy_cmp);
+        for (size_t i = 0; i < n; i++) {
+            const struct rt_busy *x = sorted[i];
+
+            if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
+                continue;
+            stats_csv_str(t->timeline_csv, rt_resource_name(t->rt, x->res));
+            stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6);
+            stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6);
+            stats_csv_str(t->timeline_csv, busy_label(x));
+            stats_csv_end_row(t->timeline_csv);
+        }
+        free(sorted);
+    }
+    if (dropped)
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + info->end_ps,
+                      "busy intervals dropped by the runtime's cap", &TRACE_U64("dropped", dropped),
+                      1);
+    t->timeline_done = true;
+    rt_clear_busy(t->rt);
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static int evaluate(struct train *t, uint64_t step_done)
+{
+    struct rt_err e;
+    uint32_t correct = 0;
+    double acc, w0 = cli_wall_s();
+
+    if (rt_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct, NULL,
+                &e)) {
+        fprintf(stderr, "\nflashstream train: test accuracy after step %" PRIu64 ": %s\n",
+                step_done, e.msg);
+        return -1;
+    }
+    acc = (double)correct / (double)t->test_set.count;
+    if (t->golden_ok) {
+        struct dnn_err de;
+        uint32_t gc = 0;
+
+        if (dnn_golden_eval(t->gold, t->test_set.images, t->test_set.labels, t->test_set.count,
+                            1000, &gc, &de) == 0 &&
+            gc != correct) {
+            fprintf(stderr,
+                    "\nflashstream train: --golden-check: after step %" PRIu64
+                    " the machine classifies %u test samples correctly, the golden model %u\n",
+                    step_done, correct, gc);
+            return -1;
+        }
+    }
+    stats_csv_u64(t->acc_csv, step_done ? (step_done - 1) / t->bpe : 0);
+    stats_csv_u64(t->acc_csv, step_done);
+    stats_csv_fixed(t->acc_csv, acc, 4);
+    stats_csv_u64(t->acc_csv, correct);
+    stats_csv_u64(t->acc_csv, t->test_set.count);
+    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + rt_now(t->rt)), 3);
+    stats_csv_end_row(t->acc_csv);
+    if (t->trace)
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt), "test accuracy",
+                      &TRACE_F64("accuracy", acc), 1);
+    if (step_done % t->bpe == 0)
+        say(t,
+            "epoch %" PRIu64 " done (step %" PRIu64 "): test accuracy %.4f (%u of %u) [%.1f s]\n",
+            step_done / t->bpe, step_done, acc, correct, t->test_set.count, cli_wall_s() - w0);
+    else
+        say(t,
+            "after step %" PRIu64 " (epoch %" PRIu64 ", %" PRIu64 " of %u batches): test accuracy "
+            "%.4f (%u of %u) [%.1f s]\n",
+            step_done, step_done / t->bpe + 1, step_done % t->bpe, t->bpe, acc, correct,
+            t->test_set.count, cli_wall_s() - w0);
+    t->last_acc = acc;
+    t->last_acc_step = (int64_t)step_done;
+    return 0;
+}
+
+static int checkpoint(struct train *t, uint64_t step_done)
+{
+    struct ckpt_run run = {.seed = t->o.seed,
+                           .epoch = step_done / t->bpe,
+                           .batch = step_done % t->bpe,
+                           .sim_time_ps = t->sim_offset_ps + rt_now(t->rt),
+                           .batch_size = (uint32_t)t->o.batch,
+                           .nodes = (uint32_t)t->o.nodes,
+                           .samples = t->train_set.count};
+    struct dnn_err e;
+
+    if (ckpt_save(t->ckpt_path, rt_params(t->rt), &run, &e)) {
+        /* A failed write leaves the previous checkpoint intact: warn and go on. */
+        snprintf(t->last_ckpt_err, sizeof(t->last_ckpt_err), "%s", e.msg);
+        say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
+            e.msg);
+        return -1;
+    }
+    t->ckpt_step = step_done;
+    if (t->trace)
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt), "checkpoint",
+                      &TRACE_U64("step", step_done), 1);
+    return 0;
+}
+
+static int golden_step(struct train *t, uint64_t k, float loss)
+{
+    uint32_t B = (uint32_t)t->o.batch;
+    uint8_t *img = malloc((size_t)B * FM_INPUTS), *lab = malloc(B);
+    struct dnn_err e;
+    float gl;
+    int rc = -1;
+
+    if (!img || !lab) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        goto out;
+    }
+    batch_of(t, k, img, lab);
+    if (dnn_golden_step(&t->golden, img, lab, B, (uint32_t)t->o.nodes, &gl, &e)) {
+        fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
+        goto out;
+    }
+    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, rt_params(t->rt))) {
+        fprintf(stderr,
+                "\nflashstream train: --golden-check: step %" PRIu64
+                " differs from the golden trainer: loss %.9g vs %.9g, params digest %016" PRIx64
+                " vs %016" PRIx64 "\n",
+                k, (double)loss, (double)gl, dnn_params_digest(rt_params(t->rt)),
+                dnn_params_digest(t->gold));
+        goto out;
+    }
+    rc = 0;
+out:
+    free(img);
+    free(lab);
+    return rc;
+}
+
+/* Run steps [start_step, target). Returns the last step completed + 1 via *done. */
+static int train_loop(struct train *t, uint64_t *done)
+{
+    struct rt_err e;
+    uint64_t k;
+
+    *done = t->start_step;
+    for (k = t->start_step; k < t->target && !stop_requested; k++) {
+        struct rt_step_info info;
+        bool tr = traced(t, k);
+        float lr = dnn_params_lr(&rt_params(t->rt)->opt, k);
+
+        if (t->o.rtl_steps && k == t->start_step + t->o.rtl_steps) {
+            if (rt_set_fidelity(t->rt, (enum rt_fidelity)t->o.fidelity, &e)) {
+                fprintf(stderr, "\nflashstream train: step %" PRIu64 ": %s\n", k, e.msg);
+                return -1;
+            }
+            say(t, "step %" PRIu64 ": switched from rtl to %s\n", k, fid_names[t->o.fidelity]);
+            if (t->trace)
+                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt),
+                              "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1);
+        }
+        if (feed(t, k))
+            return -1;
+        if (t->trace)
+            rt_record_busy(t->rt, tr, tr ? (size_t)t->o.trace_max : 0);
+        if (rt_step(t->rt, &info, &e)) {
+            fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
+            return -1;
+        }
+        if (t->golden_ok && golden_step(t, k, info.loss))
+            return -1;
+        t->last_loss = info.loss;
+        t->images += t->o.batch;
+        t->log_sum += info.loss;
+        t->log_n++;
+        stats_csv_u64(t->loss_csv, k);
+        stats_csv_u64(t->loss_csv, k / t->bpe);
+        csv_f32(t->loss_csv, info.loss);
+        csv_f32(t->loss_csv, lr);
+        stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info.end_ps), 6);
+        stats_csv_fixed(t->loss_csv, ps_us(info.end_ps - info.start_ps), 6);
+        stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
+        stats_csv_end_row(t->loss_csv);
+        take_layer_recs(t, tr);
+        if (tr) {
+            char name[40];
+            struct trace_arg a[] = {
+                TRACE_F64("loss", info.loss), TRACE_F64("lr", lr),
+                TRACE_U64("commands", info.commands), TRACE_U64("gemms", info.gemms),
+                TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
+
+            snprintf(name, sizeof(name), "step %" PRIu64, k);
+            trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info.start_ps,
+                           info.end_ps - info.start_ps, name, "step", a, 5);
+            take_busy(t, &info);
+        }
+        *done = k + 1;
+        if (t->log_n >= t->o.log_every || k + 1 == t->target)
+            log_interval(t, k + 1, lr, info.end_ps);
+        if (t->o.ckpt_every && (k + 1) % t->o.ckpt_every == 0)
+            checkpoint(t, k + 1);
+        if ((k + 1) % t->bpe == 0 && evaluate(t, k + 1))
+            return -1;
+        draw_bar(t, k + 1, false);
+    }
+    if (stop_requested && k < t->target)
+        return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static void print_layer_table(struct train *t, uint64_t steps)
+{
+    static const char *const short_names[RT_PH_N] = {"compute", "w_fetch", "bcast", "act_wr",
+                                                     "act_rd",  "reduce",  "optim"};
+    if (!steps)
+        return;
+    printf("\nwhere the time went, per layer and pass (mean per step over %" PRIu64
+           " steps, us of simulated time;\n"
+           "phases overlap, so they may add up to more than the span):\n",
+           steps);
+    printf("  layer pass      span");
+    for (int p = 0; p < RT_PH_N; p++)
+        printf(" %8s", short_names[p]);
+    printf("  waited on\n");
+    for (uint32_t l = 0; l < t->model.n_layers * 2; l++) {
+        /* fwd 1..L, then bwd L..1, the order of a step */
+        uint32_t layer = l < t->model.n_layers ? l : 2 * t->model.n_layers - 1 - l;
+        int pass = l < t->model.n_layers ? RT_FWD : RT_BWD;
+        const struct layer_sum *s = &t->lsum[2 * layer + pass];
+        int most = 0;
+
+        if (!s->rows)
+            continue;
+        for (int p = 1; p < RT_PH_N; p++)
+            if (s->waited[p] > s->waited[most])
+                most = p;
+        printf("  %5u %-4s %9.3f", layer + 1, rt_pass_name((enum rt_pass)pass),
+               ps_us(s->span_ps) / (double)s->rows);
+        for (int p = 0; p < RT_PH_N; p++)
+            printf(" %8.3f", ps_us(s->phase_ps[p]) / (double)s->rows);
+        printf("  %s (%.0f%% of steps)\n", rt_phase_name((enum rt_phase)most),
+               100.0 * (double)s->waited[most] / (double)s->rows);
+    }
+}
+
+/* The flash endurance table: one row per flash stream, from the counters named
+ * "<node>.flash.<stream>.<key>"; streams identical on every AN are shown once. */
+#define END_COLS 6
+static const char *const end_keys[END_COLS] = {"pages_written", "erases", "pe_max",
+                                               "pe_budget",     "waf",    "lifetime_years"};
+static const char *const end_heads[END_COLS] = {"pages written", "erases", "P/E max",
+                                                "P/E budget",    "WAF",    "lifetime (years)"};
+
+struct end_row {
+    char prefix[64]; /* "an0.flash.V" */
+    bool has[END_COLS];
+    double v[END_COLS];
+    bool shown;
+};
+
+static int end_key(const char *name, char *prefix, size_t len)
+{
+    const char *last = strrchr(name, '.');
+
+    if (!last || !strstr(name, ".flash."))
+        return -1;
+    for (int k = 0; k < END_COLS; k++) {
+        if (!strcmp(last + 1, end_keys[k])) {
+            snprintf(prefix, len, "%.*s", (int)(last - name), name);
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* "an12.flash.V" -> "flash.V" (the part after the AN number); NULL if not an AN's. */
+static const char *an_suffix(const char *prefix)
+{
+    const char *p = prefix + 2;
+
+    if (strncmp(prefix, "an", 2) || !(*p >= '0' && *p <= '9'))
+        return NULL;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return *p == '.' ? p + 1 : NULL;
+}
+
+static void print_end_row(const struct end_row *r, const char *name, const bool *cols)
+{
+    printf("  %-22s", name);
+    for (int k = 0; k < END_COLS; k++) {
+        if (!cols[k])
+            continue;
+        int w = (int)strlen(end_heads[k]) > 9 ? (int)strlen(end_heads[k]) : 9;
+
+        if (!r->has[k])
+            printf(" %*s", w, "-");
+        else if (k == 5 && r->v[k] == 0)
+            printf(" %*s", w, "not written");
+        else if (k == 4 || k == 5)
+            printf(" %*.3g", w, r->v[k]);
+        else
+            printf(" %*.0f", w, r->v[k]);
+    }
+    printf("\n");
+}
+
+static void print_endurance(struct train *t)
+{
+    size_t n, nr = 0;
+    const struct rt_counter *c = rt_counters(t->rt, &n);
+    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    bool cols[END_COLS] = {false};
+
+    if (!rows)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char prefix[64];
+        int k = end_key(c[i].name, prefix, sizeof(prefix));
+        size_t r;
+
+        if (k < 0)
+            continue;
+        for (r = 0; r < nr && strcmp(rows[r].prefix, prefix); r++)
+            ;
+        if (r == nr)
+            snprintf(rows[nr++].prefix, sizeof(rows[0].prefix), "%s", prefix);
+        rows[r].has[k] = true;
+        rows[r].v[k] = c[i].is_f64 ? c[i].f64 : (double)c[i].u64;
+        cols[k] = true;
+    }
+    if (!nr) {
+        printf("\nflash endurance: the runtime reports no flash stream counters\n");
+        free(rows);
+        return;
+    }
+    printf("\nflash endurance, per stream (P/E cycles per block; lifetime at this run's write "
+           "rate):\n  %-22s",
+           "stream");
+    for (int k = 0; k < END_COLS; k++)
+        if (cols[k])
+            printf(" %*s", (int)strlen(end_heads[k]) > 9 ? (int)strlen(end_heads[k]) : 9,
+                   end_heads[k]);
+    printf("\n");
+    for (size_t r = 0; r < nr; r++) {
+        const char *suf = an_suffix(rows[r].prefix);
+        size_t same = 0, ans = 0;
+
+        if (rows[r].shown)
+            continue;
+        if (suf) {
+            for (size_t q = r; q < nr; q++) {
+                const char *s2 = an_suffix(rows[q].prefix);
+
+                if (!s2 || strcmp(s2, suf))
+                    continue;
+                ans++;
+                same += !memcmp(rows[q].has, rows[r].has, sizeof(rows[r].has)) &&
+                        !memcmp(rows[q].v, rows[r].v, sizeof(rows[r].v));
+            }
+        }
+        if (suf && ans > 1 && same == ans) {
+            char name[64];
+
+            snprintf(name, sizeof(name), "an*.%s (x%zu)", suf, ans);
+            print_end_row(&rows[r], name, cols);
+            for (size_t q = r; q < nr; q++) {
+                const char *s2 = an_suffix(rows[q].prefix);
+
+                if (s2 && !strcmp(s2, suf))
+                    rows[q].shown = true;
+            }
+        } else {
+            print_end_row(&rows[r], rows[r].prefix, cols);
+            rows[r].shown = true;
+        }
+    }
+    free(rows);
+}
+
+static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+{
+    struct stats *s = stats_create();
+    char buf[1024], path[600];
+    size_t n, len = 0;
+    const struct rt_counter *c;
+    uint64_t sim = rt_now(t->rt);
+    int rc = 0;
+
+    if (!s)
+        return -1;
+    for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
+                                argv[i]);
+    stats_meta(s, "command", buf);
+    stats_meta(s, "model", t->spec);
+    stats_meta(s, "optimizer", opt_summary(&rt_params(t->rt)->opt, buf, sizeof(buf)));
+    snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
+    stats_meta(s, "seed", buf);
+    snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
+    stats_meta(s, "machine", buf);
+    snprintf(buf, sizeof(buf), "rtl for %" PRIu64 " steps, then %s", t->o.rtl_steps,
+             fid_names[t->o.fidelity]);
+    stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity]);
+    if (t->o.resume)
+        stats_meta(s, "resumed_from", t->o.resume);
+
+    c = rt_counters(t->rt, &n);
+    for (size_t i = 0; i < n; i++) {
+        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64)
+                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64);
+        if (r && !rc) {
+            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", stats_errmsg(s));
+            rc = 0;
+        }
+    }
+    stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps);
+    stats_set_u64(s, "train.first_step", "count", "step the run started at (0, or resumed)",
+                  t->start_step);
+    stats_set_u64(s, "train.images", "count", "training images processed by this invocation",
+                  t->images);
+    stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe);
+    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss);
+    if (t->last_acc_step >= 0) {
+        stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc);
+        stats_set_u64(s, "train.test_accuracy_step", "count", "step it was measured after",
+                      (uint64_t)t->last_acc_step);
+    }
+    stats_set_u64(s, "train.sim_time_ps", "ps", "simulated time of this invocation", sim);
+    stats_set_u64(s, "train.sim_time_total_ps", "ps",
+                  "simulated time including the run before the checkpoint resumed from",
+                  t->sim_offset_ps + sim);
+    stats_set_f64(s, "train.wall_s", "s", "wall-clock time of the training loop", wall);
+    stats_set_f64(s, "train.wall_images_per_s", "images/s", "simulator speed",
+                  wall > 0 ? (double)t->images / wall : 0.0);
+    stats_set_f64(s, "train.sim_images_per_s", "images/s", "simulated machine throughput",
+                  sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
+    stats_set_u64(s, "train.params_digest", "fnv1a64",
+                  "dnn_params_digest of the final weights and optimizer state",
+                  dnn_params_digest(rt_params(t->rt)));
+    for (uint32_t l = 0; l < t->model.n_layers; l++) {
+        for (int pass = 0; pass < 2; pass++) {
+            const struct layer_sum *ls = &t->lsum[2 * l + pass];
+            char name[96];
+
+            if (!ls->rows)
+                continue;
+            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
+                     rt_pass_name((enum rt_pass)pass));
+            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
+            for (int p = 0; p < RT_PH_N; p++) {
+                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
+                              ls->phase_ps[p]);
+                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
+                              ls->waited[p]);
+            }
+        }
+    }
+    snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
+    if (stats_write_json(s, path)) {
+        fprintf(stderr, "flashstream train: %s\n", stats_errmsg(s));
+        rc = -1;
+    }
+    stats_destroy(s);
+    return rc;
+}
+
+static int close_csv(struct stats_csv **c)
+{
+    char err[700];
+    int rc = 0;
+
+    if (*c && stats_csv_close(*c, err, sizeof(err))) {
+        fprintf(stderr, "flashstream train: %s\n", err);
+        rc = -1;
+    }
+    *c = NULL;
+    return rc;
+}
+
+static int write_outputs(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+{
+    int rc = 0;
+
+    rc |= write_stats(t, steps, wall, argc, argv);
+    rc |= close_csv(&t->loss_csv);
+    rc |= close_csv(&t->acc_csv);
+    rc |= close_csv(&t->layers_csv);
+    rc |= close_csv(&t->timeline_csv);
+    if (t->trace) {
+        char path[600];
+
+        trace_meta(t->trace, "model", t->spec);
+        snprintf(path, sizeof(path), "%s/trace.json", t->out_dir);
+        if (trace_write(t->trace, path)) {
+            fprintf(stderr, "flashstream train: %s\n", trace_errmsg(t->trace));
+            rc = -1;
+        }
+    }
+    return rc ? -1 : 0;
+}
+
+static void print_where(struct train *t)
+{
+    const char *d = t->out_dir;
+
+    printf("\noutputs:\n");
+    printf("  %s/stats.json    every counter, with units        (jq . %s/stats.json)\n", d, d);
+    printf("  %s/layers.csv    per step, layer and pass: phases and what each waited on\n", d);
+    if (t->trace) {
+        printf("  %s/trace.json    steps %" PRIu64 "..%" PRIu64
+               ", one track per resource: open it in https://ui.perfetto.dev\n"
+               "                   (Open trace file) or chrome://tracing",
+               d, t->o.trace_from, t->o.trace_from + t->o.trace_steps - 1);
+        if (trace_dropped(t->trace))
+            printf("; %" PRIu64 " events over --trace-max %" PRIu64 " were dropped",
+                   trace_dropped(t->trace), t->o.trace_max);
+        printf("\n");
+    }
+    printf("  %s/loss.csv, accuracy.csv, timeline.csv   plots: scripts/plots/plot.sh %s\n", d, d);
+    if (t->ckpt_step != UINT64_MAX)
+        printf("  %s  step %" PRIu64 "; continue: flashstream train --resume %s [--epochs E | "
+               "--steps S]\n",
+               t->ckpt_path, t->ckpt_step, t->ckpt_path);
+    if (*t->waves_path) {
+        printf("  %s  the first %" PRIu64 " rtl steps of AN 0's core (up to %" PRIu64
+               " cycles): gtkwave %s",
+               t->waves_path, t->o.rtl_steps, t->o.wave_cycles, t->waves_path);
+        if (access("waves/core.gtkw", R_OK) == 0)
+            printf("  (signals grouped: gtkwave -a waves/core.gtkw %s)", t->waves_path);
+        printf("\n");
+    }
+}
+
+static void cleanup(struct train *t)
+{
+    stats_csv_abort(t->loss_csv);
+    stats_csv_abort(t->acc_csv);
+    stats_csv_abort(t->layers_csv);
+    stats_csv_abort(t->timeline_csv);
+    trace_destroy(t->trace);
+    if (t->golden_ok)
+        dnn_golden_fini(&t->golden);
+    dnn_params_destroy(t->gold);
+    dnn_params_destroy(t->resume_params);
+    rt_destroy(t->rt);
+    dnn_idx_fini(&t->train_set);
+    dnn_idx_fini(&t->test_set);
+    free(t->order);
+    free(t->chunk_images);
+    free(t->chunk_labels);
+    free(t->res_track);
+    free(t->lsum);
+    free(t);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    struct train *t = calloc(1, sizeof(*t));
+    struct sigaction sa = {.sa_handler = on_signal};
+    char obuf[200];
+    uint64_t done = 0;
+    double wall;
+    int rc, status = 1;
+
+    if (!t) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return 1;
+    }
+    t->last_acc_step = -1;
+    t->ckpt_step = UINT64_MAX;
+    rc = parse(argc, argv, &t->o);
+    if (rc) {
+        free(t);
+        return rc > 0 ? 0 : 2;
+    }
+    if (build_model(t)) {
+        status = 2;
+        goto out;
+    }
+    if (t->o.resume && adopt_checkpoint(t))
+        goto out;
+    if (load_data(t) || plan(t))
+        goto out;
+    if (!t->o.resume)
+        build_opt(t);
+    if (!t->o.log_every) {
+        uint64_t n = t->target - t->start_step;
+
+        t->o.log_every = n / 20 ? (n / 20 > 100 ? 100 : n / 20) : 1;
+    }
+    if (open_outputs(t) || make_machine(t) || start_waves(t))
+        goto out;
+    if (t->trace && map_resources(t))
+        goto out;
+    t->tty = isatty(STDOUT_FILENO);
+    t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
+
+    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
+           "test samples\n",
+           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
+    printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
+           " per node), %u batches per epoch\n",
+           t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
+    printf("  optimizer %s\n", opt_summary(&t->opt, obuf, sizeof(obuf)));
+    if (t->o.rtl_steps)
+        printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
+               t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
+               t->waves_path, fid_names[t->o.fidelity]);
+    else
+        printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
+    printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
+           t->start_step, t->target - 1, t->o.seed, t->o.resume ? ", resumed from " : "",
+           t->o.resume ? t->o.resume : "", t->out_dir);
+    fflush(stdout);
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    t->t0 = cli_wall_s();
+    rc = train_loop(t, &done);
+    wall = cli_wall_s() - t->t0;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (t->mode == PROG_BAR)
+        printf("\r\033[K");
+    if (rc < 0)
+        goto out;
+    if (rc > 0) {
+        printf("interrupted after step %" PRIu64 "\n", done);
+        if (done > t->start_step)
+            checkpoint(t, done);
+    } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
+        goto out;
+    }
+    /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
+    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
+        checkpoint(t, done);
+
+    uint64_t steps = done - t->start_step, sim = rt_now(t->rt);
+    printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
+           "simulated by the host, %.0f images/s on the simulated machine\n",
+           steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
+           sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
+    printf("  final loss %.4f, test accuracy %.4f, simulated time %.3f ms, params digest "
+           "%016" PRIx64 "%s\n",
+           t->last_loss, t->last_acc, (double)(t->sim_offset_ps + sim) / 1e9,
+           dnn_params_digest(rt_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
+    print_layer_table(t, steps);
+    print_endurance(t);
+    if (write_outputs(t, steps, wall, argc, argv))
+        goto out;
+    print_where(t);
+    status = rc > 0 ? 130 : 0;
+out:
+    fflush(stdout);
+    cleanup(t);
+    return status;
+}

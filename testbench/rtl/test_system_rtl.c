@@ -1,0 +1,246 @@
+/*
+ * test_system_rtl: the assembled machine with the verilated compute core (rtl/core/core_top,
+ * the 8 x 8 model core_8x8 with 512-word pads) in the loop: rtl mode and lockstep mode (twin
+ * and RTL compared on every GEMM and every scratchpad read) give the golden trainer's losses
+ * and parameters bit for bit, for 1, 2 and 4 Activation Nodes, SGD and Adam, a few steps each; a
+ * run switches from rtl to tlm between steps (as `flashstream train` does after its RTL steps);
+ * rtl and tlm give the same simulated time (the twin is cycle-exact). --waves FILE writes an
+ * FST of AN 0's core during the first rtl run.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "models/dnn/dnn_golden.h"
+#include "models/host/runtime.h"
+#include "testbench/rtl/tb_util.h"
+
+static struct tb_args args;
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+struct data {
+    uint8_t *images, *labels;
+};
+
+static void data_make(struct data *d, uint32_t count, uint32_t inputs, uint32_t classes,
+                      uint64_t seed)
+{
+    uint64_t s = seed;
+    d->images = malloc((size_t)count * inputs);
+    d->labels = malloc(count);
+    assert_non_null(d->images);
+    assert_non_null(d->labels);
+    for (size_t i = 0; i < (size_t)count * inputs; i++) {
+        uint64_t v = rng_next(&s);
+        d->images[i] = v % 3 == 0 ? 0 : (uint8_t)(v >> 8);
+    }
+    for (uint32_t i = 0; i < count; i++)
+        d->labels[i] = (uint8_t)rng_below(&s, classes);
+}
+
+static void data_free(struct data *d)
+{
+    free(d->images);
+    free(d->labels);
+}
+
+/*
+ * Train `steps` steps; mode[k] is the fidelity of step k. Compares with the golden trainer
+ * after every step. Returns the simulated end time.
+ */
+static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum rt_fidelity *mode,
+                    const char *waves)
+{
+    struct rt_cfg c;
+    struct rt *r;
+    struct rt_err e;
+    struct dnn_err de;
+    struct dnn_params *gp;
+    struct dnn_golden g;
+    struct data d;
+    const uint32_t B = 8;
+
+    rt_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
+    c.n_an = n_an;
+    c.batch = B;
+    c.rtl = &core_be_rtl_ops;
+    c.seed = args.seed;
+    c.init_seed = 77 + args.seed;
+    if (adam)
+        dnn_params_opt_adam(&c.opt, 0.002f);
+    else
+        dnn_params_opt_sgd(&c.opt, 0.05f, 0.9f, 0.0005f);
+    uint32_t in = dnn_model_inputs(&c.model);
+    data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an);
+
+    if (rt_create(&c, &r, &e))
+        fail_msg("rt_create: %s", e.msg);
+    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
+    for (uint32_t k = 0; k < steps; k++) {
+        struct rt_step_info info;
+        float gl;
+        if (rt_set_fidelity(r, mode[k], &e))
+            fail_msg("step %u: %s", k, e.msg);
+        if (k == 0 && waves && mode[0] != RT_TLM) {
+            struct vtrace_opts o = {.path = waves,
+                                    .first_cycle = args.first_cycle,
+                                    .last_cycle = args.last_cycle,
+                                    .scopes = args.scopes,
+                                    .period_ps = c.core_period_ps};
+            if (rt_trace_core(r, 0, &o, &e))
+                fail_msg("waves: %s", e.msg);
+        }
+        const uint8_t *im = d.images + (size_t)k * B * in, *lb = d.labels + k * B;
+        if (rt_train_batch(r, im, lb, &info, &e))
+            fail_msg("seed %llu, N=%u, %s, step %u (%s): %s", (unsigned long long)args.seed, n_an,
+                     adam ? "adam" : "sgd", k, rt_fidelity_name(mode[k]), e.msg);
+        assert_int_equal(dnn_golden_step(&g, im, lb, B, n_an, &gl, &de), 0);
+        if (f32_bits(gl) != f32_bits(info.loss))
+            fail_msg("seed %llu, N=%u, step %u (%s): loss golden 0x%08x, machine 0x%08x",
+                     (unsigned long long)args.seed, n_an, k, rt_fidelity_name(mode[k]),
+                     f32_bits(gl), f32_bits(info.loss));
+        if (!dnn_params_equal(gp, rt_params(r)))
+            fail_msg("seed %llu, N=%u, step %u (%s): parameters differ from the golden trainer",
+                     (unsigned long long)args.seed, n_an, k, rt_fidelity_name(mode[k]));
+    }
+    uint64_t t = rt_now(r);
+    dnn_golden_fini(&g);
+    dnn_params_destroy(gp);
+    rt_destroy(r);
+    data_free(&d);
+    return t;
+}
+
+static void test_rtl_n1(void **state)
+{
+    static const enum rt_fidelity m[] = {RT_RTL, RT_RTL, RT_RTL};
+    (void)state;
+    run(1, 0, 3, m, args.waves);
+}
+
+static void test_rtl_n2_adam(void **state)
+{
+    static const enum rt_fidelity m[] = {RT_RTL, RT_RTL};
+    (void)state;
+    run(2, 1, 2, m, NULL);
+}
+
+static void test_lockstep_n4(void **state)
+{
+    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_RTL};
+    (void)state;
+    run(4, 1, 2, m, NULL);
+}
+
+static void test_lockstep_n1_adam(void **state)
+{
+    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_LOCKSTEP};
+    (void)state;
+    run(1, 1, 2, m, NULL);
+}
+
+static void test_lockstep_n2(void **state)
+{
+    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_LOCKSTEP};
+    (void)state;
+    run(2, 0, 2, m, NULL);
+}
+
+/* rtl, then tlm, then lockstep in one run; the same simulated time as tlm throughout. */
+static void test_switch_modes(void **state)
+{
+    static const enum rt_fidelity mixed[] = {RT_RTL, RT_TLM, RT_LOCKSTEP, RT_TLM};
+    static const enum rt_fidelity tlm[] = {RT_TLM, RT_TLM, RT_TLM, RT_TLM};
+    (void)state;
+    uint64_t a = run(2, 0, 4, mixed, NULL);
+    uint64_t b = run(2, 0, 4, tlm, NULL);
+    assert_int_equal(a, b);
+}
+
+/* An RTL backend whose scratchpad reads flip one bit of the C-pad after a while: lockstep
+ * must stop at the first GEMM whose output it reads back, with a report. */
+static unsigned reads_left;
+
+static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+{
+    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf);
+    if (!rc && reads_left && --reads_left == 0)
+        ((unsigned char *)buf)[0] ^= 1;
+    return rc;
+}
+
+static void test_lockstep_reports_divergence(void **state)
+{
+    struct core_be_ops bad = core_be_rtl_ops;
+    struct rt_cfg c;
+    struct rt *r;
+    struct rt_err e;
+    struct data d;
+    (void)state;
+    bad.read = bad_read;
+    rt_cfg_small(&c);
+    c.rtl = &bad;
+    c.fidelity = RT_LOCKSTEP;
+    data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5);
+    if (rt_create(&c, &r, &e))
+        fail_msg("rt_create: %s", e.msg);
+    reads_left = 3;
+    int rc = rt_train_batch(r, d.images, d.labels, NULL, &e);
+    assert_int_equal(rc, -EPROTO);
+    if (!strstr(e.msg, "lockstep divergence") || !strstr(e.msg, "an0.core") ||
+        !strstr(e.msg, "GEMM") || !strstr(e.msg, "cycle") || !strstr(e.msg, "tlm 0x"))
+        fail_msg("report lacks block, command, cycle or values: %s", e.msg);
+    printf("# divergence report: %s\n", e.msg);
+    rt_destroy(r);
+    data_free(&d);
+}
+
+/* The RTL model must match the machine's core configuration. */
+static void test_rtl_config_mismatch(void **state)
+{
+    struct rt_cfg c;
+    struct rt *r;
+    struct rt_err e;
+    (void)state;
+    rt_cfg_small(&c);
+    c.core.a_words = c.core.b_words = c.core.c_words = 1024;
+    c.rtl = &core_be_rtl_ops;
+    if (rt_create(&c, &r, &e))
+        fail_msg("rt_create: %s", e.msg);
+    assert_int_equal(rt_set_fidelity(r, RT_RTL, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "512/512/512"));
+    assert_int_equal(rt_get_fidelity(r), RT_TLM);
+    rt_destroy(r);
+}
+
+int main(int argc, char **argv)
+{
+    if (tb_parse_args(argc, argv, &args) != 0)
+        return 2;
+    printf("# test_system_rtl: seed %llu\n", (unsigned long long)args.seed);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rtl_n1),
+        cmocka_unit_test(test_rtl_n2_adam),
+        cmocka_unit_test(test_lockstep_n1_adam),
+        cmocka_unit_test(test_lockstep_n2),
+        cmocka_unit_test(test_lockstep_n4),
+        cmocka_unit_test(test_switch_modes),
+        cmocka_unit_test(test_lockstep_reports_divergence),
+        cmocka_unit_test(test_rtl_config_mismatch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,524 @@
+/*
+ * test_stats: the statistics registry (csim/stats.h) and its writers. Counters: define, find,
+ * set, add, type and unit conflicts, counter/group conflicts, bad names. stats.json: read back
+ * with cJSON, groups nested, uint64 exact to 2^64 - 1, NaN as null, key order independent of the
+ * definition order (an2 before an10), meta in insertion order. CSV: header, quoting, field
+ * counts. Atomic writes: a write that cannot create its temporary file, or whose writes fail
+ * (the temporary file is a symlink to /dev/full), leaves the existing file byte for byte and no
+ * temporary file behind.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "csim/stats.h"
+
+struct ctx {
+    char dir[64];
+    char path[256];
+};
+
+static int setup(void **state)
+{
+    struct ctx *c = calloc(1, sizeof(*c));
+
+    if (!c)
+        return -1;
+    snprintf(c->dir, sizeof(c->dir), "/tmp/test_stats.XXXXXX");
+    if (!mkdtemp(c->dir)) {
+        free(c);
+        return -1;
+    }
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct ctx *c = *state;
+    char cmd[128];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(c);
+    return 0;
+}
+
+static const char *in_dir(struct ctx *c, const char *name)
+{
+    snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
+    return c->path;
+}
+
+/* The whole file as a NUL-terminated string (caller frees); NULL if it does not exist. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void put_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0;
+}
+
+static void assert_msg_has(const char *msg, const char *needle)
+{
+    if (!strstr(msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
+}
+
+/* ---- registry ---- */
+
+static void test_define_set_add(void **state)
+{
+    struct stats *s = stats_create();
+    struct stats_ctr *busy, *again, *util;
+    const struct stats_ctr *f;
+
+    (void)state;
+    assert_non_null(s);
+    busy = stats_u64(s, "an0.core.busy_ps", "ps", "time the core computed");
+    assert_non_null(busy);
+    stats_ctr_add_u64(busy, 5);
+    stats_ctr_add_u64(busy, 7);
+    again = stats_u64(s, "an0.core.busy_ps", "ps", "another description");
+    assert_ptr_equal(again, busy); /* found, not redefined */
+    assert_int_equal(stats_ctr_u64(busy), 12);
+    stats_ctr_max_u64(busy, 3);
+    assert_int_equal(stats_ctr_u64(busy), 12);
+    stats_ctr_max_u64(busy, 30);
+    assert_int_equal(stats_ctr_u64(busy), 30);
+
+    util = stats_f64(s, "an0.core.util", "ratio", NULL);
+    assert_non_null(util);
+    stats_ctr_set_f64(util, 0.25);
+    stats_ctr_add_f64(util, 0.5);
+    assert_true(stats_ctr_f64(util) == 0.75);
+
+    assert_int_equal(stats_set_u64(s, "wn.flash.bytes_out", "bytes", "read", 100), 0);
+    assert_int_equal(stats_add_u64(s, "wn.flash.bytes_out", 28), 0);
+    f = stats_find(s, "wn.flash.bytes_out");
+    assert_non_null(f);
+    assert_int_equal(stats_ctr_type(f), STATS_U64);
+    assert_int_equal(stats_ctr_u64(f), 128);
+    assert_string_equal(stats_ctr_unit(f), "bytes");
+    assert_string_equal(stats_ctr_name(f), "wn.flash.bytes_out");
+    assert_int_equal(stats_set_f64(s, "wn.flash.util", "ratio", "", 0.5), 0);
+    assert_int_equal(stats_add_f64(s, "wn.flash.util", 0.25), 0);
+    assert_true(stats_ctr_f64(stats_find(s, "wn.flash.util")) == 0.75);
+
+    assert_null(stats_find(s, "wn.flash"));   /* a group, not a counter */
+    assert_null(stats_find(s, "wn.nothing")); /* absent */
+    assert_int_equal(stats_add_u64(s, "wn.nothing", 1), -ENOENT);
+    assert_msg_has(stats_errmsg(s), "wn.nothing");
+    assert_int_equal(stats_add_f64(s, "wn.flash.bytes_out", 1.0), -EINVAL);
+    assert_msg_has(stats_errmsg(s), "u64");
+    assert_int_equal(stats_count(s), 4);
+    stats_destroy(s);
+}
+
+static void test_conflicts_and_names(void **state)
+{
+    struct stats *s = stats_create();
+
+    (void)state;
+    assert_non_null(stats_u64(s, "an0.core.busy_ps", "ps", NULL));
+    /* Same name, another type or unit. */
+    assert_null(stats_f64(s, "an0.core.busy_ps", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "already defined as u64 [ps]");
+    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps", "ns", NULL, 1), -EEXIST);
+    assert_msg_has(stats_errmsg(s), "asked for u64 [ns]");
+    /* A group cannot become a counter, and a counter cannot hold others. */
+    assert_null(stats_u64(s, "an0.core", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "already a group");
+    assert_null(stats_u64(s, "an0", "ps", NULL));
+    assert_null(stats_u64(s, "an0.core.busy_ps.max", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "\"an0.core.busy_ps\" is a counter");
+    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps.max", "ps", NULL, 1), -EEXIST);
+    /* Bad names: each says what is accepted. */
+    assert_null(stats_u64(s, "", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "empty counter name");
+    assert_null(stats_u64(s, "an0..busy", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "empty component at character 4");
+    assert_null(stats_u64(s, ".x", "ps", NULL));
+    assert_null(stats_u64(s, "x.", "ps", NULL));
+    assert_null(stats_u64(s, "an0.core busy", "ps", NULL));
+    assert_msg_has(stats_errmsg(s), "has ' ' (0x20) at character 8");
+    assert_int_equal(stats_set_u64(s, "a/b", "ps", NULL, 1), -EINVAL);
+    char longname[300];
+    memset(longname, 'a', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    assert_null(stats_u64(s, longname, "", NULL));
+    assert_msg_has(stats_errmsg(s), "at most 255");
+    longname[70] = '\0';
+    assert_null(stats_u64(s, longname, "", NULL));
+    assert_msg_has(stats_errmsg(s), "longer than 63");
+    /* Nothing of the refused definitions was left behind. */
+    assert_int_equal(stats_count(s), 1);
+    assert_non_null(stats_u64(s, "an0.core.idle_ps", "ps", NULL));
+    assert_int_equal(stats_count(s), 2);
+    assert_int_equal(stats_meta(s, "", "x"), -EINVAL);
+    stats_destroy(s);
+}
+
+/* ---- stats.json ---- */
+
+static cJSON *leaf(cJSON *doc, const char *const *path)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, "stats");
+
+    for (; *path && o; path++)
+        o = cJSON_GetObjectItemCaseSensitive(o, *path);
+    return o;
+}
+
+static void define_machine(struct stats *s, bool reverse)
+{
+    static const char *names[] = {"an10.core.busy_ps", "an2.core.busy_ps", "an0.dma.bytes",
+                                  "an0.core.busy_ps",  "wn.opt.steps",     "an2.core.util",
+                                  "an0.core.big"};
+    size_t n = sizeof(names) / sizeof(names[0]);
+
+    for (size_t k = 0; k < n; k++) {
+        const char *name = names[reverse ? n - 1 - k : k];
+
+        if (strstr(name, "util"))
+            assert_int_equal(stats_set_f64(s, name, "ratio", "share of time busy", 0.5), 0);
+        else if (strstr(name, "big"))
+            assert_int_equal(stats_set_u64(s, name, "count", "2^64 - 1", UINT64_MAX), 0);
+        else
+            assert_int_equal(stats_set_u64(s, name, "ps", "a \"quoted\" desc", strlen(name)), 0);
+    }
+}
+
+static void test_json_roundtrip_and_order(void **state)
+{
+    struct ctx *c = *state;
+    struct stats *a = stats_create(), *b = stats_create();
+    char pa[256], pb[256];
+    char *ta, *tb;
+    cJSON *doc, *o, *meta;
+
+    define_machine(a, false);
+    define_machine(b, true);
+    assert_int_equal(stats_meta(a, "command", "flashstream train"), 0);
+    assert_int_equal(stats_meta(a, "seed", "1"), 0);
+    assert_int_equal(stats_meta(a, "command", "flashstream train --steps 3"), 0); /* replaced */
+    assert_int_equal(stats_meta(b, "command", "flashstream train --steps 3"), 0);
+    assert_int_equal(stats_meta(b, "seed", "1"), 0);
+    snprintf(pa, sizeof(pa), "%s", in_dir(c, "a.json"));
+    snprintf(pb, sizeof(pb), "%s", in_dir(c, "b.json"));
+    assert_int_equal(stats_write_json(a, pa), 0);
+    assert_int_equal(stats_write_json(b, pb), 0);
+    assert_false(exists(in_dir(c, "a.json.tmp")));
+    ta = slurp(pa);
+    tb = slurp(pb);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    assert_string_equal(ta, tb); /* definition order does not matter */
+    /* Natural order of the groups: an0 < an2 < an10 < wn. */
+    const char *p0 = strstr(ta, "\"an0\""), *p2 = strstr(ta, "\"an2\""),
+               *p10 = strstr(ta, "\"an10\""), *pw = strstr(ta, "\"wn\"");
+    assert_true(p0 && p2 && p10 && pw && p0 < p2 && p2 < p10 && p10 < pw);
+    /* Within an0: core (big < busy_ps) before dma. */
+    assert_true(strstr(ta, "\"big\"") < strstr(ta, "\"busy_ps\""));
+    assert_true(strstr(ta, "\"core\"") < strstr(ta, "\"dma\""));
+    /* uint64 exact. */
+    assert_non_null(strstr(ta, "18446744073709551615"));
+
+    doc = cJSON_Parse(ta);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "format")->valuestring,
+                        "flashstream-stats");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(doc, "version")->valueint, 1);
+    meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");
+    assert_string_equal(meta->child->string, "command"); /* insertion order */
+    assert_string_equal(meta->child->valuestring, "flashstream train --steps 3");
+    assert_string_equal(meta->child->next->string, "seed");
+    o = leaf(doc, (const char *[]){"an2", "core", "util", NULL});
+    assert_non_null(o);
+    assert_true(cJSON_GetObjectItemCaseSensitive(o, "value")->valuedouble == 0.5);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "unit")->valuestring, "ratio");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "desc")->valuestring,
+                        "share of time busy");
+    o = leaf(doc, (const char *[]){"an10", "core", "busy_ps", NULL});
+    assert_non_null(o);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(o, "value")->valuedouble, 17);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "desc")->valuestring,
+                        "a \"quoted\" desc");
+    cJSON_Delete(doc);
+    free(ta);
+    free(tb);
+    stats_destroy(a);
+    stats_destroy(b);
+}
+
+static void test_json_special_values(void **state)
+{
+    struct ctx *c = *state;
+    struct stats *s = stats_create();
+    cJSON *doc, *v;
+    char *t;
+
+    assert_int_equal(stats_set_f64(s, "x.nan", "", "", NAN), 0);
+    assert_int_equal(stats_set_f64(s, "x.inf", "", "", INFINITY), 0);
+    assert_int_equal(stats_set_f64(s, "x.third", "", "", 1.0 / 3.0), 0);
+    assert_int_equal(stats_set_u64(s, "x.big", "", "", (1ull << 53) + 1), 0);
+    assert_int_equal(stats_write_json(s, in_dir(c, "s.json")), 0);
+    t = slurp(in_dir(c, "s.json"));
+    doc = cJSON_Parse(t);
+    assert_non_null(doc);
+    v = cJSON_GetObjectItemCaseSensitive(leaf(doc, (const char *[]){"x", "nan", NULL}), "value");
+    assert_true(cJSON_IsNull(v));
+    v = cJSON_GetObjectItemCaseSensitive(leaf(doc, (const char *[]){"x", "inf", NULL}), "value");
+    assert_true(cJSON_IsNull(v));
+    v = cJSON_GetObjectItemCaseSensitive(leaf(doc, (const char *[]){"x", "third", NULL}), "value");
+    assert_true(v->valuedouble == 1.0 / 3.0);
+    assert_non_null(strstr(t, "9007199254740993")); /* 2^53 + 1: not rounded */
+    cJSON_Delete(doc);
+    free(t);
+
+    /* An empty registry is a valid document too. */
+    stats_destroy(s);
+    s = stats_create();
+    assert_int_equal(stats_write_json(s, in_dir(c, "empty.json")), 0);
+    t = slurp(in_dir(c, "empty.json"));
+    doc = cJSON_Parse(t);
+    assert_non_null(doc);
+    assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "stats")));
+    cJSON_Delete(doc);
+    free(t);
+    stats_destroy(s);
+}
+
+static void test_json_many_counters(void **state)
+{
+    struct ctx *c = *state;
+    struct stats *s = stats_create();
+    char name[64];
+    cJSON *doc, *o;
+    char *t;
+
+    /* 4 nodes x 64 channels x 8 counters: grows the hash table several times. */
+    for (int n = 0; n < 4; n++)
+        for (int ch = 63; ch >= 0; ch--)
+            for (int k = 0; k < 8; k++) {
+                snprintf(name, sizeof(name), "an%d.flash.ch%d.c%d", n, ch, k);
+                assert_int_equal(
+                    stats_set_u64(s, name, "count", "", (uint64_t)(n * 1000 + ch * 10 + k)), 0);
+            }
+    assert_int_equal(stats_count(s), 4 * 64 * 8);
+    assert_int_equal(stats_write_json(s, in_dir(c, "many.json")), 0);
+    t = slurp(in_dir(c, "many.json"));
+    doc = cJSON_Parse(t);
+    assert_non_null(doc);
+    o = leaf(doc, (const char *[]){"an3", "flash", "ch42", "c7", NULL});
+    assert_non_null(o);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(o, "value")->valuedouble, 3427);
+    /* ch9 comes before ch10 (natural order). */
+    o = cJSON_GetObjectItemCaseSensitive(leaf(doc, (const char *[]){"an0", "flash", NULL}), "ch9");
+    assert_string_equal(o->next->string, "ch10");
+    cJSON_Delete(doc);
+    free(t);
+    stats_destroy(s);
+}
+
+/* The final file is left as it was when the write fails; no temporary file remains. */
+static void test_json_failed_write_keeps_old(void **state)
+{
+    struct ctx *c = *state;
+    struct stats *s = stats_create();
+    char path[256], tmp[270];
+    char *t;
+
+    assert_int_equal(stats_set_u64(s, "a.b", "count", "", 1), 0);
+    snprintf(path, sizeof(path), "%s", in_dir(c, "stats.json"));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    put_text(path, "old contents\n");
+
+    /* 1. The temporary file cannot be created (a directory has its name). */
+    assert_int_equal(mkdir(tmp, 0755), 0);
+    assert_int_equal(stats_write_json(s, path), -EISDIR);
+    assert_msg_has(stats_errmsg(s), "create");
+    assert_msg_has(stats_errmsg(s), "stats.json.tmp");
+    t = slurp(path);
+    assert_string_equal(t, "old contents\n");
+    free(t);
+    assert_int_equal(rmdir(tmp), 0);
+
+    /* 2. Every write fails (the temporary file leads to /dev/full). */
+    assert_int_equal(symlink("/dev/full", tmp), 0);
+    assert_int_equal(stats_write_json(s, path), -ENOSPC);
+    assert_msg_has(stats_errmsg(s), "write");
+    t = slurp(path);
+    assert_string_equal(t, "old contents\n");
+    free(t);
+    assert_false(exists(tmp));
+
+    /* 3. The directory does not exist. */
+    assert_int_equal(stats_write_json(s, in_dir(c, "no/such/dir/stats.json")), -ENOENT);
+    assert_msg_has(stats_errmsg(s), "no/such/dir/stats.json");
+
+    /* And then a good write replaces it. */
+    assert_int_equal(stats_write_json(s, path), 0);
+    t = slurp(path);
+    assert_non_null(strstr(t, "flashstream-stats"));
+    free(t);
+    stats_destroy(s);
+}
+
+/* ---- CSV ---- */
+
+static void test_csv_table(void **state)
+{
+    struct ctx *c = *state;
+    const char *cols[] = {"layer", "pass", "compute_us", "note"};
+    char err[256];
+    struct stats_csv *t = stats_csv_open(in_dir(c, "layers.csv"), 4, cols, err, sizeof(err));
+    char *text;
+
+    assert_non_null(t);
+    assert_false(exists(in_dir(c, "layers.csv"))); /* only the temporary file so far */
+    assert_int_equal(stats_csv_u64(t, 0), 0);
+    assert_int_equal(stats_csv_str(t, "fwd"), 0);
+    assert_int_equal(stats_csv_fixed(t, 12.34567, 3), 0);
+    assert_int_equal(stats_csv_str(t, "waited on \"flash\", then fabric"), 0);
+    assert_int_equal(stats_csv_end_row(t), 0);
+    assert_int_equal(stats_csv_i64(t, -1), 0);
+    assert_int_equal(stats_csv_str(t, "bwd"), 0);
+    assert_int_equal(stats_csv_f64(t, 0.1), 0);
+    assert_int_equal(stats_csv_str(t, "two\nlines"), 0);
+    assert_int_equal(stats_csv_end_row(t), 0);
+    assert_int_equal(stats_csv_f64(t, NAN), 0);
+    assert_int_equal(stats_csv_f64(t, -INFINITY), 0);
+    assert_int_equal(stats_csv_f64(t, 1.0 / 3.0), 0);
+    assert_int_equal(stats_csv_str(t, NULL), 0);
+    assert_int_equal(stats_csv_end_row(t), 0);
+    assert_int_equal(stats_csv_rows(t), 3);
+    assert_int_equal(stats_csv_close(t, err, sizeof(err)), 0);
+    text = slurp(in_dir(c, "layers.csv"));
+    assert_string_equal(text, "layer,pass,compute_us,note\n"
+                              "0,fwd,12.346,\"waited on \"\"flash\"\", then fabric\"\n"
+                              "-1,bwd,0.1,\"two\nlines\"\n"
+                              "nan,-inf,0.33333333333333331,\n");
+    free(text);
+    assert_false(exists(in_dir(c, "layers.csv.tmp")));
+}
+
+static void test_csv_errors(void **state)
+{
+    struct ctx *c = *state;
+    const char *cols[] = {"a", "b"};
+    char err[256];
+    struct stats_csv *t;
+    char *text;
+
+    put_text(in_dir(c, "t.csv"), "old\n");
+    /* Too many fields: sticky error, close refuses, old file kept. */
+    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    assert_non_null(t);
+    assert_int_equal(stats_csv_u64(t, 1), 0);
+    assert_int_equal(stats_csv_u64(t, 2), 0);
+    assert_int_equal(stats_csv_u64(t, 3), -EINVAL);
+    assert_msg_has(stats_csv_errmsg(t), "row 1 has more than 2 fields");
+    assert_int_equal(stats_csv_end_row(t), -EINVAL);
+    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
+    assert_msg_has(err, "more than 2 fields");
+    text = slurp(in_dir(c, "t.csv"));
+    assert_string_equal(text, "old\n");
+    free(text);
+    assert_false(exists(in_dir(c, "t.csv.tmp")));
+
+    /* Too few fields. */
+    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    assert_int_equal(stats_csv_u64(t, 1), 0);
+    assert_int_equal(stats_csv_end_row(t), -EINVAL);
+    assert_msg_has(stats_csv_errmsg(t), "row 1 has 1 fields; the header has 2");
+    stats_csv_abort(t);
+    assert_false(exists(in_dir(c, "t.csv.tmp")));
+
+    /* An unfinished row at close. */
+    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    assert_int_equal(stats_csv_u64(t, 1), 0);
+    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
+    assert_msg_has(err, "unfinished");
+    text = slurp(in_dir(c, "t.csv"));
+    assert_string_equal(text, "old\n");
+    free(text);
+
+    /* Writes that fail (ENOSPC) are reported at close at the latest; old file kept. */
+    assert_int_equal(symlink("/dev/full", in_dir(c, "t.csv.tmp")), 0);
+    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    assert_non_null(t); /* buffered: the header has not reached the device yet */
+    for (int i = 0; i < 10; i++) {
+        stats_csv_u64(t, (uint64_t)i);
+        stats_csv_u64(t, (uint64_t)i);
+        stats_csv_end_row(t);
+    }
+    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -ENOSPC);
+    assert_msg_has(err, "t.csv.tmp");
+    text = slurp(in_dir(c, "t.csv"));
+    assert_string_equal(text, "old\n");
+    free(text);
+    assert_false(exists(in_dir(c, "t.csv.tmp")));
+
+    /* Bad arguments. */
+    assert_null(stats_csv_open(in_dir(c, "u.csv"), 0, cols, err, sizeof(err)));
+    assert_msg_has(err, "no columns");
+    assert_null(stats_csv_open(in_dir(c, "no/dir/u.csv"), 2, cols, err, sizeof(err)));
+    assert_msg_has(err, "create");
+    assert_msg_has(err, "No such file or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_define_set_add),
+        cmocka_unit_test(test_conflicts_and_names),
+        cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_special_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_many_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv_errors, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
