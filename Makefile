@@ -80,7 +80,7 @@ SUITES    :=
 help:  ## this list
 	@echo "flashstream: co-simulator of a flash-centric, weight-streaming DNN training accelerator"
 	@echo
-	@echo "usage: make <target> [SEED=n] [BUILD=dir]"
+	@echo "usage: make <target> [SEED=n] [BUILD=dir] [EPOCHS=n] [RUN=name]"
 	@echo
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | \
 	    awk -F':.*## ' '{ printf "  %-10s %s\n", $$1, $$2 }'
@@ -197,9 +197,16 @@ sim: deps  ## fc-mnist on Fashion-MNIST, 4 ANs: first step rtl with waves, rest 
 	$(FLASHSTREAM) train --run sim --epochs 1 --nodes 4 --rtl-steps 1 --wave-cycles 20000 --seed $(SEED)
 	@scripts/plots/plot.sh out/sim
 
+EPOCHS ?= 10
+.PHONY: train
+train: deps  ## fc-mnist to full accuracy: 4 ANs, EPOCHS (10) epochs in tlm; out/train
+	@$(MAKE) --no-print-directory $(FLASHSTREAM)
+	$(FLASHSTREAM) train --run train --epochs $(EPOCHS) --nodes 4 --no-waves --seed $(SEED)
+	@scripts/plots/plot.sh out/train
+
 RUN ?= sim
 .PHONY: plots
-plots:  ## loss, accuracy and timeline PNGs of out/$(RUN) (RUN=name)
+plots:  ## loss, accuracy and timeline PNGs of out/RUN (RUN=sim by default)
 	@scripts/plots/plot.sh out/$(RUN)
 
 .PHONY: build

@@ -49,6 +49,11 @@ expect "unknown option" 2 "unknown option '--bogus'" -- --bogus
 expect "model of the wrong shape" 2 "Fashion-MNIST needs 784 inputs" -- --model mlp:784-10-9
 expect "bad hidden list" 2 "item 2 '0'" -- --hidden 256,0
 
+# ---- the program and the fit table, without training
+expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only
+expect "--validate_only on a model that fits" 0 "the model fits" -- --validate_only
+expect "--validate_only on one that does not" 1 "K-panel of K = 20000" -- --validate_only --hidden 20000
+
 # ---- a short run and its outputs
 a="$work/a"
 if "$fs" train "${small[@]}" --steps 6 --ckpt-every 3 --out "$a" >"$work/a.log" 2>&1; then
@@ -78,9 +83,9 @@ if command -v python3 >/dev/null; then
   fi
 fi
 
-# ---- resume: 3 steps, checkpoint, 3 more == 6 at once
+# ---- resume: 3 steps of a 6-step schedule, checkpoint, 3 more == 6 at once
 b="$work/b"
-"$fs" train "${small[@]}" --steps 3 --ckpt-every 3 --out "$b" >"$work/b1.log" 2>&1
+"$fs" train "${small[@]}" --steps 3 --cosine-steps 6 --ckpt-every 3 --out "$b" >"$work/b1.log" 2>&1
 "$fs" train "${small[@]}" --steps 6 --resume "$b/checkpoint.ckpt" --out "$b" >"$work/b2.log" 2>&1
 da=$(digest "$work/a.log")
 db=$(digest "$work/b2.log")

@@ -50,14 +50,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FM_INPUTS  784u /* Fashion-MNIST: 28 x 28 pixels */
-#define FM_CLASSES 10u
+#define FM_INPUTS        784u /* Fashion-MNIST: 28 x 28 pixels */
+#define FM_CLASSES       10u
+#define FM_TRAIN_SAMPLES 60000u /* the training set's size */
 
 enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
 static const char *const progress_names[] = {"auto", "bar", "plain", "quiet"};
 static const char *const opt_names[] = {"sgd", "adam"};
 static const char *const sched_names[] = {"const", "step", "cosine"};
 static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
+
+enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE };
 
 /* Options given on the command line (for --resume: what may conflict with the checkpoint). */
 enum {
@@ -90,6 +93,7 @@ struct train_opts {
     bool trace_from_set;
     uint64_t train_samples, test_samples;
     bool golden_check;
+    int only;     /* ONLY_*: print the compiled program or the fit table, no training */
     unsigned set; /* SET_* */
 };
 
@@ -174,12 +178,12 @@ static void usage(FILE *f)
             "  --epochs E         epochs (default 1)\n"
             "  --steps S          stop after step S (counted from the first step of the\n"
             "                     run, before any --resume); with --epochs the smaller wins\n"
-            "  --opt sgd|adam     optimizer (default sgd)\n"
-            "  --lr X             learning rate (default 0.05 sgd, 0.001 adam)\n"
+            "  --opt adam|sgd     optimizer (default adam)\n"
+            "  --lr X             learning rate (default 0.002 adam, 0.05 sgd)\n"
             "  --momentum X       SGD momentum (default 0.9)\n"
             "  --wd X             weight decay (default 0)\n"
             "  --beta1 X --beta2 X --eps X   Adam (defaults 0.9, 0.999, 1e-8)\n"
-            "  --sched const|step|cosine     lr schedule (default const)\n"
+            "  --sched const|step|cosine     lr schedule (default cosine)\n"
             "  --step-size S --gamma G       step schedule: lr x G every S steps\n"
             "  --cosine-steps T   cosine schedule length (default: the run's steps)\n"
             "  --seed N           weight init and sample order (default 1)\n"
@@ -205,7 +209,13 @@ static void usage(FILE *f)
             "  --ckpt-every K     checkpoint OUTDIR/checkpoint.ckpt every K steps\n"
             "  --resume FILE      continue the run of a checkpoint, bit for bit\n"
             "  --preload N        batches written to the NV streams at a time (default:\n"
-            "                     what the rest of the epoch needs)\n",
+            "                     what the rest of the epoch needs)\n"
+            "instead of training\n"
+            "  --compile_only     print the command sequence of one training step on every\n"
+            "                     node (compute, DMA, flash, fabric) and exit\n"
+            "  --validate_only    check that the model fits the machine (SRAM tiles, tensor\n"
+            "                     buffers, flash streams), print the table and exit; exit\n"
+            "                     status 1 and the reasons when it does not fit\n",
             DNN_IDX_DEFAULT_DIR, TRACE_DEFAULT_MAX_EVENTS);
 }
 
@@ -249,6 +259,8 @@ enum {
     O_CKPT_EVERY,
     O_RESUME,
     O_PRELOAD,
+    O_COMPILE_ONLY,
+    O_VALIDATE_ONLY,
     O_HELP,
 };
 
@@ -292,6 +304,10 @@ static const struct option longopts[] = {
     {"ckpt-every", required_argument, 0, O_CKPT_EVERY},
     {"resume", required_argument, 0, O_RESUME},
     {"preload", required_argument, 0, O_PRELOAD},
+    {"compile_only", no_argument, 0, O_COMPILE_ONLY},
+    {"compile-only", no_argument, 0, O_COMPILE_ONLY},
+    {"validate_only", no_argument, 0, O_VALIDATE_ONLY},
+    {"validate-only", no_argument, 0, O_VALIDATE_ONLY},
     {"help", no_argument, 0, O_HELP},
     {0, 0, 0, 0},
 };
@@ -314,8 +330,8 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .batch = 64,
                              .epochs = 1,
                              .seed = 1,
-                             .opt = DNN_OPT_SGD,
-                             .sched = DNN_LR_CONST,
+                             .opt = DNN_OPT_ADAM,
+                             .sched = DNN_LR_COSINE,
                              .fidelity = RT_TLM,
                              .progress = PROG_AUTO,
                              .lr = NAN,
@@ -460,6 +476,12 @@ static int parse(int argc, char **argv, struct train_opts *o)
         case O_GOLDEN:
             o->golden_check = true;
             break;
+        case O_COMPILE_ONLY:
+            o->only = ONLY_COMPILE;
+            break;
+        case O_VALIDATE_ONLY:
+            o->only = ONLY_VALIDATE;
+            break;
         case O_PAD_WORDS:
             rc = cli_u64(opt, optarg, 2, 1u << 20, &o->pad_words);
             break;
@@ -533,7 +555,7 @@ static int parse(int argc, char **argv, struct train_opts *o)
     if (o->steps && !epochs_set)
         o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
     if (isnan(o->lr))
-        o->lr = o->opt == DNN_OPT_ADAM ? 0.001f : 0.05f;
+        o->lr = o->opt == DNN_OPT_ADAM ? 0.002f : 0.05f;
     return 0;
 }
 
@@ -834,6 +856,47 @@ static int plan(struct train *t)
     return 0;
 }
 
+/* The machine's configuration for the options; `samples` is what its NV streams must hold. */
+static void machine_cfg(struct train *t, uint64_t samples)
+{
+    rt_cfg_default(&t->cfg);
+    t->cfg.model = t->model;
+    t->cfg.opt = t->opt;
+    t->cfg.init_seed = t->o.seed;
+    t->cfg.batch = (uint32_t)t->o.batch;
+    t->cfg.samples = (uint32_t)samples;
+    t->cfg.n_an = (uint32_t)t->o.nodes;
+    t->cfg.fidelity = t->o.rtl_steps ? RT_RTL : (enum rt_fidelity)t->o.fidelity;
+    t->cfg.seed = t->o.seed;
+    if (t->o.pad_words)
+        t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
+}
+
+/* --compile_only / --validate_only: the machine the options describe, holding one epoch of
+ * the training set in its NV streams (the data themselves are not read). 0, or 1 when the
+ * model does not compile or fit (the reasons on stderr). */
+static int compile_or_validate(struct train *t)
+{
+    struct rt_err e;
+    uint64_t samples = t->o.train_samples ? t->o.train_samples : FM_TRAIN_SAMPLES;
+    int rc;
+
+    t->target = t->o.steps ? t->o.steps : t->o.epochs * (samples / t->o.batch);
+    build_opt(t);
+    machine_cfg(t, samples / t->o.batch * t->o.batch);
+    if (t->o.only == ONLY_COMPILE)
+        rc = rt_compile_listing(&t->cfg, stdout, &e);
+    else
+        rc = rt_validate(&t->cfg, stdout, &e);
+    fflush(stdout);
+    if (rc) {
+        fprintf(stderr, "flashstream train: %s: %s\n",
+                t->o.only == ONLY_COMPILE ? "--compile_only" : "--validate_only", e.msg);
+        return 1;
+    }
+    return 0;
+}
+
 static int make_machine(struct train *t)
 {
     struct rt_err e;
@@ -849,18 +912,8 @@ static int make_machine(struct train *t)
     if (cap > run_steps)
         cap = run_steps;
     t->chunk_cap = (uint32_t)cap;
-    rt_cfg_default(&t->cfg);
-    t->cfg.model = t->model;
-    t->cfg.opt = t->opt;
-    t->cfg.init_seed = t->o.seed;
-    t->cfg.batch = (uint32_t)t->o.batch;
-    t->cfg.samples = (uint32_t)(t->chunk_cap * t->o.batch);
-    t->cfg.n_an = (uint32_t)t->o.nodes;
-    t->cfg.fidelity = t->o.rtl_steps ? RT_RTL : (enum rt_fidelity)t->o.fidelity;
+    machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
-    t->cfg.seed = t->o.seed;
-    if (t->o.pad_words)
-        t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
     if (rt_create(&t->cfg, &t->rt, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
         if (need_rtl && strstr(e.msg, "pads"))
@@ -1867,6 +1920,10 @@ int cmd_train(int argc, char **argv)
     }
     if (build_model(t)) {
         status = 2;
+        goto out;
+    }
+    if (t->o.only) {
+        status = compile_or_validate(t);
         goto out;
     }
     if (t->o.resume && adopt_checkpoint(t))
