@@ -1990,10 +1990,11 @@ int cmd_train(int argc, char **argv)
            "simulated by the host, %.0f images/s on the simulated machine\n",
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
            sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
-    printf("  final loss %.4f, test accuracy %.4f, simulated time %.3f ms, params digest "
-           "%016" PRIx64 "%s\n",
-           t->last_loss, t->last_acc, (double)(t->sim_offset_ps + sim) / 1e9,
-           dnn_params_digest(rt_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
+    printf(
+        "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
+        "%016" PRIx64 "%s\n",
+        t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
+        dnn_params_digest(rt_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
     print_layer_table(t, steps);
     print_endurance(t);
     if (write_outputs(t, steps, wall, argc, argv))
