@@ -5,7 +5,9 @@
 #   scripts/check-train.sh FLASHSTREAM WORKDIR
 #
 # Short runs on a slice of Fashion-MNIST: bad options are refused with exit 2 and a message
-# naming the option; a run writes every output (no temporary file left); a run resumed from a
+# naming the option; --compile_only and --validate_only; a run with an rtl step is bit-identical
+# to the golden trainer and its loss falls; a run writes every output (no temporary file left);
+# a run resumed from a
 # checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
 # truncated or foreign checkpoint and a conflicting option are refused; SIGINT stops after the
 # current step with a checkpoint (exit 130); plot.sh renders the PNGs when gnuplot is there.
@@ -81,6 +83,24 @@ if command -v python3 >/dev/null; then
   else
     not_ok "stats.json and trace.json are JSON" "$work/json.log"
   fi
+fi
+
+# ---- learning, bit for bit: the first step on the verilated core, then the twins, with the
+# golden trainer (models/dnn/dnn_golden) run alongside and compared after every step
+g="$work/g"
+if "$fs" train "${small[@]}" --steps 30 --rtl-steps 1 --no-waves --golden-check --out "$g" \
+  >"$work/g.log" 2>&1 && grep -q "golden check: equal" "$work/g.log"; then
+  ok "rtl then tlm steps equal the golden trainer bit for bit"
+else
+  not_ok "rtl then tlm steps equal the golden trainer bit for bit" "$work/g.log"
+fi
+# The mean loss of the last 5 steps is below half that of the first 5.
+if awk -F, 'NR > 1 { l[NR - 2] = $3; n = NR - 1 }
+  END { for (i = 0; i < 5; i++) { a += l[i]; b += l[n - 1 - i] } exit !(n >= 10 && b < a / 2) }' \
+  "$g/loss.csv"; then
+  ok "the loss falls"
+else
+  not_ok "the loss falls" "$g/loss.csv"
 fi
 
 # ---- resume: 3 steps of a 6-step schedule, checkpoint, 3 more == 6 at once
