@@ -13,24 +13,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "csim/rng.h"
 #include "models/ref/bf16.h"
 #include "testbench/rtl/an_flow.h"
 
 #define RUNS 5
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(void)
 {
@@ -68,17 +56,17 @@ int main(void)
             fprintf(stderr, "bench_an: %s\n", msg);
             return 1;
         }
-        double t0 = wall_s();
+        double t0 = bench_wall_s();
         if (an_flow_layer(&s, &L, A, W, &r, msg, sizeof(msg))) {
             fprintf(stderr, "bench_an: %s\n", msg);
             return 1;
         }
-        double dt = wall_s() - t0;
+        double dt = bench_wall_s() - t0;
         cycles = r.env_cycles + r.gemm_port_cycles;
         cps[run] = (double)cycles / dt;
         an_flow_close(&s);
     }
-    qsort(cps, RUNS, sizeof(cps[0]), cmp_double);
+    qsort(cps, RUNS, sizeof(cps[0]), bench_cmp_double);
     printf("# bench_an: an_top %ux%u, one %dx%dx%d layer, default tensor buffer\n", rp.core.rows,
            rp.core.cols, M, N, K);
     printf("%-38s %6.1fe3 (%llu cycles per layer, median of %d; the core's array dominates: "

@@ -19,31 +19,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "csim/shim/dma.h"
 #include "models/dma/dma_env.h"
 #include "models/dma/dma_scn.h"
 #include "models/dma/dma_twin.h"
 
 #define RUNS 5
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return v[n / 2];
-}
 
 static void rtl_set(void *h, const struct dma_in *in)
 {
@@ -124,12 +106,12 @@ static uint32_t run_one(bool rtl, const struct dma_desc *d, uint64_t *sim_cycles
         fprintf(stderr, "bench_dma: cannot set up: %s\n", msg);
         goto out;
     }
-    double t0 = wall_s();
+    double t0 = bench_wall_s();
     if (dma_env_run(e, 100000000)) {
         fprintf(stderr, "bench_dma: %s\n", dma_env_error(e));
         goto out;
     }
-    *dt = wall_s() - t0;
+    *dt = bench_wall_s() - t0;
     *sim_cycles = dma_env_cycle(e);
     cycles = dma_env_cpl(e, 0)->cpl.cycles;
     if (dma_scn_check(s, msg, sizeof(msg))) {
@@ -176,8 +158,8 @@ int main(void)
         twin_cps[r] = (double)sim / dt;
     }
     printf("%-38s %6.2fe6 (load_1d with its BFMs and scoreboard, median of %d)\n",
-           "dma.rtl.cycles_per_s", median(rtl_cps, RUNS) / 1e6, RUNS);
+           "dma.rtl.cycles_per_s", bench_median(rtl_cps, RUNS) / 1e6, RUNS);
     printf("%-38s %6.2fe6 (the same run on the C twin, median of %d)\n", "dma.twin.cycles_per_s",
-           median(twin_cps, RUNS) / 1e6, RUNS);
+           bench_median(twin_cps, RUNS) / 1e6, RUNS);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
@@ -23,21 +24,6 @@ struct result {
     double wall_s;
     uint64_t sim_ps;
 };
-
-static double wall_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
 
 static int run_once(uint64_t pages, struct result *wr, struct result *rd)
 {
@@ -68,7 +54,7 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     if (rc)
         goto out_bbm;
 
-    t0 = wall_now();
+    t0 = bench_wall_s();
     for (uint64_t done_pages = 0; done_pages < pages; done_pages += CHUNK_PAGES) {
         rc = ftl_stream_append(s, 0, CHUNK_PAGES, NULL, &lpn, &t);
         if (rc) {
@@ -77,10 +63,10 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
         }
         end = end > t ? end : t;
     }
-    wr->wall_s = wall_now() - t0;
+    wr->wall_s = bench_wall_s() - t0;
     wr->sim_ps = end;
 
-    t0 = wall_now();
+    t0 = bench_wall_s();
     for (uint64_t p = 0; p < pages; p += CHUNK_PAGES) {
         rc = ftl_stream_read(s, end, p, CHUNK_PAGES, NULL, &t);
         if (rc) {
@@ -89,7 +75,7 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
         }
         rd->sim_ps = t > rd->sim_ps ? t : rd->sim_ps;
     }
-    rd->wall_s = wall_now() - t0;
+    rd->wall_s = bench_wall_s() - t0;
     rd->sim_ps -= end;
 
 out_stream:
@@ -113,7 +99,7 @@ static void report(const char *what, uint64_t bytes, uint64_t ops, const struct 
 
     for (int i = 0; i < RUNS; i++)
         wall[i] = r[i].wall_s;
-    qsort(wall, RUNS, sizeof(wall[0]), cmp_double);
+    qsort(wall, RUNS, sizeof(wall[0]), bench_cmp_double);
     printf("%-5s %6.1f GiB: simulated %6.2f GB/s (bound %6.2f GB/s, %5.1f%%), simulated %.3f s; "
            "wall %.3f s (median of %d: %.3f %.3f %.3f); %.2f M ops/wall-s\n",
            what, bytes / (double)(1ull << 30), gbps, bound / 1e9, 100.0 * gbps * 1e9 / bound,

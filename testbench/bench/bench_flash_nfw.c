@@ -7,6 +7,7 @@
  * exact), simulated GB/s at the 0.8 GHz clock, and wall-clock cycles per second (median of 3).
  * Usage: bench_flash_nfw [commands]   (default 64)
  */
+#include "testbench/bench/bench_util.h"
 #include "csim/rng.h"
 #include "csim/shim/nfw.h"
 #include "models/dram/dram.h"
@@ -50,21 +51,6 @@ static void dut_step(struct dut *d)
         nfw_step(d->rtl, 1);
     else
         nfw_twin_step(d->twin, 1);
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
 }
 
 /* One run; returns the cycles, or 0 on an error (printed). */
@@ -143,7 +129,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         for (int i = 0; i < 3; i++)
             dut_step(&d);
     }
-    t0 = wall_now();
+    t0 = bench_wall_s();
     while (quiet < 4) {
         struct nfw_out o;
         struct nfw_in in;
@@ -186,7 +172,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         cycles++;
         quiet = sent == n_cmd && o.idle && nfw_bfm_idle(bfm) ? quiet + 1 : 0;
     }
-    *wall = wall_now() - t0;
+    *wall = bench_wall_s() - t0;
 out_bbm:
     ftl_bbm_fini(&bbm);
 out:
@@ -222,7 +208,7 @@ int main(int argc, char **argv)
                 return 1;
             cyc[k] = c;
         }
-        qsort(wall, RUNS, sizeof(wall[0]), cmp_double);
+        qsort(wall, RUNS, sizeof(wall[0]), bench_cmp_double);
         printf("%-16s %9llu cycles, %.2f GB/s simulated; wall %.3f s (median of %d), %.2f M "
                "cycles/s\n",
                name[k], (unsigned long long)cyc[k],

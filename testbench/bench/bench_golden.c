@@ -17,31 +17,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "models/dnn/dnn_golden.h"
 #include "models/dnn/dnn_rng.h"
 
 #define RUNS 5
-
-static double wall_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return v[n / 2];
-}
 
 /* MACs per image of one training step and of the forward pass alone. */
 static void macs(const struct dnn_model *m, double *step, double *fwd)
@@ -97,20 +77,20 @@ int main(int argc, char **argv)
     printf("# bench_golden: golden trainer (ref_gemm) on fc-mnist, wall clock, median of %d\n",
            RUNS);
     for (int i = 0; i < RUNS; i++) {
-        double t0 = wall_s();
+        double t0 = bench_wall_s();
 
         if (dnn_golden_step(&g, img, lab, B, N, NULL, &e))
             goto out_fini;
-        t_step[i] = wall_s() - t0;
+        t_step[i] = bench_wall_s() - t0;
     }
     for (int i = 0; i < RUNS; i++) {
-        double t0 = wall_s();
+        double t0 = bench_wall_s();
 
         if (dnn_golden_eval(p, img, lab, EVAL, EVAL, &correct, &e))
             goto out_fini;
-        t_eval[i] = wall_s() - t0;
+        t_eval[i] = bench_wall_s() - t0;
     }
-    double ts = median(t_step, RUNS), te = median(t_eval, RUNS);
+    double ts = bench_median(t_step, RUNS), te = bench_median(t_eval, RUNS);
     printf("%-28s %8.1f images/s   (B=%u N=%u, %.1f ms/step, %.0f M MAC/s)\n", "golden step",
            B / ts, B, N, ts * 1e3, B * mac_step / ts / 1e6);
     printf("%-28s %8.1f images/s   (%u images, N=1 forward, %.0f M MAC/s)\n", "golden eval",

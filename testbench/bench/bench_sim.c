@@ -19,28 +19,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "csim/sim.h"
 
 #define RUNS 5
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return v[n / 2];
-}
 
 /* ---- self-rescheduling processes ---- */
 
@@ -100,9 +82,9 @@ static double run_procs(int nproc, uint64_t events, bool with_timeout, uint64_t 
         if (sim_schedule_at(sim, (sim_time_t)i, 0, "proc", proc_step, &procs[i], NULL) != 0)
             abort();
     }
-    double t0 = wall_s();
+    double t0 = bench_wall_s();
     sim_run(sim);
-    double dt = wall_s() - t0;
+    double dt = bench_wall_s() - t0;
     uint64_t fired = sim_events_fired(sim);
     if (fired_out)
         *fired_out = fired;
@@ -126,7 +108,7 @@ static void bench_procs(const char *key, int nproc, uint64_t events, bool with_t
         }
     }
     printf("%-28s %6.1fe6   (%d processes, %llu events/run%s, median of %d)\n", key,
-           median(v, RUNS) / 1e6, nproc, (unsigned long long)fired0,
+           bench_median(v, RUNS) / 1e6, nproc, (unsigned long long)fired0,
            with_timeout ? ", + 1 schedule and 1 cancel of a timeout per event" : "", RUNS);
 }
 
@@ -152,9 +134,9 @@ static void bench_clock(uint64_t ticks)
         struct sim_clock *clk = sim_clock_create(sim, "core", 1250, tick_busy, &t);
         if (!clk)
             abort();
-        double t0 = wall_s();
+        double t0 = bench_wall_s();
         sim_run(sim);
-        double dt = wall_s() - t0;
+        double dt = bench_wall_s() - t0;
         if (sim_clock_ticks(clk) != ticks)
             abort();
         v[r] = (double)ticks / dt;
@@ -162,7 +144,7 @@ static void bench_clock(uint64_t ticks)
     }
     printf("%-28s %6.1fe6   (1 clock, 1250 ps period, tick always busy, %llu ticks/run, "
            "median of %d)\n",
-           "sim.clock_ticks_per_s", median(v, RUNS) / 1e6, (unsigned long long)ticks, RUNS);
+           "sim.clock_ticks_per_s", bench_median(v, RUNS) / 1e6, (unsigned long long)ticks, RUNS);
 }
 
 static void bench_idle(void)
@@ -177,9 +159,9 @@ static void bench_idle(void)
     sim_run(sim);
     uint64_t ev0 = sim_events_fired(sim);
     sim_time_t wake_at = sim_now(sim) + idle_cycles * (sim_time_t)period;
-    double t0 = wall_s();
+    double t0 = bench_wall_s();
     sim_run_until(sim, wake_at);
-    double dt = wall_s() - t0;
+    double dt = bench_wall_s() - t0;
     uint64_t ev_idle = sim_events_fired(sim) - ev0;
     t.left = 10;
     sim_clock_wake(clk);

@@ -24,32 +24,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "testbench/bench/bench_util.h"
 #include "csim/rng.h"
 #include "models/dnn/dnn_idx.h"
 #include "models/host/runtime.h"
 
 #define RUNS  3
 #define STEPS 40
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -106,7 +87,7 @@ int main(int argc, char **argv)
             return 1;
         }
         uint64_t t0 = rt_now(r);
-        double w0 = wall_s(), c0 = cpu_s();
+        double w0 = bench_wall_s(), c0 = bench_cpu_s();
         for (uint32_t k = 0; k < steps; k++) {
             struct rt_step_info info;
             if (rt_step(r, &info, &e)) {
@@ -117,15 +98,15 @@ int main(int argc, char **argv)
                 loss0 = info.loss;
             loss1 = info.loss;
         }
-        double w = wall_s() - w0, cw = cpu_s() - c0;
+        double w = bench_wall_s() - w0, cw = bench_cpu_s() - c0;
         rate[run] = (double)count / w;
         crate[run] = (double)count / cw;
         step_ps = (double)(rt_now(r) - t0) / steps;
         if (run + 1 < RUNS)
             rt_destroy(r);
     }
-    qsort(rate, RUNS, sizeof(rate[0]), cmp_double);
-    qsort(crate, RUNS, sizeof(crate[0]), cmp_double);
+    qsort(rate, RUNS, sizeof(rate[0]), bench_cmp_double);
+    qsort(crate, RUNS, sizeof(crate[0]), bench_cmp_double);
     printf("system.tlm.images_per_s = %.0f images/s (wall; %.0f per CPU second)\n", rate[RUNS / 2],
            crate[RUNS / 2]);
     printf("system.tlm.epoch_s = %.1f s wall, %.1f s of CPU (60,000 images; target <= 60 s)\n",
