@@ -33,10 +33,10 @@ module sa_bf16_mul (
 );
 
   localparam logic [31:0] CanonNan = 32'h7FC0_0000;
-  localparam logic [9:0] ExpBias = 10'd127;
   // ea + eb + carry is the biased product exponent plus the bias: the result
   // is below 2^-126 when that sum is <= 127 and at or above 2^128 when it is
   // >= 127 + 255.
+  localparam logic [9:0] ExpBias = 10'd127;
 
   // The whole multiply as one function with one `if` per operand class: the
   // verilated model then evaluates only the branch taken.

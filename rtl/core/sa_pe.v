@@ -68,9 +68,9 @@ module sa_pe (
 
   // ---------------------------------------------------------------- stage 1
   // Forwarding registers double as the first pipeline stage: the product of
-  // the step (registered in sa_bf16_mul) sits beside its flags (which
-  // sa_array shares per anti-diagonal). Loaded every cycle, meaningful only
-  // beside a valid step.
+  // the step (registered in sa_bf16_mul, loaded on valid steps only) sits
+  // beside its flags (which sa_array shares per anti-diagonal). The operands
+  // are loaded every cycle, meaningful only beside a valid step.
   reg  [15:0] a_q;
   reg  [15:0] b_q;
   wire [31:0] prod_q;
@@ -106,9 +106,9 @@ module sa_pe (
       .keep_o  (sum_q)
   );
 
-  assign a_o    = a_q;
-  assign b_o    = b_q;
-  assign sum_o  = sum_q;
+  assign a_o   = a_q;
+  assign b_o   = b_q;
+  assign sum_o = sum_q;
 
 endmodule
 
