@@ -3,7 +3,8 @@
 # support, each with its block test; the benchmark runs the 8x8 and 16x16.
 # Pads: 512 words each (A and B: W bf16 per word, C: W fp32; W = lcm(Rows, Cols, 4)).
 
-# The processing element alone, against the numerics reference.
+# The processing element alone, against the numerics reference: sa_pe_cell,
+# the PE datapath (sa_pe) with its own flag registers and the PE's assertions.
 $(eval $(call vmodel,sa_pe,sa_pe_cell,,sa_pe,))
 $(eval $(call vtest,test_sa_pe,test_sa_pe,sa_pe))
 
