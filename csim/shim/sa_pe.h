@@ -1,5 +1,6 @@
 /*
- * sa_pe: C interface to the verilated processing element (rtl/core/sa_pe.v).
+ * sa_pe: C interface to the verilated processing element (rtl/core/sa_pe_cell.v: the PE
+ * datapath rtl/core/sa_pe.v with its own flag registers).
  *
  * One step per cycle: a (bf16, from the left) and b (bf16, from the top) with
  * valid and the clear/last flags; the PE forwards them one cycle later and

@@ -153,21 +153,12 @@ module core_wb #(
     end
   end
 
-  wire [31:0] added[Cols];
-  for (genvar c = 0; c < Cols; c++) begin : g_add
-    sa_fp32_add u_add (
-        .x_i  (old[c*32+:32]),
-        .y_i  (s1_sum_q[c*32+:32]),
-        .sum_o(added[c])
-    );
-  end
-
   // ---------------------------------------------------------------- stage 2
   reg             s2_valid_q;
   reg             s2_last_q;
   reg [ W*4-1:0]  s2_we_q;
   reg [ CAw-1:0]  s2_addr_q;
-  reg [W*32-1:0]  s2_data_q;
+  reg [W*32-1:0]  s2_data;
 
   always @(posedge clk_i) begin
     if (rst_i) begin
@@ -182,19 +173,41 @@ module core_wb #(
     end
   end
 
+  // The result lanes: old + sum with accumulate, else the sum itself, loaded
+  // with the stage-2 registers (sa_fp32_add holds the register, so the add is
+  // evaluated only for a row that is written with accumulate).
+  wire [31:0] lane_q[Cols];
+  for (genvar c = 0; c < Cols; c++) begin : g_add
+    /* verilator lint_off PINCONNECTEMPTY */
+    sa_fp32_add u_add (
+        .clk_i   (clk_i),
+        .en_i    (s1_valid_q),
+        .y_only_i(!accumulate_i),
+        .keep_i  (1'b0),
+        .x_i     (old[c*32+:32]),
+        .y_i     (s1_sum_q[c*32+:32]),
+        .q_o     (lane_q[c]),
+        .keep_o  ()
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+  end
+
   always @(posedge clk_i) begin
     if (s1_valid_q) begin
       s2_last_q <= s1_last_q;
       s2_addr_q <= s1_addr_q;
-      for (int e = 0; e < W; e++) begin
-        s2_data_q[e*32+:32] <= accumulate_i ? added[e%Cols] : s1_sum_q[(e%Cols)*32+:32];
-      end
     end
+  end
+
+  // The word replicates the row W / Cols times; the byte enables pick the
+  // tile's lanes.
+  always @* begin
+    for (int e = 0; e < W; e++) s2_data[e*32+:32] = lane_q[e%Cols];
   end
 
   assign we_o    = s2_we_q;
   assign waddr_o = s2_addr_q;
-  assign wdata_o = s2_data_q;
+  assign wdata_o = s2_data;
   assign last_o  = s2_valid_q && s2_last_q;
 
 endmodule

@@ -4,16 +4,18 @@
 // In: one k-step per cycle, unskewed: lane r of step_a_i is op(A)[i0+r][k],
 // lane c of step_b_i is op(B)[k][j0+c], with the PE flags (clear on the
 // tile's first step, last on its last step). Row r's operand is delayed r
-// cycles and column c's c cycles, and the flags travel through the PEs
-// (down column 0, then right along each row), so PE (r, c) sees a step
-// r + c cycles after it is on the inputs, with its own operands.
+// cycles and column c's c cycles, and the operands travel through the PEs
+// (a to the right, b down), so PE (r, c) sees a step r + c cycles after it is
+// on the inputs, with its own operands. The flags of that step reach it from
+// one shift register per flag shared by the whole grid (every PE of an
+// anti-diagonal sees the same step in the same cycle), not through the PEs.
 //
 // Out: the finished tile, one row per cycle, rows 0 .. Rows-1 in order, all
 // Cols sums of a row at once (row_sum_o lane c = C[i0+r][j0+c]). With the
 // tile's last step on the inputs in cycle X:
 //   PE (r, c) loads its sum_o in cycle X + r + c + 2 (SA_PE_SUM_LATENCY 2);
 //   row r is read from the PEs in cycle X + r + Cols + 1, when the last
-//     column's sum_valid_o pulses (every column of the row is done by then);
+//     column's sum appears (every column of the row is done by then);
 //   row_valid_o/row_sum_o show row r in cycle X + r + Cols + 2 (registered).
 // So the latency from the last step to row r on the outputs is
 //   ArrayLatency + r, ArrayLatency = Cols + 2.
@@ -54,131 +56,153 @@ module sa_array #(
     cmn_param_error_Cols_must_be_1_to_64 u_err ();
   end
 
-  // ---------------------------------------------------------------- skew
-  // Operands of the PEs on the left and top edges, delayed by row/column.
-  wire [15:0] a_edge[Rows];
-  wire [15:0] b_edge[Cols];
+  // ---------------------------------------------------------------- flags
+  // Every PE of anti-diagonal d = r + c sees a step d cycles after it is on
+  // the inputs, so one shift register per flag serves the whole grid: tap j
+  // is the step that was on the inputs j cycles ago. PE (r, c) takes tap d
+  // (valid: form the product) and tap d + 1 (its stage 2: add, clear, last);
+  // its sum is loaded at tap d + 2. Clear and last are gated by valid once,
+  // here, and are control state (reset), like valid.
+  localparam int Taps = Rows + Cols;  // d + 2 <= Rows + Cols
 
-  assign a_edge[0] = step_a_i[15:0];
-  for (genvar r = 1; r < Rows; r++) begin : g_askew
-    reg [15:0] dly_q[r];  // dly_q[s]: lane r delayed s + 1 cycles
-    always @(posedge clk_i) begin
-      dly_q[0] <= step_a_i[r*16+:16];
-      for (int s = 1; s < r; s++) dly_q[s] <= dly_q[s-1];
+  reg  [Taps-1:1] valid_q;
+  reg  [Taps-1:1] clear_q;
+  reg  [  Taps:1] last_q;
+  wire [Taps-1:0] valid = {valid_q, step_valid_i};
+  wire [Taps-1:0] clear = {clear_q, step_valid_i && step_clear_i};
+  wire [  Taps:0] last = {last_q, step_valid_i && step_last_i};
+
+  always @(posedge clk_i) begin
+    if (rst_i) begin
+      valid_q <= '0;
+      clear_q <= '0;
+      last_q  <= '0;
+    end else begin
+      valid_q <= valid[Taps-2:0];
+      clear_q <= clear[Taps-2:0];
+      last_q  <= last[Taps-1:0];
     end
-    assign a_edge[r] = dly_q[r-1];
   end
 
-  assign b_edge[0] = step_b_i[15:0];
-  for (genvar c = 1; c < Cols; c++) begin : g_bskew
-    reg [15:0] dly_q[c];
-    always @(posedge clk_i) begin
-      dly_q[0] <= step_b_i[c*16+:16];
-      for (int s = 1; s < c; s++) dly_q[s] <= dly_q[s-1];
+  // ---------------------------------------------------------------- skew
+  // Operands of the PEs on the left and top edges: lane r of step_a_i delayed
+  // r cycles (g_askew[r].q), lane c of step_b_i c cycles. Each stage is its
+  // own named register (not an unpacked array written in a loop), which the
+  // verilated model copies once per cycle without delayed-assignment shadows.
+  for (genvar r = 0; r < Rows; r++) begin : g_askew
+    wire [15:0] q;
+    if (r == 0) begin : g_none
+      assign q = step_a_i[15:0];
+    end else begin : g_dly
+      for (genvar s = 0; s < r; s++) begin : g_s
+        reg  [15:0] dly_q;
+        wire [15:0] d;
+        if (s == 0) begin : g_first
+          assign d = step_a_i[r*16+:16];
+        end else begin : g_next
+          assign d = g_s[s-1].dly_q;
+        end
+        always @(posedge clk_i) dly_q <= d;
+      end
+      assign q = g_s[r-1].dly_q;
     end
-    assign b_edge[c] = dly_q[c-1];
+  end
+
+  for (genvar c = 0; c < Cols; c++) begin : g_bskew
+    wire [15:0] q;
+    if (c == 0) begin : g_none
+      assign q = step_b_i[15:0];
+    end else begin : g_dly
+      for (genvar s = 0; s < c; s++) begin : g_s
+        reg  [15:0] dly_q;
+        wire [15:0] d;
+        if (s == 0) begin : g_first
+          assign d = step_b_i[c*16+:16];
+        end else begin : g_next
+          assign d = g_s[s-1].dly_q;
+        end
+        always @(posedge clk_i) dly_q <= d;
+      end
+      assign q = g_s[c-1].dly_q;
+    end
   end
 
   // ---------------------------------------------------------------- grid
-  // Outputs of PE (r, c); the inputs of a PE are its left/top neighbour's
-  // outputs, or the edge. Flags: PE (r, 0) from above, PE (r, c > 0) from
-  // the left (every PE of an anti-diagonal sees the same step).
-  wire [15:0] a_out    [Rows][Cols];
-  wire [15:0] b_out    [Rows][Cols];
-  wire        valid_out[Rows][Cols];
-  wire        clear_out[Rows][Cols];
-  wire        last_out [Rows][Cols];
-  wire        sum_valid[Rows][Cols];
-  wire [31:0] sum      [Rows][Cols];
+  // PE (r, c) takes a from its left neighbour (or g_askew[r]) and b from its
+  // top neighbour (or g_bskew[c]), by name: neighbour wires in the generate
+  // blocks rather than Rows x Cols unpacked arrays, so the verilated model
+  // reads the neighbour's register directly instead of copying every output
+  // into an array each cycle. Only the sums go into an array, for the
+  // de-skew below.
+  wire [31:0] sum[Rows][Cols];
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
     for (genvar c = 0; c < Cols; c++) begin : g_col
-      wire        valid_in;
-      wire        clear_in;
-      wire        last_in;
       wire [15:0] a_in;
       wire [15:0] b_in;
+      wire [15:0] a_o;
+      wire [15:0] b_o;
 
-      if (c > 0) begin : g_from_left
-        assign valid_in = valid_out[r][c-1];
-        assign clear_in = clear_out[r][c-1];
-        assign last_in  = last_out[r][c-1];
-        assign a_in     = a_out[r][c-1];
-      end else if (r > 0) begin : g_from_top
-        assign valid_in = valid_out[r-1][0];
-        assign clear_in = clear_out[r-1][0];
-        assign last_in  = last_out[r-1][0];
-        assign a_in     = a_edge[r];
-      end else begin : g_corner
-        assign valid_in = step_valid_i;
-        assign clear_in = step_valid_i && step_clear_i;
-        assign last_in  = step_valid_i && step_last_i;
-        assign a_in     = a_edge[0];
+      if (c > 0) begin : g_a_left
+        assign a_in = g_col[c-1].a_o;
+      end else begin : g_a_edge
+        assign a_in = g_askew[r].q;
       end
-      if (r > 0) begin : g_b_from_top
-        assign b_in = b_out[r-1][c];
+      if (r > 0) begin : g_b_top
+        assign b_in = g_row[r-1].g_col[c].b_o;
       end else begin : g_b_edge
-        assign b_in = b_edge[c];
+        assign b_in = g_bskew[c].q;
       end
 
       sa_pe u_pe (
-          .clk_i      (clk_i),
-          .rst_i      (rst_i),
-          .valid_i    (valid_in),
-          .clear_i    (clear_in),
-          .last_i     (last_in),
-          .a_i        (a_in),
-          .b_i        (b_in),
-          .valid_o    (valid_out[r][c]),
-          .clear_o    (clear_out[r][c]),
-          .last_o     (last_out[r][c]),
-          .a_o        (a_out[r][c]),
-          .b_o        (b_out[r][c]),
-          .sum_valid_o(sum_valid[r][c]),
-          .sum_o      (sum[r][c])
+          .clk_i     (clk_i),
+          .valid_i   (valid[r+c]),
+          .a_i       (a_in),
+          .b_i       (b_in),
+          .a_o       (a_o),
+          .b_o       (b_o),
+          .s2_valid_i(valid[r+c+1]),
+          .s2_clear_i(clear[r+c+1]),
+          .s2_last_i (last[r+c+1]),
+          .sum_o     (sum[r][c])
       );
-    end
-  end
 
-  // The forwarding outputs of the last row and column go nowhere (in a 1x1
-  // array no forwarding output is used at all). Lint waiver by name.
-  wire unused_fwd = ^{
-    a_out[Rows-1][Cols-1],
-    b_out[Rows-1][Cols-1],
-    valid_out[Rows-1][Cols-1],
-    clear_out[Rows-1][Cols-1],
-    last_out[Rows-1][Cols-1]
-  };
-
-  // ---------------------------------------------------------------- de-skew
-  // The last column's sum_valid pulses for row r in cycle X + r + Cols + 1:
-  // that pulse reads the whole row (one-hot over rows by the timing rule).
-  reg  [Rows-1:0] strobe;
-  reg             row_valid_q;
-  reg [Cols*32-1:0] row_sum_q;
-  reg [Cols*32-1:0] row_sum_d;
-
-  always @* begin
-    for (int r = 0; r < Rows; r++) strobe[r] = sum_valid[r][Cols-1];
-  end
-
-  // AND-OR mux over the rows, filled lane by lane (STYLE rule 8).
-  always @* begin
-    row_sum_d = '0;
-    for (int r = 0; r < Rows; r++) begin
-      if (strobe[r]) begin
-        for (int c = 0; c < Cols; c++) row_sum_d[c*32+:32] = row_sum_d[c*32+:32] | sum[r][c];
+      // The forwarding outputs of the last column (a) and the last row (b)
+      // go nowhere. Lint waivers by name.
+      if (c == Cols - 1) begin : g_a_end
+        wire unused_a = ^a_o;
+      end
+      if (r == Rows - 1) begin : g_b_end
+        wire unused_b = ^b_o;
       end
     end
   end
+
+
+  // ---------------------------------------------------------------- de-skew
+  // PE (r, Cols-1) loads its sum at tap r + Cols + 1: that cycle reads the
+  // whole row r (every column of it is done by then), one row at a time by
+  // the timing rule, so the strobes are a slice of the last-flag pipeline.
+  wire [Rows-1:0] strobe = last[Rows+Cols:Cols+1];
+  reg             row_valid_q;
+  reg [Cols*32-1:0] row_sum_q;
 
   always @(posedge clk_i) begin
     if (rst_i) row_valid_q <= 1'b0;
     else row_valid_q <= |strobe;
   end
 
+  // The row register is written only in a strobe cycle (Rows cycles per
+  // tile), so the verilated model reads the PE sums only then; it is filled
+  // lane by lane (STYLE rule 8).
   always @(posedge clk_i) begin
-    if (|strobe) row_sum_q <= row_sum_d;
+    if (|strobe) begin
+      for (int r = 0; r < Rows; r++) begin
+        if (strobe[r]) begin
+          for (int c = 0; c < Cols; c++) row_sum_q[c*32+:32] <= sum[r][c];
+        end
+      end
+    end
   end
 
   assign row_valid_o = row_valid_q;
@@ -187,24 +211,53 @@ module sa_array #(
 `ifndef SYNTHESIS
   // Timing rule: at most one row leaves per cycle, and PE (r, 0) is not
   // reloaded before row r was read (pending_q[r]: loaded, not yet read).
-  reg [Rows-1:0] pending_q;
+  // PE (r, 0) loads its sum at tap r + 2.
+  wire [Rows-1:0] loaded = last[Rows+1:2];
+  reg  [Rows-1:0] pending_q;
   always @(posedge clk_i) begin
     if (rst_i) begin
       pending_q <= '0;
     end else begin
-      for (int r = 0; r < Rows; r++) begin
-        if (sum_valid[r][0]) pending_q[r] <= 1'b1;
-        else if (strobe[r]) pending_q[r] <= 1'b0;
-        // A reload shows the new sum in the cycle its sum_valid pulses, so a
-        // reload in the reading cycle is too early as well. With Cols == 1
-        // column 0 is the last column: load and read coincide by design.
-        if (Cols > 1) begin
-          assert (!(sum_valid[r][0] && pending_q[r]))
-          else $error("sa_array: row %0d reloaded before it was read (tiles too close)", r);
-        end
+      pending_q <= loaded | (pending_q & ~strobe);
+      // A reload shows the new sum in the cycle its tap is high, so a reload
+      // in the reading cycle is too early as well. With Cols == 1 column 0
+      // is the last column: load and read coincide by design.
+      if (Cols > 1) begin
+        assert ((loaded & pending_q) == '0)
+        else
+          $error("sa_array: row reloaded before it was read (tiles too close): %b",
+                 loaded & pending_q);
       end
       assert ((strobe & (strobe - 1'b1)) == '0)
       else $error("sa_array: two rows finish in one cycle (tiles too close)");
+    end
+  end
+
+  // The PE's rules, checked once per array rather than in every PE:
+  // a step without clear needs an accumulator cleared since reset (per
+  // anti-diagonal: all its PEs see the same steps), and the sums that leave
+  // the array are never subnormal or non-canonical NaNs (sa_pe_cell checks
+  // every product and every partial sum of the PE's datapath in its test).
+  reg [Taps-2:0] live_q;  // anti-diagonal d has seen a clear at its stage 2
+  always @(posedge clk_i) begin
+    if (rst_i) begin
+      live_q <= '0;
+    end else begin
+      live_q <= live_q | clear[Taps-1:1];
+      assert ((valid[Taps-1:1] & ~clear[Taps-1:1] & ~live_q) == '0)
+      else $error("sa_array: step without clear into an accumulator never cleared since reset");
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (!rst_i && row_valid_q) begin
+      for (int c = 0; c < Cols; c++) begin
+        assert (row_sum_q[c*32+23+:8] != 8'd0 || row_sum_q[c*32+:23] == 23'd0)
+        else $error("sa_array: subnormal sum %h in lane %0d", row_sum_q[c*32+:32], c);
+        assert (row_sum_q[c*32+23+:8] != 8'hFF || row_sum_q[c*32+:23] == 23'd0 ||
+                row_sum_q[c*32+:32] == 32'h7FC0_0000)
+        else $error("sa_array: non-canonical NaN sum %h in lane %0d", row_sum_q[c*32+:32], c);
+      end
     end
   end
 `endif

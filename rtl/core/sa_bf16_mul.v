@@ -12,65 +12,85 @@
 //   - NaN operands, inf * 0 (and inf * subnormal, which is inf * 0) give the
 //     canonical NaN 0x7FC00000; inf * finite gives an infinity.
 //
-// Purely combinational: the PE (sa_pe.v) registers the product, so the
-// pipeline cut is placed there, next to the accumulator it feeds.
+// The product is registered here (p_o is the PE's first pipeline stage, next
+// to the accumulator it feeds) and loaded only on a cycle with en_i; it holds
+// otherwise. The register lives with the multiplier, written from a function
+// in the clocked block, for the verilated model's sake: Verilator evaluates
+// that function only on a clock edge with en_i, with every intermediate in a
+// local variable, while a combinational multiplier would be evaluated in
+// every cycle by every PE, busy or idle. Operands that are both normal take
+// one branch-free path; zeros, infinities and NaNs a separate branch, rare
+// in real data and cheap to predict.
 
 `default_nettype none
 
 module sa_bf16_mul (
-    input  wire [15:0] a_i,  // bf16 operand
-    input  wire [15:0] b_i,  // bf16 operand
-    output reg  [31:0] p_o   // fp32 product
+    input  wire        clk_i,
+    input  wire        en_i,  // a_i and b_i are operands: load p_o with their product
+    input  wire [15:0] a_i,   // bf16 operand
+    input  wire [15:0] b_i,   // bf16 operand
+    output wire [31:0] p_o    // fp32 product (registered), held without en_i
 );
 
   localparam logic [31:0] CanonNan = 32'h7FC0_0000;
-  localparam logic [9:0] ExpBias = 10'd127;
   // ea + eb + carry is the biased product exponent plus the bias: the result
   // is below 2^-126 when that sum is <= 127 and at or above 2^128 when it is
   // >= 127 + 255.
-  localparam logic [9:0] ExpSumOvf = 10'd382;
+  localparam logic [9:0] ExpBias = 10'd127;
 
-  wire       a_sign = a_i[15];
-  wire [7:0] a_exp = a_i[14:7];
-  wire [6:0] a_frac = a_i[6:0];
-  wire       b_sign = b_i[15];
-  wire [7:0] b_exp = b_i[14:7];
-  wire [6:0] b_frac = b_i[6:0];
-
-  wire       a_zero = a_exp == 8'd0;  // zero or flushed subnormal
-  wire       a_inf = a_exp == 8'hFF && a_frac == 7'd0;
-  wire       a_nan = a_exp == 8'hFF && a_frac != 7'd0;
-  wire       b_zero = b_exp == 8'd0;
-  wire       b_inf = b_exp == 8'hFF && b_frac == 7'd0;
-  wire       b_nan = b_exp == 8'hFF && b_frac != 7'd0;
-
-  wire       sign = a_sign ^ b_sign;
-
-  // 1.f x 1.f lies in [1, 4): sig is in [2^14, 2^16), its top bit says
-  // whether the product needs the exponent one higher.
-  wire [15:0] sig = {1'b1, a_frac} * {1'b1, b_frac};
-  wire        carry = sig[15];
-
-  // Biased exponents ea, eb in 1..254, so the sum fits in 10 bits unsigned.
-  wire [9:0] exp_sum = {2'b00, a_exp} + {2'b00, b_exp} + {9'd0, carry};
-  // Only used when 1 <= exp_sum - 127 <= 254, so 8 bits (mod 256) suffice.
-  wire [7:0] exp_res = exp_sum[7:0] - ExpBias[7:0];
-  // Drop the leading one and left-align the remaining bits in 23.
-  wire [22:0] frac = carry ? {sig[14:0], 8'd0} : {sig[13:0], 9'd0};
-
-  always @* begin
-    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
-      p_o = CanonNan;
-    end else if (a_inf || b_inf) begin
-      p_o = {sign, 8'hFF, 23'd0};
-    end else if (a_zero || b_zero || exp_sum <= ExpBias) begin
-      p_o = {sign, 31'd0};  // zero operand, or product below 2^-126
-    end else if (exp_sum >= ExpSumOvf) begin
-      p_o = {sign, 8'hFF, 23'd0};  // product at or above 2^128
-    end else begin
-      p_o = {sign, exp_res, frac};
+  // The whole multiply as one function with one `if` per operand class: the
+  // verilated model then evaluates only the branch taken.
+  function automatic logic [31:0] mul(input logic [15:0] a, input logic [15:0] b);
+    logic        a_zero, a_inf, a_nan, b_zero, b_inf, b_nan;
+    logic        sign;
+    logic [15:0] sig;
+    logic [ 9:0] exp_sum;
+    logic [23:0] m24;
+    logic [31:0] r;
+    begin
+      sign = a[15] ^ b[15];
+      // Exponent field 0 or 255 <=> field + 1 (mod 256) is 0 or 1 <=> bits
+      // 14:8 of a + 2^7 are zero (one add and one test in C++).
+      if (((a + 16'h0080) & 16'h7F00) == 16'd0 || ((b + 16'h0080) & 16'h7F00) == 16'd0) begin
+        // At least one operand zero (or flushed subnormal), infinite or NaN.
+        a_zero = a[14:7] == 8'd0;
+        a_inf  = a[14:7] == 8'hFF && a[6:0] == 7'd0;
+        a_nan  = a[14:7] == 8'hFF && a[6:0] != 7'd0;
+        b_zero = b[14:7] == 8'd0;
+        b_inf  = b[14:7] == 8'hFF && b[6:0] == 7'd0;
+        b_nan  = b[14:7] == 8'hFF && b[6:0] != 7'd0;
+        if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) r = CanonNan;
+        else if (a_inf || b_inf) r = {sign, 8'hFF, 23'd0};
+        else r = {sign, 31'd0};  // a zero operand
+      end else begin
+        // Both normal. 1.f x 1.f lies in [1, 4): sig is in [2^14, 2^16), its
+        // top bit says whether the product needs the exponent one higher.
+        sig     = {1'b1, a[6:0]} * {1'b1, b[6:0]};
+        // Biased exponents ea, eb in 1..254, so the sum fits in 10 bits.
+        exp_sum = {2'b00, a[14:7]} + {2'b00, b[14:7]} + {9'd0, sig[15]};
+        // The significand with its leading one at bit 23 (a shift by the
+        // inverted carry, not a select: the carry is a coin flip, and the
+        // C++ compiler would make a select a branch). Added onto the
+        // exponent field minus one, its leading one makes the field right.
+        m24     = 24'({sig, 8'd0} << !sig[15]);
+        // In range iff 1 <= exp_sum - 127 <= 254 (one unsigned compare);
+        // then 8 bits of exp_sum - 128 suffice.
+        if (10'(exp_sum - 10'd128) < 10'd254)
+          r = {sign, {exp_sum[7:0] - 8'd128, 23'd0} + {7'd0, m24}};
+        else if (exp_sum <= ExpBias) r = {sign, 31'd0};  // below 2^-126
+        else r = {sign, 8'hFF, 23'd0};  // at or above 2^128
+      end
+      mul = r;
     end
+  endfunction
+
+  // Datapath register: no reset, meaningful only beside its step's valid.
+  reg [31:0] p_q;
+  always @(posedge clk_i) begin
+    if (en_i) p_q <= mul(a_i, b_i);
   end
+
+  assign p_o = p_q;
 
 endmodule
 

@@ -1,7 +1,7 @@
 /*
- * Block test for the processing element rtl/core/sa_pe.v, driven from C through
- * the sa_pe shim and compared bit for bit with the numerics contract
- * (fp32_mac()/fp32_mac_clear() in models/ref/bf16.h).
+ * Block test for the processing element rtl/core/sa_pe_cell.v (the PE datapath sa_pe.v with
+ * its own flag registers), driven from C through the sa_pe shim and compared bit for bit with
+ * the numerics contract (fp32_mac()/fp32_mac_clear() in models/ref/bf16.h).
  *
  *   test_sa_pe [--seed N] [--waves FILE.fst]
  *
