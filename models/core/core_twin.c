@@ -12,9 +12,12 @@
  * the host with any sign and payload but stay NaN through every later step (the flush never
  * touches an exponent of all ones), so they are made canonical once, at the end.
  *
- * The loop is written with GCC vector types (four floats, SSE2 on x86-64, no intrinsics):
- * four output rows at a time, a strip of columns at a time, k ascending, the flush as two
- * integer ops per value, no branch. The operands are converted once per command into float
+ * The loop is written with GCC vector types (four floats, SSE2 on x86-64): four output rows
+ * at a time, a strip of columns at a time, k ascending. The flush after every product and sum
+ * is the host's own where it has one (x86 MXCSR.FTZ: a result below 2^-126 becomes the zero of
+ * its sign, exact results included), switched on around the kernel only, so the rest of the
+ * program keeps IEEE subnormals; elsewhere it is two integer ops per value, no branch. The
+ * operands are flushed in software when they are converted, once per command, into float
  * arrays laid out for that loop (op(A) row-major, op(B) as K rows of padded N).
  */
 #include "models/core/core_twin.h"
@@ -25,6 +28,13 @@
 #include <string.h>
 
 #include "models/ref/bf16.h"
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#define HOST_FTZ 1 /* the host flushes results itself while MXCSR.FTZ is set */
+#else
+#define HOST_FTZ 0
+#endif
 
 /* Named phases of the cycle formula (rtl/core/README.md, "Cycle count"). */
 #define T_START 3u /* accepting edge -> first slot (check, start, sequencer init) */
@@ -295,12 +305,38 @@ static float operand(uint16_t h)
     return bf16_to_f32(h);
 }
 
-/* Flush to zero, four lanes, no branch: a zero exponent keeps only the sign. */
+/* Flush to zero, four lanes, no branch: a zero exponent keeps only the sign. Nothing to do
+ * where the host flushes its results itself (inside host_ftz_on/off). */
 static inline v4f ftz4(v4f x)
 {
+#if HOST_FTZ
+    return x;
+#else
     v4i b = (v4i)x;
     v4i tiny = (b & 0x7F800000) == 0;
     return (v4f)(b & ~(tiny & 0x7FFFFFFF));
+#endif
+}
+
+/* The host's flush mode around the kernel; returns the mode to restore. */
+static unsigned host_ftz_on(void)
+{
+#if HOST_FTZ
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
+    return csr;
+#else
+    return 0;
+#endif
+}
+
+static void host_ftz_off(unsigned csr)
+{
+#if HOST_FTZ
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
 }
 
 static int grow(void **p, size_t *cap, size_t bytes)
@@ -318,9 +354,10 @@ static int grow(void **p, size_t *cap, size_t bytes)
 }
 
 /* One strip: rows i0 .. i0+IROWS-1 (a[] holds their op(A) rows, zeros past M), vector columns
- * jv0 .. jv0+nv-1, all k. Leaves the sums in s[r * JV + v]. */
-static void strip(const float *const a[IROWS], const v4f *bf, size_t nvec, size_t k_len, size_t jv0,
-                  size_t nv, v4f s[IROWS * JV])
+ * jv0 .. jv0+nv-1, all k. Leaves the sums in s[r * JV + v]. Not inlined: its arithmetic must
+ * stay between host_ftz_on() and host_ftz_off(), which the compiler does not order it against. */
+__attribute__((noinline)) static void strip(const float *const a[IROWS], const v4f *bf, size_t nvec,
+                                            size_t k_len, size_t jv0, size_t nv, v4f s[IROWS * JV])
 {
     for (size_t k = 0; k < k_len; k++) {
         const v4f *brow = bf + k * nvec + jv0;
@@ -374,6 +411,7 @@ static int gemm(struct core_twin *t, const struct core_cmd *cmd)
     }
 
     v4f s[IROWS * JV];
+    unsigned csr = host_ftz_on();
     for (size_t i0 = 0; i0 < m; i0 += IROWS) {
         const float *a[IROWS];
         for (size_t r = 0; r < IROWS; r++)
@@ -397,6 +435,7 @@ static int gemm(struct core_twin *t, const struct core_cmd *cmd)
             }
         }
     }
+    host_ftz_off(csr);
     return 0;
 }
 
