@@ -115,6 +115,21 @@ static void retire(struct ftl_stream *s, uint32_t pbn)
 }
 
 /*
+ * Controller commands for the next n pages of a request: each command carries cmd_pages pages,
+ * and a unit waits for the command that carries its last page. *cmd_left counts the pages the
+ * commands taken so far still cover; *t_cmd is when the last one was processed.
+ */
+static void take_ctrl_cmds(struct ftl_stream *s, uint64_t now, bool write, uint32_t n,
+                           uint64_t *cmd_left, uint64_t *t_cmd)
+{
+    while (*cmd_left < n) {
+        flash_fms_ctrl_cmd(s->fms, now, write, t_cmd);
+        *cmd_left += s->cmd_pages;
+    }
+    *cmd_left -= n;
+}
+
+/*
  * The multi-plane operation of n pages from offset off of a superblock mapped to PB pbn (the
  * page layout of the header: plane off % P onwards, unit off / P -> die unit % D, page unit / D),
  * with the spare remap applied to every plane.
@@ -401,11 +416,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
             l->pbn = pbn;
             l->t_write = now;
         }
-        while (cmd_left < n) {
-            flash_fms_ctrl_cmd(s->fms, now, true, &t_cmd);
-            cmd_left += s->cmd_pages;
-        }
-        cmd_left -= n;
+        take_ctrl_cmds(s, now, true, n, &cmd_left, &t_cmd);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; src && q < n; q++)
@@ -513,11 +524,7 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
 
         if (n > left)
             n = (uint32_t)left;
-        while (cmd_left < n) {
-            flash_fms_ctrl_cmd(s->fms, now, false, &t_cmd);
-            cmd_left += s->cmd_pages;
-        }
-        cmd_left -= n;
+        take_ctrl_cmds(s, now, false, n, &cmd_left, &t_cmd);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; dst && q < n; q++)
