@@ -49,22 +49,6 @@
 #define BF16_EXP_MASK 0x7F80u
 #define BF16_FRAC     0x007Fu
 
-uint32_t fp32_bits(float f)
-{
-    uint32_t u;
-
-    memcpy(&u, &f, sizeof(u));
-    return u;
-}
-
-float fp32_from_bits(uint32_t u)
-{
-    float f;
-
-    memcpy(&f, &u, sizeof(f));
-    return f;
-}
-
 bool bf16_is_nan(uint16_t h)
 {
     return (h & BF16_EXP_MASK) == BF16_EXP_MASK && (h & BF16_FRAC) != 0;
@@ -78,11 +62,6 @@ bool bf16_is_inf(uint16_t h)
 bool bf16_is_subnormal(uint16_t h)
 {
     return (h & BF16_EXP_MASK) == 0 && (h & BF16_FRAC) != 0;
-}
-
-bool fp32_is_nan(uint32_t u)
-{
-    return (u & FP32_EXP_MASK) == FP32_EXP_MASK && (u & FP32_FRAC) != 0;
 }
 
 bool fp32_is_inf(uint32_t u)
@@ -133,16 +112,6 @@ uint16_t bf16_from_f32_bits(uint32_t u)
 uint16_t bf16_from_f32(float f)
 {
     return bf16_from_f32_bits(fp32_bits(f));
-}
-
-uint32_t bf16_to_f32_bits(uint16_t h)
-{
-    return (uint32_t)h << 16;
-}
-
-float bf16_to_f32(uint16_t h)
-{
-    return fp32_from_bits(bf16_to_f32_bits(h));
 }
 
 uint32_t fp32_mul_bf16(uint16_t a, uint16_t b)

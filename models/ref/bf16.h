@@ -39,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define BF16_NAN      0x7FC0u /* canonical bf16 NaN */
 #define BF16_POS_INF  0x7F80u
@@ -51,15 +52,30 @@
 #define FP32_MIN_NORM 0x00800000u /* 2^-126 */
 #define FP32_MAX      0x7F7FFFFFu /* largest finite, (2 - 2^-23) * 2^127 */
 
-/* Bit casts between float and its IEEE binary32 pattern (memcpy, no aliasing tricks). */
-uint32_t fp32_bits(float f);
-float fp32_from_bits(uint32_t u);
+/* Bit casts between float and its IEEE binary32 pattern (memcpy, no aliasing tricks). Inline,
+ * like the other one-line patterns below: the GEMM kernels call them per element. */
+static inline uint32_t fp32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static inline float fp32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
 
 /* Classification of raw patterns (no flushing implied). */
 bool bf16_is_nan(uint16_t h);
 bool bf16_is_inf(uint16_t h);
 bool bf16_is_subnormal(uint16_t h); /* exponent 0, fraction != 0 */
-bool fp32_is_nan(uint32_t u);
+static inline bool fp32_is_nan(uint32_t u)
+{
+    return (u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0;
+}
 bool fp32_is_inf(uint32_t u);
 bool fp32_is_subnormal(uint32_t u);
 
@@ -73,8 +89,15 @@ uint16_t bf16_from_f32_bits(uint32_t u);
 uint16_t bf16_from_f32(float f);
 
 /* bf16 -> fp32: exact widening (append 16 zero bits); no flushing. */
-uint32_t bf16_to_f32_bits(uint16_t h);
-float bf16_to_f32(uint16_t h);
+static inline uint32_t bf16_to_f32_bits(uint16_t h)
+{
+    return (uint32_t)h << 16;
+}
+
+static inline float bf16_to_f32(uint16_t h)
+{
+    return fp32_from_bits(bf16_to_f32_bits(h));
+}
 
 /* The PE product: flushed a * flushed b as an fp32 pattern, exact when 2^-126 <= |p| < 2^128,
  * signed zero below, signed infinity above, canonical NaN for NaN operands and inf * 0. */
