@@ -86,45 +86,29 @@ module sa_array #(
 
   // ---------------------------------------------------------------- skew
   // Operands of the PEs on the left and top edges: lane r of step_a_i delayed
-  // r cycles (g_askew[r].q), lane c of step_b_i c cycles. Each stage is its
-  // own named register (not an unpacked array written in a loop), which the
-  // verilated model copies once per cycle without delayed-assignment shadows.
+  // r cycles (g_askew[r].q), lane c of step_b_i c cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_askew
     wire [15:0] q;
-    if (r == 0) begin : g_none
-      assign q = step_a_i[15:0];
-    end else begin : g_dly
-      for (genvar s = 0; s < r; s++) begin : g_s
-        reg  [15:0] dly_q;
-        wire [15:0] d;
-        if (s == 0) begin : g_first
-          assign d = step_a_i[r*16+:16];
-        end else begin : g_next
-          assign d = g_s[s-1].dly_q;
-        end
-        always @(posedge clk_i) dly_q <= d;
-      end
-      assign q = g_s[r-1].dly_q;
-    end
+    cmn_delay #(
+        .Width(16),
+        .Depth(r)
+    ) u_dly (
+        .clk_i(clk_i),
+        .d_i  (step_a_i[r*16+:16]),
+        .q_o  (q)
+    );
   end
 
   for (genvar c = 0; c < Cols; c++) begin : g_bskew
     wire [15:0] q;
-    if (c == 0) begin : g_none
-      assign q = step_b_i[15:0];
-    end else begin : g_dly
-      for (genvar s = 0; s < c; s++) begin : g_s
-        reg  [15:0] dly_q;
-        wire [15:0] d;
-        if (s == 0) begin : g_first
-          assign d = step_b_i[c*16+:16];
-        end else begin : g_next
-          assign d = g_s[s-1].dly_q;
-        end
-        always @(posedge clk_i) dly_q <= d;
-      end
-      assign q = g_s[c-1].dly_q;
-    end
+    cmn_delay #(
+        .Width(16),
+        .Depth(c)
+    ) u_dly (
+        .clk_i(clk_i),
+        .d_i  (step_b_i[c*16+:16]),
+        .q_o  (q)
+    );
   end
 
   // ---------------------------------------------------------------- grid
