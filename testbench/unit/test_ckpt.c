@@ -26,6 +26,7 @@
 #include "models/dnn/dnn_params.h"
 #include "models/dnn/dnn_rng.h"
 #include "models/host/ckpt.h"
+#include "testbench/unit/tmpdir.h"
 
 #define IN    16
 #define B     8
@@ -33,8 +34,7 @@
 #define STEPS 6
 
 struct ctx {
-    char dir[64];
-    char path[256];
+    struct tmpdir t;
     uint8_t images[STEPS * 2][B * IN];
     uint8_t labels[STEPS * 2][B];
 };
@@ -46,8 +46,7 @@ static int setup(void **state)
 
     if (!c)
         return -1;
-    snprintf(c->dir, sizeof(c->dir), "/tmp/test_ckpt.XXXXXX");
-    if (!mkdtemp(c->dir)) {
+    if (tmpdir_make(&c->t, "test_ckpt")) {
         free(c);
         return -1;
     }
@@ -65,19 +64,15 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct ctx *c = *state;
-    char cmd[200];
+    int rc = tmpdir_remove(&c->t);
 
-    snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", c->dir, c->dir);
-    if (system(cmd) != 0)
-        return -1;
     free(c);
-    return 0;
+    return rc;
 }
 
 static const char *in_dir(struct ctx *c, const char *name)
 {
-    snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
-    return c->path;
+    return tmpdir_path(&c->t, name);
 }
 
 static void assert_msg_has(const struct dnn_err *e, const char *needle)
@@ -163,7 +158,7 @@ static void roundtrip(struct ctx *c, bool adam)
 
     train(c, p, 0, 3);
     assert_int_equal(ckpt_save(in_dir(c, "a.ckpt"), p, &RUN, &e), 0);
-    assert_int_equal(stat(c->path, &st), 0);
+    assert_int_equal(stat(c->t.path, &st), 0);
     assert_int_equal((uint64_t)st.st_size, ckpt_file_bytes(p));
     assert_int_equal(access(in_dir(c, "a.ckpt.tmp"), F_OK), -1);
 
@@ -241,7 +236,7 @@ static void test_format_layout(void **state)
 
     train(c, p, 0, 2);
     assert_int_equal(ckpt_save(in_dir(c, "f.ckpt"), p, &RUN, &e), 0);
-    b = slurp(c->path, &n);
+    b = slurp(c->t.path, &n);
     assert_memory_equal(b, "FSCKPT\x1a\n", 8);
     assert_int_equal(le32(b + 8), 1);
     uint32_t hb = le32(b + 12);
@@ -280,7 +275,7 @@ static void refuse(struct ctx *c, struct dnn_params *p, const unsigned char *byt
     uint64_t digest = dnn_params_digest(p), step = p->step;
 
     spit(in_dir(c, "bad.ckpt"), bytes, n);
-    assert_int_equal(ckpt_load(c->path, p, NULL, &e), rc);
+    assert_int_equal(ckpt_load(c->t.path, p, NULL, &e), rc);
     assert_msg_has(&e, needle);
     assert_int_equal(dnn_params_digest(p), digest);
     assert_int_equal(p->step, step);
@@ -304,7 +299,7 @@ static void test_refusals(void **state)
 
     train(c, p, 0, 2);
     assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
-    good = slurp(c->path, &n);
+    good = slurp(c->t.path, &n);
     b = malloc(n + 16);
     assert_non_null(b);
 
@@ -363,7 +358,7 @@ static void test_refusals(void **state)
     /* A missing file and a directory. */
     assert_int_equal(ckpt_load(in_dir(c, "nope.ckpt"), q, NULL, &e), -ENOENT);
     assert_msg_has(&e, "cannot open: No such file or directory");
-    assert_int_equal(ckpt_read_info(c->dir, &(struct ckpt_info){0}, &e), -EINVAL);
+    assert_int_equal(ckpt_read_info(c->t.dir, &(struct ckpt_info){0}, &e), -EINVAL);
     assert_msg_has(&e, "not a regular file");
 
     /* Saving in the middle of a step is refused. */
@@ -373,7 +368,7 @@ static void test_refusals(void **state)
     assert_int_equal(dnn_params_update_layer(q, 1, dw[1], db[1], &e), 0);
     assert_int_equal(ckpt_save(in_dir(c, "mid.ckpt"), q, &RUN, &e), -EBUSY);
     assert_msg_has(&e, "in progress");
-    assert_int_equal(access(c->path, F_OK), -1);
+    assert_int_equal(access(c->t.path, F_OK), -1);
     struct ckpt_run bad = RUN;
     bad.nodes = 0;
     assert_int_equal(ckpt_save(in_dir(c, "bad.ckpt"), p, &bad, &e), -EINVAL);
@@ -437,7 +432,7 @@ static void test_failed_write_keeps_old(void **state)
     if (geteuid() != 0) {
         char ro[128];
 
-        snprintf(ro, sizeof(ro), "%s/ro", c->dir);
+        snprintf(ro, sizeof(ro), "%s/ro", c->t.dir);
         assert_int_equal(mkdir(ro, 0755), 0);
         snprintf(path, sizeof(path), "%s/run.ckpt", ro);
         assert_int_equal(ckpt_save(path, p, &RUN, &e), 0);

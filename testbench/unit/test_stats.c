@@ -23,20 +23,13 @@
 #include <cmocka.h>
 
 #include "csim/stats.h"
-
-struct ctx {
-    char dir[64];
-    char path[256];
-};
+#include "testbench/unit/tmpdir.h"
 
 static int setup(void **state)
 {
-    struct ctx *c = calloc(1, sizeof(*c));
+    struct tmpdir *c = calloc(1, sizeof(*c));
 
-    if (!c)
-        return -1;
-    snprintf(c->dir, sizeof(c->dir), "/tmp/test_stats.XXXXXX");
-    if (!mkdtemp(c->dir)) {
+    if (!c || tmpdir_make(c, "test_stats")) {
         free(c);
         return -1;
     }
@@ -46,40 +39,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    struct ctx *c = *state;
-    char cmd[128];
+    struct tmpdir *c = *state;
+    int rc = tmpdir_remove(c);
 
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
-    if (system(cmd) != 0)
-        return -1;
     free(c);
-    return 0;
-}
-
-static const char *in_dir(struct ctx *c, const char *name)
-{
-    snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
-    return c->path;
-}
-
-/* The whole file as a NUL-terminated string (caller frees); NULL if it does not exist. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return rc;
 }
 
 static void put_text(const char *path, const char *text)
@@ -230,7 +194,7 @@ static void define_machine(struct stats *s, bool reverse)
 
 static void test_json_roundtrip_and_order(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct stats *a = stats_create(), *b = stats_create();
     char pa[256], pb[256];
     char *ta, *tb;
@@ -243,13 +207,13 @@ static void test_json_roundtrip_and_order(void **state)
     assert_int_equal(stats_meta(a, "command", "flashstream train --steps 3"), 0); /* replaced */
     assert_int_equal(stats_meta(b, "command", "flashstream train --steps 3"), 0);
     assert_int_equal(stats_meta(b, "seed", "1"), 0);
-    snprintf(pa, sizeof(pa), "%s", in_dir(c, "a.json"));
-    snprintf(pb, sizeof(pb), "%s", in_dir(c, "b.json"));
+    snprintf(pa, sizeof(pa), "%s", tmpdir_path(c, "a.json"));
+    snprintf(pb, sizeof(pb), "%s", tmpdir_path(c, "b.json"));
     assert_int_equal(stats_write_json(a, pa), 0);
     assert_int_equal(stats_write_json(b, pb), 0);
-    assert_false(exists(in_dir(c, "a.json.tmp")));
-    ta = slurp(pa);
-    tb = slurp(pb);
+    assert_false(exists(tmpdir_path(c, "a.json.tmp")));
+    ta = tmpdir_slurp(pa);
+    tb = tmpdir_slurp(pb);
     assert_non_null(ta);
     assert_non_null(tb);
     assert_string_equal(ta, tb); /* definition order does not matter */
@@ -292,7 +256,7 @@ static void test_json_roundtrip_and_order(void **state)
 
 static void test_json_special_values(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct stats *s = stats_create();
     cJSON *doc, *v;
     char *t;
@@ -301,8 +265,8 @@ static void test_json_special_values(void **state)
     assert_int_equal(stats_set_f64(s, "x.inf", "", "", INFINITY), 0);
     assert_int_equal(stats_set_f64(s, "x.third", "", "", 1.0 / 3.0), 0);
     assert_int_equal(stats_set_u64(s, "x.big", "", "", (1ull << 53) + 1), 0);
-    assert_int_equal(stats_write_json(s, in_dir(c, "s.json")), 0);
-    t = slurp(in_dir(c, "s.json"));
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "s.json")), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "s.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
     v = cJSON_GetObjectItemCaseSensitive(leaf(doc, (const char *[]){"x", "nan", NULL}), "value");
@@ -318,8 +282,8 @@ static void test_json_special_values(void **state)
     /* An empty registry is a valid document too. */
     stats_destroy(s);
     s = stats_create();
-    assert_int_equal(stats_write_json(s, in_dir(c, "empty.json")), 0);
-    t = slurp(in_dir(c, "empty.json"));
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "empty.json")), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "empty.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
     assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "stats")));
@@ -330,7 +294,7 @@ static void test_json_special_values(void **state)
 
 static void test_json_many_counters(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct stats *s = stats_create();
     char name[64];
     cJSON *doc, *o;
@@ -345,8 +309,8 @@ static void test_json_many_counters(void **state)
                     stats_set_u64(s, name, "count", "", (uint64_t)(n * 1000 + ch * 10 + k)), 0);
             }
     assert_int_equal(stats_count(s), 4 * 64 * 8);
-    assert_int_equal(stats_write_json(s, in_dir(c, "many.json")), 0);
-    t = slurp(in_dir(c, "many.json"));
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "many.json")), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "many.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
     o = leaf(doc, (const char *[]){"an3", "flash", "ch42", "c7", NULL});
@@ -363,13 +327,13 @@ static void test_json_many_counters(void **state)
 /* The final file is left as it was when the write fails; no temporary file remains. */
 static void test_json_failed_write_keeps_old(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct stats *s = stats_create();
     char path[256], tmp[270];
     char *t;
 
     assert_int_equal(stats_set_u64(s, "a.b", "count", "", 1), 0);
-    snprintf(path, sizeof(path), "%s", in_dir(c, "stats.json"));
+    snprintf(path, sizeof(path), "%s", tmpdir_path(c, "stats.json"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     put_text(path, "old contents\n");
 
@@ -378,7 +342,7 @@ static void test_json_failed_write_keeps_old(void **state)
     assert_int_equal(stats_write_json(s, path), -EISDIR);
     assert_msg_has(stats_errmsg(s), "create");
     assert_msg_has(stats_errmsg(s), "stats.json.tmp");
-    t = slurp(path);
+    t = tmpdir_slurp(path);
     assert_string_equal(t, "old contents\n");
     free(t);
     assert_int_equal(rmdir(tmp), 0);
@@ -387,18 +351,18 @@ static void test_json_failed_write_keeps_old(void **state)
     assert_int_equal(symlink("/dev/full", tmp), 0);
     assert_int_equal(stats_write_json(s, path), -ENOSPC);
     assert_msg_has(stats_errmsg(s), "write");
-    t = slurp(path);
+    t = tmpdir_slurp(path);
     assert_string_equal(t, "old contents\n");
     free(t);
     assert_false(exists(tmp));
 
     /* 3. The directory does not exist. */
-    assert_int_equal(stats_write_json(s, in_dir(c, "no/such/dir/stats.json")), -ENOENT);
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "no/such/dir/stats.json")), -ENOENT);
     assert_msg_has(stats_errmsg(s), "no/such/dir/stats.json");
 
     /* And then a good write replaces it. */
     assert_int_equal(stats_write_json(s, path), 0);
-    t = slurp(path);
+    t = tmpdir_slurp(path);
     assert_non_null(strstr(t, "flashstream-stats"));
     free(t);
     stats_destroy(s);
@@ -408,14 +372,14 @@ static void test_json_failed_write_keeps_old(void **state)
 
 static void test_csv_table(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     const char *cols[] = {"layer", "pass", "compute_us", "note"};
     char err[256];
-    struct stats_csv *t = stats_csv_open(in_dir(c, "layers.csv"), 4, cols, err, sizeof(err));
+    struct stats_csv *t = stats_csv_open(tmpdir_path(c, "layers.csv"), 4, cols, err, sizeof(err));
     char *text;
 
     assert_non_null(t);
-    assert_false(exists(in_dir(c, "layers.csv"))); /* only the temporary file so far */
+    assert_false(exists(tmpdir_path(c, "layers.csv"))); /* only the temporary file so far */
     assert_int_equal(stats_csv_u64(t, 0), 0);
     assert_int_equal(stats_csv_str(t, "fwd"), 0);
     assert_int_equal(stats_csv_fixed(t, 12.34567, 3), 0);
@@ -433,26 +397,26 @@ static void test_csv_table(void **state)
     assert_int_equal(stats_csv_end_row(t), 0);
     assert_int_equal(stats_csv_rows(t), 3);
     assert_int_equal(stats_csv_close(t, err, sizeof(err)), 0);
-    text = slurp(in_dir(c, "layers.csv"));
+    text = tmpdir_slurp(tmpdir_path(c, "layers.csv"));
     assert_string_equal(text, "layer,pass,compute_us,note\n"
                               "0,fwd,12.346,\"waited on \"\"flash\"\", then fabric\"\n"
                               "-1,bwd,0.1,\"two\nlines\"\n"
                               "nan,-inf,0.33333333333333331,\n");
     free(text);
-    assert_false(exists(in_dir(c, "layers.csv.tmp")));
+    assert_false(exists(tmpdir_path(c, "layers.csv.tmp")));
 }
 
 static void test_csv_errors(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     const char *cols[] = {"a", "b"};
     char err[256];
     struct stats_csv *t;
     char *text;
 
-    put_text(in_dir(c, "t.csv"), "old\n");
+    put_text(tmpdir_path(c, "t.csv"), "old\n");
     /* Too many fields: sticky error, close refuses, old file kept. */
-    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
     assert_non_null(t);
     assert_int_equal(stats_csv_u64(t, 1), 0);
     assert_int_equal(stats_csv_u64(t, 2), 0);
@@ -461,31 +425,31 @@ static void test_csv_errors(void **state)
     assert_int_equal(stats_csv_end_row(t), -EINVAL);
     assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
     assert_msg_has(err, "more than 2 fields");
-    text = slurp(in_dir(c, "t.csv"));
+    text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
-    assert_false(exists(in_dir(c, "t.csv.tmp")));
+    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* Too few fields. */
-    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
     assert_int_equal(stats_csv_u64(t, 1), 0);
     assert_int_equal(stats_csv_end_row(t), -EINVAL);
     assert_msg_has(stats_csv_errmsg(t), "row 1 has 1 fields; the header has 2");
     stats_csv_abort(t);
-    assert_false(exists(in_dir(c, "t.csv.tmp")));
+    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* An unfinished row at close. */
-    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
     assert_int_equal(stats_csv_u64(t, 1), 0);
     assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
     assert_msg_has(err, "unfinished");
-    text = slurp(in_dir(c, "t.csv"));
+    text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
 
     /* Writes that fail (ENOSPC) are reported at close at the latest; old file kept. */
-    assert_int_equal(symlink("/dev/full", in_dir(c, "t.csv.tmp")), 0);
-    t = stats_csv_open(in_dir(c, "t.csv"), 2, cols, err, sizeof(err));
+    assert_int_equal(symlink("/dev/full", tmpdir_path(c, "t.csv.tmp")), 0);
+    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
     assert_non_null(t); /* buffered: the header has not reached the device yet */
     for (int i = 0; i < 10; i++) {
         stats_csv_u64(t, (uint64_t)i);
@@ -494,15 +458,15 @@ static void test_csv_errors(void **state)
     }
     assert_int_equal(stats_csv_close(t, err, sizeof(err)), -ENOSPC);
     assert_msg_has(err, "t.csv.tmp");
-    text = slurp(in_dir(c, "t.csv"));
+    text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
-    assert_false(exists(in_dir(c, "t.csv.tmp")));
+    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* Bad arguments. */
-    assert_null(stats_csv_open(in_dir(c, "u.csv"), 0, cols, err, sizeof(err)));
+    assert_null(stats_csv_open(tmpdir_path(c, "u.csv"), 0, cols, err, sizeof(err)));
     assert_msg_has(err, "no columns");
-    assert_null(stats_csv_open(in_dir(c, "no/dir/u.csv"), 2, cols, err, sizeof(err)));
+    assert_null(stats_csv_open(tmpdir_path(c, "no/dir/u.csv"), 2, cols, err, sizeof(err)));
     assert_msg_has(err, "create");
     assert_msg_has(err, "No such file or directory");
 }

@@ -22,20 +22,13 @@
 #include <cmocka.h>
 
 #include "csim/trace.h"
-
-struct ctx {
-    char dir[64];
-    char path[256];
-};
+#include "testbench/unit/tmpdir.h"
 
 static int setup(void **state)
 {
-    struct ctx *c = calloc(1, sizeof(*c));
+    struct tmpdir *c = calloc(1, sizeof(*c));
 
-    if (!c)
-        return -1;
-    snprintf(c->dir, sizeof(c->dir), "/tmp/test_trace.XXXXXX");
-    if (!mkdtemp(c->dir)) {
+    if (!c || tmpdir_make(c, "test_trace")) {
         free(c);
         return -1;
     }
@@ -45,39 +38,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    struct ctx *c = *state;
-    char cmd[128];
+    struct tmpdir *c = *state;
+    int rc = tmpdir_remove(c);
 
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
-    if (system(cmd) != 0)
-        return -1;
     free(c);
-    return 0;
-}
-
-static const char *in_dir(struct ctx *c, const char *name)
-{
-    snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
-    return c->path;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return rc;
 }
 
 static void assert_msg_has(const char *msg, const char *needle)
@@ -87,13 +52,13 @@ static void assert_msg_has(const char *msg, const char *needle)
 }
 
 /* Write t to <dir>/name and parse it back. */
-static cJSON *write_parse(struct ctx *c, struct trace *t, const char *name)
+static cJSON *write_parse(struct tmpdir *c, struct trace *t, const char *name)
 {
     char *text;
     cJSON *doc;
 
-    assert_int_equal(trace_write(t, in_dir(c, name)), 0);
-    text = slurp(c->path);
+    assert_int_equal(trace_write(t, tmpdir_path(c, name)), 0);
+    text = tmpdir_slurp(c->path);
     assert_non_null(text);
     doc = cJSON_Parse(text);
     if (!doc)
@@ -163,7 +128,7 @@ static int pid_named(const cJSON *doc, const char *process)
 
 static void test_events_and_metadata(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *t = trace_create(0);
     uint32_t core, dma, wn_opt, again;
     const cJSON *e, *args;
@@ -189,7 +154,7 @@ static void test_events_and_metadata(void **state)
     assert_int_equal(trace_dropped(t), 0);
 
     doc = write_parse(c, t, "trace.json");
-    text = slurp(c->path);
+    text = tmpdir_slurp(c->path);
     /* Times exact in microseconds, from picoseconds. */
     assert_non_null(strstr(text, "\"ts\":1.234567,\"dur\":2.000001"));
     assert_non_null(strstr(text, "\"ts\":3000000,\"dur\":0.000001"));
@@ -229,13 +194,13 @@ static void test_events_and_metadata(void **state)
     assert_true(num_of(other, "dropped_events") == 0);
     assert_ptr_equal(find_ev(doc, "i", NULL), find_ev(doc, "i", "switch to tlm")); /* no note */
     cJSON_Delete(doc);
-    assert_false(access(in_dir(c, "trace.json.tmp"), F_OK) == 0);
+    assert_false(access(tmpdir_path(c, "trace.json.tmp"), F_OK) == 0);
     trace_destroy(t);
 }
 
 static void test_lanes(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *t = trace_create(0);
     uint32_t fl;
     const cJSON *e;
@@ -275,7 +240,7 @@ static void test_lanes(void **state)
 
 static void test_cap(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *t = trace_create(5);
     uint32_t k;
     const cJSON *e, *other;
@@ -322,16 +287,16 @@ static void build_same(struct trace *t)
 
 static void test_deterministic(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *x = trace_create(0), *y = trace_create(0);
     char *tx, *ty;
 
     build_same(x);
     build_same(y);
-    assert_int_equal(trace_write(x, in_dir(c, "x.json")), 0);
-    tx = slurp(c->path);
-    assert_int_equal(trace_write(y, in_dir(c, "y.json")), 0);
-    ty = slurp(c->path);
+    assert_int_equal(trace_write(x, tmpdir_path(c, "x.json")), 0);
+    tx = tmpdir_slurp(c->path);
+    assert_int_equal(trace_write(y, tmpdir_path(c, "y.json")), 0);
+    ty = tmpdir_slurp(c->path);
     assert_string_equal(tx, ty);
     /* A second write of the same trace, after more events, is still valid. */
     uint32_t k;
@@ -346,7 +311,7 @@ static void test_deterministic(void **state)
 
 static void test_errors(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *t = trace_create(0);
     struct trace_arg many[TRACE_MAX_ARGS + 1];
     uint32_t k;
@@ -373,7 +338,7 @@ static void test_errors(void **state)
 
     /* A failed write leaves the old file and no temporary. */
     assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, NULL, 0), 0);
-    snprintf(path, sizeof(path), "%s", in_dir(c, "trace.json"));
+    snprintf(path, sizeof(path), "%s", tmpdir_path(c, "trace.json"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -382,7 +347,7 @@ static void test_errors(void **state)
     assert_int_equal(symlink("/dev/full", tmp), 0);
     assert_int_equal(trace_write(t, path), -ENOSPC);
     assert_msg_has(trace_errmsg(t), "trace.json.tmp");
-    text = slurp(path);
+    text = tmpdir_slurp(path);
     assert_string_equal(text, "old");
     free(text);
     assert_int_equal(access(tmp, F_OK), -1);
@@ -394,7 +359,7 @@ static void test_errors(void **state)
 
 static void test_empty(void **state)
 {
-    struct ctx *c = *state;
+    struct tmpdir *c = *state;
     struct trace *t = trace_create(0);
     cJSON *doc = write_parse(c, t, "empty.json");
 
