@@ -10,7 +10,7 @@
 # a run resumed from a
 # checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
 # truncated or foreign checkpoint and a conflicting option are refused; SIGINT stops after the
-# current step with a checkpoint (exit 130); plot.sh renders the PNGs when gnuplot is there.
+# current step with a checkpoint (exit 130); plot.sh renders the PNGs.
 set -uo pipefail
 
 fs=${1:?usage: check-train.sh FLASHSTREAM WORKDIR}
@@ -77,12 +77,11 @@ if [ "$(wc -l <"$a/loss.csv")" -eq 7 ] && grep -q "test accuracy" "$work/a.log" 
 else
   not_ok "loss per step, accuracy, layer table and endurance figures" "$work/a.log"
 fi
-if command -v python3 >/dev/null; then
-  if python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" "$a/stats.json" "$a/trace.json" 2>"$work/json.log"; then
-    ok "stats.json and trace.json are JSON"
-  else
-    not_ok "stats.json and trace.json are JSON" "$work/json.log"
-  fi
+# python3 is one of the project's dependencies (scripts/setup-deps.sh).
+if python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" "$a/stats.json" "$a/trace.json" 2>"$work/json.log"; then
+  ok "stats.json and trace.json are JSON"
+else
+  not_ok "stats.json and trace.json are JSON" "$work/json.log"
 fi
 
 # ---- learning, bit for bit: the first step on the verilated core, then the twins, with the
@@ -144,13 +143,11 @@ else
   not_ok "SIGINT: checkpoint and exit 130" "$work/int.why"
 fi
 
-# ---- plots
-if command -v gnuplot >/dev/null; then
-  if "$here/plots/plot.sh" "$a" >"$work/plot.log" 2>&1 && [ -s "$a/loss.png" ] && [ -s "$a/timeline.png" ]; then
-    ok "plot.sh renders the PNGs"
-  else
-    not_ok "plot.sh renders the PNGs" "$work/plot.log"
-  fi
+# ---- plots (gnuplot is one of the project's dependencies)
+if "$here/plots/plot.sh" "$a" >"$work/plot.log" 2>&1 && [ -s "$a/loss.png" ] && [ -s "$a/timeline.png" ]; then
+  ok "plot.sh renders the PNGs"
+else
+  not_ok "plot.sh renders the PNGs" "$work/plot.log"
 fi
 
 echo "1..$n"
