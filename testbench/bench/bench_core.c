@@ -13,50 +13,29 @@
  *   GEMM MAC/s         : multiply-accumulates of the finished commands per wall second, for
  *                        the verilated core and for core_twin_exec() on the same command; their
  *                        ratio is the twin's speed-up.
- * Every timed figure is the median of 5 runs.
+ * Every timed figure is the median of 5 runs. The benchmark checks what it times: every command
+ * reports the twin's cycle count, and the C-pad read back through the DMA port at the end equals
+ * the twin's after the same command, bit for bit.
+ *
+ * `bench_core --once` does all of that once (one run of the stream, one twin command, the
+ * check) and prints nothing: a short run for profilers (perf, callgrind).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "csim/rng.h"
 #include "csim/shim/core.h"
 #include "models/core/core_twin.h"
+#include "testbench/bench/bench_util.h"
 
 #define RUNS 5
 #define DIM  64
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this process: on a shared machine, what wall time would be on an idle one. */
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return v[n / 2];
-}
 
 /* A bf16 near 1.0, either sign: sums stay ordinary, as in training. */
 static uint16_t operand(uint64_t *rng)
@@ -96,8 +75,89 @@ static void load_operands(struct core *p, struct core_twin *t, const struct core
     core_step(p, CORE_DMA_LATENCY + 1);
 }
 
-int main(void)
+/*
+ * Keep commands coming (valid held high, completion ready high) until `count` completions were
+ * seen; each must be CORE_OK with `cycles` cycles. Returns 0, or -1 after saying what differed.
+ */
+static int run_stream(struct core *p, const struct core_cmd *cmd, unsigned count, uint64_t cycles)
 {
+    struct core_in in = {.cmd_valid = true, .cmd = *cmd, .done_ready = true};
+    unsigned done = 0;
+
+    core_set(p, &in);
+    while (done < count) {
+        struct core_out out;
+        core_get(p, &out);
+        if (out.done_valid) {
+            if (out.done_status != CORE_OK || out.done_cycles != cycles) {
+                fprintf(stderr,
+                        "bench_core: a command completed with status %d in %u cycles; "
+                        "the twin says status 0 in %" PRIu64 "\n",
+                        (int)out.done_status, out.done_cycles, cycles);
+                return -1;
+            }
+            done++;
+        }
+        core_step(p, 1);
+    }
+    return 0;
+}
+
+/* Stop issuing, let the command in flight finish, and drain its completion. */
+static void drain(struct core *p)
+{
+    struct core_in in = {.done_ready = true};
+    struct core_out out;
+
+    core_set(p, &in);
+    do {
+        core_step(p, 1);
+        core_get(p, &out);
+    } while (out.busy || out.done_valid);
+}
+
+/* Read bytes [first, end) of the pads back through the DMA port and compare them with the
+   twin's. */
+static int check_bytes(struct core *p, const struct core_twin *t, uint32_t first, uint32_t end)
+{
+    struct core_in in = {.dma_valid = true, .done_ready = true};
+    struct core_out out;
+    uint32_t next = first; /* next beat to request */
+    uint32_t addr = first; /* next response expected */
+
+    while (addr < end) {
+        in.dma_valid = next < end;
+        in.dma_addr = next;
+        core_set(p, &in);
+        core_get(p, &out);
+        bool fire = in.dma_valid && out.dma_ready;
+        if (out.dma_resp_valid) {
+            uint64_t want;
+            if (core_twin_dma_read(t, addr, &want) != 0 || out.dma_resp_err ||
+                out.dma_resp_rdata != want) {
+                fprintf(stderr,
+                        "bench_core: byte 0x%" PRIx32 " of the pads reads 0x%016" PRIx64
+                        ", the twin holds 0x%016" PRIx64 "\n",
+                        addr, out.dma_resp_rdata, want);
+                return -1;
+            }
+            addr += 8;
+        }
+        if (fire)
+            next += 8;
+        core_step(p, 1);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool once = argc == 2 && strcmp(argv[1], "--once") == 0;
+    if (argc > 1 && !once) {
+        fprintf(stderr, "usage: %s [--once]\n", argv[0]);
+        return 2;
+    }
+
     struct core *p = core_create(1);
     struct core_twin_cfg cfg;
     struct core_twin_map map;
@@ -109,8 +169,6 @@ int main(void)
         return 1;
     unsigned w = map.w;
     struct core_cmd cmd = {.m = DIM, .n = DIM, .k = DIM, .lda = DIM, .ldb = DIM, .ldc = DIM};
-    cmd.b_addr = 0;
-    cmd.c_addr = 0;
     if (core_twin_check(&cfg, &cmd) != CORE_OK || DIM % w) {
         fprintf(stderr, "bench_core: a %dx%dx%d GEMM does not fit the %ux%u core's pads\n", DIM,
                 DIM, DIM, cfg.rows, cfg.cols);
@@ -128,55 +186,47 @@ int main(void)
 
     /* Verilated: about one second of commands per run. */
     unsigned per_run = (unsigned)(cfg.rows * cfg.cols <= 64 ? 40 : 12);
+    int runs = once ? 1 : RUNS;
     double cyc_s[RUNS], mac_s[RUNS], cyc_cpu[RUNS];
-    uint32_t reported = 0;
-    in.cmd_valid = true;
-    in.cmd = cmd;
-    in.done_ready = true;
-    for (int r = 0; r < RUNS; r++) {
-        unsigned done = 0;
+    for (int r = 0; r < runs; r++) {
         uint64_t c0 = core_cycle(p);
-        core_set(p, &in);
-        double t0 = wall_s(), u0 = cpu_s();
-        while (done < per_run) {
-            struct core_out out;
-            core_get(p, &out);
-            if (out.done_valid) {
-                if (out.done_status != CORE_OK)
-                    abort();
-                reported = out.done_cycles;
-                done++;
-            }
-            core_step(p, 1);
-        }
-        double dt = wall_s() - t0;
-        cyc_cpu[r] = (double)(core_cycle(p) - c0) / (cpu_s() - u0);
+        double t0 = bench_wall_s(), u0 = bench_cpu_s();
+        if (run_stream(p, &cmd, per_run, cmd_cycles) != 0)
+            return 1;
+        double dt = bench_wall_s() - t0;
+        cyc_cpu[r] = (double)(core_cycle(p) - c0) / (bench_cpu_s() - u0);
         cyc_s[r] = (double)(core_cycle(p) - c0) / dt;
         mac_s[r] = (double)macs * per_run / dt;
     }
-    if (reported != cmd_cycles) {
-        fprintf(stderr, "bench_core: the RTL reports %u cycles per command, the twin %" PRIu64 "\n",
-                reported, cmd_cycles);
-        return 1;
-    }
 
-    /* Twin: the same command, repeated for about half a second per run. */
+    /* Twin: the same command, repeated for about half a second per run (once, untimed, with
+       --once). */
     double twin_s[RUNS];
-    for (int r = 0; r < RUNS; r++) {
+    for (int r = 0; r < runs; r++) {
         unsigned n = 0;
-        double t0 = wall_s(), dt;
+        double t0 = bench_wall_s(), dt;
         do {
             struct core_twin_result res;
             if (core_twin_exec(t, &cmd, &res) != 0 || res.status != CORE_OK)
                 abort();
             n++;
-            dt = wall_s() - t0;
-        } while (dt < 0.5);
+            dt = bench_wall_s() - t0;
+        } while (dt < 0.5 && !once);
         twin_s[r] = (double)macs * n / dt;
     }
 
-    double vc = median(cyc_s, RUNS), vm = median(mac_s, RUNS), tm = median(twin_s, RUNS);
-    double vcpu = median(cyc_cpu, RUNS);
+    /* Both have run the command (which overwrites C): their results must be equal. */
+    drain(p);
+    if (check_bytes(p, t, map.c_base, map.c_base + (uint32_t)(DIM * DIM * 4)) != 0)
+        return 1;
+    if (once) {
+        core_twin_destroy(t);
+        core_destroy(p);
+        return 0;
+    }
+
+    double vc = bench_median(cyc_s, RUNS), vm = bench_median(mac_s, RUNS);
+    double tm = bench_median(twin_s, RUNS), vcpu = bench_median(cyc_cpu, RUNS);
     char key[64];
     snprintf(key, sizeof(key), "core%ux%u.verilated_cycles_per_s", cfg.rows, cfg.cols);
     printf("%-36s %8.3fe6   (%ux%u, %dx%dx%d GEMMs back to back, %" PRIu64
