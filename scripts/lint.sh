@@ -52,7 +52,7 @@ lint_verilator() {
 lint_iverilog() {
   for f in $(rtl_files); do
     # shellcheck disable=SC2046
-    check "iverilog $f" iverilog -g2012 -o /dev/null $(rtl_dirs) -Y .v \
+    check "iverilog $f" iverilog -g2012 -grelative-include -o /dev/null $(rtl_dirs) -Y .v \
       $(params_of "$f" | sed "s/^/-P$(module_of "$f")./") -s "$(module_of "$f")" "$f"
   done
 }

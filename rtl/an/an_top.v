@@ -20,7 +20,8 @@ module an_top #(
     parameter int TbSizeKiB = 16 * 1024 * 1024,  // tensor buffer size, KiB (16 GiB)
     parameter int MaxRdOut  = 64,                // DMA reads in flight, power of 2
     parameter int DescDepth = 4,                 // DMA descriptor queue, power of 2
-    parameter int CplDepth  = 4                  // DMA completion queue, power of 2
+    parameter int CplDepth  = 4,                 // DMA completion queue, power of 2
+    parameter int PeLoop    = 0                  // the core's grid: 1 one loop (sa_array.v)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -159,7 +160,8 @@ module an_top #(
       .Cols  (Cols),
       .AWords(AWords),
       .BWords(BWords),
-      .CWords(CWords)
+      .CWords(CWords),
+      .PeLoop(PeLoop)
   ) u_core (
       .clk_i,
       .rst_i,

@@ -28,7 +28,8 @@ module core_top #(
     parameter int Cols   = 8,    // array columns
     parameter int AWords = 512,  // A-pad words (W bf16 each)
     parameter int BWords = 512,  // B-pad words (W bf16 each)
-    parameter int CWords = 512   // C-pad words (W fp32 each)
+    parameter int CWords = 512,  // C-pad words (W fp32 each)
+    parameter int PeLoop = 0     // 1: sa_array's grid as one loop (verilated models)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -267,8 +268,9 @@ module core_top #(
   wire [Cols*32-1:0] row_sum;
 
   sa_array #(
-      .Rows(Rows),
-      .Cols(Cols)
+      .Rows  (Rows),
+      .Cols  (Cols),
+      .PeLoop(PeLoop)
   ) u_array (
       .clk_i       (clk_i),
       .rst_i       (rst_i),

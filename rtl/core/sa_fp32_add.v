@@ -1,16 +1,6 @@
 // sa_fp32_add: fp32 + fp32 into a result register, the accumulate half of a
 // PE (and the write-back's accumulate add, core_wb.v).
 //
-// Numerics contract (DESIGN.md section 5; C oracle fp32_add() in
-// models/ref/bf16.c), bit for bit:
-//   - inputs with exponent field 0 read as zeros of their sign (flush to zero);
-//   - round to nearest, ties to even; a sum that rounds past the largest
-//     finite value becomes an infinity;
-//   - a sum below 2^-126 becomes a zero of its sign (flush to zero);
-//   - any NaN input, or inf + -inf, gives the canonical NaN 0x7FC00000;
-//   - signed zeros as IEEE under RNE: x + (-x) = +0, (-0) + (-0) = -0,
-//     (+0) + (-0) = +0.
-//
 // Registers: on a cycle with en_i, q_o is loaded with x_i + y_i (or with y_i
 // alone, with y_only_i), and with keep_i as well the same value goes into
 // keep_o; both hold otherwise. In the PE, q_o is the accumulator (x_i is q_o
@@ -25,34 +15,8 @@
 // variable, while a combinational adder would be evaluated in every cycle by
 // every PE, busy or idle.
 //
-// Datapath. The operands are ordered so that |hi| >= |lo| ("big"/"small"
-// would read better, but small is a Verilog keyword). Both significands sit in
-// a 32-bit word, hidden one at bit 30 and seven zero bits below the lsb; lo
-// is shifted right by the exponent difference (at most 31: a larger one
-// shifts everything out all the same) and every bit shifted out is ORed into
-// its lowest bit (the sticky bit). That lowest bit makes the aligned operand
-// "rounded to odd" at the 31-bit grid, and so is the sum or difference with
-// hi (whose low bits are zero); a value rounded to odd with at least two bits
-// more than the target precision rounds correctly to nearest-even afterwards.
-// The sum or difference fits the 32 bits (a carry lands in bit 31), so
-// normalization is a single left shift that puts the leading one at bit 31,
-// and it drops nothing:
-//   - a carry out of an addition needs no shift;
-//   - a subtraction with exponent difference >= 2 shifts left by at most one,
-//     and the sticky bit stays far below the rounding position;
-//   - a subtraction with difference 0 or 1 loses no bits in alignment and is
-//     exact, however far it shifts left.
-// The leading one is at bit 31, 30 or 29 except after a subtraction of
-// operands less than two binades apart: two one-bit steps normalize those,
-// a 5-step halving search (16, 8, 4, 2, 1 bits) the rest (a 32-way loop of
-// data-dependent branches in the generated C++ used to cost most of the
-// simulator's time). Only operands that are both normal take this path;
-// zeros, infinities and NaNs take a separate branch, which is rare in real
-// data and cheap to predict.
-// A result whose normalized exponent is <= 0 is below 2^-126; such a result is
-// always exact (both operands are multiples of 2^-149), so flushing it before
-// rounding is the same as flushing after, as the contract says. A normalized
-// result >= 2^-126 cannot round below 2^-126.
+// The arithmetic (numerics contract included) is fp32_add() in
+// sa_fp32_add.vh, shared with sa_array.
 
 `default_nettype none
 
@@ -67,123 +31,7 @@ module sa_fp32_add (
     output wire [31:0] keep_o     // a copy of q_o taken with keep_i, held otherwise
 );
 
-  localparam logic [31:0] CanonNan = 32'h7FC0_0000;
-
-  // Exponent field 0 or 255 <=> field + 1 (mod 256) is 0 or 1 <=> bits 30:24
-  // of x + 2^23 are zero (one add and one test in C++, for both classes).
-  function automatic logic not_normal(input logic [31:0] x);
-    not_normal = ((x + 32'h0080_0000) & 32'h7F00_0000) == 32'd0;
-  endfunction
-
-  // The whole add as one function with one `if` per operand class: the
-  // verilated model then evaluates only the branch taken. The normal path is
-  // written for the C++ the model becomes: no data-dependent selects where a
-  // coin flip decides (the swap, add or subtract: masks and conditional
-  // negation instead, which the C++ compiler cannot turn into mispredicted
-  // branches), 32-bit words throughout (no masking of odd widths), and the
-  // rare cases (deep cancellation, results at the ends of the exponent
-  // range) behind one well-predicted test. In hardware the same expressions
-  // are the same muxes and adders.
-  function automatic logic [31:0] add(input logic [31:0] x, input logic [31:0] y);
-    logic        x_zero, x_inf, x_nan, y_zero, y_inf, y_nan;
-    logic        swap, sub, deep, rare;
-    logic [31:0] t, hi;
-    logic [30:0] lo;  // its sign is not needed: sub says it
-    logic [ 7:0] diff;
-    logic [ 4:0] sh;
-    logic [31:0] hi_m, lo_m, lo_sh, lo_al, raw;
-    logic [31:0] n16, n8, n4, n2, n;
-    logic z16, z8, z4, z2, z1;
-    logic [ 4:0] lz;  // leading zeros of raw
-    logic        round_up;
-    logic [30:0] res;  // {exponent, fraction} of the rounded result
-    logic [31:0] r;
-    begin
-      if (not_normal(x) || not_normal(y)) begin
-        // At least one operand zero (or flushed subnormal), infinite or NaN.
-        x_zero = x[30:23] == 8'd0;
-        x_inf  = x[30:23] == 8'hFF && x[22:0] == 23'd0;
-        x_nan  = x[30:23] == 8'hFF && x[22:0] != 23'd0;
-        y_zero = y[30:23] == 8'd0;
-        y_inf  = y[30:23] == 8'hFF && y[22:0] == 23'd0;
-        y_nan  = y[30:23] == 8'hFF && y[22:0] != 23'd0;
-        if (x_nan || y_nan || (x_inf && y_inf && x[31] != y[31])) r = CanonNan;
-        else if (x_inf) r = {x[31], 8'hFF, 23'd0};
-        else if (y_inf) r = {y[31], 8'hFF, 23'd0};
-        else if (x_zero && y_zero) r = {x[31] & y[31], 31'd0};  // -0 only for (-0) + (-0)
-        else if (x_zero) r = y;  // y is normal here
-        else r = x;  // y is zero, x normal
-      end else begin
-        // Both normal. For two normal numbers the unsigned order of
-        // {exp, frac} is the order of magnitudes; swap them by a mask.
-        swap  = y[30:0] > x[30:0];
-        t     = (x ^ y) & {32{swap}};
-        hi    = x ^ t;
-        lo    = y[30:0] ^ t[30:0];
-        sub   = x[31] ^ y[31];
-        diff  = hi[30:23] - lo[30:23];  // >= 0: hi has the larger exponent
-        sh    = diff > 8'd31 ? 5'd31 : diff[4:0];
-        hi_m  = {2'b01, hi[22:0], 7'd0};
-        lo_m  = {2'b01, lo[22:0], 7'd0};
-        lo_sh = lo_m >> sh;
-        // Sticky: some bit was shifted out iff shifting back does not restore.
-        lo_al = lo_sh | {31'd0, (lo_sh << sh) != lo_m};
-        // Magnitude of the sum (exact up to the sticky bit): hi_m + lo_al or
-        // hi_m - lo_al (two's complement: invert and add one). Never negative
-        // since |hi| >= |lo|; below 2^32 since both are below 2^31.
-        raw   = hi_m + ((lo_al ^ {32{sub}}) + {31'd0, sub});
-        // Leading one to bit 31 (n), lz = the leading zeros of raw. The
-        // leading one is at bit 31 or 30 after an addition and at bit 30 or
-        // 29 after a subtraction with exponent difference >= 2. Only a
-        // subtraction with difference 0 or 1 (exact, no rounding needed) can
-        // cancel further ("deep"); then five halving steps find it (16, 8,
-        // 4, 2, 1 bits). In the verilated model the deep case is a rare,
-        // well-predicted branch; in hardware the short path is a small extra
-        // shifter beside the full one (with the 32-bit datapath and the
-        // shift-back sticky test, an iCE40 UP5K PE grew from 1009 to 1191 LCs
-        // and its post-route Fmax fell from 7.9 to 5.9 MHz).
-        deep  = raw[31:29] == 3'd0;
-        if (!deep) begin
-          lz = {4'd0, !raw[31]} + {4'd0, raw[31:30] == 2'd0};
-          n  = raw << lz;
-        end else begin
-          z16 = raw[31:16] == 16'd0;
-          n16 = raw << {z16, 4'd0};
-          z8  = n16[31:24] == 8'd0;
-          n8  = n16 << {z8, 3'd0};
-          z4  = n8[31:28] == 4'd0;
-          n4  = n8 << {z4, 2'd0};
-          z2  = n4[31:30] == 2'd0;
-          n2  = n4 << {z2, 1'd0};
-          z1  = !n2[31];
-          n   = n2 << z1;
-          lz  = {z16, z8, z4, z2, z1};
-        end
-        // Round to nearest even on 24 bits (n[31] is the hidden one, the
-        // fraction n[30:8]): guard bit n[7], then sticky of the rest. The
-        // result's exponent field is hi's + 1 - lz: packing adds the
-        // significand with its hidden one (n[31:8], 24 bits) onto the field
-        // hi - lz, and the rounding increment on top. A carry out of the
-        // fraction (1.11..1 + ulp = 2.0) bumps the exponent and leaves the
-        // fraction zero, which is right, and a carry into exponent 255
-        // leaves exactly the pattern of infinity, the RNE overflow result.
-        round_up = n[7] && (n[6:0] != 7'd0 || n[8]);
-        res      = (hi[30:0] & 31'h7F80_0000) - {3'd0, lz, 23'd0} + {7'd0, n[31:8]} +
-            {30'd0, round_up};
-        // The ends of the exponent range need a closer look: with lz <= 2
-        // and hi's exponent 3 .. 253 the result is normal and finite.
-        rare     = deep || 8'(hi[30:23] - 8'd3) > 8'd250;
-        if (!rare) r = {hi[31], res};
-        else if (raw == 32'd0) r = 32'd0;  // exact cancellation is +0 under RNE
-        // Exponent hi + 1 - lz <= 0: below 2^-126, flush (exact, see above).
-        else if (hi[30:23] < {3'd0, lz}) r = {hi[31], 31'd0};
-        // Exponent 255: the carry of an addition at exponent 254.
-        else if (hi[30:23] == 8'd254 && lz == 5'd0) r = {hi[31], 8'hFF, 23'd0};
-        else r = {hi[31], res};
-      end
-      add = r;
-    end
-  endfunction
+  `include "sa_fp32_add.vh"
 
   // Datapath registers: no reset, meaningful only after a load.
   reg [31:0] q_q;
@@ -191,7 +39,7 @@ module sa_fp32_add (
   always @(posedge clk_i) begin : p_load
     logic [31:0] d;
     if (en_i) begin
-      d = y_only_i ? y_i : add(x_i, y_i);
+      d = y_only_i ? y_i : fp32_add(x_i, y_i);
       q_q <= d;
       if (keep_i) keep_q <= d;
     end

@@ -6,5 +6,7 @@
 $(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8))
 
 # core_8x8_p4k: the core of rt_cfg_default (8 x 8, 4096-word pads: 64 KiB A, 64 KiB B,
-# 128 KiB C), for the flashstream program (FS_MODELS). Built only when a target needs it.
-$(eval $(call vmodel,core_8x8_p4k,core_top,Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096,core))
+# 128 KiB C), for the flashstream program (FS_MODELS). Built only when a target needs it;
+# verilated like rtl/core's core_8x8 (see its block.mk).
+VFLAGS_core_8x8_p4k := $(VFLAGS_core_8x8)
+$(eval $(call vmodel,core_8x8_p4k,core_top,Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096 PeLoop=1,core))
