@@ -506,13 +506,16 @@ SNAPSHOT = []
 
 
 def snapshot_rtl(build):
+    """Copy the RTL into the run's build folder: the modules (read by every run) and, beside
+    them, the files they `include (rtl/*/*.vh, found next to the including file)."""
     dst = os.path.join(build, "rtl")
     shutil.rmtree(dst, ignore_errors=True)
-    for f in rtl_files():
+    for f in rtl_files() + sorted(glob.glob(os.path.join(REPO, "rtl", "*", "*.vh"))):
         d = os.path.join(dst, os.path.basename(os.path.dirname(f)))
         os.makedirs(d, exist_ok=True)
         shutil.copy2(f, d)
-        SNAPSHOT.append(os.path.join(d, os.path.basename(f)))
+        if f.endswith(".v"):
+            SNAPSHOT.append(os.path.join(d, os.path.basename(f)))
 
 
 def read_script(top_cmd, extra_files=()):
