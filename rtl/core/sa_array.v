@@ -105,28 +105,29 @@ module sa_array #(
 
   // ---------------------------------------------------------------- skew
   // Operands of the PEs on the left and top edges: lane r of step_a_i delayed
-  // r cycles (g_askew[r].q), lane c of step_b_i c cycles.
+  // r cycles (a_edge[r]), lane c of step_b_i c cycles (b_edge[c]).
+  wire [15:0] a_edge[Rows];
+  wire [15:0] b_edge[Cols];
+
   for (genvar r = 0; r < Rows; r++) begin : g_askew
-    wire [15:0] q;
     cmn_delay #(
         .Width(16),
         .Depth(r)
     ) u_dly (
         .clk_i(clk_i),
         .d_i  (step_a_i[r*16+:16]),
-        .q_o  (q)
+        .q_o  (a_edge[r])
     );
   end
 
   for (genvar c = 0; c < Cols; c++) begin : g_bskew
-    wire [15:0] q;
     cmn_delay #(
         .Width(16),
         .Depth(c)
     ) u_dly (
         .clk_i(clk_i),
         .d_i  (step_b_i[c*16+:16]),
-        .q_o  (q)
+        .q_o  (b_edge[c])
     );
   end
 
@@ -160,15 +161,6 @@ module sa_array #(
     (* mem2reg *) reg [31:0] acc_q [Rows][Cols];
     (* mem2reg *) reg [31:0] sum_q [Rows][Cols];
     reg [Cols*32-1:0] row_sum_q;
-
-    wire [15:0] a_edge[Rows];
-    wire [15:0] b_edge[Cols];
-    for (genvar r = 0; r < Rows; r++) begin : g_a_edge
-      assign a_edge[r] = g_askew[r].q;
-    end
-    for (genvar c = 0; c < Cols; c++) begin : g_b_edge
-      assign b_edge[c] = g_bskew[c].q;
-    end
 
     // The row register and every PE in one clocked block, with blocking
     // assignments (Verilator does not take non-blocking ones to arrays
@@ -208,8 +200,8 @@ module sa_array #(
     assign row_sum_o = row_sum_q;
 
   end else begin : g_inst
-    // PE (r, c) takes a from its left neighbour (or g_askew[r]) and b from
-    // its top neighbour (or g_bskew[c]), by name: neighbour wires in the
+    // PE (r, c) takes a from its left neighbour (or a_edge[r]) and b from
+    // its top neighbour (or b_edge[c]), by name: neighbour wires in the
     // generate blocks rather than Rows x Cols unpacked arrays, so the
     // verilated model reads the neighbour's register directly instead of
     // copying every output into an array each cycle. Only the sums go into
@@ -227,12 +219,12 @@ module sa_array #(
         if (c > 0) begin : g_a_left
           assign a_in = g_col[c-1].a_o;
         end else begin : g_a_edge
-          assign a_in = g_askew[r].q;
+          assign a_in = a_edge[r];
         end
         if (r > 0) begin : g_b_top
           assign b_in = g_row[r-1].g_col[c].b_o;
         end else begin : g_b_edge
-          assign b_in = g_bskew[c].q;
+          assign b_in = b_edge[c];
         end
 
         sa_pe u_pe (
