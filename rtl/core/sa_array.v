@@ -110,25 +110,29 @@ module sa_array #(
   wire [15:0] b_edge[Cols];
 
   for (genvar r = 0; r < Rows; r++) begin : g_askew
+    wire [15:0] q;
     cmn_delay #(
         .Width(16),
         .Depth(r)
     ) u_dly (
         .clk_i(clk_i),
         .d_i  (step_a_i[r*16+:16]),
-        .q_o  (a_edge[r])
+        .q_o  (q)
     );
+    assign a_edge[r] = q;
   end
 
   for (genvar c = 0; c < Cols; c++) begin : g_bskew
+    wire [15:0] q;
     cmn_delay #(
         .Width(16),
         .Depth(c)
     ) u_dly (
         .clk_i(clk_i),
         .d_i  (step_b_i[c*16+:16]),
-        .q_o  (b_edge[c])
+        .q_o  (q)
     );
+    assign b_edge[c] = q;
   end
 
   // ---------------------------------------------------------------- grid
