@@ -224,6 +224,7 @@ build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model
 # ---------------------------------------------------------------- test
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
 # the waveform check. The last line reads "N passed, M failed".
+SUITES += "setup-deps::scripts/check-setup-deps.sh $(BUILD)/setup-deps-check"
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
@@ -252,7 +253,8 @@ synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 e
 
 .PHONY: bench
 bench: $(BENCH_BINS)  ## performance figures (medians of several runs)
-	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_BINS); do echo "== $$b"; \
+	    $$b || { rc=$$?; echo "make bench: $$b failed (exit status $$rc)" >&2; exit 1; }; done
 
 .PHONY: format
 format:  ## rewrite C sources with clang-format

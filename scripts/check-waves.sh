@@ -3,42 +3,47 @@
 # reads it back, and every signal that the GTKWave save file shows is in it.
 #
 #   check-waves.sh TEST_BINARY SAVE_FILE.gtkw OUTDIR
-set -euo pipefail
+#
+# Every failure prints one line "check-waves: <what>" and exits 1. No `set -e`: a command
+# that fails is checked where it runs, so none can end the script without a word.
+set -uo pipefail
+die() { echo "check-waves: $*" >&2; exit 1; }
+[ $# -eq 3 ] || { echo "usage: check-waves.sh TEST_BINARY SAVE_FILE.gtkw OUTDIR" >&2; exit 2; }
 test_bin=$1 gtkw=$2 outdir=$3
-mkdir -p "$outdir"
+[ -x "$test_bin" ] || die "$test_bin is not an executable; build it first (make build)"
+[ -f "$gtkw" ] || die "no save file $gtkw"
+mkdir -p "$outdir" || die "cannot create $outdir"
 fst="$outdir/$(basename "$gtkw" .gtkw).fst"
 rm -f "$fst"
 
-"$test_bin" --waves "$fst" >"$outdir/test.log" 2>&1 || {
-  echo "check-waves: $test_bin failed; see $outdir/test.log" >&2
-  exit 1
-}
-[ -s "$fst" ] || { echo "check-waves: $fst was not written" >&2; exit 1; }
-[ ! -e "$fst.tmp" ] || { echo "check-waves: $fst.tmp left behind" >&2; exit 1; }
+"$test_bin" --waves "$fst" >"$outdir/test.log" 2>&1 || die "$test_bin failed; see $outdir/test.log"
+[ -s "$fst" ] || die "$fst was not written"
+[ ! -e "$fst.tmp" ] || die "$fst.tmp left behind"
 
-fst2vcd -f "$fst" -o "$outdir/dump.vcd" >/dev/null 2>&1 || {
-  echo "check-waves: fst2vcd cannot read $fst" >&2
-  exit 1
-}
-grep -q '^\$enddefinitions' "$outdir/dump.vcd" || { echo "check-waves: no VCD header" >&2; exit 1; }
+fst2vcd -f "$fst" -o "$outdir/dump.vcd" >/dev/null 2>&1 || die "fst2vcd cannot read $fst"
+grep -q '^\$enddefinitions' "$outdir/dump.vcd" || die "no VCD header in $outdir/dump.vcd"
 changes=$(grep -c '^#' "$outdir/dump.vcd")
-[ "$changes" -gt 100 ] || { echo "check-waves: only $changes time steps in the trace" >&2; exit 1; }
+[ "$changes" -gt 100 ] || die "only $changes time steps in the trace"
 
 # Signals of the save file ("TOP.scope.name" lines) must exist in the dump.
-missing=0
+signals=$(grep -E '^TOP\.' "$gtkw") || die "$gtkw lists no TOP.* signal"
+missing=""
 while read -r sig; do
   leaf=${sig##*.}
   leaf=${leaf%%[*}
-  grep -qE "^\\\$var .* ${leaf}( |\\[)" "$outdir/dump.vcd" || { echo "check-waves: $sig not in the trace" >&2; missing=1; }
-done < <(grep -E '^TOP\.' "$gtkw")
-[ $missing -eq 0 ]
+  grep -qE "^\\\$var .* ${leaf}( |\\[)" "$outdir/dump.vcd" || missing+=" $sig"
+done <<<"$signals"
+[ -z "$missing" ] || die "signals of $gtkw not in the trace:$missing"
+
 # A trace limited to a cycle window and a scope list holds just those.
-"$test_bin" --waves "$outdir/scoped.fst" --window 100:199 \
-  --scopes "$(grep -m2 -E '^TOP\.' "$gtkw" | tail -1)" >/dev/null 2>&1
-fst2vcd -f "$outdir/scoped.fst" -o "$outdir/scoped.vcd" >/dev/null 2>&1
+scope=$(sed -n 2p <<<"$signals")
+[ -n "$scope" ] || die "$gtkw needs two TOP.* signals for the scoped-trace check"
+"$test_bin" --waves "$outdir/scoped.fst" --window 100:199 --scopes "$scope" >"$outdir/scoped.log" 2>&1 ||
+  die "$test_bin --window 100:199 --scopes $scope failed; see $outdir/scoped.log"
+fst2vcd -f "$outdir/scoped.fst" -o "$outdir/scoped.vcd" >/dev/null 2>&1 || die "fst2vcd cannot read $outdir/scoped.fst"
 vars=$(grep -c '^\$var' "$outdir/scoped.vcd")
 times=$(grep -E '^#[0-9]+' "$outdir/scoped.vcd" | tr -d '#' | sort -n | sed -n '1p;$p' | tr '\n' ' ')
-[ "$vars" -eq 1 ] || { echo "check-waves: scoped trace has $vars signals, expected 1" >&2; exit 1; }
-[ "$times" = "100000 199500 " ] || { echo "check-waves: window 100:199 gave times $times ps" >&2; exit 1; }
+[ "$vars" -eq 1 ] || die "scoped trace has $vars signals, expected 1"
+[ "$times" = "100000 199500 " ] || die "window 100:199 gave times '$times' ps, expected 100000 to 199500"
 
-echo "check-waves: $fst ok ($changes time steps, $(grep -cE '^TOP\.' "$gtkw") save-file signals found)"
+echo "check-waves: $fst ok ($changes time steps, $(wc -l <<<"$signals") save-file signals found)"

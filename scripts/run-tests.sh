@@ -44,7 +44,9 @@ for suite in "$@"; do
   if [ "$notok" -eq 0 ]; then verdict=PASS; else verdict=FAIL; fi
   printf '%-4s %-34s %4d passed %3d failed %6ss\n' "$verdict" "$name" "$ok" "$notok" "$secs"
   if [ "$notok" -ne 0 ]; then
-    grep -E '^not ok|rror|ssert|FAIL' "$log" | head -20 | sed 's/^/       /'
+    # The failed cases and error lines, or else the end of the log (a suite that could not
+    # start, such as a missing program, says why only there).
+    { grep -E '^not ok|rror|ssert|FAIL' "$log" || tail -n 5 "$log"; } | head -20 | sed 's/^/       /'
     echo "       (full log: $log)"
   fi
 done

@@ -41,7 +41,7 @@ fi
 # One dpkg-query for all. It lists the packages it knows and exits non-zero
 # when any name is unknown (never installed), so its status says nothing here:
 # a package it does not report as installed is missing.
-installed=" $(dpkg-query -W -f='${db:Status-Status}:${Package}\n' "${names[@]}" 2>/dev/null |
+installed=" $(dpkg-query -W --showformat='${db:Status-Status}:${Package}\n' "${names[@]}" 2>/dev/null |
   sed -n 's/^installed://p' | tr '\n' ' ') "
 missing=()
 for n in "${names[@]}"; do
