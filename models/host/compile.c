@@ -292,6 +292,7 @@ struct opnd {
     uint64_t tb; /* byte address of element (0, 0) */
     uint32_t ld; /* elements between TB rows */
     int lay;     /* LAY_PK: TB rows run over P; LAY_KP: TB rows run over K */
+    int buf;     /* the scoreboard buffer that holds it */
 };
 
 struct plan {
@@ -434,134 +435,189 @@ static const char *pass_short(enum hc_pass p)
     return p == HC_FWD ? "fwd" : "bwd";
 }
 
+/* One GEMM of a layer's pass on AN an: C [M x N] = op(A) op(B), A and B bf16, C fp32 with TB
+ * rows over M (LAY_PK). */
+struct gemm {
+    uint32_t an, layer;
+    enum hc_pass pass;
+    enum hc_gemm g;
+    uint32_t M, N, K;
+    struct opnd A, B, C;
+};
+
+/* Tile t of a planned GEMM: its panels (rows m0.. and columns n0.. of C, mc x nc) and their
+ * leading dimensions in the scratchpads. */
+struct tile {
+    uint32_t t, mi, ni, m0, n0, mc, nc, lda, ldb;
+};
+
+/* The store of a tile's C, queued after the next tile's loads (the DMA runs them in order). */
+struct held_store {
+    bool valid;
+    struct dma_desc d;
+    uint32_t tile, half;
+    uint64_t bytes;
+};
+
+/* Tile t of T = tm x tn; t == T is past the last tile (all zero but the leading dimensions). */
+static void tile_at(const struct cc *c, const struct gemm *gm, const struct plan *pl, uint32_t t,
+                    struct tile *tl)
+{
+    unsigned w = c->w;
+
+    memset(tl, 0, sizeof(*tl));
+    tl->t = t;
+    if (t < pl->tm * pl->tn) {
+        tl->mi = pl->n_outer ? t % pl->tm : t / pl->tn;
+        tl->ni = pl->n_outer ? t / pl->tm : t % pl->tn;
+        tl->m0 = tl->mi * pl->mt;
+        tl->n0 = tl->ni * pl->nt;
+        tl->mc = gm->M - tl->m0 < pl->mt ? gm->M - tl->m0 : pl->mt;
+        tl->nc = gm->N - tl->n0 < pl->nt ? gm->N - tl->n0 : pl->nt;
+    }
+    tl->lda = (uint32_t)(pl->a_lay == LAY_PK ? ru64(gm->K, w) : ru64(tl->mc ? tl->mc : 1, w));
+    tl->ldb = (uint32_t)(pl->b_lay == LAY_KP ? ru64(tl->nc ? tl->nc : 1, w) : ru64(gm->K, w));
+}
+
+/* Load tile tl's panel of A (is_b false) or B into the next half of its pad; *half: which. */
+static int emit_panel_load(struct cc *c, const struct gemm *gm, const struct plan *pl,
+                           const struct tile *tl, bool is_b, uint32_t *half)
+{
+    uint32_t an = gm->an, *next = is_b ? &c->next_b[an] : &c->next_a[an];
+    const struct opnd *o = is_b ? &gm->B : &gm->A;
+    uint32_t p0 = is_b ? tl->n0 : tl->m0, cnt = is_b ? tl->nc : tl->mc;
+    uint64_t sram = is_b ? c->map.b_base : c->map.a_base;
+    uint32_t half_elems = is_b ? c->b_half : c->a_half;
+    struct hc_cmd *cmd;
+
+    *half = *next;
+    *next ^= 1;
+    int rd[] = {o->buf}, wr[] = {is_b ? c->pad_b[an][*half] : c->pad_a[an][*half]};
+    cmd = emit(c, HC_DMA_IN, an, hc_res_an(an, HC_RES_AN_DMA), gm->layer, gm->pass, HC_PH_COMPUTE,
+               rd, 1, wr, 1);
+    if (!cmd)
+        return c->err;
+    panel_desc(o, is_b ? pl->b_lay : pl->a_lay, p0, cnt, gm->K,
+               sram + (uint64_t)*half * half_elems * 2, is_b ? tl->ldb : tl->lda, &cmd->u.dma);
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = tl->t;
+    cmd->bytes = (uint64_t)cnt * gm->K * 2;
+    snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u %c", gm->layer + 1, pass_short(gm->pass),
+             gemm_names[gm->g], tl->t, is_b ? 'B' : 'A');
+    return 0;
+}
+
+/* The core's GEMM of tile tl, from pad halves ha and hb into the next half of the C pad. */
+static int emit_tile_gemm(struct cc *c, const struct gemm *gm, const struct plan *pl,
+                          const struct tile *tl, uint32_t ha, uint32_t hb)
+{
+    uint32_t an = gm->an, hc_ = c->next_c[an];
+    struct hc_cmd *cmd;
+
+    c->next_c[an] ^= 1;
+    int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
+    cmd = emit(c, HC_GEMM, an, hc_res_an(an, HC_RES_AN_CORE), gm->layer, gm->pass, HC_PH_COMPUTE,
+               rd, 2, wr, 1);
+    if (!cmd)
+        return c->err;
+    struct core_cmd *k = &cmd->u.gemm;
+    k->m = tl->mc;
+    k->n = tl->nc;
+    k->k = gm->K;
+    k->trans_a = pl->a_lay == LAY_KP;
+    k->trans_b = pl->b_lay == LAY_PK;
+    k->a_addr = ha * c->a_half;
+    k->b_addr = hb * c->b_half;
+    k->c_addr = hc_ * c->c_half;
+    k->lda = tl->lda;
+    k->ldb = tl->ldb;
+    k->ldc = (uint32_t)ru64(tl->nc, c->w);
+    k->accumulate = false;
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = tl->t;
+    snprintf(cmd->label, HC_LABEL, "GEMM L%u %s %s t%u [%ux%ux%u]", gm->layer + 1,
+             pass_short(gm->pass), gemm_names[gm->g], tl->t, tl->mc, tl->nc, gm->K);
+    c->p->gemms += an == 0;
+    return 0;
+}
+
+/* Hold the store of the C half tile tl's GEMM has just written. */
+static void hold_store(const struct cc *c, const struct gemm *gm, const struct tile *tl,
+                       struct held_store *st)
+{
+    uint32_t hc_ = c->next_c[gm->an] ^ 1;
+
+    memset(&st->d, 0, sizeof(st->d));
+    st->d.store = true;
+    st->d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
+    st->d.src_stride = ru64(tl->nc, c->w) * 4;
+    st->d.dst = gm->C.tb + ((uint64_t)tl->m0 * gm->C.ld + tl->n0) * 4;
+    st->d.dst_stride = (uint64_t)gm->C.ld * 4;
+    st->d.rows = tl->mc;
+    st->d.len = tl->nc * 4;
+    st->tile = tl->t;
+    st->half = hc_;
+    st->bytes = (uint64_t)tl->mc * tl->nc * 4;
+    st->valid = true;
+}
+
+static int emit_held_store(struct cc *c, const struct gemm *gm, struct held_store *st)
+{
+    uint32_t an = gm->an;
+    int rd[] = {c->pad_c[an][st->half]}, wr[] = {gm->C.buf};
+    struct hc_cmd *cmd = emit(c, HC_DMA_OUT, an, hc_res_an(an, HC_RES_AN_DMA), gm->layer, gm->pass,
+                              HC_PH_COMPUTE, rd, 1, wr, 1);
+
+    if (!cmd)
+        return c->err;
+    cmd->u.dma = st->d;
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = st->tile;
+    cmd->bytes = st->bytes;
+    snprintf(cmd->label, HC_LABEL, "DMA_OUT L%u %s %s t%u C", gm->layer + 1, pass_short(gm->pass),
+             gemm_names[gm->g], st->tile);
+    st->valid = false;
+    return 0;
+}
+
 /*
- * Emit the tiles of one GEMM on AN an: C [M x N] fp32 at TB address c_tb (ld N) =
- * op(A) op(B); A and B are TB operands (with the scoreboard buffers that hold them).
+ * Emit the tiles of one GEMM. Per tile, in the DMA queue's order: the A and B panels it does
+ * not share with the tile before, its GEMM, then the store of the tile before (so that the
+ * store overlaps this tile's GEMM); the last store after the last tile.
  */
-static int emit_gemm(struct cc *c, uint32_t an, uint32_t layer, enum hc_pass pass, enum hc_gemm g,
-                     uint32_t M, uint32_t N, uint32_t K, const struct opnd *A, int a_buf,
-                     const struct opnd *B, int b_buf, uint64_t c_tb, int c_buf)
+static int emit_gemm(struct cc *c, const struct gemm *gm)
 {
     struct plan pl;
+    struct held_store st = {.valid = false};
     char why[256];
-    unsigned w = c->w;
-    uint32_t dma = hc_res_an(an, HC_RES_AN_DMA), core = hc_res_an(an, HC_RES_AN_CORE);
-    int rc = plan_gemm(c, M, N, K, &pl, why, sizeof(why));
+    uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX, ha = 0, hb = 0;
+    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, why, sizeof(why));
 
     if (rc) {
-        c->err = err_set(c->e, rc, "layer %u %s %s: %s", layer + 1, pass_short(pass), gemm_names[g],
-                         why);
+        c->err = err_set(c->e, rc, "layer %u %s %s: %s", gm->layer + 1, pass_short(gm->pass),
+                         gemm_names[gm->g], why);
         return rc;
     }
-    uint32_t T = pl.tm * pl.tn;
-    uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX;
-    uint32_t ha = 0, hb = 0;
-    /* store of the previous tile, emitted after the next tile's loads (DMA queue order) */
-    bool pend = false;
-    struct dma_desc pend_d;
-    uint32_t pend_tile = 0, pend_hc = 0;
-    uint64_t pend_bytes = 0;
+    for (uint32_t t = 0, T = pl.tm * pl.tn; t <= T; t++) {
+        struct tile tl;
 
-    for (uint32_t t = 0; t <= T; t++) {
-        uint32_t mi = 0, ni = 0, m0 = 0, n0 = 0, mc = 0, nc = 0;
-        if (t < T) {
-            mi = pl.n_outer ? t % pl.tm : t / pl.tn;
-            ni = pl.n_outer ? t / pl.tm : t % pl.tn;
-            m0 = mi * pl.mt;
-            n0 = ni * pl.nt;
-            mc = M - m0 < pl.mt ? M - m0 : pl.mt;
-            nc = N - n0 < pl.nt ? N - n0 : pl.nt;
-        }
-        uint32_t lda = (uint32_t)(pl.a_lay == LAY_PK ? ru64(K, w) : ru64(mc ? mc : 1, w));
-        uint32_t ldb = (uint32_t)(pl.b_lay == LAY_KP ? ru64(nc ? nc : 1, w) : ru64(K, w));
-        struct hc_cmd *cmd;
-
-        if (t < T && mi != prev_m) { /* load the A panel into the next A half */
-            ha = c->next_a[an];
-            c->next_a[an] ^= 1;
-            int rd[] = {a_buf}, wr[] = {c->pad_a[an][ha]};
-            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
+        tile_at(c, gm, &pl, t, &tl);
+        if (t < T && tl.mi != prev_m) {
+            if (emit_panel_load(c, gm, &pl, &tl, false, &ha))
                 return c->err;
-            panel_desc(A, pl.a_lay, m0, mc, K, c->map.a_base + (uint64_t)ha * c->a_half * 2, lda,
-                       &cmd->u.dma);
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            cmd->bytes = (uint64_t)mc * K * 2;
-            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u A", layer + 1, pass_short(pass),
-                     gemm_names[g], t);
-            prev_m = mi;
+            prev_m = tl.mi;
         }
-        if (t < T && ni != prev_n) { /* load the B panel */
-            hb = c->next_b[an];
-            c->next_b[an] ^= 1;
-            int rd[] = {b_buf}, wr[] = {c->pad_b[an][hb]};
-            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
+        if (t < T && tl.ni != prev_n) {
+            if (emit_panel_load(c, gm, &pl, &tl, true, &hb))
                 return c->err;
-            panel_desc(B, pl.b_lay, n0, nc, K, c->map.b_base + (uint64_t)hb * c->b_half * 2, ldb,
-                       &cmd->u.dma);
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            cmd->bytes = (uint64_t)nc * K * 2;
-            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u B", layer + 1, pass_short(pass),
-                     gemm_names[g], t);
-            prev_n = ni;
+            prev_n = tl.ni;
         }
-        if (t < T) { /* the GEMM */
-            uint32_t hc_ = c->next_c[an];
-            c->next_c[an] ^= 1;
-            int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
-            cmd = emit(c, HC_GEMM, an, core, layer, pass, HC_PH_COMPUTE, rd, 2, wr, 1);
-            if (!cmd)
-                return c->err;
-            struct core_cmd *k = &cmd->u.gemm;
-            k->m = mc;
-            k->n = nc;
-            k->k = K;
-            k->trans_a = pl.a_lay == LAY_KP;
-            k->trans_b = pl.b_lay == LAY_PK;
-            k->a_addr = ha * c->a_half;
-            k->b_addr = hb * c->b_half;
-            k->c_addr = hc_ * c->c_half;
-            k->lda = lda;
-            k->ldb = ldb;
-            k->ldc = (uint32_t)ru64(nc, w);
-            k->accumulate = false;
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            snprintf(cmd->label, HC_LABEL, "GEMM L%u %s %s t%u [%ux%ux%u]", layer + 1,
-                     pass_short(pass), gemm_names[g], t, mc, nc, K);
-            c->p->gemms += an == 0;
-        }
-        if (pend) { /* the previous tile's store */
-            int rd[] = {c->pad_c[an][pend_hc]}, wr[] = {c_buf};
-            cmd = emit(c, HC_DMA_OUT, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
-                return c->err;
-            cmd->u.dma = pend_d;
-            cmd->op = (uint8_t)g;
-            cmd->tile = pend_tile;
-            cmd->bytes = pend_bytes;
-            snprintf(cmd->label, HC_LABEL, "DMA_OUT L%u %s %s t%u C", layer + 1, pass_short(pass),
-                     gemm_names[g], pend_tile);
-            pend = false;
-        }
-        if (t < T) {
-            uint32_t hc_ = c->next_c[an] ^ 1; /* the half this tile's GEMM wrote */
-            memset(&pend_d, 0, sizeof(pend_d));
-            pend_d.store = true;
-            pend_d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
-            pend_d.src_stride = ru64(nc, w) * 4;
-            pend_d.dst = c_tb + ((uint64_t)m0 * N + n0) * 4;
-            pend_d.dst_stride = (uint64_t)N * 4;
-            pend_d.rows = mc;
-            pend_d.len = nc * 4;
-            pend_tile = t;
-            pend_hc = hc_;
-            pend_bytes = (uint64_t)mc * nc * 4;
-            pend = true;
-        }
+        if (t < T && emit_tile_gemm(c, gm, &pl, &tl, ha, hb))
+            return c->err;
+        if (st.valid && emit_held_store(c, gm, &st))
+            return c->err;
+        if (t < T)
+            hold_store(c, gm, &tl, &st);
     }
     return 0;
 }
@@ -631,10 +687,11 @@ static int emit_forward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t sl
     uint32_t r = c->r;
     struct hc_cmd *cmd;
 
-    struct opnd A = {c->a_x[l], ly->in, LAY_PK};     /* X [r x in] = M x K */
-    struct opnd B = {c->a_w[slot], ly->out, LAY_KP}; /* Wq [in x out] = K x N */
-    if (emit_gemm(c, an, l, HC_FWD, HC_G_FWD, r, ly->out, ly->in, &A, c->an_x[an][l], &B,
-                  c->an_w[an][slot], c->a_y, c->an_y[an]))
+    struct opnd A = {c->a_x[l], ly->in, LAY_PK, c->an_x[an][l]};        /* X [r x in] = M x K */
+    struct opnd B = {c->a_w[slot], ly->out, LAY_KP, c->an_w[an][slot]}; /* Wq [in x out] = K x N */
+    struct opnd C = {c->a_y, ly->out, LAY_PK, c->an_y[an]};             /* Y [r x out] = M x N */
+    struct gemm y = {an, l, HC_FWD, HC_G_FWD, r, ly->out, ly->in, A, B, C};
+    if (emit_gemm(c, &y))
         return c->err;
     {
         int rd[] = {c->an_y[an], c->an_w[an][slot]};
@@ -739,18 +796,21 @@ static int emit_backward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t s
         cmd->u.vu.rows = r;
         cmd->u.vu.cols = ly->out;
     }
-    {                                                  /* dW = X^T G: M = in, N = out, K = r */
-        struct opnd A = {c->a_xr[xr], ly->in, LAY_KP}; /* X [r x in] = K x M */
-        struct opnd B = {c->a_g, ly->out, LAY_KP};     /* G [r x out] = K x N */
-        if (emit_gemm(c, an, l, HC_BWD, HC_G_DW, ly->in, ly->out, r, &A, c->an_xr[an][xr], &B,
-                      c->an_g[an], c->a_dw[gs], c->an_dw[an][gs]))
+    { /* dW = X^T G: M = in, N = out, K = r */
+        struct opnd A = {c->a_xr[xr], ly->in, LAY_KP, c->an_xr[an][xr]};  /* X [r x in] = K x M */
+        struct opnd B = {c->a_g, ly->out, LAY_KP, c->an_g[an]};           /* G [r x out] = K x N */
+        struct opnd C = {c->a_dw[gs], ly->out, LAY_PK, c->an_dw[an][gs]}; /* dW [in x out] */
+        struct gemm dw = {an, l, HC_BWD, HC_G_DW, ly->in, ly->out, r, A, B, C};
+        if (emit_gemm(c, &dw))
             return c->err;
     }
-    if (l > 0) {                                         /* dX = G Wq^T: M = r, N = in, K = out */
-        struct opnd A = {c->a_g, ly->out, LAY_PK};       /* G [r x out] = M x K */
-        struct opnd B = {c->a_w[slot], ly->out, LAY_PK}; /* Wq [in x out] = N x K */
-        if (emit_gemm(c, an, l, HC_BWD, HC_G_DX, r, ly->in, ly->out, &A, c->an_g[an], &B,
-                      c->an_w[an][slot], c->a_y, c->an_y[an]))
+    if (l > 0) { /* dX = G Wq^T: M = r, N = in, K = out */
+        /* G [r x out] = M x K, Wq [in x out] = N x K, dX [r x in] = M x N */
+        struct opnd A = {c->a_g, ly->out, LAY_PK, c->an_g[an]};
+        struct opnd B = {c->a_w[slot], ly->out, LAY_PK, c->an_w[an][slot]};
+        struct opnd C = {c->a_y, ly->in, LAY_PK, c->an_y[an]};
+        struct gemm dx = {an, l, HC_BWD, HC_G_DX, r, ly->in, ly->out, A, B, C};
+        if (emit_gemm(c, &dx))
             return c->err;
         int rd[] = {c->an_y[an], c->an_xr[an][xr]}, wr[] = {c->an_dz[an]};
         cmd = emit_vu(c, an, VU_MASK, l, HC_BWD, rd, 2, wr, 1);
