@@ -1013,97 +1013,131 @@ static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
     return 0;
 }
 
-static void alloc_all(struct cc *c)
+/* The largest of each kind of tensor over the layers: one region serves every layer. */
+struct tb_sizes {
+    uint64_t max_in, max_out, max_w, max_stream, max_grad, max_state;
+};
+
+/* The bytes of each layer's flash stream records, and the largest tensors. */
+static void size_records(struct cc *c, struct tb_sizes *z)
 {
     const struct hc_cfg *cfg = c->cfg;
     const struct dnn_model *m = &cfg->model;
-    uint32_t r = c->r, L = c->L, N = cfg->n_an;
-    uint64_t max_in = 0, max_out = 0, max_w = 0, max_stream = 0, max_grad = 0, max_state = 0;
-    char name[24];
+    uint32_t r = c->r;
 
-    for (uint32_t l = 0; l < L; l++) {
+    memset(z, 0, sizeof(*z));
+    for (uint32_t l = 0; l < c->L; l++) {
         uint64_t params = dnn_model_layer_params(m, l);
-        max_in = max64(max_in, m->layer[l].in);
-        max_out = max64(max_out, m->layer[l].out);
-        max_stream = max64(max_stream, layer_stream_bytes(m, l));
-        max_grad = max64(max_grad, params * 4);
-        max_state = max64(max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
+        z->max_in = max64(z->max_in, m->layer[l].in);
+        z->max_out = max64(z->max_out, m->layer[l].out);
+        z->max_stream = max64(z->max_stream, layer_stream_bytes(m, l));
+        z->max_grad = max64(z->max_grad, params * 4);
+        z->max_state = max64(z->max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
         c->p->rec_bytes[HC_S_W][l] = layer_stream_bytes(m, l);
         c->p->rec_bytes[HC_S_M][l] = params * 4;
         c->p->rec_bytes[HC_S_O][l] = params * 4 * cfg->opt_state_words;
         c->p->rec_bytes[HC_S_V][l] = (uint64_t)r * m->layer[l].in * 2;
     }
     c->p->rec_bytes[HC_S_NV][0] = (uint64_t)r * m->layer[0].in + r;
-    max_w = max64(max_in, max_out);
+    z->max_w = max64(z->max_in, z->max_out);
+}
 
-    /* AN */
-    c->a_w[0] = tb_alloc(c, false, "wslot0", max_stream);
-    c->a_w[1] = tb_alloc(c, false, "wslot1", max_stream);
+/* Every AN's tensor buffer (the same map on each): weight slots, inputs, activations,
+ * gradients. */
+static void alloc_an_tb(struct cc *c, const struct tb_sizes *z)
+{
+    const struct dnn_model *m = &c->cfg->model;
+    uint32_t r = c->r;
+    char name[24];
+
+    c->a_w[0] = tb_alloc(c, false, "wslot0", z->max_stream);
+    c->a_w[1] = tb_alloc(c, false, "wslot1", z->max_stream);
     c->a_in = tb_alloc(c, false, "input", c->p->rec_bytes[HC_S_NV][0]);
-    for (uint32_t l = 0; l < L; l++) {
+    for (uint32_t l = 0; l < c->L; l++) {
         snprintf(name, sizeof(name), "x%u", l + 1);
         c->a_x[l] = tb_alloc(c, false, name, (uint64_t)r * m->layer[l].in * 2);
     }
-    c->a_y = tb_alloc(c, false, "y", (uint64_t)r * max_w * 4);
+    c->a_y = tb_alloc(c, false, "y", (uint64_t)r * z->max_w * 4);
     c->a_logits = tb_alloc(c, false, "logits", (uint64_t)r * dnn_model_classes(m) * 4);
-    c->a_dz = tb_alloc(c, false, "dz", (uint64_t)r * max_w * 4);
-    c->a_g = tb_alloc(c, false, "g", (uint64_t)r * max_out * 2);
-    c->a_xr[0] = tb_alloc(c, false, "xread0", (uint64_t)r * max_in * 2);
-    c->a_xr[1] = tb_alloc(c, false, "xread1", (uint64_t)r * max_in * 2);
-    c->a_dw[0] = tb_alloc(c, false, "grad0", max_grad);
-    c->a_dw[1] = tb_alloc(c, false, "grad1", max_grad);
+    c->a_dz = tb_alloc(c, false, "dz", (uint64_t)r * z->max_w * 4);
+    c->a_g = tb_alloc(c, false, "g", (uint64_t)r * z->max_out * 2);
+    c->a_xr[0] = tb_alloc(c, false, "xread0", (uint64_t)r * z->max_in * 2);
+    c->a_xr[1] = tb_alloc(c, false, "xread1", (uint64_t)r * z->max_in * 2);
+    c->a_dw[0] = tb_alloc(c, false, "grad0", z->max_grad);
+    c->a_dw[1] = tb_alloc(c, false, "grad1", z->max_grad);
     c->a_loss = tb_alloc(c, false, "loss", 4);
     c->a_cls = tb_alloc(c, false, "classes", r);
-    /* WN */
-    c->w_w[0] = tb_alloc(c, true, "wslot0", max_stream);
-    c->w_w[1] = tb_alloc(c, true, "wslot1", max_stream);
-    c->w_grad[0] = tb_alloc(c, true, "grad0", max_grad);
-    c->w_grad[1] = tb_alloc(c, true, "grad1", max_grad);
-    c->w_mo[0] = tb_alloc(c, true, "state0", max_state);
-    c->w_mo[1] = tb_alloc(c, true, "state1", max_state);
-    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(max_stream, TB_ALIGN) + max_state);
-    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(max_stream, TB_ALIGN) + max_state);
+}
 
-    c->p->an_in = c->a_in;
-    c->p->an_logits = c->a_logits;
-    c->p->an_cls = c->a_cls;
-    c->p->an_loss = c->a_loss;
+/* The WN's tensor buffer: weight slots, reduced gradients, optimizer state, write-back. */
+static void alloc_wn_tb(struct cc *c, const struct tb_sizes *z)
+{
+    c->w_w[0] = tb_alloc(c, true, "wslot0", z->max_stream);
+    c->w_w[1] = tb_alloc(c, true, "wslot1", z->max_stream);
+    c->w_grad[0] = tb_alloc(c, true, "grad0", z->max_grad);
+    c->w_grad[1] = tb_alloc(c, true, "grad1", z->max_grad);
+    c->w_mo[0] = tb_alloc(c, true, "state0", z->max_state);
+    c->w_mo[1] = tb_alloc(c, true, "state1", z->max_state);
+    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(z->max_stream, TB_ALIGN) + z->max_state);
+    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(z->max_stream, TB_ALIGN) + z->max_state);
+}
 
-    /* scoreboard buffers */
-    for (uint32_t n = 0; n < N; n++) {
-        c->an_in[n] = buf_new(c);
-        for (uint32_t l = 0; l < L; l++) {
-            c->an_x[n][l] = buf_new(c);
-            c->fl_x[n][l] = buf_new(c);
-        }
-        c->an_y[n] = buf_new(c);
-        c->an_logits[n] = buf_new(c);
-        c->an_dz[n] = buf_new(c);
-        c->an_g[n] = buf_new(c);
-        c->an_loss[n] = buf_new(c);
-        c->an_cls[n] = buf_new(c);
-        c->fl_in[n] = buf_new(c);
-        for (int s = 0; s < 2; s++) {
-            c->an_xr[n][s] = buf_new(c);
-            c->an_w[n][s] = buf_new(c);
-            c->an_dw[n][s] = buf_new(c);
-            c->pad_a[n][s] = buf_new(c);
-            c->pad_b[n][s] = buf_new(c);
-            c->pad_c[n][s] = buf_new(c);
-        }
+/* The scoreboard buffers of one AN: its tensors, its pad halves, its flash records. */
+static void new_an_buffers(struct cc *c, uint32_t n)
+{
+    c->an_in[n] = buf_new(c);
+    for (uint32_t l = 0; l < c->L; l++) {
+        c->an_x[n][l] = buf_new(c);
+        c->fl_x[n][l] = buf_new(c);
     }
+    c->an_y[n] = buf_new(c);
+    c->an_logits[n] = buf_new(c);
+    c->an_dz[n] = buf_new(c);
+    c->an_g[n] = buf_new(c);
+    c->an_loss[n] = buf_new(c);
+    c->an_cls[n] = buf_new(c);
+    c->fl_in[n] = buf_new(c);
+    for (int s = 0; s < 2; s++) {
+        c->an_xr[n][s] = buf_new(c);
+        c->an_w[n][s] = buf_new(c);
+        c->an_dw[n][s] = buf_new(c);
+        c->pad_a[n][s] = buf_new(c);
+        c->pad_b[n][s] = buf_new(c);
+        c->pad_c[n][s] = buf_new(c);
+    }
+}
+
+/* The scoreboard buffers of the WN, of its flash records and of the host. */
+static void new_wn_buffers(struct cc *c)
+{
     for (int s = 0; s < 2; s++) {
         c->wn_w[s] = buf_new(c);
         c->wn_grad[s] = buf_new(c);
         c->wn_mo[s] = buf_new(c);
         c->wn_wout[s] = buf_new(c);
     }
-    for (uint32_t l = 0; l < L; l++) {
+    for (uint32_t l = 0; l < c->L; l++) {
         c->fl_w[l] = buf_new(c);
         c->fl_m[l] = buf_new(c);
         c->fl_o[l] = buf_new(c);
     }
     c->host_loss = buf_new(c);
+}
+
+static void alloc_all(struct cc *c)
+{
+    struct tb_sizes z;
+
+    size_records(c, &z);
+    alloc_an_tb(c, &z);
+    alloc_wn_tb(c, &z);
+    c->p->an_in = c->a_in;
+    c->p->an_logits = c->a_logits;
+    c->p->an_cls = c->a_cls;
+    c->p->an_loss = c->a_loss;
+    for (uint32_t n = 0; n < c->cfg->n_an; n++)
+        new_an_buffers(c, n);
+    new_wn_buffers(c);
 }
 
 int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct hc_err *e)
