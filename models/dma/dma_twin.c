@@ -1,8 +1,9 @@
 /*
  * dma_twin: see dma_twin.h. Each struct below is one RTL module; its fields are that
  * module's registers, named as in the Verilog without the _q. step_one() evaluates the
- * combinational logic from the registers and the inputs, then updates every register, in the
- * order of the data flow (a value computed for the cycle is never one updated in it).
+ * combinational logic from the registers and the inputs (eval_<module>), then updates every
+ * register (clock_<module>), both in the order of the data flow (a value computed for the
+ * cycle is never one updated in it).
  */
 #include "models/dma/dma_twin.h"
 
@@ -294,6 +295,35 @@ static void skid_clock(struct skid *s, bool in_valid, const struct req *in, bool
 
 /* ---------------------------------------------------------------- one cycle */
 
+/*
+ * The combinational signals of one cycle, computed from the registers and the inputs by the
+ * eval_* functions (one per RTL module, in the order of the data flow), then read by the
+ * clock_* functions that update the registers.
+ */
+struct comb {
+    struct walk rw, ww; /* geometry of the read and the write dma_agen */
+    /* dma_ctl */
+    bool q_valid, desc_in_ready, take, start, wr_gate, cq_ready, finished;
+    uint8_t check;
+    /* dma_ports */
+    bool mem_in_ready, sram_in_ready, rd_ready, wr_ready;
+    /* dma_top: reads, each with a place in the meta FIFO */
+    bool rd_issue, rd_fire;
+    /* dma_xpose */
+    bool x_in_ready, x_out_valid, xp_valid, drain_end, pk_ready, x_in_fire, x_out_fire;
+    uint64_t xp_data;
+    /* dma_wr */
+    bool wr_valid, wr_fire, xp_ready;
+    struct req wreq;
+    /* dma_rd_pack, on the heads of the meta and data FIFOs */
+    bool data_valid, m_first, m_last, m_tlast, can_load, emit, extra, pack_take;
+    unsigned m_off, m_end, m_wm1;
+    uint64_t data, packed;
+    /* dma_top: the memories' responses */
+    bool data_push, data_in_ready, ack, rsp, err;
+    uint64_t push_data;
+};
+
 static void walks(const struct dma_twin *t, struct walk *rw, struct walk *ww)
 {
     const struct dma_desc *d = &t->ctl.d;
@@ -328,128 +358,191 @@ static void reset(struct dma_twin *t)
     t->sram_acc = 0;
 }
 
-static void step_one(struct dma_twin *t)
+/* dma_ctl: the descriptor queue, the checks, the start pulse, the write credit, the end. */
+static void eval_ctl(const struct dma_twin *t, struct comb *c)
 {
-    const struct dma_in *in = &t->in;
-    struct ctl *c = &t->ctl;
-    const struct dma_desc *d = &c->d;
-    struct walk rw, ww;
+    const struct ctl *ctl = &t->ctl;
 
-    if (in->rst) {
-        /* Registers without a reset keep their values; none of them is read before it is
-         * written again after the reset. */
-        reset(t);
-        t->cycle++;
-        return;
-    }
-    walks(t, &rw, &ww);
+    c->q_valid = t->desc_q.count > 0;
+    c->desc_in_ready = t->desc_q.count < t->desc_q.depth;
+    c->take = ctl->state == S_IDLE && c->q_valid;
+    c->check = ctl->state == S_CHECK ? ctl_check(t) : 0;
+    c->start = ctl->state == S_CHECK && c->check == DMA_ST_OK;
+    c->wr_gate = ctl->pend != t->p.max_wr_out;
+    c->cq_ready = t->cpl_q.count < t->cpl_q.depth;
+    c->finished = agen_done(&t->rd) && agen_done(&t->wr) && ctl->pend == 0;
+}
 
-    /* dma_ctl */
-    bool q_valid = t->desc_q.count > 0;
-    bool desc_in_ready = t->desc_q.count < t->desc_q.depth;
-    bool take = c->state == S_IDLE && q_valid;
-    uint8_t check = c->state == S_CHECK ? ctl_check(t) : 0;
-    bool start = c->state == S_CHECK && check == DMA_ST_OK;
-    bool wr_gate = c->pend != t->p.max_wr_out;
+/* dma_ports: each skid buffer takes a request while its skid register is empty; a load reads
+ * the tensor buffer and writes the SRAM, a store the other way round. */
+static void eval_ports(const struct dma_twin *t, struct comb *c)
+{
+    bool store = t->ctl.d.store;
 
-    /* read side */
-    bool mem_in_ready = !t->mem.skid_valid, sram_in_ready = !t->sram.skid_valid;
+    c->mem_in_ready = !t->mem.skid_valid;
+    c->sram_in_ready = !t->sram.skid_valid;
+    c->rd_ready = store ? c->sram_in_ready : c->mem_in_ready;
+    c->wr_ready = store ? c->mem_in_ready : c->sram_in_ready;
+}
+
+/* dma_top: a read beat issues only while the meta FIFO has room for its sideband. */
+static void eval_rd_issue(const struct dma_twin *t, struct comb *c)
+{
     bool meta_in_ready = t->meta_q.count < t->meta_q.depth;
-    bool rd_issue = t->rd.b_valid && meta_in_ready;
-    bool rd_fire = rd_issue && (d->store ? sram_in_ready : mem_in_ready);
 
-    /* dma_xpose outputs */
-    struct xpose *x = &t->xp;
-    struct pack *pk = &t->pack;
-    bool x_in_ready = !x->full[x->fill_bank];
-    bool x_out_valid = x->full[x->drain_bank];
-    bool xp_valid = d->xpose ? x_out_valid : pk->o_valid;
-    uint64_t xp_data = d->xpose ? xpose_column(x) : pk->o_data;
-    bool drain_end = x->drain_col == x->wm1[x->drain_bank];
+    c->rd_issue = t->rd.b_valid && meta_in_ready;
+    c->rd_fire = c->rd_issue && c->rd_ready;
+}
 
-    /* dma_wr */
+/* dma_xpose's outputs, from its registers alone (dma_rd_pack's pass through on a plain copy). */
+static void eval_xpose_out(const struct dma_twin *t, struct comb *c)
+{
+    const struct xpose *x = &t->xp;
+    bool en = t->ctl.d.xpose;
+
+    c->x_in_ready = !x->full[x->fill_bank];
+    c->x_out_valid = x->full[x->drain_bank];
+    c->xp_valid = en ? c->x_out_valid : t->pack.o_valid;
+    c->xp_data = en ? xpose_column(x) : t->pack.o_data;
+    c->drain_end = x->drain_col == x->wm1[x->drain_bank];
+}
+
+/* dma_wr: the write request of the current write beat, and whether it takes a packed beat. */
+static void eval_wr(const struct dma_twin *t, struct comb *c)
+{
     const struct agen *wb = &t->wr;
     bool wb_last = wb->b_left == 0;
     bool consume = !(wb_last && wb->b_end < wb->b_off);
-    bool wr_valid = wb->b_valid && (!consume || xp_valid) && wr_gate;
-    bool wr_fire = wr_valid && (d->store ? mem_in_ready : sram_in_ready);
-    bool xp_ready = wr_fire && consume;
-    struct req wreq = {.write = true, .addr = wb->b_addr};
-    {
-        unsigned lo = wb->b_first ? wb->b_off : 0, hi = wb_last ? wb->b_end : 7;
-        uint64_t placed = shr(xp_data, t->wr_prev, (8 - wb->b_off) & 7);
-        if (wb->b_off == 0)
-            placed = xp_data;
-        for (unsigned i = lo; i <= hi; i++)
-            wreq.wstrb |= (uint8_t)(1u << i);
-        for (unsigned i = 0; i < 8; i++)
-            if (wreq.wstrb >> i & 1)
-                wreq.wdata |= placed & (0xffull << (8 * i));
-    }
+    unsigned lo = wb->b_first ? wb->b_off : 0, hi = wb_last ? wb->b_end : 7;
+    uint64_t placed = shr(c->xp_data, t->wr_prev, (8 - wb->b_off) & 7);
 
-    /* dma_xpose input side */
-    bool pk_ready = d->xpose ? x_in_ready : xp_ready;
-    bool x_in_fire = d->xpose && pk->o_valid && x_in_ready;
-    bool x_out_fire = d->xpose && x_out_valid && xp_ready;
+    c->wr_valid = wb->b_valid && (!consume || c->xp_valid) && c->wr_gate;
+    c->wr_fire = c->wr_valid && c->wr_ready;
+    c->xp_ready = c->wr_fire && consume;
+    c->wreq = (struct req){.write = true, .addr = wb->b_addr};
+    if (wb->b_off == 0)
+        placed = c->xp_data;
+    for (unsigned i = lo; i <= hi; i++)
+        c->wreq.wstrb |= (uint8_t)(1u << i);
+    for (unsigned i = 0; i < 8; i++)
+        if (c->wreq.wstrb >> i & 1)
+            c->wreq.wdata |= placed & (0xffull << (8 * i));
+}
 
-    /* dma_rd_pack */
-    bool data_valid = t->data_q.count > 0;
-    uint16_t meta = data_valid ? *(uint16_t *)ring_head(&t->meta_q) : 0;
-    uint64_t data = data_valid ? *(uint64_t *)ring_head(&t->data_q) : 0;
-    bool m_first = meta >> 10 & 1, m_last = meta >> 9 & 1, m_tlast = meta >> 2 & 1;
-    unsigned m_off = meta >> 6 & 7, m_end = meta >> 3 & 7, m_wm1 = meta & 3;
-    bool can_load = !pk->o_valid || pk_ready;
-    bool emit = m_off == 0 || !m_first || m_last;
-    bool extra = m_last && !m_first && m_off != 0 && m_end >= m_off;
-    bool pack_take = !pk->pend && data_valid && (!emit || can_load);
-    uint64_t packed = (m_first && m_last) ? shr(0, data, m_off)
-                      : m_off == 0        ? data
-                                          : shr(data, pk->prev, m_off);
+/* dma_xpose's input side and its fires, once dma_wr has said whether it takes a beat. */
+static void eval_xpose_in(const struct dma_twin *t, struct comb *c)
+{
+    bool en = t->ctl.d.xpose;
 
-    /* responses */
-    bool data_push = d->store ? in->sram.rsp_valid : in->mem.rsp_valid;
-    bool data_in_ready = t->data_q.count < t->data_q.depth;
-    uint64_t push_data = d->store ? in->sram.rdata : in->mem.rdata;
-    bool ack = d->store ? in->mem.rsp_valid : in->sram.rsp_valid;
-    bool rsp = in->mem.rsp_valid || in->sram.rsp_valid;
-    bool err = (in->mem.rsp_valid && in->mem.err) || (in->sram.rsp_valid && in->sram.err);
+    c->pk_ready = en ? c->x_in_ready : c->xp_ready;
+    c->x_in_fire = en && t->pack.o_valid && c->x_in_ready;
+    c->x_out_fire = en && c->x_out_valid && c->xp_ready;
+}
 
-    /* completion and end of transfer */
-    bool cq_ready = t->cpl_q.count < t->cpl_q.depth;
-    bool finished = agen_done(&t->rd) && agen_done(&t->wr) && c->pend == 0;
+/* dma_rd_pack, fed by the heads of the meta and data FIFOs. */
+static void eval_pack(const struct dma_twin *t, struct comb *c)
+{
+    const struct pack *pk = &t->pack;
+    uint16_t meta;
 
-    /* environment checks (the RTL's assertions) */
+    c->data_valid = t->data_q.count > 0;
+    meta = c->data_valid ? *(const uint16_t *)ring_head(&t->meta_q) : 0;
+    c->data = c->data_valid ? *(const uint64_t *)ring_head(&t->data_q) : 0;
+    c->m_first = meta >> 10 & 1;
+    c->m_last = meta >> 9 & 1;
+    c->m_tlast = meta >> 2 & 1;
+    c->m_off = meta >> 6 & 7;
+    c->m_end = meta >> 3 & 7;
+    c->m_wm1 = meta & 3;
+    c->can_load = !pk->o_valid || c->pk_ready;
+    c->emit = c->m_off == 0 || !c->m_first || c->m_last;
+    c->extra = c->m_last && !c->m_first && c->m_off != 0 && c->m_end >= c->m_off;
+    c->pack_take = !pk->pend && c->data_valid && (!c->emit || c->can_load);
+    c->packed = (c->m_first && c->m_last) ? shr(0, c->data, c->m_off)
+                : c->m_off == 0           ? c->data
+                                          : shr(c->data, pk->prev, c->m_off);
+}
+
+/* dma_top: the responses, read data for the data FIFO and acknowledgements for dma_ctl. */
+static void eval_rsp(const struct dma_twin *t, struct comb *c)
+{
+    const struct dma_in *in = &t->in;
+    bool store = t->ctl.d.store;
+
+    c->data_push = store ? in->sram.rsp_valid : in->mem.rsp_valid;
+    c->data_in_ready = t->data_q.count < t->data_q.depth;
+    c->push_data = store ? in->sram.rdata : in->mem.rdata;
+    c->ack = store ? in->mem.rsp_valid : in->sram.rsp_valid;
+    c->rsp = in->mem.rsp_valid || in->sram.rsp_valid;
+    c->err = (in->mem.rsp_valid && in->mem.err) || (in->sram.rsp_valid && in->sram.err);
+}
+
+/* Every combinational signal of the cycle. dma_xpose comes in two parts: its outputs depend
+ * on its registers only, its input side on whether dma_wr takes a beat. */
+static void eval(const struct dma_twin *t, struct comb *c)
+{
+    walks(t, &c->rw, &c->ww);
+    eval_ctl(t, c);
+    eval_ports(t, c);
+    eval_rd_issue(t, c);
+    eval_xpose_out(t, c);
+    eval_wr(t, c);
+    eval_xpose_in(t, c);
+    eval_pack(t, c);
+    eval_rsp(t, c);
+}
+
+/* What dma_top and dma_ctl assert about the environment, in the same order. */
+static void check_env(struct dma_twin *t, const struct comb *c)
+{
+    const struct dma_in *in = &t->in;
+
     if (in->sram.rsp_valid != (bool)(t->sram_acc >> (t->p.sram_lat - 1) & 1))
         twin_err(t, "SRAM response %s, expected %u cycles after each request",
                  in->sram.rsp_valid ? "without a request" : "missing", t->p.sram_lat);
-    if (data_push && !data_in_ready)
+    if (c->data_push && !c->data_in_ready)
         twin_err(t, "read data with no room reserved for it");
-    if (ack && c->pend == 0)
+    if (c->ack && t->ctl.pend == 0)
         twin_err(t, "a write acknowledgement with no write outstanding");
-    if (rsp && c->state != S_RUN)
+    if (c->rsp && t->ctl.state != S_RUN)
         twin_err(t, "a memory response outside a transfer");
+}
 
-    /* ---- register updates ---- */
-    struct req rreq = {.write = false, .addr = t->rd.b_addr};
-    bool sram_acc = t->sram.out_valid && in->sram.req_ready;
+/* dma_top's latency checker: bit k = a request accepted k + 1 cycles ago. */
+static void clock_sram_acc(struct dma_twin *t)
+{
+    bool sram_acc = t->sram.out_valid && t->in.sram.req_ready;
+
     t->sram_acc = (t->sram_acc << 1 | sram_acc) & ((1ull << t->p.sram_lat) - 1);
-    skid_clock(&t->mem, d->store ? wr_valid : rd_issue, d->store ? &wreq : &rreq,
+}
+
+/* dma_ports: the two skid buffers. */
+static void clock_ports(struct dma_twin *t, const struct comb *c)
+{
+    const struct dma_in *in = &t->in;
+    bool store = t->ctl.d.store;
+    struct req rreq = {.write = false, .addr = t->rd.b_addr};
+
+    skid_clock(&t->mem, store ? c->wr_valid : c->rd_issue, store ? &c->wreq : &rreq,
                in->mem.req_ready);
-    skid_clock(&t->sram, d->store ? rd_issue : wr_valid, d->store ? &rreq : &wreq,
+    skid_clock(&t->sram, store ? c->rd_issue : c->wr_valid, store ? &rreq : &c->wreq,
                in->sram.req_ready);
+}
 
-    /* completion queue: push from CPL, pop by the consumer */
-    if (t->cpl_q.count && in->cpl_ready)
-        ring_pop(&t->cpl_q);
-    if (c->state == S_CPL && cq_ready) {
-        struct dma_cpl cp = {.tag = d->tag, .status = c->status, .cycles = c->cyc};
-        ring_push(&t->cpl_q, &cp);
-    }
+/* dma_wr: the packed beat a write took, for the low lanes of the next write. */
+static void clock_wr(struct dma_twin *t, const struct comb *c)
+{
+    if (c->xp_ready)
+        t->wr_prev = c->xp_data;
+}
 
-    /* dma_wr, dma_xpose, dma_rd_pack */
-    if (xp_ready)
-        t->wr_prev = xp_data;
-    if (x_in_fire) {
+/* dma_xpose: a row into the filling bank, a column out of the draining one. */
+static void clock_xpose(struct dma_twin *t, const struct comb *c)
+{
+    struct xpose *x = &t->xp;
+    const struct pack *pk = &t->pack;
+
+    if (c->x_in_fire) {
         x->row[4 * x->fill_bank + x->fill_row] = pk->o_data;
         if (pk->o_tlast) {
             x->wm1[x->fill_bank] = pk->o_wm1;
@@ -461,8 +554,8 @@ static void step_one(struct dma_twin *t)
             x->fill_row = (x->fill_row + 1) & 3;
         }
     }
-    if (x_out_fire) {
-        if (drain_end) {
+    if (c->x_out_fire) {
+        if (c->drain_end) {
             x->full[x->drain_bank] = false;
             x->drain_bank ^= 1;
             x->drain_col = 0;
@@ -470,8 +563,15 @@ static void step_one(struct dma_twin *t)
             x->drain_col = (x->drain_col + 1) & 3;
         }
     }
+}
+
+/* dma_rd_pack: the output register, the pending last beat, the previous read beat. */
+static void clock_pack(struct dma_twin *t, const struct comb *c)
+{
+    struct pack *pk = &t->pack;
+
     if (pk->pend) {
-        if (can_load) {
+        if (c->can_load) {
             pk->o_valid = true;
             pk->pend = false;
             pk->o_data = shr(0, pk->prev, pk->pend_off);
@@ -479,85 +579,124 @@ static void step_one(struct dma_twin *t)
             pk->o_tlast = pk->pend_tlast;
             pk->o_wm1 = pk->pend_wm1;
         }
-    } else if (pack_take && emit) {
+    } else if (c->pack_take && c->emit) {
         pk->o_valid = true;
-        pk->pend = extra;
-        pk->o_data = packed;
-        pk->o_slast = m_last && !extra;
-        pk->o_tlast = m_tlast && m_last && !extra;
-        pk->o_wm1 = m_wm1;
-    } else if (can_load) {
+        pk->pend = c->extra;
+        pk->o_data = c->packed;
+        pk->o_slast = c->m_last && !c->extra;
+        pk->o_tlast = c->m_tlast && c->m_last && !c->extra;
+        pk->o_wm1 = c->m_wm1;
+    } else if (c->can_load) {
         pk->o_valid = false;
     }
-    if (pack_take) {
-        pk->prev = data;
-        pk->pend_off = m_off;
-        pk->pend_tlast = m_tlast;
-        pk->pend_wm1 = m_wm1;
+    if (c->pack_take) {
+        pk->prev = c->data;
+        pk->pend_off = c->m_off;
+        pk->pend_tlast = c->m_tlast;
+        pk->pend_wm1 = c->m_wm1;
     }
+}
 
-    /* meta and data FIFOs */
-    if (pack_take) {
+/* dma_top: the meta and data FIFOs between the read requests and dma_rd_pack. */
+static void clock_rd_fifos(struct dma_twin *t, const struct comb *c)
+{
+    const struct agen *rb = &t->rd;
+
+    if (c->pack_take) {
         ring_pop(&t->meta_q);
         ring_pop(&t->data_q);
     }
-    if (rd_fire) {
-        uint16_t m = (uint16_t)(t->rd.b_first << 10 | (t->rd.b_left == 0) << 9 | t->rd.b_off << 6 |
-                                t->rd.b_end << 3 | t->rd.b_tlast << 2 | t->rd.b_wm1);
+    if (c->rd_fire) {
+        uint16_t m = (uint16_t)(rb->b_first << 10 | (rb->b_left == 0) << 9 | rb->b_off << 6 |
+                                rb->b_end << 3 | rb->b_tlast << 2 | rb->b_wm1);
         ring_push(&t->meta_q, &m);
     }
-    if (data_push && data_in_ready)
-        ring_push(&t->data_q, &push_data);
+    if (c->data_push && c->data_in_ready)
+        ring_push(&t->data_q, &c->push_data);
+}
 
-    /* address generators */
-    agen_clock(&t->rd, &rw, start, rd_fire);
-    agen_clock(&t->wr, &ww, start, wr_fire);
+static unsigned ctl_next_state(unsigned state, const struct comb *c)
+{
+    switch (state) {
+    case S_IDLE:
+        return c->q_valid ? S_CHECK : S_IDLE;
+    case S_CHECK:
+        return c->check == DMA_ST_OK ? S_RUN : S_CPL;
+    case S_RUN:
+        return c->finished ? S_CPL : S_RUN;
+    default:
+        return c->cq_ready ? S_IDLE : state;
+    }
+}
 
-    /* dma_ctl */
-    if (c->state == S_CHECK)
-        c->status = check;
-    else if (c->state == S_RUN && finished)
-        c->status = c->err ? DMA_ST_MEM_ERR : DMA_ST_OK;
-    if (start)
-        c->err = false;
-    else if (err)
-        c->err = true;
-    if (wr_fire && !ack)
-        c->pend++;
-    else if (!wr_fire && ack)
-        c->pend--;
-    if (take)
-        c->cyc = 1;
-    else if (c->state != S_IDLE && c->cyc != UINT32_MAX)
-        c->cyc++;
-    if (take) {
-        c->d = *(struct dma_desc *)ring_head(&t->desc_q);
+/* dma_ctl: the completion queue, the descriptor registers, the counters, the state, and the
+ * descriptor queue (its push sees the readiness from before the pop, as in cmn_fifo). */
+static void clock_ctl(struct dma_twin *t, const struct comb *c)
+{
+    struct ctl *ctl = &t->ctl;
+
+    if (t->cpl_q.count && t->in.cpl_ready)
+        ring_pop(&t->cpl_q);
+    if (ctl->state == S_CPL && c->cq_ready) {
+        struct dma_cpl cp = {.tag = ctl->d.tag, .status = ctl->status, .cycles = ctl->cyc};
+        ring_push(&t->cpl_q, &cp);
+    }
+    if (ctl->state == S_CHECK)
+        ctl->status = c->check;
+    else if (ctl->state == S_RUN && c->finished)
+        ctl->status = ctl->err ? DMA_ST_MEM_ERR : DMA_ST_OK;
+    if (c->start)
+        ctl->err = false;
+    else if (c->err)
+        ctl->err = true;
+    if (c->wr_fire && !c->ack)
+        ctl->pend++;
+    else if (!c->wr_fire && c->ack)
+        ctl->pend--;
+    if (c->take)
+        ctl->cyc = 1;
+    else if (ctl->state != S_IDLE && ctl->cyc != UINT32_MAX)
+        ctl->cyc++;
+    if (c->take) {
+        ctl->d = *(struct dma_desc *)ring_head(&t->desc_q);
         ring_pop(&t->desc_q);
     }
-    switch (c->state) {
-    case S_IDLE:
-        if (q_valid)
-            c->state = S_CHECK;
-        break;
-    case S_CHECK:
-        c->state = check == DMA_ST_OK ? S_RUN : S_CPL;
-        break;
-    case S_RUN:
-        if (finished)
-            c->state = S_CPL;
-        break;
-    default:
-        if (cq_ready)
-            c->state = S_IDLE;
-        break;
-    }
-
-    /* descriptor queue push (readiness as before the pop, as in cmn_fifo) */
-    if (in->desc_valid && desc_in_ready) {
-        struct dma_desc nd = in->desc;
+    ctl->state = ctl_next_state(ctl->state, c);
+    if (t->in.desc_valid && c->desc_in_ready) {
+        struct dma_desc nd = t->in.desc;
         dma_desc_truncate(&nd);
         ring_push(&t->desc_q, &nd);
     }
+}
+
+/*
+ * One rising edge. Every clock_* function reads only registers no earlier one has updated:
+ * dma_ports reads the descriptor and the read beat, dma_xpose dma_rd_pack's output register,
+ * the meta FIFO the read beat, the address generators their walks (taken in eval), all before
+ * their owners are clocked.
+ */
+static void step_one(struct dma_twin *t)
+{
+    struct comb c;
+
+    if (t->in.rst) {
+        /* Registers without a reset keep their values; none of them is read before it is
+         * written again after the reset. */
+        reset(t);
+        t->cycle++;
+        return;
+    }
+    eval(t, &c);
+    check_env(t, &c);
+    clock_sram_acc(t);
+    clock_ports(t, &c);
+    clock_wr(t, &c);
+    clock_xpose(t, &c);
+    clock_pack(t, &c);
+    clock_rd_fifos(t, &c);
+    agen_clock(&t->rd, &c.rw, c.start, c.rd_fire);
+    agen_clock(&t->wr, &c.ww, c.start, c.wr_fire);
+    clock_ctl(t, &c);
     t->cycle++;
 }
 

@@ -242,7 +242,96 @@ static int check_batch(const struct dnn_params *p, const uint8_t *images, const 
     return 0;
 }
 
+/* ------------------------------------------------------------------ README section 6: backward */
+
+/* G = bf16(dZ), and this node's partials of layer l [in x o] from it. */
+static void layer_partials(struct work *w, uint32_t l, uint32_t in, uint32_t o)
+{
+    uint32_t r = w->rows;
+
+    for (size_t i = 0; i < (size_t)r * o; i++)
+        w->g[i] = bf16_from_f32(w->dz[i]); /* G = bf16(dZ) */
+    /* dW partial [in x o] = X^T [in x r] * G [r x o], k = rows ascending. */
+    gemm(in, o, r, w->x[l], in, true, w->g, o, false, w->acc, o);
+    for (size_t i = 0; i < (size_t)in * o; i++)
+        w->dw[i] = fp32_from_bits(w->acc[i]);
+    /* db partial[j] = sum over rows i ascending of fp32 dZ[i][j]. */
+    for (size_t j = 0; j < o; j++) {
+        float s = w->dz[j];
+
+        for (size_t i = 1; i < r; i++)
+            s = s + w->dz[i * o + j];
+        w->db[j] = s;
+    }
+}
+
+/* Section 7: fold node's partials of layer l into the sums, node order 0..N-1. */
+static void fold_partials(struct dnn_grads *out, const struct work *w, uint32_t node, uint32_t l,
+                          size_t nw, uint32_t o)
+{
+    for (size_t i = 0; i < nw; i++)
+        out->dw[l][i] = node == 0 ? w->dw[i] : out->dw[l][i] + w->dw[i];
+    for (size_t j = 0; j < o; j++)
+        out->db[l][j] = node == 0 ? w->db[j] : out->db[l][j] + w->db[j];
+}
+
+/* dZ of layer l-1 from G of layer l, l >= 1. */
+static void propagate(const struct dnn_params *p, struct work *w, uint32_t l)
+{
+    uint32_t r = w->rows, in = p->model.layer[l].in, o = p->model.layer[l].out;
+
+    /* dX [r x in] = G [r x o] * W^T [o x in] (W stored [in x o]), k = o ascending. */
+    gemm(r, in, o, w->g, o, false, p->layer[l].wq, o, true, w->acc, in);
+    /* dZ of layer l-1: masked by the stored bf16 activation (value > 0). */
+    for (size_t i = 0; i < (size_t)r * in; i++) {
+        float x = bf16_to_f32(w->x[l][i]);
+
+        w->dz[i] = x > 0.0f ? fp32_from_bits(w->acc[i]) : +0.0f;
+    }
+}
+
+/* Backward pass of one node, l = L-1 .. 0, from dZ of the last layer in w->dz; its partials
+ * are folded into out. */
+static void backward(const struct dnn_params *p, struct work *w, uint32_t node,
+                     struct dnn_grads *out, dnn_tap_fn tap, void *ctx)
+{
+    const struct dnn_model *m = &p->model;
+
+    for (uint32_t l = m->n_layers; l-- > 0;) {
+        uint32_t in = m->layer[l].in, o = m->layer[l].out;
+
+        tap_emit(tap, ctx, DNN_TAP_DZ, node, l, w->rows, o, w->dz);
+        layer_partials(w, l, in, o);
+        tap_emit(tap, ctx, DNN_TAP_DW_PARTIAL, node, l, in, o, w->dw);
+        tap_emit(tap, ctx, DNN_TAP_DB_PARTIAL, node, l, 1, o, w->db);
+        fold_partials(out, w, node, l, (size_t)in * o, o);
+        if (l == 0)
+            break;
+        propagate(p, w, l);
+    }
+}
+
 /* ------------------------------------------------------------------ README sections 4-7 */
+
+/* Section 5: global loss = (shard losses summed in node order) / B. */
+static float global_loss(const float *shard_loss, uint32_t N, float Bf)
+{
+    float total = shard_loss[0];
+
+    for (uint32_t n = 1; n < N; n++)
+        total = total + shard_loss[n];
+    return total / Bf;
+}
+
+static void tap_sums(const struct dnn_model *m, const struct dnn_grads *out, dnn_tap_fn tap,
+                     void *ctx)
+{
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        tap_emit(tap, ctx, DNN_TAP_DW, DNN_TAP_ALL_NODES, l, m->layer[l].in, m->layer[l].out,
+                 out->dw[l]);
+        tap_emit(tap, ctx, DNN_TAP_DB, DNN_TAP_ALL_NODES, l, 1, m->layer[l].out, out->db[l]);
+    }
+}
 
 int dnn_golden_grad(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
                     uint32_t B, uint32_t N, struct dnn_grads *out, float *loss, dnn_tap_fn tap,
@@ -273,68 +362,16 @@ int dnn_golden_grad(const struct dnn_params *p, const uint8_t *images, const uin
         goto out_shard;
 
     for (uint32_t n = 0; n < N; n++) {
-        const uint8_t *img = &images[(size_t)n * r * in0];
-        const uint8_t *lab = &labels[(size_t)n * r];
-
         /* Section 2.2: AN n gets rows n*r .. n*r+r-1. */
-        load_inputs(w.x[0], img, (size_t)r * in0);
+        load_inputs(w.x[0], &images[(size_t)n * r * in0], (size_t)r * in0);
         forward(p, &w, n, tap, tap_ctx);
-
         /* Section 5: loss and dZ of the last layer. */
-        shard_loss[n] = softmax_ce(w.z, lab, r, classes, Bf, w.dz);
+        shard_loss[n] = softmax_ce(w.z, &labels[(size_t)n * r], r, classes, Bf, w.dz);
         tap_emit(tap, tap_ctx, DNN_TAP_SHARD_LOSS, n, 0, 1, 1, &shard_loss[n]);
-
-        /* Section 6: backward, l = L-1 .. 0. */
-        for (uint32_t l = L; l-- > 0;) {
-            uint32_t in = m->layer[l].in, o = m->layer[l].out;
-            size_t nw = (size_t)in * o;
-
-            tap_emit(tap, tap_ctx, DNN_TAP_DZ, n, l, r, o, w.dz);
-            for (size_t i = 0; i < (size_t)r * o; i++)
-                w.g[i] = bf16_from_f32(w.dz[i]); /* G = bf16(dZ) */
-
-            /* dW partial [in x o] = X^T [in x r] * G [r x o], k = rows ascending. */
-            gemm(in, o, r, w.x[l], in, true, w.g, o, false, w.acc, o);
-            for (size_t i = 0; i < nw; i++)
-                w.dw[i] = fp32_from_bits(w.acc[i]);
-            /* db partial[j] = sum over rows i ascending of fp32 dZ[i][j]. */
-            for (size_t j = 0; j < o; j++) {
-                float s = w.dz[j];
-
-                for (size_t i = 1; i < r; i++)
-                    s = s + w.dz[i * o + j];
-                w.db[j] = s;
-            }
-            /* Section 7: fold this node's partials into the sum, node order 0..N-1. */
-            tap_emit(tap, tap_ctx, DNN_TAP_DW_PARTIAL, n, l, in, o, w.dw);
-            tap_emit(tap, tap_ctx, DNN_TAP_DB_PARTIAL, n, l, 1, o, w.db);
-            for (size_t i = 0; i < nw; i++)
-                out->dw[l][i] = n == 0 ? w.dw[i] : out->dw[l][i] + w.dw[i];
-            for (size_t j = 0; j < o; j++)
-                out->db[l][j] = n == 0 ? w.db[j] : out->db[l][j] + w.db[j];
-            if (l == 0)
-                break;
-            /* dX [r x in] = G [r x o] * W^T [o x in] (W stored [in x o]), k = o ascending. */
-            gemm(r, in, o, w.g, o, false, p->layer[l].wq, o, true, w.acc, in);
-            /* dZ of layer l-1: masked by the stored bf16 activation (value > 0). */
-            for (size_t i = 0; i < (size_t)r * in; i++) {
-                float x = bf16_to_f32(w.x[l][i]);
-
-                w.dz[i] = x > 0.0f ? fp32_from_bits(w.acc[i]) : +0.0f;
-            }
-        }
+        backward(p, &w, n, out, tap, tap_ctx);
     }
-
-    for (uint32_t l = 0; l < L; l++) {
-        tap_emit(tap, tap_ctx, DNN_TAP_DW, DNN_TAP_ALL_NODES, l, m->layer[l].in, m->layer[l].out,
-                 out->dw[l]);
-        tap_emit(tap, tap_ctx, DNN_TAP_DB, DNN_TAP_ALL_NODES, l, 1, m->layer[l].out, out->db[l]);
-    }
-    /* Section 5: global loss = (shard losses summed in node order) / B. */
-    total = shard_loss[0];
-    for (uint32_t n = 1; n < N; n++)
-        total = total + shard_loss[n];
-    total = total / Bf;
+    tap_sums(m, out, tap, tap_ctx);
+    total = global_loss(shard_loss, N, Bf);
     tap_emit(tap, tap_ctx, DNN_TAP_LOSS, DNN_TAP_ALL_NODES, 0, 1, 1, &total);
     if (loss)
         *loss = total;

@@ -103,82 +103,78 @@ static int check_addr(const struct flash_die *d, const char *op, uint32_t mask,
     return 0;
 }
 
-int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
-                      uint32_t page, const void *const *data, struct flash_err *e)
-{
-    unsigned char *copy[FLASH_MAX_PLANES] = {0};
-    char buf[96];
-    int rc;
+/* A multi-plane page address: page `page` of blocks[p] in every plane p of mask. */
+struct mp_page {
+    uint32_t mask;
+    const uint32_t *blocks;
+    uint32_t page;
+};
 
-    rc = check_addr(d, "program", plane_mask, blocks, page, e);
-    if (rc)
-        return rc;
+/* NAND's program rules, in every addressed plane: a good block, and its next erased page. */
+static int check_programmable(const struct flash_die *d, const struct mp_page *a,
+                              struct flash_err *e)
+{
+    char buf[96];
+
     for (uint32_t p = 0; p < d->planes; p++) {
         const struct flash_block *b;
 
-        if (!(plane_mask & (1u << p)))
+        if (!(a->mask & (1u << p)))
             continue;
-        b = flash_die_block_c(d, p, blocks[p]);
+        b = flash_die_block_c(d, p, a->blocks[p]);
         if (b->bad)
             return flash_err_set(e, -EIO,
                                  "flash program refused at %s: block is bad (retired); "
                                  "accepted only good blocks",
-                                 where(d, p, blocks[p], page, buf, sizeof(buf)));
-        if (page < b->wp)
+                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+        if (a->page < b->wp)
             return flash_err_set(e, -EINVAL,
                                  "flash program refused at %s: page already programmed "
                                  "(block holds pages 0..%u); NAND programs only erased "
                                  "pages: erase the block first",
-                                 where(d, p, blocks[p], page, buf, sizeof(buf)), b->wp - 1);
-        if (page > b->wp)
+                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp - 1);
+        if (a->page > b->wp)
             return flash_err_set(e, -EINVAL,
                                  "flash program refused at %s: pages of a block are "
                                  "programmed in order; accepted page %u, the next erased "
                                  "page of this block",
-                                 where(d, p, blocks[p], page, buf, sizeof(buf)), b->wp);
+                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp);
     }
+    return 0;
+}
 
-    /* All planes pass: allocate what functional mode needs, then commit. */
-    if (d->store_payload && data) {
-        for (uint32_t p = 0; p < d->planes; p++) {
-            if (!(plane_mask & (1u << p)) || !data[p])
-                continue;
-            copy[p] = malloc(d->page_bytes);
-            if (!copy[p]) {
-                rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for payload",
-                                   where(d, p, blocks[p], page, buf, sizeof(buf)));
-                goto out_free_copies;
-            }
-            memcpy(copy[p], data[p], d->page_bytes);
-        }
-        for (uint32_t p = 0; p < d->planes; p++) {
-            struct flash_block *b;
+/* Functional mode: a copy of each plane's data, and the page tables of the blocks that get
+ * one, all allocated before anything is committed. On failure the copies are freed. */
+static int stage_payload(struct flash_die *d, const struct mp_page *a, const void *const *data,
+                         unsigned char **copy, struct flash_err *e)
+{
+    char buf[96];
+    int rc;
 
-            if (!copy[p])
-                continue;
-            b = flash_die_block(d, p, blocks[p]);
-            if (!b->data)
-                b->data = calloc(d->pages, sizeof(*b->data));
-            if (!b->data) {
-                rc = flash_err_set(e, -ENOMEM,
-                                   "flash program at %s: out of memory for the page table",
-                                   where(d, p, blocks[p], page, buf, sizeof(buf)));
-                goto out_free_copies;
-            }
+    for (uint32_t p = 0; p < d->planes; p++) {
+        if (!(a->mask & (1u << p)) || !data[p])
+            continue;
+        copy[p] = malloc(d->page_bytes);
+        if (!copy[p]) {
+            rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for payload",
+                               where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+            goto out_free_copies;
         }
+        memcpy(copy[p], data[p], d->page_bytes);
     }
     for (uint32_t p = 0; p < d->planes; p++) {
         struct flash_block *b;
 
-        if (!(plane_mask & (1u << p)))
+        if (!copy[p])
             continue;
-        b = flash_die_block(d, p, blocks[p]);
-        if (copy[p]) {
-            b->data[page] = copy[p];
-            d->payload_pages++;
+        b = flash_die_block(d, p, a->blocks[p]);
+        if (!b->data)
+            b->data = calloc(d->pages, sizeof(*b->data));
+        if (!b->data) {
+            rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for the page table",
+                               where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+            goto out_free_copies;
         }
-        b->wp = page + 1;
-        d->n_prog_pages++;
     }
     return 0;
 
@@ -186,6 +182,43 @@ out_free_copies:
     for (uint32_t p = 0; p < FLASH_MAX_PLANES; p++)
         free(copy[p]);
     return rc;
+}
+
+/* Every addressed plane's write pointer moves past the page, which holds its copy if any. */
+static void commit_program(struct flash_die *d, const struct mp_page *a, unsigned char *const *copy)
+{
+    for (uint32_t p = 0; p < d->planes; p++) {
+        struct flash_block *b;
+
+        if (!(a->mask & (1u << p)))
+            continue;
+        b = flash_die_block(d, p, a->blocks[p]);
+        if (copy[p]) {
+            b->data[a->page] = copy[p];
+            d->payload_pages++;
+        }
+        b->wp = a->page + 1;
+        d->n_prog_pages++;
+    }
+}
+
+int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
+                      uint32_t page, const void *const *data, struct flash_err *e)
+{
+    const struct mp_page a = {plane_mask, blocks, page};
+    unsigned char *copy[FLASH_MAX_PLANES] = {0};
+    int rc;
+
+    rc = check_addr(d, "program", plane_mask, blocks, page, e);
+    if (!rc)
+        rc = check_programmable(d, &a, e);
+    /* All planes pass: allocate what functional mode needs, then commit. */
+    if (!rc && d->store_payload && data)
+        rc = stage_payload(d, &a, data, copy, e);
+    if (rc)
+        return rc;
+    commit_program(d, &a, copy);
+    return 0;
 }
 
 int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, uint32_t page,

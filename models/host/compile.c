@@ -292,6 +292,7 @@ struct opnd {
     uint64_t tb; /* byte address of element (0, 0) */
     uint32_t ld; /* elements between TB rows */
     int lay;     /* LAY_PK: TB rows run over P; LAY_KP: TB rows run over K */
+    int buf;     /* the scoreboard buffer that holds it */
 };
 
 struct plan {
@@ -434,134 +435,189 @@ static const char *pass_short(enum hc_pass p)
     return p == HC_FWD ? "fwd" : "bwd";
 }
 
+/* One GEMM of a layer's pass on AN an: C [M x N] = op(A) op(B), A and B bf16, C fp32 with TB
+ * rows over M (LAY_PK). */
+struct gemm {
+    uint32_t an, layer;
+    enum hc_pass pass;
+    enum hc_gemm g;
+    uint32_t M, N, K;
+    struct opnd A, B, C;
+};
+
+/* Tile t of a planned GEMM: its panels (rows m0.. and columns n0.. of C, mc x nc) and their
+ * leading dimensions in the scratchpads. */
+struct tile {
+    uint32_t t, mi, ni, m0, n0, mc, nc, lda, ldb;
+};
+
+/* The store of a tile's C, queued after the next tile's loads (the DMA runs them in order). */
+struct held_store {
+    bool valid;
+    struct dma_desc d;
+    uint32_t tile, half;
+    uint64_t bytes;
+};
+
+/* Tile t of T = tm x tn; t == T is past the last tile (all zero but the leading dimensions). */
+static void tile_at(const struct cc *c, const struct gemm *gm, const struct plan *pl, uint32_t t,
+                    struct tile *tl)
+{
+    unsigned w = c->w;
+
+    memset(tl, 0, sizeof(*tl));
+    tl->t = t;
+    if (t < pl->tm * pl->tn) {
+        tl->mi = pl->n_outer ? t % pl->tm : t / pl->tn;
+        tl->ni = pl->n_outer ? t / pl->tm : t % pl->tn;
+        tl->m0 = tl->mi * pl->mt;
+        tl->n0 = tl->ni * pl->nt;
+        tl->mc = gm->M - tl->m0 < pl->mt ? gm->M - tl->m0 : pl->mt;
+        tl->nc = gm->N - tl->n0 < pl->nt ? gm->N - tl->n0 : pl->nt;
+    }
+    tl->lda = (uint32_t)(pl->a_lay == LAY_PK ? ru64(gm->K, w) : ru64(tl->mc ? tl->mc : 1, w));
+    tl->ldb = (uint32_t)(pl->b_lay == LAY_KP ? ru64(tl->nc ? tl->nc : 1, w) : ru64(gm->K, w));
+}
+
+/* Load tile tl's panel of A (is_b false) or B into the next half of its pad; *half: which. */
+static int emit_panel_load(struct cc *c, const struct gemm *gm, const struct plan *pl,
+                           const struct tile *tl, bool is_b, uint32_t *half)
+{
+    uint32_t an = gm->an, *next = is_b ? &c->next_b[an] : &c->next_a[an];
+    const struct opnd *o = is_b ? &gm->B : &gm->A;
+    uint32_t p0 = is_b ? tl->n0 : tl->m0, cnt = is_b ? tl->nc : tl->mc;
+    uint64_t sram = is_b ? c->map.b_base : c->map.a_base;
+    uint32_t half_elems = is_b ? c->b_half : c->a_half;
+    struct hc_cmd *cmd;
+
+    *half = *next;
+    *next ^= 1;
+    int rd[] = {o->buf}, wr[] = {is_b ? c->pad_b[an][*half] : c->pad_a[an][*half]};
+    cmd = emit(c, HC_DMA_IN, an, hc_res_an(an, HC_RES_AN_DMA), gm->layer, gm->pass, HC_PH_COMPUTE,
+               rd, 1, wr, 1);
+    if (!cmd)
+        return c->err;
+    panel_desc(o, is_b ? pl->b_lay : pl->a_lay, p0, cnt, gm->K,
+               sram + (uint64_t)*half * half_elems * 2, is_b ? tl->ldb : tl->lda, &cmd->u.dma);
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = tl->t;
+    cmd->bytes = (uint64_t)cnt * gm->K * 2;
+    snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u %c", gm->layer + 1, pass_short(gm->pass),
+             gemm_names[gm->g], tl->t, is_b ? 'B' : 'A');
+    return 0;
+}
+
+/* The core's GEMM of tile tl, from pad halves ha and hb into the next half of the C pad. */
+static int emit_tile_gemm(struct cc *c, const struct gemm *gm, const struct plan *pl,
+                          const struct tile *tl, uint32_t ha, uint32_t hb)
+{
+    uint32_t an = gm->an, hc_ = c->next_c[an];
+    struct hc_cmd *cmd;
+
+    c->next_c[an] ^= 1;
+    int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
+    cmd = emit(c, HC_GEMM, an, hc_res_an(an, HC_RES_AN_CORE), gm->layer, gm->pass, HC_PH_COMPUTE,
+               rd, 2, wr, 1);
+    if (!cmd)
+        return c->err;
+    struct core_cmd *k = &cmd->u.gemm;
+    k->m = tl->mc;
+    k->n = tl->nc;
+    k->k = gm->K;
+    k->trans_a = pl->a_lay == LAY_KP;
+    k->trans_b = pl->b_lay == LAY_PK;
+    k->a_addr = ha * c->a_half;
+    k->b_addr = hb * c->b_half;
+    k->c_addr = hc_ * c->c_half;
+    k->lda = tl->lda;
+    k->ldb = tl->ldb;
+    k->ldc = (uint32_t)ru64(tl->nc, c->w);
+    k->accumulate = false;
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = tl->t;
+    snprintf(cmd->label, HC_LABEL, "GEMM L%u %s %s t%u [%ux%ux%u]", gm->layer + 1,
+             pass_short(gm->pass), gemm_names[gm->g], tl->t, tl->mc, tl->nc, gm->K);
+    c->p->gemms += an == 0;
+    return 0;
+}
+
+/* Hold the store of the C half tile tl's GEMM has just written. */
+static void hold_store(const struct cc *c, const struct gemm *gm, const struct tile *tl,
+                       struct held_store *st)
+{
+    uint32_t hc_ = c->next_c[gm->an] ^ 1;
+
+    memset(&st->d, 0, sizeof(st->d));
+    st->d.store = true;
+    st->d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
+    st->d.src_stride = ru64(tl->nc, c->w) * 4;
+    st->d.dst = gm->C.tb + ((uint64_t)tl->m0 * gm->C.ld + tl->n0) * 4;
+    st->d.dst_stride = (uint64_t)gm->C.ld * 4;
+    st->d.rows = tl->mc;
+    st->d.len = tl->nc * 4;
+    st->tile = tl->t;
+    st->half = hc_;
+    st->bytes = (uint64_t)tl->mc * tl->nc * 4;
+    st->valid = true;
+}
+
+static int emit_held_store(struct cc *c, const struct gemm *gm, struct held_store *st)
+{
+    uint32_t an = gm->an;
+    int rd[] = {c->pad_c[an][st->half]}, wr[] = {gm->C.buf};
+    struct hc_cmd *cmd = emit(c, HC_DMA_OUT, an, hc_res_an(an, HC_RES_AN_DMA), gm->layer, gm->pass,
+                              HC_PH_COMPUTE, rd, 1, wr, 1);
+
+    if (!cmd)
+        return c->err;
+    cmd->u.dma = st->d;
+    cmd->op = (uint8_t)gm->g;
+    cmd->tile = st->tile;
+    cmd->bytes = st->bytes;
+    snprintf(cmd->label, HC_LABEL, "DMA_OUT L%u %s %s t%u C", gm->layer + 1, pass_short(gm->pass),
+             gemm_names[gm->g], st->tile);
+    st->valid = false;
+    return 0;
+}
+
 /*
- * Emit the tiles of one GEMM on AN an: C [M x N] fp32 at TB address c_tb (ld N) =
- * op(A) op(B); A and B are TB operands (with the scoreboard buffers that hold them).
+ * Emit the tiles of one GEMM. Per tile, in the DMA queue's order: the A and B panels it does
+ * not share with the tile before, its GEMM, then the store of the tile before (so that the
+ * store overlaps this tile's GEMM); the last store after the last tile.
  */
-static int emit_gemm(struct cc *c, uint32_t an, uint32_t layer, enum hc_pass pass, enum hc_gemm g,
-                     uint32_t M, uint32_t N, uint32_t K, const struct opnd *A, int a_buf,
-                     const struct opnd *B, int b_buf, uint64_t c_tb, int c_buf)
+static int emit_gemm(struct cc *c, const struct gemm *gm)
 {
     struct plan pl;
+    struct held_store st = {.valid = false};
     char why[256];
-    unsigned w = c->w;
-    uint32_t dma = hc_res_an(an, HC_RES_AN_DMA), core = hc_res_an(an, HC_RES_AN_CORE);
-    int rc = plan_gemm(c, M, N, K, &pl, why, sizeof(why));
+    uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX, ha = 0, hb = 0;
+    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, why, sizeof(why));
 
     if (rc) {
-        c->err = err_set(c->e, rc, "layer %u %s %s: %s", layer + 1, pass_short(pass), gemm_names[g],
-                         why);
+        c->err = err_set(c->e, rc, "layer %u %s %s: %s", gm->layer + 1, pass_short(gm->pass),
+                         gemm_names[gm->g], why);
         return rc;
     }
-    uint32_t T = pl.tm * pl.tn;
-    uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX;
-    uint32_t ha = 0, hb = 0;
-    /* store of the previous tile, emitted after the next tile's loads (DMA queue order) */
-    bool pend = false;
-    struct dma_desc pend_d;
-    uint32_t pend_tile = 0, pend_hc = 0;
-    uint64_t pend_bytes = 0;
+    for (uint32_t t = 0, T = pl.tm * pl.tn; t <= T; t++) {
+        struct tile tl;
 
-    for (uint32_t t = 0; t <= T; t++) {
-        uint32_t mi = 0, ni = 0, m0 = 0, n0 = 0, mc = 0, nc = 0;
-        if (t < T) {
-            mi = pl.n_outer ? t % pl.tm : t / pl.tn;
-            ni = pl.n_outer ? t / pl.tm : t % pl.tn;
-            m0 = mi * pl.mt;
-            n0 = ni * pl.nt;
-            mc = M - m0 < pl.mt ? M - m0 : pl.mt;
-            nc = N - n0 < pl.nt ? N - n0 : pl.nt;
-        }
-        uint32_t lda = (uint32_t)(pl.a_lay == LAY_PK ? ru64(K, w) : ru64(mc ? mc : 1, w));
-        uint32_t ldb = (uint32_t)(pl.b_lay == LAY_KP ? ru64(nc ? nc : 1, w) : ru64(K, w));
-        struct hc_cmd *cmd;
-
-        if (t < T && mi != prev_m) { /* load the A panel into the next A half */
-            ha = c->next_a[an];
-            c->next_a[an] ^= 1;
-            int rd[] = {a_buf}, wr[] = {c->pad_a[an][ha]};
-            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
+        tile_at(c, gm, &pl, t, &tl);
+        if (t < T && tl.mi != prev_m) {
+            if (emit_panel_load(c, gm, &pl, &tl, false, &ha))
                 return c->err;
-            panel_desc(A, pl.a_lay, m0, mc, K, c->map.a_base + (uint64_t)ha * c->a_half * 2, lda,
-                       &cmd->u.dma);
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            cmd->bytes = (uint64_t)mc * K * 2;
-            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u A", layer + 1, pass_short(pass),
-                     gemm_names[g], t);
-            prev_m = mi;
+            prev_m = tl.mi;
         }
-        if (t < T && ni != prev_n) { /* load the B panel */
-            hb = c->next_b[an];
-            c->next_b[an] ^= 1;
-            int rd[] = {b_buf}, wr[] = {c->pad_b[an][hb]};
-            cmd = emit(c, HC_DMA_IN, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
+        if (t < T && tl.ni != prev_n) {
+            if (emit_panel_load(c, gm, &pl, &tl, true, &hb))
                 return c->err;
-            panel_desc(B, pl.b_lay, n0, nc, K, c->map.b_base + (uint64_t)hb * c->b_half * 2, ldb,
-                       &cmd->u.dma);
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            cmd->bytes = (uint64_t)nc * K * 2;
-            snprintf(cmd->label, HC_LABEL, "DMA_IN L%u %s %s t%u B", layer + 1, pass_short(pass),
-                     gemm_names[g], t);
-            prev_n = ni;
+            prev_n = tl.ni;
         }
-        if (t < T) { /* the GEMM */
-            uint32_t hc_ = c->next_c[an];
-            c->next_c[an] ^= 1;
-            int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
-            cmd = emit(c, HC_GEMM, an, core, layer, pass, HC_PH_COMPUTE, rd, 2, wr, 1);
-            if (!cmd)
-                return c->err;
-            struct core_cmd *k = &cmd->u.gemm;
-            k->m = mc;
-            k->n = nc;
-            k->k = K;
-            k->trans_a = pl.a_lay == LAY_KP;
-            k->trans_b = pl.b_lay == LAY_PK;
-            k->a_addr = ha * c->a_half;
-            k->b_addr = hb * c->b_half;
-            k->c_addr = hc_ * c->c_half;
-            k->lda = lda;
-            k->ldb = ldb;
-            k->ldc = (uint32_t)ru64(nc, w);
-            k->accumulate = false;
-            cmd->op = (uint8_t)g;
-            cmd->tile = t;
-            snprintf(cmd->label, HC_LABEL, "GEMM L%u %s %s t%u [%ux%ux%u]", layer + 1,
-                     pass_short(pass), gemm_names[g], t, mc, nc, K);
-            c->p->gemms += an == 0;
-        }
-        if (pend) { /* the previous tile's store */
-            int rd[] = {c->pad_c[an][pend_hc]}, wr[] = {c_buf};
-            cmd = emit(c, HC_DMA_OUT, an, dma, layer, pass, HC_PH_COMPUTE, rd, 1, wr, 1);
-            if (!cmd)
-                return c->err;
-            cmd->u.dma = pend_d;
-            cmd->op = (uint8_t)g;
-            cmd->tile = pend_tile;
-            cmd->bytes = pend_bytes;
-            snprintf(cmd->label, HC_LABEL, "DMA_OUT L%u %s %s t%u C", layer + 1, pass_short(pass),
-                     gemm_names[g], pend_tile);
-            pend = false;
-        }
-        if (t < T) {
-            uint32_t hc_ = c->next_c[an] ^ 1; /* the half this tile's GEMM wrote */
-            memset(&pend_d, 0, sizeof(pend_d));
-            pend_d.store = true;
-            pend_d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
-            pend_d.src_stride = ru64(nc, w) * 4;
-            pend_d.dst = c_tb + ((uint64_t)m0 * N + n0) * 4;
-            pend_d.dst_stride = (uint64_t)N * 4;
-            pend_d.rows = mc;
-            pend_d.len = nc * 4;
-            pend_tile = t;
-            pend_hc = hc_;
-            pend_bytes = (uint64_t)mc * nc * 4;
-            pend = true;
-        }
+        if (t < T && emit_tile_gemm(c, gm, &pl, &tl, ha, hb))
+            return c->err;
+        if (st.valid && emit_held_store(c, gm, &st))
+            return c->err;
+        if (t < T)
+            hold_store(c, gm, &tl, &st);
     }
     return 0;
 }
@@ -631,10 +687,11 @@ static int emit_forward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t sl
     uint32_t r = c->r;
     struct hc_cmd *cmd;
 
-    struct opnd A = {c->a_x[l], ly->in, LAY_PK};     /* X [r x in] = M x K */
-    struct opnd B = {c->a_w[slot], ly->out, LAY_KP}; /* Wq [in x out] = K x N */
-    if (emit_gemm(c, an, l, HC_FWD, HC_G_FWD, r, ly->out, ly->in, &A, c->an_x[an][l], &B,
-                  c->an_w[an][slot], c->a_y, c->an_y[an]))
+    struct opnd A = {c->a_x[l], ly->in, LAY_PK, c->an_x[an][l]};        /* X [r x in] = M x K */
+    struct opnd B = {c->a_w[slot], ly->out, LAY_KP, c->an_w[an][slot]}; /* Wq [in x out] = K x N */
+    struct opnd C = {c->a_y, ly->out, LAY_PK, c->an_y[an]};             /* Y [r x out] = M x N */
+    struct gemm y = {an, l, HC_FWD, HC_G_FWD, r, ly->out, ly->in, A, B, C};
+    if (emit_gemm(c, &y))
         return c->err;
     {
         int rd[] = {c->an_y[an], c->an_w[an][slot]};
@@ -739,18 +796,21 @@ static int emit_backward_layer(struct cc *c, uint32_t an, uint32_t l, uint32_t s
         cmd->u.vu.rows = r;
         cmd->u.vu.cols = ly->out;
     }
-    {                                                  /* dW = X^T G: M = in, N = out, K = r */
-        struct opnd A = {c->a_xr[xr], ly->in, LAY_KP}; /* X [r x in] = K x M */
-        struct opnd B = {c->a_g, ly->out, LAY_KP};     /* G [r x out] = K x N */
-        if (emit_gemm(c, an, l, HC_BWD, HC_G_DW, ly->in, ly->out, r, &A, c->an_xr[an][xr], &B,
-                      c->an_g[an], c->a_dw[gs], c->an_dw[an][gs]))
+    { /* dW = X^T G: M = in, N = out, K = r */
+        struct opnd A = {c->a_xr[xr], ly->in, LAY_KP, c->an_xr[an][xr]};  /* X [r x in] = K x M */
+        struct opnd B = {c->a_g, ly->out, LAY_KP, c->an_g[an]};           /* G [r x out] = K x N */
+        struct opnd C = {c->a_dw[gs], ly->out, LAY_PK, c->an_dw[an][gs]}; /* dW [in x out] */
+        struct gemm dw = {an, l, HC_BWD, HC_G_DW, ly->in, ly->out, r, A, B, C};
+        if (emit_gemm(c, &dw))
             return c->err;
     }
-    if (l > 0) {                                         /* dX = G Wq^T: M = r, N = in, K = out */
-        struct opnd A = {c->a_g, ly->out, LAY_PK};       /* G [r x out] = M x K */
-        struct opnd B = {c->a_w[slot], ly->out, LAY_PK}; /* Wq [in x out] = N x K */
-        if (emit_gemm(c, an, l, HC_BWD, HC_G_DX, r, ly->in, ly->out, &A, c->an_g[an], &B,
-                      c->an_w[an][slot], c->a_y, c->an_y[an]))
+    if (l > 0) { /* dX = G Wq^T: M = r, N = in, K = out */
+        /* G [r x out] = M x K, Wq [in x out] = N x K, dX [r x in] = M x N */
+        struct opnd A = {c->a_g, ly->out, LAY_PK, c->an_g[an]};
+        struct opnd B = {c->a_w[slot], ly->out, LAY_PK, c->an_w[an][slot]};
+        struct opnd C = {c->a_y, ly->in, LAY_PK, c->an_y[an]};
+        struct gemm dx = {an, l, HC_BWD, HC_G_DX, r, ly->in, ly->out, A, B, C};
+        if (emit_gemm(c, &dx))
             return c->err;
         int rd[] = {c->an_y[an], c->an_xr[an][xr]}, wr[] = {c->an_dz[an]};
         cmd = emit_vu(c, an, VU_MASK, l, HC_BWD, rd, 2, wr, 1);
@@ -953,97 +1013,131 @@ static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
     return 0;
 }
 
-static void alloc_all(struct cc *c)
+/* The largest of each kind of tensor over the layers: one region serves every layer. */
+struct tb_sizes {
+    uint64_t max_in, max_out, max_w, max_stream, max_grad, max_state;
+};
+
+/* The bytes of each layer's flash stream records, and the largest tensors. */
+static void size_records(struct cc *c, struct tb_sizes *z)
 {
     const struct hc_cfg *cfg = c->cfg;
     const struct dnn_model *m = &cfg->model;
-    uint32_t r = c->r, L = c->L, N = cfg->n_an;
-    uint64_t max_in = 0, max_out = 0, max_w = 0, max_stream = 0, max_grad = 0, max_state = 0;
-    char name[24];
+    uint32_t r = c->r;
 
-    for (uint32_t l = 0; l < L; l++) {
+    memset(z, 0, sizeof(*z));
+    for (uint32_t l = 0; l < c->L; l++) {
         uint64_t params = dnn_model_layer_params(m, l);
-        max_in = max64(max_in, m->layer[l].in);
-        max_out = max64(max_out, m->layer[l].out);
-        max_stream = max64(max_stream, layer_stream_bytes(m, l));
-        max_grad = max64(max_grad, params * 4);
-        max_state = max64(max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
+        z->max_in = max64(z->max_in, m->layer[l].in);
+        z->max_out = max64(z->max_out, m->layer[l].out);
+        z->max_stream = max64(z->max_stream, layer_stream_bytes(m, l));
+        z->max_grad = max64(z->max_grad, params * 4);
+        z->max_state = max64(z->max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
         c->p->rec_bytes[HC_S_W][l] = layer_stream_bytes(m, l);
         c->p->rec_bytes[HC_S_M][l] = params * 4;
         c->p->rec_bytes[HC_S_O][l] = params * 4 * cfg->opt_state_words;
         c->p->rec_bytes[HC_S_V][l] = (uint64_t)r * m->layer[l].in * 2;
     }
     c->p->rec_bytes[HC_S_NV][0] = (uint64_t)r * m->layer[0].in + r;
-    max_w = max64(max_in, max_out);
+    z->max_w = max64(z->max_in, z->max_out);
+}
 
-    /* AN */
-    c->a_w[0] = tb_alloc(c, false, "wslot0", max_stream);
-    c->a_w[1] = tb_alloc(c, false, "wslot1", max_stream);
+/* Every AN's tensor buffer (the same map on each): weight slots, inputs, activations,
+ * gradients. */
+static void alloc_an_tb(struct cc *c, const struct tb_sizes *z)
+{
+    const struct dnn_model *m = &c->cfg->model;
+    uint32_t r = c->r;
+    char name[24];
+
+    c->a_w[0] = tb_alloc(c, false, "wslot0", z->max_stream);
+    c->a_w[1] = tb_alloc(c, false, "wslot1", z->max_stream);
     c->a_in = tb_alloc(c, false, "input", c->p->rec_bytes[HC_S_NV][0]);
-    for (uint32_t l = 0; l < L; l++) {
+    for (uint32_t l = 0; l < c->L; l++) {
         snprintf(name, sizeof(name), "x%u", l + 1);
         c->a_x[l] = tb_alloc(c, false, name, (uint64_t)r * m->layer[l].in * 2);
     }
-    c->a_y = tb_alloc(c, false, "y", (uint64_t)r * max_w * 4);
+    c->a_y = tb_alloc(c, false, "y", (uint64_t)r * z->max_w * 4);
     c->a_logits = tb_alloc(c, false, "logits", (uint64_t)r * dnn_model_classes(m) * 4);
-    c->a_dz = tb_alloc(c, false, "dz", (uint64_t)r * max_w * 4);
-    c->a_g = tb_alloc(c, false, "g", (uint64_t)r * max_out * 2);
-    c->a_xr[0] = tb_alloc(c, false, "xread0", (uint64_t)r * max_in * 2);
-    c->a_xr[1] = tb_alloc(c, false, "xread1", (uint64_t)r * max_in * 2);
-    c->a_dw[0] = tb_alloc(c, false, "grad0", max_grad);
-    c->a_dw[1] = tb_alloc(c, false, "grad1", max_grad);
+    c->a_dz = tb_alloc(c, false, "dz", (uint64_t)r * z->max_w * 4);
+    c->a_g = tb_alloc(c, false, "g", (uint64_t)r * z->max_out * 2);
+    c->a_xr[0] = tb_alloc(c, false, "xread0", (uint64_t)r * z->max_in * 2);
+    c->a_xr[1] = tb_alloc(c, false, "xread1", (uint64_t)r * z->max_in * 2);
+    c->a_dw[0] = tb_alloc(c, false, "grad0", z->max_grad);
+    c->a_dw[1] = tb_alloc(c, false, "grad1", z->max_grad);
     c->a_loss = tb_alloc(c, false, "loss", 4);
     c->a_cls = tb_alloc(c, false, "classes", r);
-    /* WN */
-    c->w_w[0] = tb_alloc(c, true, "wslot0", max_stream);
-    c->w_w[1] = tb_alloc(c, true, "wslot1", max_stream);
-    c->w_grad[0] = tb_alloc(c, true, "grad0", max_grad);
-    c->w_grad[1] = tb_alloc(c, true, "grad1", max_grad);
-    c->w_mo[0] = tb_alloc(c, true, "state0", max_state);
-    c->w_mo[1] = tb_alloc(c, true, "state1", max_state);
-    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(max_stream, TB_ALIGN) + max_state);
-    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(max_stream, TB_ALIGN) + max_state);
+}
 
-    c->p->an_in = c->a_in;
-    c->p->an_logits = c->a_logits;
-    c->p->an_cls = c->a_cls;
-    c->p->an_loss = c->a_loss;
+/* The WN's tensor buffer: weight slots, reduced gradients, optimizer state, write-back. */
+static void alloc_wn_tb(struct cc *c, const struct tb_sizes *z)
+{
+    c->w_w[0] = tb_alloc(c, true, "wslot0", z->max_stream);
+    c->w_w[1] = tb_alloc(c, true, "wslot1", z->max_stream);
+    c->w_grad[0] = tb_alloc(c, true, "grad0", z->max_grad);
+    c->w_grad[1] = tb_alloc(c, true, "grad1", z->max_grad);
+    c->w_mo[0] = tb_alloc(c, true, "state0", z->max_state);
+    c->w_mo[1] = tb_alloc(c, true, "state1", z->max_state);
+    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(z->max_stream, TB_ALIGN) + z->max_state);
+    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(z->max_stream, TB_ALIGN) + z->max_state);
+}
 
-    /* scoreboard buffers */
-    for (uint32_t n = 0; n < N; n++) {
-        c->an_in[n] = buf_new(c);
-        for (uint32_t l = 0; l < L; l++) {
-            c->an_x[n][l] = buf_new(c);
-            c->fl_x[n][l] = buf_new(c);
-        }
-        c->an_y[n] = buf_new(c);
-        c->an_logits[n] = buf_new(c);
-        c->an_dz[n] = buf_new(c);
-        c->an_g[n] = buf_new(c);
-        c->an_loss[n] = buf_new(c);
-        c->an_cls[n] = buf_new(c);
-        c->fl_in[n] = buf_new(c);
-        for (int s = 0; s < 2; s++) {
-            c->an_xr[n][s] = buf_new(c);
-            c->an_w[n][s] = buf_new(c);
-            c->an_dw[n][s] = buf_new(c);
-            c->pad_a[n][s] = buf_new(c);
-            c->pad_b[n][s] = buf_new(c);
-            c->pad_c[n][s] = buf_new(c);
-        }
+/* The scoreboard buffers of one AN: its tensors, its pad halves, its flash records. */
+static void new_an_buffers(struct cc *c, uint32_t n)
+{
+    c->an_in[n] = buf_new(c);
+    for (uint32_t l = 0; l < c->L; l++) {
+        c->an_x[n][l] = buf_new(c);
+        c->fl_x[n][l] = buf_new(c);
     }
+    c->an_y[n] = buf_new(c);
+    c->an_logits[n] = buf_new(c);
+    c->an_dz[n] = buf_new(c);
+    c->an_g[n] = buf_new(c);
+    c->an_loss[n] = buf_new(c);
+    c->an_cls[n] = buf_new(c);
+    c->fl_in[n] = buf_new(c);
+    for (int s = 0; s < 2; s++) {
+        c->an_xr[n][s] = buf_new(c);
+        c->an_w[n][s] = buf_new(c);
+        c->an_dw[n][s] = buf_new(c);
+        c->pad_a[n][s] = buf_new(c);
+        c->pad_b[n][s] = buf_new(c);
+        c->pad_c[n][s] = buf_new(c);
+    }
+}
+
+/* The scoreboard buffers of the WN, of its flash records and of the host. */
+static void new_wn_buffers(struct cc *c)
+{
     for (int s = 0; s < 2; s++) {
         c->wn_w[s] = buf_new(c);
         c->wn_grad[s] = buf_new(c);
         c->wn_mo[s] = buf_new(c);
         c->wn_wout[s] = buf_new(c);
     }
-    for (uint32_t l = 0; l < L; l++) {
+    for (uint32_t l = 0; l < c->L; l++) {
         c->fl_w[l] = buf_new(c);
         c->fl_m[l] = buf_new(c);
         c->fl_o[l] = buf_new(c);
     }
     c->host_loss = buf_new(c);
+}
+
+static void alloc_all(struct cc *c)
+{
+    struct tb_sizes z;
+
+    size_records(c, &z);
+    alloc_an_tb(c, &z);
+    alloc_wn_tb(c, &z);
+    c->p->an_in = c->a_in;
+    c->p->an_logits = c->a_logits;
+    c->p->an_cls = c->a_cls;
+    c->p->an_loss = c->a_loss;
+    for (uint32_t n = 0; n < c->cfg->n_an; n++)
+        new_an_buffers(c, n);
+    new_wn_buffers(c);
 }
 
 int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct hc_err *e)
@@ -1216,6 +1310,14 @@ void hc_print(const struct hc_prog *p, FILE *f)
 
 /* ---------------------------------------------------------------- validation */
 
+/* One row of the validation table: what is checked, what it needs, what the machine has, and
+ * if it fails, why and the error it gives (-EINVAL: a bad configuration, -ENOSPC: too small). */
+struct vrow {
+    const char *check, *need, *cap, *why;
+    bool ok;
+    int code;
+};
+
 struct vt {
     FILE *out;
     struct hc_err *e;
@@ -1224,19 +1326,39 @@ struct vt {
     unsigned fails;
 };
 
-static void vt_row(struct vt *v, bool ok, int code, const char *check, const char *need,
-                   const char *cap, const char *why)
+static void vt_print_head(FILE *out)
+{
+    fprintf(out, "%-46s %-24s %-30s %s\n", "check", "need", "capacity", "result");
+}
+
+static void vt_print_row(FILE *out, const struct vrow *r)
+{
+    fprintf(out, "%-46s %-24s %-30s %s\n", r->check, r->need, r->cap, r->ok ? "OK" : "FAIL");
+}
+
+/* The last line: after a configuration error the checks stop, and say how many failed. */
+static void vt_print_verdict(FILE *out, unsigned fails, bool stopped)
+{
+    if (stopped)
+        fprintf(out, "\n%u check(s) failed\n", fails);
+    else
+        fprintf(out, "\n%s\n", fails ? "the model does NOT fit this machine" : "the model fits");
+}
+
+/* A checked row: printed, and a failure folded into the result (-EINVAL wins over -ENOSPC;
+ * the reasons are joined in the error message). */
+static void vt_add(struct vt *v, const struct vrow *r)
 {
     if (v->out)
-        fprintf(v->out, "%-46s %-24s %-30s %s\n", check, need, cap, ok ? "OK" : "FAIL");
-    if (ok)
+        vt_print_row(v->out, r);
+    if (r->ok)
         return;
-    if (code == -EINVAL || !v->rc)
-        v->rc = code;
+    if (r->code == -EINVAL || !v->rc)
+        v->rc = r->code;
     if (v->e) {
         size_t l = strlen(v->e->msg);
-        snprintf(v->e->msg + l, sizeof(v->e->msg) - l, "%s%s: %s", v->fails ? "; " : "", check,
-                 why);
+        snprintf(v->e->msg + l, sizeof(v->e->msg) - l, "%s%s: %s", v->fails ? "; " : "", r->check,
+                 r->why);
     }
     v->fails++;
 }
@@ -1259,151 +1381,198 @@ static void vt_bytes(struct vt *v, const char *check, uint64_t need, uint64_t ca
     fmt_bytes(n, sizeof(n), need);
     fmt_bytes(k, sizeof(k), cap);
     snprintf(why, sizeof(why), "%s needs %s, has %s", what, n, k);
-    vt_row(v, need <= cap, -ENOSPC, check, n, k, why);
+    vt_add(v, &(struct vrow){check, n, k, why, need <= cap, -ENOSPC});
+}
+
+/* The batch splits into equal shards, one per Activation Node. */
+static void validate_batch_split(struct vt *v, const struct hc_cfg *cfg)
+{
+    char check[96], cap[64], why[512];
+
+    snprintf(check, sizeof(check), "batch B=%u divisible by N=%u", cfg->batch, cfg->n_an);
+    snprintf(cap, sizeof(cap), "B %% N = %u", cfg->n_an ? cfg->batch % cfg->n_an : 0);
+    snprintf(why, sizeof(why),
+             "batch %u is not divisible by %u Activation Nodes; accepted a multiple of N",
+             cfg->batch, cfg->n_an);
+    vt_add(v, &(struct vrow){check, "B % N == 0", cap, why,
+                             cfg->n_an && cfg->batch && cfg->batch % cfg->n_an == 0, -EINVAL});
+}
+
+/* The model, the core and the node count, with the batch left to its own row. Returns what
+ * the compiler says of the whole configuration: the other checks need it to be sane. */
+static int validate_counts(struct vt *v, const struct hc_cfg *cfg)
+{
+    struct hc_cfg c2 = *cfg;
+    struct hc_err ce;
+    int rc;
+
+    if (c2.n_an)
+        c2.batch = c2.n_an;
+    rc = check_cfg(&c2, &ce);
+    vt_add(v, &(struct vrow){"model, core and node counts", "sane", rc ? "no" : "yes",
+                             rc ? ce.msg : "", rc == 0, -EINVAL});
+    if (!rc)
+        rc = check_cfg(cfg, &ce);
+    return rc;
+}
+
+/* A GEMM of a layer, as the SRAM check sees it. */
+struct gemm_shape {
+    const char *name;
+    uint32_t m, n, k;
+    bool on;
+};
+
+/* The GEMM tiles into the scratchpads: planning it, as compiling does, decides. */
+static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
+                          const struct gemm_shape *g)
+{
+    char check[96], need[64], cap[64], why[512] = "";
+    struct plan pl;
+    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, why, sizeof(why));
+    uint64_t kp = g->k < c->w ? c->w : ru64(g->k, c->w);
+
+    snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", layer + 1, g->name, g->m,
+             g->n, g->k);
+    snprintf(need, sizeof(need), "K-panel %" PRIu64 " el", kp);
+    snprintf(cap, sizeof(cap), "half-pad %u el", c->a_half < c->b_half ? c->a_half : c->b_half);
+    if (!rc)
+        snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)", pl.tm * pl.tn);
+    vt_add(v, &(struct vrow){check, need, cap, why, rc == 0, -ENOSPC});
+}
+
+/* SRAM: every GEMM of every layer must tile. */
+static void validate_sram(struct vt *v, const struct hc_cfg *cfg)
+{
+    struct cc c;
+    uint32_t r = cfg->batch / cfg->n_an;
+
+    memset(&c, 0, sizeof(c));
+    c.cfg = cfg;
+    c.w = core_twin_w(&cfg->core);
+    core_twin_map(&cfg->core, &c.map);
+    c.a_half = (uint32_t)(c.map.a_elems / 2 / c.w * c.w);
+    c.b_half = (uint32_t)(c.map.b_elems / 2 / c.w * c.w);
+    c.c_half = (uint32_t)(c.map.c_elems / 2 / c.w * c.w);
+    for (uint32_t l = 0; l < cfg->model.n_layers; l++) {
+        const struct dnn_layer *ly = &cfg->model.layer[l];
+        struct gemm_shape g[3] = {{"fwd", r, ly->out, ly->in, true},
+                                  {"dW", ly->in, ly->out, r, !cfg->eval},
+                                  {"dX", r, ly->in, ly->out, !cfg->eval && l > 0}};
+        for (int i = 0; i < 3; i++)
+            if (g[i].on)
+                validate_gemm(v, &c, l, &g[i]);
+    }
+}
+
+/* Tensor buffers: what the compiler allocates on an AN and on the WN. */
+static void validate_tensor_buffers(struct vt *v, const struct hc_cfg *cfg)
+{
+    struct hc_prog *p = NULL;
+    struct hc_err ce;
+
+    hc_compile(cfg, &p, &ce);
+    if (!p)
+        return;
+    vt_bytes(v, "AN tensor buffer (2 weight slots + acts)", p->an_tb_used, cfg->tb_bytes,
+             "each AN's tensor buffer");
+    vt_bytes(v, "WN tensor buffer (2 weight slots + state)", p->wn_tb_used, cfg->tb_bytes,
+             "the WN's tensor buffer");
+    hc_prog_free(p);
+}
+
+/* What a flash stream must hold. */
+struct stream_need {
+    const char *name;
+    enum hc_stream s;
+    uint64_t need; /* bytes */
+};
+
+/* The bytes of each flash stream, in whole pages: an epoch's inputs, a step's activations,
+ * two versions of the weights, the masters and the optimizer state. */
+static void stream_needs(const struct hc_cfg *cfg, struct stream_need f[5])
+{
+    const struct dnn_model *m = &cfg->model;
+    uint32_t r = cfg->batch / cfg->n_an;
+    uint64_t ap = cfg->an_page ? cfg->an_page : 4096, wp = cfg->wn_page ? cfg->wn_page : 4096;
+    uint64_t shards = cfg->samples ? (cfg->samples / cfg->batch) : 1;
+    uint64_t shard = ru64((uint64_t)r * m->layer[0].in + r, ap);
+    uint64_t act = 0, wrec = 0, mrec = 0, orec = 0;
+
+    if (!shards)
+        shards = 1;
+    for (uint32_t l = 0; l < m->n_layers; l++) {
+        uint64_t params = dnn_model_layer_params(m, l);
+        act += ru64((uint64_t)r * m->layer[l].in * 2, ap);
+        wrec += ru64(dnn_model_layer_stream_bytes(m, l), wp);
+        mrec += ru64(params * 4, wp);
+        orec += ru64(params * 4 * cfg->opt_state_words, wp);
+    }
+    if (cfg->act_fresh_lb && cfg->stream_lb[HC_S_V])
+        act = ru64(act, cfg->stream_lb[HC_S_V]);
+    f[0] =
+        (struct stream_need){"AN NV stream (training inputs, per epoch)", HC_S_NV, shards * shard};
+    f[1] = (struct stream_need){"AN V stream (activations of a step)", HC_S_V, act};
+    f[2] = (struct stream_need){"WN W stream (bf16 weights, 2 versions)", HC_S_W, 2 * wrec};
+    f[3] = (struct stream_need){"WN M stream (fp32 masters, 2 versions)", HC_S_M, 2 * mrec};
+    f[4] = (struct stream_need){"WN O stream (optimizer state, 2 versions)", HC_S_O, 2 * orec};
+}
+
+/* A stream holds its data in whole logical blocks, and one more: the log must open a free
+ * one. */
+static void validate_stream(struct vt *v, const struct hc_cfg *cfg, const struct stream_need *f)
+{
+    uint64_t lb = cfg->stream_lb[f->s], cap_b = cfg->stream_cap[f->s];
+    char n[32], k[32], need[64], cap[64], why[512];
+
+    if (!lb) {
+        vt_add(v, &(struct vrow){f->name, "-", "no such stream",
+                                 "the flash layout does not fit the flash geometry (683 blocks "
+                                 "per plane are laid out; see models/flash/ftl_layout.h)",
+                                 false, -EINVAL});
+        return;
+    }
+    uint64_t need_lb = (f->need + lb - 1) / lb + 1;
+    fmt_bytes(n, sizeof(n), need_lb * lb);
+    fmt_bytes(k, sizeof(k), cap_b);
+    snprintf(need, sizeof(need), "%" PRIu64 " LB (%s)", need_lb, n);
+    snprintf(cap, sizeof(cap), "%" PRIu64 " LB (%s)", cap_b / lb, k);
+    snprintf(why, sizeof(why),
+             "needs %" PRIu64 " logical blocks of %" PRIu64
+             " bytes (the data and one free block), has %" PRIu64,
+             need_lb, lb, cap_b / lb);
+    vt_add(v, &(struct vrow){f->name, need, cap, why, need_lb * lb <= cap_b, -ENOSPC});
+}
+
+/* Flash streams: a training run writes all five; an evaluation reads what is there. */
+static void validate_flash_streams(struct vt *v, const struct hc_cfg *cfg)
+{
+    struct stream_need f[5];
+
+    if (cfg->eval)
+        return;
+    stream_needs(cfg, f);
+    for (int i = 0; i < 5; i++)
+        validate_stream(v, cfg, &f[i]);
 }
 
 int hc_validate(const struct hc_cfg *cfg, FILE *out, struct hc_err *e)
 {
     struct vt v = {.out = out, .e = e};
-    char check[96], need[64], cap[64], why[512];
-    struct hc_err ce;
-    int rc;
+    bool stopped;
 
     if (e)
         e->msg[0] = 0;
     if (out)
-        fprintf(out, "%-46s %-24s %-30s %s\n", "check", "need", "capacity", "result");
-
-    /* configuration sanity */
-    snprintf(check, sizeof(check), "batch B=%u divisible by N=%u", cfg->batch, cfg->n_an);
-    snprintf(need, sizeof(need), "B %% N == 0");
-    snprintf(cap, sizeof(cap), "B %% N = %u", cfg->n_an ? cfg->batch % cfg->n_an : 0);
-    snprintf(why, sizeof(why),
-             "batch %u is not divisible by %u Activation Nodes; accepted a multiple of N",
-             cfg->batch, cfg->n_an);
-    vt_row(&v, cfg->n_an && cfg->batch && cfg->batch % cfg->n_an == 0, -EINVAL, check, need, cap,
-           why);
-    {
-        struct hc_cfg c2 = *cfg; /* the batch has its own row */
-        if (c2.n_an)
-            c2.batch = c2.n_an;
-        rc = check_cfg(&c2, &ce);
-        vt_row(&v, rc == 0, -EINVAL, "model, core and node counts", "sane", rc ? "no" : "yes",
-               rc ? ce.msg : "");
-        if (!rc)
-            rc = check_cfg(cfg, &ce);
-    }
-    if (rc) {
-        if (out)
-            fprintf(out, "\n%u check(s) failed\n", v.fails);
-        return v.rc;
-    }
-
-    /* SRAM: every GEMM must tile; compiling does exactly that */
-    {
-        struct cc c;
-        memset(&c, 0, sizeof(c));
-        c.cfg = cfg;
-        c.w = core_twin_w(&cfg->core);
-        core_twin_map(&cfg->core, &c.map);
-        c.a_half = (uint32_t)(c.map.a_elems / 2 / c.w * c.w);
-        c.b_half = (uint32_t)(c.map.b_elems / 2 / c.w * c.w);
-        c.c_half = (uint32_t)(c.map.c_elems / 2 / c.w * c.w);
-        uint32_t r = cfg->batch / cfg->n_an;
-        for (uint32_t l = 0; l < cfg->model.n_layers; l++) {
-            const struct dnn_layer *ly = &cfg->model.layer[l];
-            struct {
-                const char *name;
-                uint32_t m, n, k;
-                bool on;
-            } g[3] = {{"fwd", r, ly->out, ly->in, true},
-                      {"dW", ly->in, ly->out, r, !cfg->eval},
-                      {"dX", r, ly->in, ly->out, !cfg->eval && l > 0}};
-            for (int i = 0; i < 3; i++) {
-                struct plan pl;
-                if (!g[i].on)
-                    continue;
-                rc = plan_gemm(&c, g[i].m, g[i].n, g[i].k, &pl, why, sizeof(why));
-                snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", l + 1, g[i].name,
-                         g[i].m, g[i].n, g[i].k);
-                uint64_t kp = g[i].k < c.w ? c.w : ru64(g[i].k, c.w);
-                snprintf(need, sizeof(need), "K-panel %" PRIu64 " el", kp);
-                snprintf(cap, sizeof(cap), "half-pad %u el",
-                         c.a_half < c.b_half ? c.a_half : c.b_half);
-                if (!rc)
-                    snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)",
-                             pl.tm * pl.tn);
-                vt_row(&v, rc == 0, -ENOSPC, check, need, cap, why);
-            }
-        }
-    }
-
-    /* tensor buffers: compile (allocation) */
-    {
-        struct hc_prog *p = NULL;
-        rc = hc_compile(cfg, &p, &ce);
-        if (p) {
-            vt_bytes(&v, "AN tensor buffer (2 weight slots + acts)", p->an_tb_used, cfg->tb_bytes,
-                     "each AN's tensor buffer");
-            vt_bytes(&v, "WN tensor buffer (2 weight slots + state)", p->wn_tb_used, cfg->tb_bytes,
-                     "the WN's tensor buffer");
-            hc_prog_free(p);
-        }
-    }
-
-    /* flash streams */
-    if (!cfg->eval) {
-        const struct dnn_model *m = &cfg->model;
-        uint32_t r = cfg->batch / cfg->n_an;
-        uint64_t ap = cfg->an_page ? cfg->an_page : 4096, wp = cfg->wn_page ? cfg->wn_page : 4096;
-        uint64_t shards = cfg->samples ? (cfg->samples / cfg->batch) : 1;
-        uint64_t shard = ru64((uint64_t)r * m->layer[0].in + r, ap);
-        uint64_t act = 0, wrec = 0, mrec = 0, orec = 0;
-        if (!shards)
-            shards = 1;
-        for (uint32_t l = 0; l < m->n_layers; l++) {
-            uint64_t params = dnn_model_layer_params(m, l);
-            act += ru64((uint64_t)r * m->layer[l].in * 2, ap);
-            wrec += ru64(dnn_model_layer_stream_bytes(m, l), wp);
-            mrec += ru64(params * 4, wp);
-            orec += ru64(params * 4 * cfg->opt_state_words, wp);
-        }
-        if (cfg->act_fresh_lb && cfg->stream_lb[HC_S_V])
-            act = ru64(act, cfg->stream_lb[HC_S_V]);
-        struct {
-            const char *name;
-            enum hc_stream s;
-            uint64_t need;
-        } f[5] = {
-            {"AN NV stream (training inputs, per epoch)", HC_S_NV, shards * shard},
-            {"AN V stream (activations of a step)", HC_S_V, act},
-            {"WN W stream (bf16 weights, 2 versions)", HC_S_W, 2 * wrec},
-            {"WN M stream (fp32 masters, 2 versions)", HC_S_M, 2 * mrec},
-            {"WN O stream (optimizer state, 2 versions)", HC_S_O, 2 * orec},
-        };
-        for (int i = 0; i < 5; i++) {
-            uint64_t lb = cfg->stream_lb[f[i].s], cap_b = cfg->stream_cap[f[i].s];
-            char n[32], k[32];
-            if (!lb) {
-                vt_row(&v, false, -EINVAL, f[i].name, "-", "no such stream",
-                       "the flash layout does not fit the flash geometry (683 blocks per plane "
-                       "are laid out; see models/flash/ftl_layout.h)");
-                continue;
-            }
-            /* whole logical blocks, and one more: the log must open a free one */
-            uint64_t need_lb = (f[i].need + lb - 1) / lb + 1;
-            fmt_bytes(n, sizeof(n), need_lb * lb);
-            fmt_bytes(k, sizeof(k), cap_b);
-            snprintf(need, sizeof(need), "%" PRIu64 " LB (%s)", need_lb, n);
-            snprintf(cap, sizeof(cap), "%" PRIu64 " LB (%s)", cap_b / lb, k);
-            snprintf(why, sizeof(why),
-                     "needs %" PRIu64 " logical blocks of %" PRIu64
-                     " bytes (the data and one free block), has %" PRIu64,
-                     need_lb, lb, cap_b / lb);
-            vt_row(&v, need_lb * lb <= cap_b, -ENOSPC, f[i].name, need, cap, why);
-        }
+        vt_print_head(out);
+    validate_batch_split(&v, cfg);
+    stopped = validate_counts(&v, cfg) != 0;
+    if (!stopped) {
+        validate_sram(&v, cfg);
+        validate_tensor_buffers(&v, cfg);
+        validate_flash_streams(&v, cfg);
     }
     if (out)
-        fprintf(out, "\n%s\n", v.fails ? "the model does NOT fit this machine" : "the model fits");
+        vt_print_verdict(out, v.fails, stopped);
     return v.rc;
 }
