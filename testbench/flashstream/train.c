@@ -37,7 +37,6 @@
 #include "testbench/flashstream/commands.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -62,7 +61,8 @@ static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
 
 enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE };
 
-/* Options given on the command line (for --resume: what may conflict with the checkpoint). */
+/* Options given on the command line: what may conflict with the checkpoint of --resume, and
+ * what changes a default that depends on other options. */
 enum {
     SET_MODEL = 1 << 0,
     SET_NODES = 1 << 1,
@@ -74,6 +74,8 @@ enum {
     SET_BETAS = 1 << 7,
     SET_SCHED = 1 << 8,
     SET_SEED = 1 << 9,
+    SET_EPOCHS = 1 << 10,
+    SET_TRACE_FROM = 1 << 11,
 };
 
 struct train_opts {
@@ -90,7 +92,6 @@ struct train_opts {
     uint64_t log_every, ckpt_every, preload;
     const char *resume;
     uint64_t trace_from, trace_steps, trace_max;
-    bool trace_from_set;
     uint64_t train_samples, test_samples;
     bool golden_check;
     int only;     /* ONLY_*: print the compiled program or the fit table, no training */
@@ -160,158 +161,6 @@ static void on_signal(int sig)
 
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: flashstream train [options]\n"
-            "Train a classifier on Fashion-MNIST on the simulated machine.\n"
-            "\n"
-            "model and data\n"
-            "  --model SPEC       fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10\n"
-            "  --hidden W1,W2,..  hidden widths (same as --model mlp:784-W1-W2-..-10)\n"
-            "  --data DIR         Fashion-MNIST IDX files (default %s)\n"
-            "  --train-samples N  use the first N training samples (default all 60000)\n"
-            "  --test-samples N   evaluate on the first N test samples (default all 10000)\n"
-            "training\n"
-            "  --nodes N          Activation Nodes (default 4)\n"
-            "  --batch B          global batch, a multiple of --nodes (default 64)\n"
-            "  --epochs E         epochs (default 1)\n"
-            "  --steps S          stop after step S (counted from the first step of the\n"
-            "                     run, before any --resume); with --epochs the smaller wins\n"
-            "  --opt adam|sgd     optimizer (default adam)\n"
-            "  --lr X             learning rate (default 0.002 adam, 0.05 sgd)\n"
-            "  --momentum X       SGD momentum (default 0.9)\n"
-            "  --wd X             weight decay (default 0)\n"
-            "  --beta1 X --beta2 X --eps X   Adam (defaults 0.9, 0.999, 1e-8)\n"
-            "  --sched const|step|cosine     lr schedule (default cosine)\n"
-            "  --step-size S --gamma G       step schedule: lr x G every S steps\n"
-            "  --cosine-steps T   cosine schedule length (default: the run's steps)\n"
-            "  --seed N           weight init and sample order (default 1)\n"
-            "simulation\n"
-            "  --fidelity tlm|rtl|lockstep   core model (default tlm)\n"
-            "  --rtl-steps S      run the first S steps on the verilated core (rtl) with\n"
-            "                     waves, then --fidelity (default 0)\n"
-            "  --waves FILE       FST of the rtl steps (default waves/<run>.fst)\n"
-            "  --wave-cycles N    core cycles in the FST (default 20000)\n"
-            "  --wave-scopes LIST comma-separated scopes (default all)\n"
-            "  --no-waves         no FST\n"
-            "  --pad-words N      words of each core scratchpad (default: the runtime's; the\n"
-            "                     verilated core linked for --rtl-steps may need 512)\n"
-            "  --golden-check     train the golden model alongside, compare every step\n"
-            "outputs\n"
-            "  --run NAME         run name (default train)\n"
-            "  --out DIR          output directory (default out/<run>)\n"
-            "  --log-every N      steps per loss line (default: about 20 lines per run)\n"
-            "  --progress MODE    auto (bar on a terminal, else plain), bar, plain, quiet\n"
-            "  --trace-from K     first step in trace.json (default: the run's first)\n"
-            "  --trace-steps N    steps in trace.json (default 2; 0: no trace)\n"
-            "  --trace-max N      events kept in trace.json (default %u)\n"
-            "  --ckpt-every K     checkpoint OUTDIR/checkpoint.ckpt every K steps\n"
-            "  --resume FILE      continue the run of a checkpoint, bit for bit\n"
-            "  --preload N        batches written to the NV streams at a time (default:\n"
-            "                     what the rest of the epoch needs)\n"
-            "instead of training\n"
-            "  --compile_only     print the command sequence of one training step on every\n"
-            "                     node (compute, DMA, flash, fabric) and exit\n"
-            "  --validate_only    check that the model fits the machine (SRAM tiles, tensor\n"
-            "                     buffers, flash streams), print the table and exit; exit\n"
-            "                     status 1 and the reasons when it does not fit\n",
-            DNN_IDX_DEFAULT_DIR, TRACE_DEFAULT_MAX_EVENTS);
-}
-
-enum {
-    O_MODEL = 256,
-    O_HIDDEN,
-    O_DATA,
-    O_TRAIN_SAMPLES,
-    O_TEST_SAMPLES,
-    O_NODES,
-    O_BATCH,
-    O_EPOCHS,
-    O_STEPS,
-    O_OPT,
-    O_LR,
-    O_MOMENTUM,
-    O_WD,
-    O_BETA1,
-    O_BETA2,
-    O_EPS,
-    O_SCHED,
-    O_STEP_SIZE,
-    O_GAMMA,
-    O_COSINE_STEPS,
-    O_SEED,
-    O_FIDELITY,
-    O_RTL_STEPS,
-    O_WAVES,
-    O_WAVE_CYCLES,
-    O_WAVE_SCOPES,
-    O_NO_WAVES,
-    O_GOLDEN,
-    O_PAD_WORDS,
-    O_RUN,
-    O_OUT,
-    O_LOG_EVERY,
-    O_PROGRESS,
-    O_TRACE_FROM,
-    O_TRACE_STEPS,
-    O_TRACE_MAX,
-    O_CKPT_EVERY,
-    O_RESUME,
-    O_PRELOAD,
-    O_COMPILE_ONLY,
-    O_VALIDATE_ONLY,
-    O_HELP,
-};
-
-static const struct option longopts[] = {
-    {"model", required_argument, 0, O_MODEL},
-    {"hidden", required_argument, 0, O_HIDDEN},
-    {"data", required_argument, 0, O_DATA},
-    {"train-samples", required_argument, 0, O_TRAIN_SAMPLES},
-    {"test-samples", required_argument, 0, O_TEST_SAMPLES},
-    {"nodes", required_argument, 0, O_NODES},
-    {"batch", required_argument, 0, O_BATCH},
-    {"epochs", required_argument, 0, O_EPOCHS},
-    {"steps", required_argument, 0, O_STEPS},
-    {"opt", required_argument, 0, O_OPT},
-    {"lr", required_argument, 0, O_LR},
-    {"momentum", required_argument, 0, O_MOMENTUM},
-    {"wd", required_argument, 0, O_WD},
-    {"beta1", required_argument, 0, O_BETA1},
-    {"beta2", required_argument, 0, O_BETA2},
-    {"eps", required_argument, 0, O_EPS},
-    {"sched", required_argument, 0, O_SCHED},
-    {"step-size", required_argument, 0, O_STEP_SIZE},
-    {"gamma", required_argument, 0, O_GAMMA},
-    {"cosine-steps", required_argument, 0, O_COSINE_STEPS},
-    {"seed", required_argument, 0, O_SEED},
-    {"fidelity", required_argument, 0, O_FIDELITY},
-    {"rtl-steps", required_argument, 0, O_RTL_STEPS},
-    {"waves", required_argument, 0, O_WAVES},
-    {"wave-cycles", required_argument, 0, O_WAVE_CYCLES},
-    {"wave-scopes", required_argument, 0, O_WAVE_SCOPES},
-    {"no-waves", no_argument, 0, O_NO_WAVES},
-    {"golden-check", no_argument, 0, O_GOLDEN},
-    {"pad-words", required_argument, 0, O_PAD_WORDS},
-    {"run", required_argument, 0, O_RUN},
-    {"out", required_argument, 0, O_OUT},
-    {"log-every", required_argument, 0, O_LOG_EVERY},
-    {"progress", required_argument, 0, O_PROGRESS},
-    {"trace-from", required_argument, 0, O_TRACE_FROM},
-    {"trace-steps", required_argument, 0, O_TRACE_STEPS},
-    {"trace-max", required_argument, 0, O_TRACE_MAX},
-    {"ckpt-every", required_argument, 0, O_CKPT_EVERY},
-    {"resume", required_argument, 0, O_RESUME},
-    {"preload", required_argument, 0, O_PRELOAD},
-    {"compile_only", no_argument, 0, O_COMPILE_ONLY},
-    {"compile-only", no_argument, 0, O_COMPILE_ONLY},
-    {"validate_only", no_argument, 0, O_VALIDATE_ONLY},
-    {"validate-only", no_argument, 0, O_VALIDATE_ONLY},
-    {"help", no_argument, 0, O_HELP},
-    {0, 0, 0, 0},
-};
-
 static bool run_name_ok(const char *s)
 {
     if (!*s || strlen(s) > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
@@ -323,7 +172,157 @@ static bool run_name_ok(const char *s)
     return true;
 }
 
-/* 0 (run), 1 (--help printed: exit 0), -1 (error printed). */
+static const char grp_model[] = "model and data", grp_training[] = "training",
+                  grp_simulation[] = "simulation", grp_outputs[] = "outputs",
+                  grp_instead[] = "instead of training";
+
+_Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
+
+#define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
+
+static const struct cli_opt train_options[] = {
+    {CLI_OPT("model", "SPEC", grp_model, "fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10"),
+     CLI_STR(TRAIN_FIELD(model)), .given = SET_MODEL},
+    {CLI_OPT("hidden", "W1,W2,..", grp_model,
+             "hidden widths (same as --model mlp:784-W1-W2-..-10)"),
+     CLI_U64_LIST(TRAIN_FIELD(hidden), offsetof(struct train_opts, n_hidden), DNN_MAX_LAYERS - 1, 1,
+                  DNN_MAX_WIDTH),
+     .given = SET_MODEL},
+    {CLI_OPT("data", "DIR", grp_model, "Fashion-MNIST IDX files (default " DNN_IDX_DEFAULT_DIR ")"),
+     CLI_STR(TRAIN_FIELD(data))},
+    {CLI_OPT("train-samples", "N", grp_model,
+             "use the first N training samples (default all 60000)"),
+     CLI_U64(TRAIN_FIELD(train_samples), 1, DNN_IDX_MAX_COUNT)},
+    {CLI_OPT("test-samples", "N", grp_model,
+             "evaluate on the first N test samples (default all 10000)"),
+     CLI_U64(TRAIN_FIELD(test_samples), 1, DNN_IDX_MAX_COUNT)},
+
+    {CLI_OPT("nodes", "N", grp_training, "Activation Nodes (default 4)"),
+     CLI_U64(TRAIN_FIELD(nodes), 1, RT_MAX_AN), .given = SET_NODES},
+    {CLI_OPT("batch", "B", grp_training, "global batch, a multiple of --nodes (default 64)"),
+     CLI_U64(TRAIN_FIELD(batch), 1, 1u << 20), .given = SET_BATCH},
+    {CLI_OPT("epochs", "E", grp_training, "epochs (default 1)"),
+     CLI_U64(TRAIN_FIELD(epochs), 1, 1u << 20), .given = SET_EPOCHS},
+    {CLI_OPT("steps", "S", grp_training,
+             "stop after step S (counted from the first step of the\n"
+             "run, before any --resume); with --epochs the smaller wins"),
+     CLI_U64(TRAIN_FIELD(steps), 1, 1ull << 40)},
+    {CLI_OPT("opt", "adam|sgd", grp_training, "optimizer (default adam)"),
+     CLI_ENUM(TRAIN_FIELD(opt), opt_names), .given = SET_OPT},
+    {CLI_OPT("lr", "X", grp_training, "learning rate (default 0.002 adam, 0.05 sgd)"),
+     CLI_F32(TRAIN_FIELD(lr), 0.0f, 1000.0f), .given = SET_LR},
+    {CLI_OPT("momentum", "X", grp_training, "SGD momentum (default 0.9)"),
+     CLI_F32(TRAIN_FIELD(momentum), 0.0f, 0.9999999f), .given = SET_MOMENTUM},
+    {CLI_OPT("wd", "X", grp_training, "weight decay (default 0)"),
+     CLI_F32(TRAIN_FIELD(wd), 0.0f, 1.0f), .given = SET_WD},
+    {CLI_OPT("beta1", "X", grp_training, "Adam beta1 (default 0.9)"),
+     CLI_F32(TRAIN_FIELD(beta1), 0.0f, 0.9999999f), .given = SET_BETAS},
+    {CLI_OPT("beta2", "X", grp_training, "Adam beta2 (default 0.999)"),
+     CLI_F32(TRAIN_FIELD(beta2), 0.0f, 0.9999999f), .given = SET_BETAS},
+    {CLI_OPT("eps", "X", grp_training, "Adam epsilon (default 1e-8)"),
+     CLI_F32(TRAIN_FIELD(eps), 1e-30f, 1.0f), .given = SET_BETAS},
+    {CLI_OPT("sched", "const|step|cosine", grp_training, "lr schedule (default cosine)"),
+     CLI_ENUM(TRAIN_FIELD(sched), sched_names), .given = SET_SCHED},
+    {CLI_OPT("step-size", "S", grp_training, "step schedule: lr x G every S steps (default 1000)"),
+     CLI_U64(TRAIN_FIELD(step_size), 1, 1ull << 40), .given = SET_SCHED},
+    {CLI_OPT("gamma", "G", grp_training, "step schedule: the factor G (default 0.5)"),
+     CLI_F32(TRAIN_FIELD(gamma), 1e-30f, 1000.0f), .given = SET_SCHED},
+    {CLI_OPT("cosine-steps", "T", grp_training,
+             "cosine schedule length (default: the run's steps)"),
+     CLI_U64(TRAIN_FIELD(cosine_steps), 1, 1ull << 40), .given = SET_SCHED},
+    {CLI_OPT("seed", "N", grp_training, "weight init and sample order (default 1)"),
+     CLI_U64(TRAIN_FIELD(seed), 0, UINT64_MAX), .given = SET_SEED},
+
+    {CLI_OPT("fidelity", "tlm|rtl|lockstep", grp_simulation, "core model (default tlm)"),
+     CLI_ENUM(TRAIN_FIELD(fidelity), fid_names)},
+    {CLI_OPT("rtl-steps", "S", grp_simulation,
+             "run the first S steps on the verilated core (rtl) with\n"
+             "waves, then --fidelity (default 0)"),
+     CLI_U64(TRAIN_FIELD(rtl_steps), 0, 1ull << 40)},
+    {CLI_OPT("waves", "FILE", grp_simulation, "FST of the rtl steps (default waves/<run>.fst)"),
+     CLI_STR_OK(TRAIN_FIELD(waves), cli_nonempty, "a file name (or --no-waves)")},
+    {CLI_OPT("wave-cycles", "N", grp_simulation, "core cycles in the FST (default 20000)"),
+     CLI_U64(TRAIN_FIELD(wave_cycles), 1, 1ull << 40)},
+    {CLI_OPT("wave-scopes", "LIST", grp_simulation, "comma-separated scopes (default all)"),
+     CLI_STR(TRAIN_FIELD(wave_scopes))},
+    {CLI_OPT("no-waves", NULL, grp_simulation, "no FST"), CLI_SET_STR(TRAIN_FIELD(waves), "")},
+    {CLI_OPT("pad-words", "N", grp_simulation,
+             "words of each core scratchpad (default: the runtime's; the\n"
+             "verilated core linked for --rtl-steps may need 512)"),
+     CLI_U64(TRAIN_FIELD(pad_words), 2, 1u << 20)},
+    {CLI_OPT("golden-check", NULL, grp_simulation,
+             "train the golden model alongside, compare every step"),
+     CLI_FLAG(TRAIN_FIELD(golden_check))},
+
+    {CLI_OPT("run", "NAME", grp_outputs, "run name (default train)"),
+     CLI_STR_OK(TRAIN_FIELD(run), run_name_ok, "1..64 characters of [A-Za-z0-9_.-]")},
+    {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/<run>)"),
+     CLI_STR_OK(TRAIN_FIELD(out), cli_nonempty, "a directory")},
+    {CLI_OPT("log-every", "N", grp_outputs,
+             "steps per loss line (default: about 20 lines per run)"),
+     CLI_U64(TRAIN_FIELD(log_every), 1, 1ull << 40)},
+    {CLI_OPT("progress", "MODE", grp_outputs,
+             "auto (bar on a terminal, else plain), bar, plain, quiet"),
+     CLI_ENUM(TRAIN_FIELD(progress), progress_names)},
+    {CLI_OPT("trace-from", "K", grp_outputs, "first step in trace.json (default: the run's first)"),
+     CLI_U64(TRAIN_FIELD(trace_from), 0, 1ull << 40), .given = SET_TRACE_FROM},
+    {CLI_OPT("trace-steps", "N", grp_outputs, "steps in trace.json (default 2; 0: no trace)"),
+     CLI_U64(TRAIN_FIELD(trace_steps), 0, 1u << 20)},
+    {CLI_OPT("trace-max", "N", grp_outputs, "events kept in trace.json (default 1000000)"),
+     CLI_U64(TRAIN_FIELD(trace_max), 1, 1ull << 32)},
+    {CLI_OPT("ckpt-every", "K", grp_outputs, "checkpoint OUTDIR/checkpoint.ckpt every K steps"),
+     CLI_U64(TRAIN_FIELD(ckpt_every), 1, 1ull << 40)},
+    {CLI_OPT("resume", "FILE", grp_outputs, "continue the run of a checkpoint, bit for bit"),
+     CLI_STR(TRAIN_FIELD(resume))},
+    {CLI_OPT("preload", "N", grp_outputs,
+             "batches written to the NV streams at a time (default:\n"
+             "what the rest of the epoch needs)"),
+     CLI_U64(TRAIN_FIELD(preload), 1, 1u << 24)},
+
+    {CLI_OPT("compile_only", NULL, grp_instead,
+             "print the command sequence of one training step on every\n"
+             "node (compute, DMA, flash, fabric) and exit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
+    {CLI_ALIAS("compile-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
+    {CLI_OPT("validate_only", NULL, grp_instead,
+             "check that the model fits the machine (SRAM tiles, tensor\n"
+             "buffers, flash streams), print the table and exit; exit\n"
+             "status 1 and the reasons when it does not fit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {0},
+};
+
+#undef TRAIN_FIELD
+
+static const struct cli_cmd train_cli = {
+    .name = "train",
+    .about = "Train a classifier on Fashion-MNIST on the simulated machine.\n",
+    .opts = train_options,
+};
+
+/* The checks across options, after each option's own; 0 or -1 (message printed). */
+static int validate(struct train_opts *o)
+{
+    if (o->model && o->n_hidden) {
+        fprintf(stderr, "flashstream train: give --model or --hidden, not both\n");
+        return -1;
+    }
+    if (o->batch % o->nodes) {
+        fprintf(stderr,
+                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
+                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+        return -1;
+    }
+    if (o->steps && !(o->set & SET_EPOCHS))
+        o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
+    if (isnan(o->lr))
+        o->lr = o->opt == DNN_OPT_ADAM ? 0.002f : 0.05f;
+    return 0;
+}
+
+/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
 static int parse(int argc, char **argv, struct train_opts *o)
 {
     *o = (struct train_opts){.nodes = 4,
@@ -346,217 +345,9 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .run = "train",
                              .trace_steps = 2,
                              .trace_max = TRACE_DEFAULT_MAX_EVENTS};
-    bool epochs_set = false;
-    int ch, rc = 0, idx;
+    int rc = cli_parse(&train_cli, argc, argv, o, &o->set);
 
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
-        char opt[40];
-        const char *name = NULL;
-
-        for (const struct option *lo = longopts; lo->name; lo++)
-            if (lo->val == ch)
-                name = lo->name;
-        if (ch == '?' || ch == ':') {
-            if (ch == ':')
-                fprintf(stderr, "flashstream train: %s needs a value\n", argv[optind - 1]);
-            else
-                fprintf(stderr,
-                        "flashstream train: unknown option '%s' ('flashstream train --help' "
-                        "lists them)\n",
-                        argv[optind - 1]);
-            return -1;
-        }
-        snprintf(opt, sizeof(opt), "--%s", name ? name : "?");
-        switch (ch) {
-        case O_MODEL:
-            o->model = optarg;
-            o->set |= SET_MODEL;
-            break;
-        case O_HIDDEN:
-            rc = cli_u64_list(opt, optarg, 1, DNN_MAX_WIDTH, o->hidden, DNN_MAX_LAYERS - 1,
-                              &o->n_hidden);
-            o->set |= SET_MODEL;
-            break;
-        case O_DATA:
-            o->data = optarg;
-            break;
-        case O_TRAIN_SAMPLES:
-            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->train_samples);
-            break;
-        case O_TEST_SAMPLES:
-            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->test_samples);
-            break;
-        case O_NODES:
-            rc = cli_u64(opt, optarg, 1, RT_MAX_AN, &o->nodes);
-            o->set |= SET_NODES;
-            break;
-        case O_BATCH:
-            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->batch);
-            o->set |= SET_BATCH;
-            break;
-        case O_EPOCHS:
-            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->epochs);
-            epochs_set = true;
-            break;
-        case O_STEPS:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->steps);
-            break;
-        case O_OPT:
-            rc = cli_enum(opt, optarg, opt_names, 2, &o->opt);
-            o->set |= SET_OPT;
-            break;
-        case O_LR:
-            rc = cli_f32(opt, optarg, 0.0f, 1000.0f, &o->lr);
-            o->set |= SET_LR;
-            break;
-        case O_MOMENTUM:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->momentum);
-            o->set |= SET_MOMENTUM;
-            break;
-        case O_WD:
-            rc = cli_f32(opt, optarg, 0.0f, 1.0f, &o->wd);
-            o->set |= SET_WD;
-            break;
-        case O_BETA1:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta1);
-            o->set |= SET_BETAS;
-            break;
-        case O_BETA2:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta2);
-            o->set |= SET_BETAS;
-            break;
-        case O_EPS:
-            rc = cli_f32(opt, optarg, 1e-30f, 1.0f, &o->eps);
-            o->set |= SET_BETAS;
-            break;
-        case O_SCHED:
-            rc = cli_enum(opt, optarg, sched_names, 3, &o->sched);
-            o->set |= SET_SCHED;
-            break;
-        case O_STEP_SIZE:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->step_size);
-            o->set |= SET_SCHED;
-            break;
-        case O_GAMMA:
-            rc = cli_f32(opt, optarg, 1e-30f, 1000.0f, &o->gamma);
-            o->set |= SET_SCHED;
-            break;
-        case O_COSINE_STEPS:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->cosine_steps);
-            o->set |= SET_SCHED;
-            break;
-        case O_SEED:
-            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
-            o->set |= SET_SEED;
-            break;
-        case O_FIDELITY:
-            rc = cli_enum(opt, optarg, fid_names, 3, &o->fidelity);
-            break;
-        case O_RTL_STEPS:
-            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->rtl_steps);
-            break;
-        case O_WAVES:
-            if (!*optarg) {
-                fprintf(stderr, "flashstream train: --waves needs a file name (or --no-waves)\n");
-                return -1;
-            }
-            o->waves = optarg;
-            break;
-        case O_WAVE_CYCLES:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->wave_cycles);
-            break;
-        case O_WAVE_SCOPES:
-            o->wave_scopes = optarg;
-            break;
-        case O_NO_WAVES:
-            o->waves = "";
-            break;
-        case O_GOLDEN:
-            o->golden_check = true;
-            break;
-        case O_COMPILE_ONLY:
-            o->only = ONLY_COMPILE;
-            break;
-        case O_VALIDATE_ONLY:
-            o->only = ONLY_VALIDATE;
-            break;
-        case O_PAD_WORDS:
-            rc = cli_u64(opt, optarg, 2, 1u << 20, &o->pad_words);
-            break;
-        case O_RUN:
-            if (!run_name_ok(optarg)) {
-                fprintf(stderr,
-                        "flashstream train: --run '%s' is not accepted: give 1..64 characters "
-                        "of [A-Za-z0-9_.-]\n",
-                        optarg);
-                return -1;
-            }
-            o->run = optarg;
-            break;
-        case O_OUT:
-            if (!*optarg) {
-                fprintf(stderr, "flashstream train: --out needs a directory\n");
-                return -1;
-            }
-            o->out = optarg;
-            break;
-        case O_LOG_EVERY:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->log_every);
-            break;
-        case O_PROGRESS:
-            rc = cli_enum(opt, optarg, progress_names, 4, &o->progress);
-            break;
-        case O_TRACE_FROM:
-            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->trace_from);
-            o->trace_from_set = true;
-            break;
-        case O_TRACE_STEPS:
-            rc = cli_u64(opt, optarg, 0, 1u << 20, &o->trace_steps);
-            break;
-        case O_TRACE_MAX:
-            rc = cli_u64(opt, optarg, 1, 1ull << 32, &o->trace_max);
-            break;
-        case O_CKPT_EVERY:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->ckpt_every);
-            break;
-        case O_RESUME:
-            o->resume = optarg;
-            break;
-        case O_PRELOAD:
-            rc = cli_u64(opt, optarg, 1, 1u << 24, &o->preload);
-            break;
-        case O_HELP:
-            usage(stdout);
-            return 1;
-        }
-        if (rc)
-            return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr,
-                "flashstream train: unexpected argument '%s' (options start with --; "
-                "'flashstream train --help' lists them)\n",
-                argv[optind]);
-        return -1;
-    }
-    if (o->model && o->n_hidden) {
-        fprintf(stderr, "flashstream train: give --model or --hidden, not both\n");
-        return -1;
-    }
-    if (o->batch % o->nodes) {
-        fprintf(stderr,
-                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
-                " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
-                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
-        return -1;
-    }
-    if (o->steps && !epochs_set)
-        o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
-    if (isnan(o->lr))
-        o->lr = o->opt == DNN_OPT_ADAM ? 0.002f : 0.05f;
-    return 0;
+    return rc ? rc : validate(o);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -1068,7 +859,7 @@ static int open_outputs(struct train *t)
             return -1;
         }
         t->trace = tr;
-        if (!t->o.trace_from_set)
+        if (!(t->o.set & SET_TRACE_FROM))
             t->o.trace_from = t->start_step;
     }
     return 0;
