@@ -139,6 +139,30 @@ static int parse(int argc, char **argv, struct cosim_opts *o)
     return cli_parse(&cosim_cli, argc, argv, o, NULL);
 }
 
+/* What was run and what came out; ok: every beat received in order. */
+static void report(const struct cosim *c, const struct vpipe_params *prm, double wall, bool ok)
+{
+    uint64_t cycles = sim_clock_cycle(c->clk), ticks = sim_clock_ticks(c->clk);
+
+    printf("flashstream cosim: verilated %s (width %u, depth %u) in a %.0f MHz clock domain\n",
+           prm->module, prm->width, prm->depth, 1e6 / (double)c->o.period_ps);
+    printf("  producer  %" PRIu64 " beats in bursts of 1..%" PRIu64 ", every ~%" PRIu64 " ns\n",
+           c->o.beats, 2 * c->o.burst - 1, c->o.gap_ns);
+    printf("  consumer  ready %" PRIu64 "%% of cycles\n", c->o.ready_pct);
+    printf("  simulated %.3f us, %" PRIu64 " cycles: %" PRIu64 " evaluated, %" PRIu64
+           " idle skipped (%.1f%%)\n",
+           (double)sim_now(c->sim) / SIM_US, cycles, ticks, cycles - ticks,
+           cycles ? 100.0 * (double)(cycles - ticks) / (double)cycles : 0.0);
+    printf("  FIFO      %.3f beats per active cycle, mean occupancy %.2f, max %" PRIu64
+           ", output stalled %" PRIu64 " cycles\n",
+           ticks ? (double)c->recvd / (double)ticks : 0.0,
+           ticks ? (double)c->level_sum / (double)ticks : 0.0, c->level_max, c->stall_cycles);
+    printf("  kernel    %" PRIu64 " events, wall %.3f s, %.2f M evaluated cycles/s\n",
+           sim_events_fired(c->sim), wall, wall > 0 ? (double)ticks / wall / 1e6 : 0.0);
+    printf("  check     %" PRIu64 " of %" PRIu64 " beats received in order: %s\n", c->recvd,
+           c->o.beats, ok ? "PASS" : "FAIL");
+}
+
 int cmd_cosim(int argc, char **argv)
 {
     struct cosim c = {0};
@@ -186,25 +210,8 @@ int cmd_cosim(int argc, char **argv)
     sim_run(c.sim);
     double wall = cli_wall_s() - t0;
 
-    uint64_t cycles = sim_clock_cycle(c.clk), ticks = sim_clock_ticks(c.clk);
-    int ok = !c.error && c.recvd == c.o.beats;
-    printf("flashstream cosim: verilated %s (width %u, depth %u) in a %.0f MHz clock domain\n",
-           prm.module, prm.width, prm.depth, 1e6 / (double)c.o.period_ps);
-    printf("  producer  %" PRIu64 " beats in bursts of 1..%" PRIu64 ", every ~%" PRIu64 " ns\n",
-           c.o.beats, 2 * c.o.burst - 1, c.o.gap_ns);
-    printf("  consumer  ready %" PRIu64 "%% of cycles\n", c.o.ready_pct);
-    printf("  simulated %.3f us, %" PRIu64 " cycles: %" PRIu64 " evaluated, %" PRIu64
-           " idle skipped (%.1f%%)\n",
-           (double)sim_now(c.sim) / SIM_US, cycles, ticks, cycles - ticks,
-           cycles ? 100.0 * (double)(cycles - ticks) / (double)cycles : 0.0);
-    printf("  FIFO      %.3f beats per active cycle, mean occupancy %.2f, max %" PRIu64
-           ", output stalled %" PRIu64 " cycles\n",
-           ticks ? (double)c.recvd / (double)ticks : 0.0,
-           ticks ? (double)c.level_sum / (double)ticks : 0.0, c.level_max, c.stall_cycles);
-    printf("  kernel    %" PRIu64 " events, wall %.3f s, %.2f M evaluated cycles/s\n",
-           sim_events_fired(c.sim), wall, wall > 0 ? (double)ticks / wall / 1e6 : 0.0);
-    printf("  check     %" PRIu64 " of %" PRIu64 " beats received in order: %s\n", c.recvd,
-           c.o.beats, ok ? "PASS" : "FAIL");
+    bool ok = !c.error && c.recvd == c.o.beats;
+    report(&c, &prm, wall, ok);
     vpipe_destroy(c.fifo); /* closes and renames the FST */
     if (c.o.waves)
         printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/cmn_fifo.gtkw\n",

@@ -235,68 +235,87 @@ static void sys_destroy(struct fb_sys *y)
     memset(y, 0, sizeof(*y));
 }
 
+/* The stream of --range: blocks of its own in every plane, outside any layout; 0 or -EINVAL
+ * (message printed). */
+static int range_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, struct fb_sys *y)
+{
+    const struct flash_geom *g = &o->cfg.geom;
+
+    if ((uint64_t)o->range_first + o->range_count > g->blocks_per_plane) {
+        fprintf(stderr,
+                "flashstream flashbench: --range %u:%u does not fit in a plane of %u "
+                "blocks; accepted FIRST + COUNT <= %u\n",
+                o->range_first, o->range_count, g->blocks_per_plane, g->blocks_per_plane);
+        return -EINVAL;
+    }
+    memset(sc, 0, sizeof(*sc));
+    snprintf(sc->name, sizeof(sc->name), "%s", o->stream);
+    sc->first_block = o->range_first;
+    sc->n_blocks = o->range_count;
+    sc->pe_budget = 2000000;
+    sc->retention_s = FTL_SEC_PER_DAY;
+    sc->erase_on_release = true;
+    snprintf(y->where, sizeof(y->where), "blocks %u..%u", sc->first_block,
+             sc->first_block + sc->n_blocks - 1);
+    return 0;
+}
+
+/* The stream --stream of the node's layout, and the layout's spare blocks (kept when it has
+ * none); 0 or -EINVAL (message printed). */
+static int layout_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, uint32_t *sp_first,
+                         uint32_t *sp_count, struct fb_sys *y)
+{
+    struct ftl_layout lay;
+    const struct ftl_region *r, *spare;
+    struct flash_err e = {{0}};
+
+    if (o->node == NODE_WN)
+        ftl_layout_wn(&lay);
+    else
+        ftl_layout_an(&lay);
+    if (ftl_layout_validate(&lay, &o->cfg.geom, &e)) {
+        fprintf(stderr,
+                "flashstream flashbench: %s; for this geometry give the stream's blocks "
+                "with --range FIRST:COUNT\n",
+                e.msg);
+        return -EINVAL;
+    }
+    r = ftl_layout_find(&lay, o->stream);
+    if (!r || r->kind != FTL_REGION_STREAM) {
+        fprintf(stderr,
+                "flashstream flashbench: --stream '%s' is not a stream of the %s "
+                "layout; accepted:",
+                o->stream, lay.node);
+        for (uint32_t i = 0; i < lay.n; i++)
+            if (lay.r[i].kind == FTL_REGION_STREAM)
+                fprintf(stderr, " %s", lay.r[i].name);
+        fprintf(stderr, "\n");
+        return -EINVAL;
+    }
+    ftl_stream_cfg_from_region(sc, r);
+    sc->check_retention = false; /* long runs of simulated time are not the point here */
+    spare = ftl_layout_spare(&lay);
+    if (spare) {
+        *sp_first = spare->first;
+        *sp_count = spare->count;
+    }
+    snprintf(y->where, sizeof(y->where), "%s, blocks %u..%u, %s", lay.node, r->first,
+             r->first + r->count - 1, r->contents);
+    return 0;
+}
+
 static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
-    struct ftl_layout lay;
-    const struct ftl_region *r, *spare;
     struct ftl_stream_cfg sc;
     struct flash_err e = {{0}};
     uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
     int rc;
 
     memset(y, 0, sizeof(*y));
-    if (o->node == NODE_WN)
-        ftl_layout_wn(&lay);
-    else
-        ftl_layout_an(&lay);
-    if (o->range_count) {
-        if ((uint64_t)o->range_first + o->range_count > g->blocks_per_plane) {
-            fprintf(stderr,
-                    "flashstream flashbench: --range %u:%u does not fit in a plane of %u "
-                    "blocks; accepted FIRST + COUNT <= %u\n",
-                    o->range_first, o->range_count, g->blocks_per_plane, g->blocks_per_plane);
-            return -EINVAL;
-        }
-        memset(&sc, 0, sizeof(sc));
-        snprintf(sc.name, sizeof(sc.name), "%s", o->stream);
-        sc.first_block = o->range_first;
-        sc.n_blocks = o->range_count;
-        sc.pe_budget = 2000000;
-        sc.retention_s = FTL_SEC_PER_DAY;
-        sc.erase_on_release = true;
-        snprintf(y->where, sizeof(y->where), "blocks %u..%u", sc.first_block,
-                 sc.first_block + sc.n_blocks - 1);
-    } else {
-        if (ftl_layout_validate(&lay, g, &e)) {
-            fprintf(stderr,
-                    "flashstream flashbench: %s; for this geometry give the stream's blocks "
-                    "with --range FIRST:COUNT\n",
-                    e.msg);
-            return -EINVAL;
-        }
-        r = ftl_layout_find(&lay, o->stream);
-        if (!r || r->kind != FTL_REGION_STREAM) {
-            fprintf(stderr,
-                    "flashstream flashbench: --stream '%s' is not a stream of the %s "
-                    "layout; accepted:",
-                    o->stream, lay.node);
-            for (uint32_t i = 0; i < lay.n; i++)
-                if (lay.r[i].kind == FTL_REGION_STREAM)
-                    fprintf(stderr, " %s", lay.r[i].name);
-            fprintf(stderr, "\n");
-            return -EINVAL;
-        }
-        ftl_stream_cfg_from_region(&sc, r);
-        sc.check_retention = false; /* long runs of simulated time are not the point here */
-        spare = ftl_layout_spare(&lay);
-        if (spare) {
-            sp_first = spare->first;
-            sp_count = spare->count;
-        }
-        snprintf(y->where, sizeof(y->where), "%s, blocks %u..%u, %s", lay.node, r->first,
-                 r->first + r->count - 1, r->contents);
-    }
+    rc = o->range_count ? range_stream(o, &sc, y) : layout_stream(o, &sc, &sp_first, &sp_count, y);
+    if (rc)
+        return rc;
     rc = flash_fms_create(&o->cfg, &y->fms, &e);
     if (!rc) {
         rc = ftl_bbm_init(&y->bbm, g, sp_first, sp_count, &e);
@@ -422,6 +441,25 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
     return rc;
 }
 
+/* randwrite: a write pointer per logical block the range spans (*n_lb of them, from 0); 0 or
+ * -1 (message printed). */
+static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t range_pages,
+                          uint64_t **wp, uint64_t *n_lb)
+{
+    uint64_t pb = o->cfg.geom.page_bytes, sbp = ftl_stream_sb_pages(y->s);
+
+    *n_lb = (range_pages + sbp - 1) / sbp;
+    *wp = calloc(*n_lb, sizeof(**wp));
+    if (!*wp || sbp % (o->bs / pb)) {
+        fprintf(stderr,
+                "flashstream flashbench: randwrite needs requests that divide a logical "
+                "block of %" PRIu64 " pages; --bs %" PRIu64 " is %" PRIu64 " pages\n",
+                sbp, o->bs, o->bs / pb);
+        return -1;
+    }
+    return 0;
+}
+
 /* Run n_req requests (all of them when n_req is 0); fills r. */
 static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
 {
@@ -451,17 +489,8 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
                 r->n_req);
         goto out_mem;
     }
-    if (o->rw == RW_RANDWRITE) {
-        n_lb = (range_pages + ftl_stream_sb_pages(y.s) - 1) / ftl_stream_sb_pages(y.s);
-        wp = calloc(n_lb, sizeof(*wp));
-        if (!wp || ftl_stream_sb_pages(y.s) % (o->bs / pb)) {
-            fprintf(stderr,
-                    "flashstream flashbench: randwrite needs requests that divide a logical "
-                    "block of %" PRIu64 " pages; --bs %" PRIu64 " is %" PRIu64 " pages\n",
-                    ftl_stream_sb_pages(y.s), o->bs, o->bs / pb);
-            goto out_mem;
-        }
-    }
+    if (o->rw == RW_RANDWRITE && write_pointers(o, &y, range_pages, &wp, &n_lb))
+        goto out_mem;
     if (rd && prefill(o, &y, range_pages, &t))
         goto out_mem;
     /* Reads start when the prefill has drained: every die idle. */
@@ -567,6 +596,42 @@ struct term {
     char how[160];
 };
 
+/* The flash bounds of operations of ppo pages per die (bus terms from the same call): b for
+ * the configuration, and for writes b_cache and b_nocache with cache program on and off. */
+static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bounds *b,
+                          struct flash_bounds *b_cache, struct flash_bounds *b_nocache)
+{
+    struct flash_cfg c = o->cfg;
+
+    c.geom.planes_per_die = ppo;
+    c.sw.multi_plane = o->cfg.sw.multi_plane;
+    if (o->rw == RW_READ || o->rw == RW_RANDREAD) {
+        flash_cfg_read_bounds(&c, b);
+        *b_cache = *b_nocache = *b;
+    } else {
+        c.sw.cache_program = true;
+        flash_cfg_write_bounds(&c, b_cache);
+        c.sw.cache_program = false;
+        flash_cfg_write_bounds(&c, b_nocache);
+        *b = o->cfg.sw.cache_program ? *b_cache : *b_nocache;
+    }
+}
+
+/* Each term, then the smallest and how much of it was achieved. */
+static void print_terms(const struct term *tm, size_t n, double achieved)
+{
+    size_t best = 0;
+
+    printf("  bound (GB/s) for these requests:\n");
+    for (size_t i = 0; i < n; i++) {
+        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
+        if (tm[i].bps < tm[best].bps)
+            best = i;
+    }
+    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
+           100.0 * achieved / tm[best].bps);
+}
+
 /* The configuration's bound for these requests: each term, then the smallest. */
 static void print_bound(const struct fb_opts *o, double unloaded_ps, double achieved)
 {
@@ -579,27 +644,13 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     uint64_t cmd_pages = t->ctrl_cmd_bytes / pb;
     uint64_t cmds = (req_pages + cmd_pages - 1) / cmd_pages;
     uint32_t ppo = (uint32_t)(req_pages < g->planes_per_die ? req_pages : g->planes_per_die);
-    struct flash_cfg c = o->cfg;
     struct flash_bounds b, b_cache, b_nocache;
     struct term tm[4];
     double t_ctrl = (double)(rd ? t->t_ctrl_rd_ps : t->t_ctrl_wr_ps);
     double useful = rd ? (double)o->bs : (double)req_pages * pb;
-    size_t best = 0;
     char b1[32];
 
-    /* Operations of ppo pages per die; bus terms from the same call. */
-    c.geom.planes_per_die = ppo;
-    c.sw.multi_plane = o->cfg.sw.multi_plane;
-    if (rd) {
-        flash_cfg_read_bounds(&c, &b);
-        b_cache = b_nocache = b;
-    } else {
-        c.sw.cache_program = true;
-        flash_cfg_write_bounds(&c, &b_cache);
-        c.sw.cache_program = false;
-        flash_cfg_write_bounds(&c, &b_nocache);
-        b = o->cfg.sw.cache_program ? b_cache : b_nocache;
-    }
+    die_op_bounds(o, ppo, &b, &b_cache, &b_nocache);
     /* Bytes delivered per byte moved: a read of a partial page moves the whole page. */
     double eff = useful / ((double)req_pages * pb);
 
@@ -629,14 +680,7 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
     snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
              o->iodepth, human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
-    printf("  bound (GB/s) for these requests:\n");
-    for (size_t i = 0; i < 4; i++) {
-        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
-        if (tm[i].bps < tm[best].bps)
-            best = i;
-    }
-    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
-           100.0 * achieved / tm[best].bps);
+    print_terms(tm, 4, achieved);
 }
 
 int cmd_flashbench(int argc, char **argv)
