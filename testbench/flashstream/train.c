@@ -485,6 +485,54 @@ static void build_opt(struct train *t)
     o->total_steps = t->o.cosine_steps ? t->o.cosine_steps : (t->target ? t->target : 1);
 }
 
+/* The option given that the checkpoint of --resume decides otherwise, NULL if none; what: the
+ * checkpoint's value and the option's. */
+static const char *resume_clash(const struct train *t, char *what, size_t len)
+{
+    const struct ckpt_info *c = &t->resume_info;
+    const struct dnn_opt *co = &c->opt;
+    const char *clash = NULL;
+
+    if ((t->o.set & SET_MODEL) && strcmp(c->spec, t->spec)) {
+        clash = "--model/--hidden";
+        snprintf(what, len, "model %s, the options say %s", c->spec, t->spec);
+    } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
+        clash = "--nodes";
+        snprintf(what, len, "%u nodes, the options say %" PRIu64, c->run.nodes, t->o.nodes);
+    } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
+        clash = "--batch";
+        snprintf(what, len, "batch %u, the options say %" PRIu64, c->run.batch_size, t->o.batch);
+    } else if ((t->o.set & SET_SEED) && c->run.seed != t->o.seed) {
+        clash = "--seed";
+        snprintf(what, len, "seed %" PRIu64 ", the options say %" PRIu64, c->run.seed, t->o.seed);
+    } else if ((t->o.set & SET_OPT) && (int)co->kind != t->o.opt) {
+        clash = "--opt";
+        snprintf(what, len, "optimizer %s, the options say %s", opt_names[co->kind],
+                 opt_names[t->o.opt]);
+    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
+        clash = "--lr";
+        snprintf(what, len, "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
+    } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
+               co->momentum != t->o.momentum) {
+        clash = "--momentum";
+        snprintf(what, len, "momentum %g, the options say %g", (double)co->momentum,
+                 (double)t->o.momentum);
+    } else if ((t->o.set & SET_WD) && co->weight_decay != t->o.wd) {
+        clash = "--wd";
+        snprintf(what, len, "weight decay %g, the options say %g", (double)co->weight_decay,
+                 (double)t->o.wd);
+    } else if ((t->o.set & SET_BETAS) && co->kind == DNN_OPT_ADAM &&
+               (co->beta1 != t->o.beta1 || co->beta2 != t->o.beta2 || co->eps != t->o.eps)) {
+        clash = "--beta1/--beta2/--eps";
+        snprintf(what, len, "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
+                 (double)co->eps);
+    } else if (t->o.set & SET_SCHED) {
+        clash = "--sched/--step-size/--gamma/--cosine-steps";
+        snprintf(what, len, "its own schedule (%s)", sched_names[co->sched]);
+    }
+    return clash;
+}
+
 /* --resume: the checkpoint decides the model, the optimizer, the seed, B and N; an option
  * given explicitly that disagrees is an error (it could not continue the run bit for bit). */
 static int adopt_checkpoint(struct train *t)
@@ -493,53 +541,14 @@ static int adopt_checkpoint(struct train *t)
     const struct dnn_opt *co = &c->opt;
     struct dnn_err e;
     char have[CKPT_SPEC_MAX];
-    const char *clash = NULL;
+    const char *clash;
     char what[600] = "";
 
     if (ckpt_load_new(t->o.resume, &t->resume_params, &t->resume_info, &e)) {
         fprintf(stderr, "flashstream train: --resume: %s\n", e.msg);
         return -1;
     }
-    if ((t->o.set & SET_MODEL) && strcmp(c->spec, t->spec)) {
-        clash = "--model/--hidden";
-        snprintf(what, sizeof(what), "model %s, the options say %s", c->spec, t->spec);
-    } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
-        clash = "--nodes";
-        snprintf(what, sizeof(what), "%u nodes, the options say %" PRIu64, c->run.nodes,
-                 t->o.nodes);
-    } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
-        clash = "--batch";
-        snprintf(what, sizeof(what), "batch %u, the options say %" PRIu64, c->run.batch_size,
-                 t->o.batch);
-    } else if ((t->o.set & SET_SEED) && c->run.seed != t->o.seed) {
-        clash = "--seed";
-        snprintf(what, sizeof(what), "seed %" PRIu64 ", the options say %" PRIu64, c->run.seed,
-                 t->o.seed);
-    } else if ((t->o.set & SET_OPT) && (int)co->kind != t->o.opt) {
-        clash = "--opt";
-        snprintf(what, sizeof(what), "optimizer %s, the options say %s", opt_names[co->kind],
-                 opt_names[t->o.opt]);
-    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
-        clash = "--lr";
-        snprintf(what, sizeof(what), "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
-    } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
-               co->momentum != t->o.momentum) {
-        clash = "--momentum";
-        snprintf(what, sizeof(what), "momentum %g, the options say %g", (double)co->momentum,
-                 (double)t->o.momentum);
-    } else if ((t->o.set & SET_WD) && co->weight_decay != t->o.wd) {
-        clash = "--wd";
-        snprintf(what, sizeof(what), "weight decay %g, the options say %g",
-                 (double)co->weight_decay, (double)t->o.wd);
-    } else if ((t->o.set & SET_BETAS) && co->kind == DNN_OPT_ADAM &&
-               (co->beta1 != t->o.beta1 || co->beta2 != t->o.beta2 || co->eps != t->o.eps)) {
-        clash = "--beta1/--beta2/--eps";
-        snprintf(what, sizeof(what), "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
-                 (double)co->eps);
-    } else if (t->o.set & SET_SCHED) {
-        clash = "--sched/--step-size/--gamma/--cosine-steps";
-        snprintf(what, sizeof(what), "its own schedule (%s)", sched_names[co->sched]);
-    }
+    clash = resume_clash(t, what, sizeof(what));
     if (clash) {
         fprintf(stderr,
                 "flashstream train: --resume %s: the checkpoint was trained with %s; a "
@@ -800,6 +809,24 @@ static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
                                        "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
+/* trace.json's tracks of the host; 0 or -1 (message printed). */
+static int open_trace(struct train *t)
+{
+    struct trace *tr = trace_create(t->o.trace_max);
+
+    if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
+        trace_track(tr, "host", "layers", &t->host_layers) ||
+        trace_track(tr, "host", "events", &t->host_marks)) {
+        fprintf(stderr, "flashstream train: out of memory for the trace\n");
+        trace_destroy(tr);
+        return -1;
+    }
+    t->trace = tr;
+    if (!(t->o.set & SET_TRACE_FROM))
+        t->o.trace_from = t->start_step;
+    return 0;
+}
+
 static int open_outputs(struct train *t)
 {
     const char *layer_cols[4 + 2 + RT_PH_N + 1];
@@ -848,21 +875,7 @@ static int open_outputs(struct train *t)
         fprintf(stderr, "flashstream train: out of memory\n");
         return -1;
     }
-    if (t->o.trace_steps) {
-        struct trace *tr = trace_create(t->o.trace_max);
-
-        if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
-            trace_track(tr, "host", "layers", &t->host_layers) ||
-            trace_track(tr, "host", "events", &t->host_marks)) {
-            fprintf(stderr, "flashstream train: out of memory for the trace\n");
-            trace_destroy(tr);
-            return -1;
-        }
-        t->trace = tr;
-        if (!(t->o.set & SET_TRACE_FROM))
-            t->o.trace_from = t->start_step;
-    }
-    return 0;
+    return t->o.trace_steps ? open_trace(t) : 0;
 }
 
 static int start_waves(struct train *t)
@@ -1267,6 +1280,33 @@ out:
 }
 
 /* Run steps [start_step, target). Returns the last step completed + 1 via *done. */
+/* loss.csv's row of step k. */
+static void loss_row(struct train *t, uint64_t k, const struct rt_step_info *info, float lr)
+{
+    stats_csv_u64(t->loss_csv, k);
+    stats_csv_u64(t->loss_csv, k / t->bpe);
+    csv_f32(t->loss_csv, info->loss);
+    csv_f32(t->loss_csv, lr);
+    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6);
+    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6);
+    stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
+    stats_csv_end_row(t->loss_csv);
+}
+
+/* trace.json's record of step k, and the busy intervals of its resources. */
+static void trace_step(struct train *t, uint64_t k, const struct rt_step_info *info, float lr)
+{
+    char name[40];
+    struct trace_arg a[] = {TRACE_F64("loss", info->loss), TRACE_F64("lr", lr),
+                            TRACE_U64("commands", info->commands), TRACE_U64("gemms", info->gemms),
+                            TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
+
+    snprintf(name, sizeof(name), "step %" PRIu64, k);
+    trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
+                   info->end_ps - info->start_ps, name, "step", a, 5);
+    take_busy(t, info);
+}
+
 static int train_loop(struct train *t, uint64_t *done)
 {
     struct rt_err e;
@@ -1302,27 +1342,10 @@ static int train_loop(struct train *t, uint64_t *done)
         t->images += t->o.batch;
         t->log_sum += info.loss;
         t->log_n++;
-        stats_csv_u64(t->loss_csv, k);
-        stats_csv_u64(t->loss_csv, k / t->bpe);
-        csv_f32(t->loss_csv, info.loss);
-        csv_f32(t->loss_csv, lr);
-        stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info.end_ps), 6);
-        stats_csv_fixed(t->loss_csv, ps_us(info.end_ps - info.start_ps), 6);
-        stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
-        stats_csv_end_row(t->loss_csv);
+        loss_row(t, k, &info, lr);
         take_layer_recs(t, tr);
-        if (tr) {
-            char name[40];
-            struct trace_arg a[] = {
-                TRACE_F64("loss", info.loss), TRACE_F64("lr", lr),
-                TRACE_U64("commands", info.commands), TRACE_U64("gemms", info.gemms),
-                TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
-
-            snprintf(name, sizeof(name), "step %" PRIu64, k);
-            trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info.start_ps,
-                           info.end_ps - info.start_ps, name, "step", a, 5);
-            take_busy(t, &info);
-        }
+        if (tr)
+            trace_step(t, k, &info, lr);
         *done = k + 1;
         if (t->log_n >= t->o.log_every || k + 1 == t->target)
             log_interval(t, k + 1, lr, info.end_ps);
@@ -1436,15 +1459,12 @@ static void print_end_row(const struct end_row *r, const char *name, const bool 
     printf("\n");
 }
 
-static void print_endurance(struct train *t)
+/* One row per flash stream of the n counters c, into rows; cols[k]: some row has column k.
+ * The number of rows. */
+static size_t end_rows(const struct rt_counter *c, size_t n, struct end_row *rows, bool *cols)
 {
-    size_t n, nr = 0;
-    const struct rt_counter *c = rt_counters(t->rt, &n);
-    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
-    bool cols[END_COLS] = {false};
+    size_t nr = 0;
 
-    if (!rows)
-        return;
     for (size_t i = 0; i < n; i++) {
         char prefix[64];
         int k = end_key(c[i].name, prefix, sizeof(prefix));
@@ -1460,6 +1480,19 @@ static void print_endurance(struct train *t)
         rows[r].v[k] = c[i].is_f64 ? c[i].f64 : (double)c[i].u64;
         cols[k] = true;
     }
+    return nr;
+}
+
+static void print_endurance(struct train *t)
+{
+    size_t n, nr;
+    const struct rt_counter *c = rt_counters(t->rt, &n);
+    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    bool cols[END_COLS] = {false};
+
+    if (!rows)
+        return;
+    nr = end_rows(c, n, rows, cols);
     if (!nr) {
         printf("\nflash endurance: the runtime reports no flash stream counters\n");
         free(rows);
@@ -1509,17 +1542,12 @@ static void print_endurance(struct train *t)
     free(rows);
 }
 
-static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+/* stats.json's meta: the command line and what it ran. */
+static void describe_run(struct stats *s, const struct train *t, int argc, char **argv)
 {
-    struct stats *s = stats_create();
-    char buf[1024], path[600];
-    size_t n, len = 0;
-    const struct rt_counter *c;
-    uint64_t sim = rt_now(t->rt);
-    int rc = 0;
+    char buf[1024];
+    size_t len = 0;
 
-    if (!s)
-        return -1;
     for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
                                 argv[i]);
@@ -1535,6 +1563,47 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity]);
     if (t->o.resume)
         stats_meta(s, "resumed_from", t->o.resume);
+}
+
+/* stats.json's layers.*: the sums of layers.csv per layer and pass. */
+static void layer_stats(struct stats *s, const struct train *t)
+{
+    for (uint32_t l = 0; l < t->model.n_layers; l++) {
+        for (int pass = 0; pass < 2; pass++) {
+            const struct layer_sum *ls = &t->lsum[2 * l + pass];
+            char name[96];
+
+            if (!ls->rows)
+                continue;
+            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
+                     rt_pass_name((enum rt_pass)pass));
+            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
+            for (int p = 0; p < RT_PH_N; p++) {
+                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
+                              ls->phase_ps[p]);
+                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
+                              ls->waited[p]);
+            }
+        }
+    }
+}
+
+static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+{
+    struct stats *s = stats_create();
+    char path[600];
+    size_t n;
+    const struct rt_counter *c;
+    uint64_t sim = rt_now(t->rt);
+    int rc = 0;
+
+    if (!s)
+        return -1;
+    describe_run(s, t, argc, argv);
 
     c = rt_counters(t->rt, &n);
     for (size_t i = 0; i < n; i++) {
@@ -1569,28 +1638,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
                   dnn_params_digest(rt_params(t->rt)));
-    for (uint32_t l = 0; l < t->model.n_layers; l++) {
-        for (int pass = 0; pass < 2; pass++) {
-            const struct layer_sum *ls = &t->lsum[2 * l + pass];
-            char name[96];
-
-            if (!ls->rows)
-                continue;
-            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
-                     rt_pass_name((enum rt_pass)pass));
-            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
-            for (int p = 0; p < RT_PH_N; p++) {
-                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
-                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
-                              ls->phase_ps[p]);
-                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
-                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
-                              ls->waited[p]);
-            }
-        }
-    }
+    layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
     if (stats_write_json(s, path)) {
         fprintf(stderr, "flashstream train: %s\n", stats_errmsg(s));
@@ -1689,11 +1737,94 @@ static void cleanup(struct train *t)
     free(t);
 }
 
+/* Everything a run needs after the model: the checkpoint of --resume, the data, the plan of
+ * steps, the optimizer, the outputs, the machine; 0 or -1 (message printed). */
+static int prepare(struct train *t)
+{
+    if (t->o.resume && adopt_checkpoint(t))
+        return -1;
+    if (load_data(t) || plan(t))
+        return -1;
+    if (!t->o.resume)
+        build_opt(t);
+    if (!t->o.log_every) {
+        uint64_t n = t->target - t->start_step;
+
+        t->o.log_every = n / 20 ? (n / 20 > 100 ? 100 : n / 20) : 1;
+    }
+    if (open_outputs(t) || make_machine(t) || start_waves(t))
+        return -1;
+    if (t->trace && map_resources(t))
+        return -1;
+    t->tty = isatty(STDOUT_FILENO);
+    t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
+    return 0;
+}
+
+/* What is about to run. */
+static void print_run_header(struct train *t)
+{
+    char obuf[200];
+
+    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
+           "test samples\n",
+           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
+    printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
+           " per node), %u batches per epoch\n",
+           t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
+    printf("  optimizer %s\n", opt_summary(&t->opt, obuf, sizeof(obuf)));
+    if (t->o.rtl_steps)
+        printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
+               t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
+               t->waves_path, fid_names[t->o.fidelity]);
+    else
+        printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
+    printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
+           t->start_step, t->target - 1, t->o.seed, t->o.resume ? ", resumed from " : "",
+           t->o.resume ? t->o.resume : "", t->out_dir);
+    fflush(stdout);
+}
+
+/* The training loop, with SIGINT and SIGTERM stopping it after the current step; train_loop's
+ * result, *wall: its wall-clock seconds. */
+static int run_loop(struct train *t, uint64_t *done, double *wall)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    int rc;
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    t->t0 = cli_wall_s();
+    rc = train_loop(t, done);
+    *wall = cli_wall_s() - t->t0;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (t->mode == PROG_BAR)
+        printf("\r\033[K");
+    return rc;
+}
+
+/* After the loop stopped at step done (rc: train_loop's, 1 interrupted): a checkpoint if
+ * interrupted, else the test accuracy at the last step; 0 or -1 (message printed). */
+static int end_of_run(struct train *t, int rc, uint64_t done)
+{
+    if (rc > 0) {
+        printf("interrupted after step %" PRIu64 "\n", done);
+        if (done > t->start_step)
+            checkpoint(t, done);
+    } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
+        return -1;
+    }
+    /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
+    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
+        checkpoint(t, done);
+    return 0;
+}
+
 int cmd_train(int argc, char **argv)
 {
     struct train *t = calloc(1, sizeof(*t));
-    struct sigaction sa = {.sa_handler = on_signal};
-    char obuf[200];
     uint64_t done = 0;
     double wall;
     int rc, status = 1;
@@ -1717,64 +1848,14 @@ int cmd_train(int argc, char **argv)
         status = compile_or_validate(t);
         goto out;
     }
-    if (t->o.resume && adopt_checkpoint(t))
+    if (prepare(t))
         goto out;
-    if (load_data(t) || plan(t))
-        goto out;
-    if (!t->o.resume)
-        build_opt(t);
-    if (!t->o.log_every) {
-        uint64_t n = t->target - t->start_step;
-
-        t->o.log_every = n / 20 ? (n / 20 > 100 ? 100 : n / 20) : 1;
-    }
-    if (open_outputs(t) || make_machine(t) || start_waves(t))
-        goto out;
-    if (t->trace && map_resources(t))
-        goto out;
-    t->tty = isatty(STDOUT_FILENO);
-    t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
-
-    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
-           "test samples\n",
-           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
-    printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
-           " per node), %u batches per epoch\n",
-           t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
-    printf("  optimizer %s\n", opt_summary(&t->opt, obuf, sizeof(obuf)));
-    if (t->o.rtl_steps)
-        printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
-               t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
-               t->waves_path, fid_names[t->o.fidelity]);
-    else
-        printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
-    printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
-           t->start_step, t->target - 1, t->o.seed, t->o.resume ? ", resumed from " : "",
-           t->o.resume ? t->o.resume : "", t->out_dir);
-    fflush(stdout);
-
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    t->t0 = cli_wall_s();
-    rc = train_loop(t, &done);
-    wall = cli_wall_s() - t->t0;
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (t->mode == PROG_BAR)
-        printf("\r\033[K");
+    print_run_header(t);
+    rc = run_loop(t, &done, &wall);
     if (rc < 0)
         goto out;
-    if (rc > 0) {
-        printf("interrupted after step %" PRIu64 "\n", done);
-        if (done > t->start_step)
-            checkpoint(t, done);
-    } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
+    if (end_of_run(t, rc, done))
         goto out;
-    }
-    /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
-    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
-        checkpoint(t, done);
 
     uint64_t steps = done - t->start_step, sim = rt_now(t->rt);
     printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
