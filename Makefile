@@ -123,6 +123,10 @@ $(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
 
+# test_cli tests the option tables of the flashstream program: cli.c is the program's, not the
+# library's, so it is linked by name here (the pattern rule above gives the recipe).
+$(BUILD)/san/tests/test_cli: $(BUILD)/san/testbench/flashstream/cli.o
+
 $(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $^ $(LDLIBS) -o $@

@@ -1,26 +1,124 @@
 /*
- * cli: option parsing shared by the flashstream commands. Every bad value
- * is reported with the option, the value given and the range accepted.
+ * cli: the command-line options of the flashstream commands, one table per command.
+ *
+ * A row of the table is one long option: its name, the placeholder of its value, its help
+ * lines, the heading it is listed under, and how its value is parsed and range-checked into
+ * which field of the command's options struct. The same table drives getopt_long, the --help
+ * text and the parsing, so an option cannot be accepted without being listed, nor listed with
+ * another range than the one enforced.
+ *
+ * Every bad command line is refused with a message on stderr that names the option, the value
+ * given and what is accepted; the caller exits with status 2. Checks across options (one
+ * option's value against another's) are the command's, after cli_parse.
  */
 #ifndef TESTBENCH_FLASHSTREAM_CLI_H
 #define TESTBENCH_FLASHSTREAM_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-/* Parse an unsigned integer option value in [min, max]; 0 or -1 (message printed). */
-int cli_u64(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out);
+/* How a row's value is parsed, and the type of the field it is stored in. */
+enum cli_kind {
+    CLI_KIND_U64,      /* uint64_t: an integer in [lo, hi] (decimal, 0x hex or 0 octal) */
+    CLI_KIND_SIZE,     /* uint64_t: bytes in [lo, hi]: "4096", "64k", "4KiB", "1g" (binary) */
+    CLI_KIND_F32,      /* float: a finite number in [flo, fhi], rounded once (strtof) */
+    CLI_KIND_ENUM,     /* int: the index of the value in names[0..n_names) */
+    CLI_KIND_U64_LIST, /* uint64_t[max_n]: "256,128", 1..max_n decimal integers in [lo, hi];
+                          their number goes to the int at count_off */
+    CLI_KIND_STR,      /* const char *: the value itself; with ok, ok(value) must hold */
+    CLI_KIND_FLAG,     /* bool: no value; true when given */
+    CLI_KIND_SET_INT,  /* int: no value; ival when given */
+    CLI_KIND_SET_STR,  /* const char *: no value; sval (may be NULL) when given */
+    CLI_KIND_CALL,     /* no field: call(opts, value), value NULL for a row without arg */
+};
 
-/* Parse a float option value in [min, max] (finite), read with strtof so that the float is the
- * decimal correctly rounded once; 0 or -1 (message printed). */
-int cli_f32(const char *opt, const char *val, float min, float max, float *out);
+/* Returned by cli_parse and by a row's call: the command's work is done (help or a list
+ * printed); exit 0. */
+#define CLI_DONE 1
 
-/* Parse one of n names (exact match); *out = its index. 0 or -1 (message lists the names). */
-int cli_enum(const char *opt, const char *val, const char *const names[], int n, int *out);
+struct cli_opt {
+    const char *name;  /* long option without "--"; NULL ends the table */
+    const char *arg;   /* placeholder of the value in --help ("N", "FILE"); NULL: no value */
+    const char *help;  /* lines separated by '\n'; NULL: an alias, left out of --help */
+    const char *group; /* heading the option is listed under in --help; NULL: none */
+    enum cli_kind kind;
+    size_t off, size;         /* the field in the options struct (CLI_FIELD) */
+    unsigned given;           /* bits or-ed into cli_parse's *given when the option is given */
+    uint64_t lo, hi;          /* U64, SIZE, U64_LIST */
+    float flo, fhi;           /* F32 */
+    const char *const *names; /* ENUM */
+    int n_names;
+    bool nocase;                 /* ENUM: names match in any case */
+    int max_n;                   /* U64_LIST: most items */
+    size_t count_off;            /* U64_LIST: the int that receives the number of items */
+    bool (*ok)(const char *val); /* STR: NULL accepts every string */
+    const char *accepted;        /* STR with ok: what is accepted, for the message */
+    int ival;                    /* SET_INT */
+    const char *sval;            /* SET_STR */
+    int (*call)(void *opts, const char *val); /* CALL: 0, -1 (message printed) or CLI_DONE */
+};
 
-/* Parse a comma-separated list of 1..max_n unsigned integers, each in [min, max], e.g.
- * "256,128"; *n = how many. 0 or -1 (message names the bad item). */
-int cli_u64_list(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
-                 int max_n, int *n);
+/*
+ * A row is written with these, so that it reads like its lines of --help:
+ *
+ *   {CLI_OPT("nodes", "N", "training", "Activation Nodes (default 4)"),
+ *    CLI_U64(FIELD(nodes), 1, 64), .given = SET_NODES},
+ *
+ * where FIELD(m) is the command's CLI_FIELD(struct its_opts, m).
+ */
+#define CLI_FIELD(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
+#define CLI_OPT(name_, arg_, group_, help_)                                                        \
+    .name = (name_), .arg = (arg_), .group = (group_), .help = (help_)
+/* Another name of an option, left out of --help. */
+#define CLI_ALIAS(name_, arg_) .name = (name_), .arg = (arg_)
+
+#define CLI_U64(field, lo_, hi_)  .kind = CLI_KIND_U64, field, .lo = (lo_), .hi = (hi_)
+#define CLI_SIZE(field, lo_, hi_) .kind = CLI_KIND_SIZE, field, .lo = (lo_), .hi = (hi_)
+#define CLI_F32(field, lo_, hi_)  .kind = CLI_KIND_F32, field, .flo = (lo_), .fhi = (hi_)
+/* names_: an array of strings (its size is taken). */
+#define CLI_ENUM(field, names_)                                                                    \
+    .kind = CLI_KIND_ENUM, field, .names = (names_),                                               \
+    .n_names = (int)(sizeof(names_) / sizeof((names_)[0]))
+#define CLI_ENUM_NOCASE(field, names_)                                                             \
+    .kind = CLI_KIND_ENUM, field, .names = (names_),                                               \
+    .n_names = (int)(sizeof(names_) / sizeof((names_)[0])), .nocase = true
+#define CLI_U64_LIST(field, count_off_, max_n_, lo_, hi_)                                          \
+    .kind = CLI_KIND_U64_LIST, field, .count_off = (count_off_), .max_n = (max_n_), .lo = (lo_),   \
+    .hi = (hi_)
+#define CLI_STR(field) .kind = CLI_KIND_STR, field
+/* ok_(value) must hold; accepted_ says what does, e.g. "a file name". */
+#define CLI_STR_OK(field, ok_, accepted_)                                                          \
+    .kind = CLI_KIND_STR, field, .ok = (ok_), .accepted = (accepted_)
+#define CLI_FLAG(field)          .kind = CLI_KIND_FLAG, field
+#define CLI_SET_INT(field, val_) .kind = CLI_KIND_SET_INT, field, .ival = (val_)
+#define CLI_SET_STR(field, val_) .kind = CLI_KIND_SET_STR, field, .sval = (val_)
+#define CLI_CALL(fn)             .kind = CLI_KIND_CALL, .call = (fn)
+
+/* A command: its name, the text of --help above the options, and its options. */
+struct cli_cmd {
+    const char *name;  /* "train": messages start "flashstream train: " */
+    const char *about; /* printed under the usage line; NULL: none */
+    const struct cli_opt *opts;
+};
+
+/*
+ * Parse the options argv[1..argc) (argv[0] is the command name) into opts, which holds the
+ * defaults on entry. Options are taken in order, each overwriting its field, so the last of a
+ * repeated option wins (a CALL row sees every one); an option may be abbreviated to a prefix
+ * that names only it (getopt_long). --help prints cli_help to stdout. *given (may be NULL)
+ * receives the or of the given bits of the options given.
+ * Returns 0 (run the command), CLI_DONE (help or a CALL row's list printed: exit 0) or -1
+ * (message printed: exit 2).
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *opts, unsigned *given);
+
+/* The --help text: the usage line, about, then each option under its heading. */
+void cli_help(const struct cli_cmd *cmd, FILE *f);
+
+/* For a STR row's ok: the value is not empty. */
+bool cli_nonempty(const char *val);
 
 /* Wall-clock seconds from a monotonic clock. */
 double cli_wall_s(void);

@@ -16,7 +16,6 @@
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -99,33 +98,36 @@ static bool fifo_tick(struct sim *sim, void *user)
     return c->sent < c->made || c->recvd < c->sent;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: flashstream cosim [options]\n"
-               "  --seed N         random seed (default 1)\n"
-               "  --beats N        beats to carry (default 1000000)\n"
-               "  --burst N        mean burst length in beats (default 64)\n"
-               "  --gap-ns N       mean time between bursts, ns (default 200)\n"
-               "  --ready-pct N    consumer ready probability per cycle, %% (default 70)\n"
-               "  --period-ps N    FIFO clock period, ps (default 1000)\n"
-               "  --waves FILE     FST of the first cycles (default waves/cmn_fifo.fst)\n"
-               "  --wave-cycles N  cycles in the FST (default 5000)\n"
-               "  --no-waves       no FST\n");
-}
+#define COSIM_FIELD(member) CLI_FIELD(struct cosim_opts, member)
 
+static const struct cli_opt cosim_options[] = {
+    {CLI_OPT("seed", "N", NULL, "random seed (default 1)"),
+     CLI_U64(COSIM_FIELD(seed), 0, UINT64_MAX)},
+    {CLI_OPT("beats", "N", NULL, "beats to carry (default 1000000)"),
+     CLI_U64(COSIM_FIELD(beats), 1, 1ull << 40)},
+    {CLI_OPT("burst", "N", NULL, "mean burst length in beats (default 64)"),
+     CLI_U64(COSIM_FIELD(burst), 1, 1ull << 20)},
+    {CLI_OPT("gap-ns", "N", NULL, "mean time between bursts, ns (default 200)"),
+     CLI_U64(COSIM_FIELD(gap_ns), 0, 1ull << 30)},
+    {CLI_OPT("ready-pct", "N", NULL, "consumer ready probability per cycle, % (default 70)"),
+     CLI_U64(COSIM_FIELD(ready_pct), 1, 100)},
+    {CLI_OPT("period-ps", "N", NULL, "FIFO clock period, ps (default 1000)"),
+     CLI_U64(COSIM_FIELD(period_ps), 2, 1000000000)},
+    {CLI_OPT("waves", "FILE", NULL, "FST of the first cycles (default waves/cmn_fifo.fst)"),
+     CLI_STR(COSIM_FIELD(waves))},
+    {CLI_OPT("wave-cycles", "N", NULL, "cycles in the FST (default 5000)"),
+     CLI_U64(COSIM_FIELD(wave_cycles), 1, 1ull << 32)},
+    {CLI_OPT("no-waves", NULL, NULL, "no FST"), CLI_SET_STR(COSIM_FIELD(waves), NULL)},
+    {0},
+};
+
+#undef COSIM_FIELD
+
+static const struct cli_cmd cosim_cli = {.name = "cosim", .opts = cosim_options};
+
+/* 0 (run), CLI_DONE (help printed: exit 0), -1 (error printed). */
 static int parse(int argc, char **argv, struct cosim_opts *o)
 {
-    static const struct option longopts[] = {{"seed", required_argument, 0, 's'},
-                                             {"beats", required_argument, 0, 'b'},
-                                             {"burst", required_argument, 0, 'u'},
-                                             {"gap-ns", required_argument, 0, 'g'},
-                                             {"ready-pct", required_argument, 0, 'r'},
-                                             {"period-ps", required_argument, 0, 'p'},
-                                             {"waves", required_argument, 0, 'w'},
-                                             {"wave-cycles", required_argument, 0, 'c'},
-                                             {"no-waves", no_argument, 0, 'n'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
     *o = (struct cosim_opts){.seed = 1,
                              .beats = 1000000,
                              .burst = 64,
@@ -134,65 +136,39 @@ static int parse(int argc, char **argv, struct cosim_opts *o)
                              .period_ps = 1000,
                              .wave_cycles = 5000,
                              .waves = "waves/cmn_fifo.fst"};
-    int ch, rc = 0;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        const char *name = longopts[0].name;
-        for (const struct option *lo = longopts; lo->name; lo++)
-            if (lo->val == ch)
-                name = lo->name;
-        char opt[32];
-        snprintf(opt, sizeof(opt), "--%s", name);
-        switch (ch) {
-        case 's':
-            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
-            break;
-        case 'b':
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->beats);
-            break;
-        case 'u':
-            rc = cli_u64(opt, optarg, 1, 1ull << 20, &o->burst);
-            break;
-        case 'g':
-            rc = cli_u64(opt, optarg, 0, 1ull << 30, &o->gap_ns);
-            break;
-        case 'r':
-            rc = cli_u64(opt, optarg, 1, 100, &o->ready_pct);
-            break;
-        case 'p':
-            rc = cli_u64(opt, optarg, 2, 1000000000, &o->period_ps);
-            break;
-        case 'c':
-            rc = cli_u64(opt, optarg, 1, 1ull << 32, &o->wave_cycles);
-            break;
-        case 'w':
-            o->waves = optarg;
-            break;
-        case 'n':
-            o->waves = NULL;
-            break;
-        case 'h':
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            return -1;
-        }
-        if (rc)
-            return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "flashstream cosim: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
-    return 0;
+    return cli_parse(&cosim_cli, argc, argv, o, NULL);
+}
+
+/* What was run and what came out; ok: every beat received in order. */
+static void report(const struct cosim *c, const struct vpipe_params *prm, double wall, bool ok)
+{
+    uint64_t cycles = sim_clock_cycle(c->clk), ticks = sim_clock_ticks(c->clk);
+
+    printf("flashstream cosim: verilated %s (width %u, depth %u) in a %.0f MHz clock domain\n",
+           prm->module, prm->width, prm->depth, 1e6 / (double)c->o.period_ps);
+    printf("  producer  %" PRIu64 " beats in bursts of 1..%" PRIu64 ", every ~%" PRIu64 " ns\n",
+           c->o.beats, 2 * c->o.burst - 1, c->o.gap_ns);
+    printf("  consumer  ready %" PRIu64 "%% of cycles\n", c->o.ready_pct);
+    printf("  simulated %.3f us, %" PRIu64 " cycles: %" PRIu64 " evaluated, %" PRIu64
+           " idle skipped (%.1f%%)\n",
+           (double)sim_now(c->sim) / SIM_US, cycles, ticks, cycles - ticks,
+           cycles ? 100.0 * (double)(cycles - ticks) / (double)cycles : 0.0);
+    printf("  FIFO      %.3f beats per active cycle, mean occupancy %.2f, max %" PRIu64
+           ", output stalled %" PRIu64 " cycles\n",
+           ticks ? (double)c->recvd / (double)ticks : 0.0,
+           ticks ? (double)c->level_sum / (double)ticks : 0.0, c->level_max, c->stall_cycles);
+    printf("  kernel    %" PRIu64 " events, wall %.3f s, %.2f M evaluated cycles/s\n",
+           sim_events_fired(c->sim), wall, wall > 0 ? (double)ticks / wall / 1e6 : 0.0);
+    printf("  check     %" PRIu64 " of %" PRIu64 " beats received in order: %s\n", c->recvd,
+           c->o.beats, ok ? "PASS" : "FAIL");
 }
 
 int cmd_cosim(int argc, char **argv)
 {
     struct cosim c = {0};
-    if (parse(argc, argv, &c.o))
-        return 2;
+    int rc = parse(argc, argv, &c.o);
+    if (rc)
+        return rc > 0 ? 0 : 2;
     c.rng = c.o.seed;
     c.sim = sim_create();
     c.fifo = vpipe_create(c.o.seed);
@@ -234,25 +210,8 @@ int cmd_cosim(int argc, char **argv)
     sim_run(c.sim);
     double wall = cli_wall_s() - t0;
 
-    uint64_t cycles = sim_clock_cycle(c.clk), ticks = sim_clock_ticks(c.clk);
-    int ok = !c.error && c.recvd == c.o.beats;
-    printf("flashstream cosim: verilated %s (width %u, depth %u) in a %.0f MHz clock domain\n",
-           prm.module, prm.width, prm.depth, 1e6 / (double)c.o.period_ps);
-    printf("  producer  %" PRIu64 " beats in bursts of 1..%" PRIu64 ", every ~%" PRIu64 " ns\n",
-           c.o.beats, 2 * c.o.burst - 1, c.o.gap_ns);
-    printf("  consumer  ready %" PRIu64 "%% of cycles\n", c.o.ready_pct);
-    printf("  simulated %.3f us, %" PRIu64 " cycles: %" PRIu64 " evaluated, %" PRIu64
-           " idle skipped (%.1f%%)\n",
-           (double)sim_now(c.sim) / SIM_US, cycles, ticks, cycles - ticks,
-           cycles ? 100.0 * (double)(cycles - ticks) / (double)cycles : 0.0);
-    printf("  FIFO      %.3f beats per active cycle, mean occupancy %.2f, max %" PRIu64
-           ", output stalled %" PRIu64 " cycles\n",
-           ticks ? (double)c.recvd / (double)ticks : 0.0,
-           ticks ? (double)c.level_sum / (double)ticks : 0.0, c.level_max, c.stall_cycles);
-    printf("  kernel    %" PRIu64 " events, wall %.3f s, %.2f M evaluated cycles/s\n",
-           sim_events_fired(c.sim), wall, wall > 0 ? (double)ticks / wall / 1e6 : 0.0);
-    printf("  check     %" PRIu64 " of %" PRIu64 " beats received in order: %s\n", c.recvd,
-           c.o.beats, ok ? "PASS" : "FAIL");
+    bool ok = !c.error && c.recvd == c.o.beats;
+    report(&c, &prm, wall, ok);
     vpipe_destroy(c.fifo); /* closes and renames the FST */
     if (c.o.waves)
         printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/cmn_fifo.gtkw\n",

@@ -29,7 +29,6 @@
 #include "testbench/flashstream/commands.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -40,12 +39,14 @@
 
 enum rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
 static const char *const rw_names[] = {"write", "read", "randwrite", "randread"};
+enum node { NODE_AN, NODE_WN };
+static const char *const node_names[] = {"an", "wn"};
 
 struct fb_opts {
-    enum rw rw;
+    int rw; /* enum rw */
     uint64_t bs, iodepth, size, seed;
     const char *stream;                /* region name of the node's layout */
-    bool wn;                           /* Weight Node layout (default: Activation Node) */
+    int node;                          /* enum node: whose layout */
     uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
     struct flash_cfg cfg;
 };
@@ -62,63 +63,9 @@ struct fb_sys {
 
 /* ------------------------------------------------------------------ options */
 
-static void usage(FILE *f)
+static int set_key(void *opts, const char *kv)
 {
-    fprintf(f,
-            "usage: flashstream flashbench [options]\n"
-            "  --rw MODE          write | read | randwrite | randread (default write)\n"
-            "  --bs SIZE          request size (default 64k; k/m/g = KiB/MiB/GiB)\n"
-            "  --iodepth N        requests in flight (default 32)\n"
-            "  --size SIZE        total bytes (default 4g)\n"
-            "  --stream NAME      stream of the node's layout (default V; AN: NV V, WN: T W M O)\n"
-            "  --node an|wn       layout: Activation Node (paper Table 2) or Weight Node (ours)\n"
-            "  --range FIRST:N    instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
-            "                     plane (for geometries other than 683 blocks per plane)\n"
-            "  --set KEY=VALUE    flash parameter, repeatable (--keys lists them), e.g.\n"
-            "                     --set channels=16 --set t_prog_ns=200000\n"
-            "  --cache-program on|off   shortcut for --set cache_program=...\n"
-            "  --seed N           random offsets (default 1)\n"
-            "  --keys             list the flash parameters with their values and ranges\n"
-            "  --layout           print the block layouts of both node types and exit\n");
-}
-
-/* "64k", "4KiB", "1g", "4096": bytes, binary multiples. */
-static int parse_size(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out)
-{
-    static const struct {
-        const char *suf;
-        unsigned shift;
-    } sufs[] = {{"", 0},    {"b", 0},    {"k", 10},  {"kib", 10}, {"kb", 10},
-                {"m", 20},  {"mib", 20}, {"mb", 20}, {"g", 30},   {"gib", 30},
-                {"gb", 30}, {"t", 40},   {"tib", 40}};
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(val, &end, 10);
-    if (errno || end == val || val[0] == '-')
-        goto bad;
-    for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++) {
-        if (strcasecmp(end, sufs[i].suf))
-            continue;
-        if (v > (max >> sufs[i].shift))
-            goto bad;
-        v <<= sufs[i].shift;
-        if (v < min)
-            goto bad;
-        *out = v;
-        return 0;
-    }
-bad:
-    fprintf(stderr,
-            "flashstream flashbench: %s '%s' is not accepted: give a size from %" PRIu64
-            " to %" PRIu64 " bytes, optionally with a suffix k, m, g or t (KiB, MiB, GiB, TiB)\n",
-            opt, val, min, max);
-    return -1;
-}
-
-static int set_key(struct fb_opts *o, const char *kv)
-{
+    struct fb_opts *o = opts;
     char key[64];
     const char *eq = strchr(kv, '=');
     struct flash_err e;
@@ -139,131 +86,103 @@ static int set_key(struct fb_opts *o, const char *kv)
     return 0;
 }
 
-static int parse(int argc, char **argv, struct fb_opts *o)
+static int set_cache_program(void *opts, const char *val)
 {
-    static const struct option longopts[] = {{"rw", required_argument, 0, 'r'},
-                                             {"bs", required_argument, 0, 'b'},
-                                             {"iodepth", required_argument, 0, 'q'},
-                                             {"size", required_argument, 0, 'z'},
-                                             {"stream", required_argument, 0, 's'},
-                                             {"node", required_argument, 0, 'n'},
-                                             {"range", required_argument, 0, 'R'},
-                                             {"set", required_argument, 0, 'S'},
-                                             {"cache-program", required_argument, 0, 'c'},
-                                             {"seed", required_argument, 0, 'e'},
-                                             {"keys", no_argument, 0, 'k'},
-                                             {"layout", no_argument, 0, 'L'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    struct fb_opts *o = opts;
     struct flash_err e;
-    int ch, rc = 0;
 
-    memset(o, 0, sizeof(*o));
-    o->rw = RW_WRITE;
-    o->bs = 64 << 10;
-    o->iodepth = 32;
-    o->size = 4ull << 30;
-    o->seed = 1;
-    o->stream = "V";
-    flash_cfg_default(&o->cfg);
-    o->cfg.sw.store_payload = false;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        char opt[32] = "--?";
-
-        for (const struct option *lo = longopts; lo->name; lo++)
-            if (lo->val == ch)
-                snprintf(opt, sizeof(opt), "--%s", lo->name);
-        switch (ch) {
-        case 'r':
-            rc = -1;
-            for (int i = 0; i < 4; i++)
-                if (!strcmp(optarg, rw_names[i])) {
-                    o->rw = (enum rw)i;
-                    rc = 0;
-                }
-            if (rc)
-                fprintf(stderr,
-                        "flashstream flashbench: --rw '%s' is not accepted: give write, "
-                        "read, randwrite or randread\n",
-                        optarg);
-            break;
-        case 'b':
-            rc = parse_size(opt, optarg, 1, 1ull << 30, &o->bs);
-            break;
-        case 'q':
-            rc = cli_u64(opt, optarg, 1, 65536, &o->iodepth);
-            break;
-        case 'z':
-            rc = parse_size(opt, optarg, 1, 1ull << 44, &o->size);
-            break;
-        case 's':
-            o->stream = optarg;
-            break;
-        case 'n':
-            if (!strcasecmp(optarg, "an") || !strcasecmp(optarg, "wn")) {
-                o->wn = !strcasecmp(optarg, "wn");
-            } else {
-                fprintf(stderr,
-                        "flashstream flashbench: --node '%s' is not accepted: give an "
-                        "or wn\n",
-                        optarg);
-                rc = -1;
-            }
-            break;
-        case 'R': {
-            unsigned a, b;
-            char tail;
-
-            if (sscanf(optarg, "%u:%u%c", &a, &b, &tail) != 2 || !b) {
-                fprintf(stderr,
-                        "flashstream flashbench: --range '%s' is not accepted: give "
-                        "FIRST:COUNT with COUNT >= 1, e.g. 2:12\n",
-                        optarg);
-                rc = -1;
-            }
-            o->range_first = a;
-            o->range_count = b;
-            break;
-        }
-        case 'S':
-            rc = set_key(o, optarg);
-            break;
-        case 'c':
-            if (flash_cfg_set(&o->cfg, "cache_program", optarg, &e)) {
-                fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
-                rc = -1;
-            }
-            break;
-        case 'e':
-            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
-            break;
-        case 'k':
-            flash_cfg_fprint_keys(stdout, &o->cfg);
-            exit(0);
-        case 'L': {
-            struct ftl_layout l;
-
-            ftl_layout_an(&l);
-            ftl_layout_fprint(stdout, &l, &o->cfg.geom);
-            ftl_layout_wn(&l);
-            ftl_layout_fprint(stdout, &l, &o->cfg.geom);
-            exit(0);
-        }
-        case 'h':
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            return -1;
-        }
-        if (rc)
-            return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "flashstream flashbench: unexpected argument '%s'\n", argv[optind]);
+    if (flash_cfg_set(&o->cfg, "cache_program", val, &e)) {
+        fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
         return -1;
     }
+    return 0;
+}
+
+static int set_range(void *opts, const char *val)
+{
+    struct fb_opts *o = opts;
+    unsigned first, count;
+    char tail;
+
+    if (sscanf(val, "%u:%u%c", &first, &count, &tail) != 2 || !count) {
+        fprintf(stderr,
+                "flashstream flashbench: --range '%s' is not accepted: give FIRST:COUNT with "
+                "COUNT >= 1, e.g. 2:12\n",
+                val);
+        return -1;
+    }
+    o->range_first = first;
+    o->range_count = count;
+    return 0;
+}
+
+static int print_keys(void *opts, const char *val)
+{
+    struct fb_opts *o = opts;
+
+    (void)val;
+    flash_cfg_fprint_keys(stdout, &o->cfg);
+    return CLI_DONE;
+}
+
+static int print_layouts(void *opts, const char *val)
+{
+    struct fb_opts *o = opts;
+    struct ftl_layout l;
+
+    (void)val;
+    ftl_layout_an(&l);
+    ftl_layout_fprint(stdout, &l, &o->cfg.geom);
+    ftl_layout_wn(&l);
+    ftl_layout_fprint(stdout, &l, &o->cfg.geom);
+    return CLI_DONE;
+}
+
+#define FB_FIELD(member) CLI_FIELD(struct fb_opts, member)
+
+static const struct cli_opt fb_options[] = {
+    {CLI_OPT("rw", "MODE", NULL, "write | read | randwrite | randread (default write)"),
+     CLI_ENUM(FB_FIELD(rw), rw_names)},
+    {CLI_OPT("bs", "SIZE", NULL, "request size (default 64k; k/m/g = KiB/MiB/GiB)"),
+     CLI_SIZE(FB_FIELD(bs), 1, 1ull << 30)},
+    {CLI_OPT("iodepth", "N", NULL, "requests in flight (default 32)"),
+     CLI_U64(FB_FIELD(iodepth), 1, 65536)},
+    {CLI_OPT("size", "SIZE", NULL, "total bytes (default 4g)"),
+     CLI_SIZE(FB_FIELD(size), 1, 1ull << 44)},
+    {CLI_OPT("stream", "NAME", NULL,
+             "stream of the node's layout (default V; AN: NV V, WN: T W M O)"),
+     CLI_STR(FB_FIELD(stream))},
+    {CLI_OPT("node", "an|wn", NULL,
+             "layout: Activation Node (paper Table 2) or Weight Node (ours)"),
+     CLI_ENUM_NOCASE(FB_FIELD(node), node_names)},
+    {CLI_OPT("range", "FIRST:N", NULL,
+             "instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
+             "plane (for geometries other than 683 blocks per plane)"),
+     CLI_CALL(set_range)},
+    {CLI_OPT("set", "KEY=VALUE", NULL,
+             "flash parameter, repeatable (--keys lists them), e.g.\n"
+             "--set channels=16 --set t_prog_ns=200000"),
+     CLI_CALL(set_key)},
+    {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
+     CLI_CALL(set_cache_program)},
+    {CLI_OPT("seed", "N", NULL, "random offsets (default 1)"),
+     CLI_U64(FB_FIELD(seed), 0, UINT64_MAX)},
+    {CLI_OPT("keys", NULL, NULL, "list the flash parameters with their values and ranges"),
+     CLI_CALL(print_keys)},
+    {CLI_OPT("layout", NULL, NULL, "print the block layouts of both node types and exit"),
+     CLI_CALL(print_layouts)},
+    {0},
+};
+
+#undef FB_FIELD
+
+static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
+
+/* The checks across options, after each option's own; 0 or -1 (message printed). */
+static int validate(const struct fb_opts *o)
+{
+    struct flash_err e;
+
     if (flash_cfg_validate(&o->cfg, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
         return -1;
@@ -285,6 +204,24 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     return 0;
 }
 
+/* 0 (run), CLI_DONE (help or a list printed: exit 0), -1 (error printed). */
+static int parse(int argc, char **argv, struct fb_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->rw = RW_WRITE;
+    o->bs = 64 << 10;
+    o->iodepth = 32;
+    o->size = 4ull << 30;
+    o->seed = 1;
+    o->stream = "V";
+    o->node = NODE_AN;
+    flash_cfg_default(&o->cfg);
+    o->cfg.sw.store_payload = false;
+
+    int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
+    return rc ? rc : validate(o);
+}
+
 /* ------------------------------------------------------------------ the system under test */
 
 static void sys_destroy(struct fb_sys *y)
@@ -298,68 +235,87 @@ static void sys_destroy(struct fb_sys *y)
     memset(y, 0, sizeof(*y));
 }
 
+/* The stream of --range: blocks of its own in every plane, outside any layout; 0 or -EINVAL
+ * (message printed). */
+static int range_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, struct fb_sys *y)
+{
+    const struct flash_geom *g = &o->cfg.geom;
+
+    if ((uint64_t)o->range_first + o->range_count > g->blocks_per_plane) {
+        fprintf(stderr,
+                "flashstream flashbench: --range %u:%u does not fit in a plane of %u "
+                "blocks; accepted FIRST + COUNT <= %u\n",
+                o->range_first, o->range_count, g->blocks_per_plane, g->blocks_per_plane);
+        return -EINVAL;
+    }
+    memset(sc, 0, sizeof(*sc));
+    snprintf(sc->name, sizeof(sc->name), "%s", o->stream);
+    sc->first_block = o->range_first;
+    sc->n_blocks = o->range_count;
+    sc->pe_budget = 2000000;
+    sc->retention_s = FTL_SEC_PER_DAY;
+    sc->erase_on_release = true;
+    snprintf(y->where, sizeof(y->where), "blocks %u..%u", sc->first_block,
+             sc->first_block + sc->n_blocks - 1);
+    return 0;
+}
+
+/* The stream --stream of the node's layout, and the layout's spare blocks (kept when it has
+ * none); 0 or -EINVAL (message printed). */
+static int layout_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, uint32_t *sp_first,
+                         uint32_t *sp_count, struct fb_sys *y)
+{
+    struct ftl_layout lay;
+    const struct ftl_region *r, *spare;
+    struct flash_err e = {{0}};
+
+    if (o->node == NODE_WN)
+        ftl_layout_wn(&lay);
+    else
+        ftl_layout_an(&lay);
+    if (ftl_layout_validate(&lay, &o->cfg.geom, &e)) {
+        fprintf(stderr,
+                "flashstream flashbench: %s; for this geometry give the stream's blocks "
+                "with --range FIRST:COUNT\n",
+                e.msg);
+        return -EINVAL;
+    }
+    r = ftl_layout_find(&lay, o->stream);
+    if (!r || r->kind != FTL_REGION_STREAM) {
+        fprintf(stderr,
+                "flashstream flashbench: --stream '%s' is not a stream of the %s "
+                "layout; accepted:",
+                o->stream, lay.node);
+        for (uint32_t i = 0; i < lay.n; i++)
+            if (lay.r[i].kind == FTL_REGION_STREAM)
+                fprintf(stderr, " %s", lay.r[i].name);
+        fprintf(stderr, "\n");
+        return -EINVAL;
+    }
+    ftl_stream_cfg_from_region(sc, r);
+    sc->check_retention = false; /* long runs of simulated time are not the point here */
+    spare = ftl_layout_spare(&lay);
+    if (spare) {
+        *sp_first = spare->first;
+        *sp_count = spare->count;
+    }
+    snprintf(y->where, sizeof(y->where), "%s, blocks %u..%u, %s", lay.node, r->first,
+             r->first + r->count - 1, r->contents);
+    return 0;
+}
+
 static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
-    struct ftl_layout lay;
-    const struct ftl_region *r, *spare;
     struct ftl_stream_cfg sc;
     struct flash_err e = {{0}};
     uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
     int rc;
 
     memset(y, 0, sizeof(*y));
-    if (o->wn)
-        ftl_layout_wn(&lay);
-    else
-        ftl_layout_an(&lay);
-    if (o->range_count) {
-        if ((uint64_t)o->range_first + o->range_count > g->blocks_per_plane) {
-            fprintf(stderr,
-                    "flashstream flashbench: --range %u:%u does not fit in a plane of %u "
-                    "blocks; accepted FIRST + COUNT <= %u\n",
-                    o->range_first, o->range_count, g->blocks_per_plane, g->blocks_per_plane);
-            return -EINVAL;
-        }
-        memset(&sc, 0, sizeof(sc));
-        snprintf(sc.name, sizeof(sc.name), "%s", o->stream);
-        sc.first_block = o->range_first;
-        sc.n_blocks = o->range_count;
-        sc.pe_budget = 2000000;
-        sc.retention_s = FTL_SEC_PER_DAY;
-        sc.erase_on_release = true;
-        snprintf(y->where, sizeof(y->where), "blocks %u..%u", sc.first_block,
-                 sc.first_block + sc.n_blocks - 1);
-    } else {
-        if (ftl_layout_validate(&lay, g, &e)) {
-            fprintf(stderr,
-                    "flashstream flashbench: %s; for this geometry give the stream's blocks "
-                    "with --range FIRST:COUNT\n",
-                    e.msg);
-            return -EINVAL;
-        }
-        r = ftl_layout_find(&lay, o->stream);
-        if (!r || r->kind != FTL_REGION_STREAM) {
-            fprintf(stderr,
-                    "flashstream flashbench: --stream '%s' is not a stream of the %s "
-                    "layout; accepted:",
-                    o->stream, lay.node);
-            for (uint32_t i = 0; i < lay.n; i++)
-                if (lay.r[i].kind == FTL_REGION_STREAM)
-                    fprintf(stderr, " %s", lay.r[i].name);
-            fprintf(stderr, "\n");
-            return -EINVAL;
-        }
-        ftl_stream_cfg_from_region(&sc, r);
-        sc.check_retention = false; /* long runs of simulated time are not the point here */
-        spare = ftl_layout_spare(&lay);
-        if (spare) {
-            sp_first = spare->first;
-            sp_count = spare->count;
-        }
-        snprintf(y->where, sizeof(y->where), "%s, blocks %u..%u, %s", lay.node, r->first,
-                 r->first + r->count - 1, r->contents);
-    }
+    rc = o->range_count ? range_stream(o, &sc, y) : layout_stream(o, &sc, &sp_first, &sp_count, y);
+    if (rc)
+        return rc;
     rc = flash_fms_create(&o->cfg, &y->fms, &e);
     if (!rc) {
         rc = ftl_bbm_init(&y->bbm, g, sp_first, sp_count, &e);
@@ -485,6 +441,25 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
     return rc;
 }
 
+/* randwrite: a write pointer per logical block the range spans (*n_lb of them, from 0); 0 or
+ * -1 (message printed). */
+static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t range_pages,
+                          uint64_t **wp, uint64_t *n_lb)
+{
+    uint64_t pb = o->cfg.geom.page_bytes, sbp = ftl_stream_sb_pages(y->s);
+
+    *n_lb = (range_pages + sbp - 1) / sbp;
+    *wp = calloc(*n_lb, sizeof(**wp));
+    if (!*wp || sbp % (o->bs / pb)) {
+        fprintf(stderr,
+                "flashstream flashbench: randwrite needs requests that divide a logical "
+                "block of %" PRIu64 " pages; --bs %" PRIu64 " is %" PRIu64 " pages\n",
+                sbp, o->bs, o->bs / pb);
+        return -1;
+    }
+    return 0;
+}
+
 /* Run n_req requests (all of them when n_req is 0); fills r. */
 static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
 {
@@ -514,17 +489,8 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
                 r->n_req);
         goto out_mem;
     }
-    if (o->rw == RW_RANDWRITE) {
-        n_lb = (range_pages + ftl_stream_sb_pages(y.s) - 1) / ftl_stream_sb_pages(y.s);
-        wp = calloc(n_lb, sizeof(*wp));
-        if (!wp || ftl_stream_sb_pages(y.s) % (o->bs / pb)) {
-            fprintf(stderr,
-                    "flashstream flashbench: randwrite needs requests that divide a logical "
-                    "block of %" PRIu64 " pages; --bs %" PRIu64 " is %" PRIu64 " pages\n",
-                    ftl_stream_sb_pages(y.s), o->bs, o->bs / pb);
-            goto out_mem;
-        }
-    }
+    if (o->rw == RW_RANDWRITE && write_pointers(o, &y, range_pages, &wp, &n_lb))
+        goto out_mem;
     if (rd && prefill(o, &y, range_pages, &t))
         goto out_mem;
     /* Reads start when the prefill has drained: every die idle. */
@@ -630,6 +596,42 @@ struct term {
     char how[160];
 };
 
+/* The flash bounds of operations of ppo pages per die (bus terms from the same call): b for
+ * the configuration, and for writes b_cache and b_nocache with cache program on and off. */
+static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bounds *b,
+                          struct flash_bounds *b_cache, struct flash_bounds *b_nocache)
+{
+    struct flash_cfg c = o->cfg;
+
+    c.geom.planes_per_die = ppo;
+    c.sw.multi_plane = o->cfg.sw.multi_plane;
+    if (o->rw == RW_READ || o->rw == RW_RANDREAD) {
+        flash_cfg_read_bounds(&c, b);
+        *b_cache = *b_nocache = *b;
+    } else {
+        c.sw.cache_program = true;
+        flash_cfg_write_bounds(&c, b_cache);
+        c.sw.cache_program = false;
+        flash_cfg_write_bounds(&c, b_nocache);
+        *b = o->cfg.sw.cache_program ? *b_cache : *b_nocache;
+    }
+}
+
+/* Each term, then the smallest and how much of it was achieved. */
+static void print_terms(const struct term *tm, size_t n, double achieved)
+{
+    size_t best = 0;
+
+    printf("  bound (GB/s) for these requests:\n");
+    for (size_t i = 0; i < n; i++) {
+        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
+        if (tm[i].bps < tm[best].bps)
+            best = i;
+    }
+    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
+           100.0 * achieved / tm[best].bps);
+}
+
 /* The configuration's bound for these requests: each term, then the smallest. */
 static void print_bound(const struct fb_opts *o, double unloaded_ps, double achieved)
 {
@@ -642,27 +644,13 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     uint64_t cmd_pages = t->ctrl_cmd_bytes / pb;
     uint64_t cmds = (req_pages + cmd_pages - 1) / cmd_pages;
     uint32_t ppo = (uint32_t)(req_pages < g->planes_per_die ? req_pages : g->planes_per_die);
-    struct flash_cfg c = o->cfg;
     struct flash_bounds b, b_cache, b_nocache;
     struct term tm[4];
     double t_ctrl = (double)(rd ? t->t_ctrl_rd_ps : t->t_ctrl_wr_ps);
     double useful = rd ? (double)o->bs : (double)req_pages * pb;
-    size_t best = 0;
     char b1[32];
 
-    /* Operations of ppo pages per die; bus terms from the same call. */
-    c.geom.planes_per_die = ppo;
-    c.sw.multi_plane = o->cfg.sw.multi_plane;
-    if (rd) {
-        flash_cfg_read_bounds(&c, &b);
-        b_cache = b_nocache = b;
-    } else {
-        c.sw.cache_program = true;
-        flash_cfg_write_bounds(&c, &b_cache);
-        c.sw.cache_program = false;
-        flash_cfg_write_bounds(&c, &b_nocache);
-        b = o->cfg.sw.cache_program ? b_cache : b_nocache;
-    }
+    die_op_bounds(o, ppo, &b, &b_cache, &b_nocache);
     /* Bytes delivered per byte moved: a read of a partial page moves the whole page. */
     double eff = useful / ((double)req_pages * pb);
 
@@ -692,14 +680,7 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
     snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
              o->iodepth, human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
-    printf("  bound (GB/s) for these requests:\n");
-    for (size_t i = 0; i < 4; i++) {
-        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
-        if (tm[i].bps < tm[best].bps)
-            best = i;
-    }
-    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
-           100.0 * achieved / tm[best].bps);
+    print_terms(tm, 4, achieved);
 }
 
 int cmd_flashbench(int argc, char **argv)
@@ -710,8 +691,9 @@ int cmd_flashbench(int argc, char **argv)
     double wall, secs, bw;
     char b1[32];
 
-    if (parse(argc, argv, &o))
-        return 2;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc > 0 ? 0 : 2;
     if (sys_create(&o, &y))
         return 2;
     print_config(&o, y.where);

@@ -37,7 +37,6 @@
 #include "testbench/flashstream/commands.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -62,7 +61,8 @@ static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
 
 enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE };
 
-/* Options given on the command line (for --resume: what may conflict with the checkpoint). */
+/* Options given on the command line: what may conflict with the checkpoint of --resume, and
+ * what changes a default that depends on other options. */
 enum {
     SET_MODEL = 1 << 0,
     SET_NODES = 1 << 1,
@@ -74,6 +74,8 @@ enum {
     SET_BETAS = 1 << 7,
     SET_SCHED = 1 << 8,
     SET_SEED = 1 << 9,
+    SET_EPOCHS = 1 << 10,
+    SET_TRACE_FROM = 1 << 11,
 };
 
 struct train_opts {
@@ -90,7 +92,6 @@ struct train_opts {
     uint64_t log_every, ckpt_every, preload;
     const char *resume;
     uint64_t trace_from, trace_steps, trace_max;
-    bool trace_from_set;
     uint64_t train_samples, test_samples;
     bool golden_check;
     int only;     /* ONLY_*: print the compiled program or the fit table, no training */
@@ -160,158 +161,6 @@ static void on_signal(int sig)
 
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: flashstream train [options]\n"
-            "Train a classifier on Fashion-MNIST on the simulated machine.\n"
-            "\n"
-            "model and data\n"
-            "  --model SPEC       fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10\n"
-            "  --hidden W1,W2,..  hidden widths (same as --model mlp:784-W1-W2-..-10)\n"
-            "  --data DIR         Fashion-MNIST IDX files (default %s)\n"
-            "  --train-samples N  use the first N training samples (default all 60000)\n"
-            "  --test-samples N   evaluate on the first N test samples (default all 10000)\n"
-            "training\n"
-            "  --nodes N          Activation Nodes (default 4)\n"
-            "  --batch B          global batch, a multiple of --nodes (default 64)\n"
-            "  --epochs E         epochs (default 1)\n"
-            "  --steps S          stop after step S (counted from the first step of the\n"
-            "                     run, before any --resume); with --epochs the smaller wins\n"
-            "  --opt adam|sgd     optimizer (default adam)\n"
-            "  --lr X             learning rate (default 0.002 adam, 0.05 sgd)\n"
-            "  --momentum X       SGD momentum (default 0.9)\n"
-            "  --wd X             weight decay (default 0)\n"
-            "  --beta1 X --beta2 X --eps X   Adam (defaults 0.9, 0.999, 1e-8)\n"
-            "  --sched const|step|cosine     lr schedule (default cosine)\n"
-            "  --step-size S --gamma G       step schedule: lr x G every S steps\n"
-            "  --cosine-steps T   cosine schedule length (default: the run's steps)\n"
-            "  --seed N           weight init and sample order (default 1)\n"
-            "simulation\n"
-            "  --fidelity tlm|rtl|lockstep   core model (default tlm)\n"
-            "  --rtl-steps S      run the first S steps on the verilated core (rtl) with\n"
-            "                     waves, then --fidelity (default 0)\n"
-            "  --waves FILE       FST of the rtl steps (default waves/<run>.fst)\n"
-            "  --wave-cycles N    core cycles in the FST (default 20000)\n"
-            "  --wave-scopes LIST comma-separated scopes (default all)\n"
-            "  --no-waves         no FST\n"
-            "  --pad-words N      words of each core scratchpad (default: the runtime's; the\n"
-            "                     verilated core linked for --rtl-steps may need 512)\n"
-            "  --golden-check     train the golden model alongside, compare every step\n"
-            "outputs\n"
-            "  --run NAME         run name (default train)\n"
-            "  --out DIR          output directory (default out/<run>)\n"
-            "  --log-every N      steps per loss line (default: about 20 lines per run)\n"
-            "  --progress MODE    auto (bar on a terminal, else plain), bar, plain, quiet\n"
-            "  --trace-from K     first step in trace.json (default: the run's first)\n"
-            "  --trace-steps N    steps in trace.json (default 2; 0: no trace)\n"
-            "  --trace-max N      events kept in trace.json (default %u)\n"
-            "  --ckpt-every K     checkpoint OUTDIR/checkpoint.ckpt every K steps\n"
-            "  --resume FILE      continue the run of a checkpoint, bit for bit\n"
-            "  --preload N        batches written to the NV streams at a time (default:\n"
-            "                     what the rest of the epoch needs)\n"
-            "instead of training\n"
-            "  --compile_only     print the command sequence of one training step on every\n"
-            "                     node (compute, DMA, flash, fabric) and exit\n"
-            "  --validate_only    check that the model fits the machine (SRAM tiles, tensor\n"
-            "                     buffers, flash streams), print the table and exit; exit\n"
-            "                     status 1 and the reasons when it does not fit\n",
-            DNN_IDX_DEFAULT_DIR, TRACE_DEFAULT_MAX_EVENTS);
-}
-
-enum {
-    O_MODEL = 256,
-    O_HIDDEN,
-    O_DATA,
-    O_TRAIN_SAMPLES,
-    O_TEST_SAMPLES,
-    O_NODES,
-    O_BATCH,
-    O_EPOCHS,
-    O_STEPS,
-    O_OPT,
-    O_LR,
-    O_MOMENTUM,
-    O_WD,
-    O_BETA1,
-    O_BETA2,
-    O_EPS,
-    O_SCHED,
-    O_STEP_SIZE,
-    O_GAMMA,
-    O_COSINE_STEPS,
-    O_SEED,
-    O_FIDELITY,
-    O_RTL_STEPS,
-    O_WAVES,
-    O_WAVE_CYCLES,
-    O_WAVE_SCOPES,
-    O_NO_WAVES,
-    O_GOLDEN,
-    O_PAD_WORDS,
-    O_RUN,
-    O_OUT,
-    O_LOG_EVERY,
-    O_PROGRESS,
-    O_TRACE_FROM,
-    O_TRACE_STEPS,
-    O_TRACE_MAX,
-    O_CKPT_EVERY,
-    O_RESUME,
-    O_PRELOAD,
-    O_COMPILE_ONLY,
-    O_VALIDATE_ONLY,
-    O_HELP,
-};
-
-static const struct option longopts[] = {
-    {"model", required_argument, 0, O_MODEL},
-    {"hidden", required_argument, 0, O_HIDDEN},
-    {"data", required_argument, 0, O_DATA},
-    {"train-samples", required_argument, 0, O_TRAIN_SAMPLES},
-    {"test-samples", required_argument, 0, O_TEST_SAMPLES},
-    {"nodes", required_argument, 0, O_NODES},
-    {"batch", required_argument, 0, O_BATCH},
-    {"epochs", required_argument, 0, O_EPOCHS},
-    {"steps", required_argument, 0, O_STEPS},
-    {"opt", required_argument, 0, O_OPT},
-    {"lr", required_argument, 0, O_LR},
-    {"momentum", required_argument, 0, O_MOMENTUM},
-    {"wd", required_argument, 0, O_WD},
-    {"beta1", required_argument, 0, O_BETA1},
-    {"beta2", required_argument, 0, O_BETA2},
-    {"eps", required_argument, 0, O_EPS},
-    {"sched", required_argument, 0, O_SCHED},
-    {"step-size", required_argument, 0, O_STEP_SIZE},
-    {"gamma", required_argument, 0, O_GAMMA},
-    {"cosine-steps", required_argument, 0, O_COSINE_STEPS},
-    {"seed", required_argument, 0, O_SEED},
-    {"fidelity", required_argument, 0, O_FIDELITY},
-    {"rtl-steps", required_argument, 0, O_RTL_STEPS},
-    {"waves", required_argument, 0, O_WAVES},
-    {"wave-cycles", required_argument, 0, O_WAVE_CYCLES},
-    {"wave-scopes", required_argument, 0, O_WAVE_SCOPES},
-    {"no-waves", no_argument, 0, O_NO_WAVES},
-    {"golden-check", no_argument, 0, O_GOLDEN},
-    {"pad-words", required_argument, 0, O_PAD_WORDS},
-    {"run", required_argument, 0, O_RUN},
-    {"out", required_argument, 0, O_OUT},
-    {"log-every", required_argument, 0, O_LOG_EVERY},
-    {"progress", required_argument, 0, O_PROGRESS},
-    {"trace-from", required_argument, 0, O_TRACE_FROM},
-    {"trace-steps", required_argument, 0, O_TRACE_STEPS},
-    {"trace-max", required_argument, 0, O_TRACE_MAX},
-    {"ckpt-every", required_argument, 0, O_CKPT_EVERY},
-    {"resume", required_argument, 0, O_RESUME},
-    {"preload", required_argument, 0, O_PRELOAD},
-    {"compile_only", no_argument, 0, O_COMPILE_ONLY},
-    {"compile-only", no_argument, 0, O_COMPILE_ONLY},
-    {"validate_only", no_argument, 0, O_VALIDATE_ONLY},
-    {"validate-only", no_argument, 0, O_VALIDATE_ONLY},
-    {"help", no_argument, 0, O_HELP},
-    {0, 0, 0, 0},
-};
-
 static bool run_name_ok(const char *s)
 {
     if (!*s || strlen(s) > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
@@ -323,7 +172,157 @@ static bool run_name_ok(const char *s)
     return true;
 }
 
-/* 0 (run), 1 (--help printed: exit 0), -1 (error printed). */
+static const char grp_model[] = "model and data", grp_training[] = "training",
+                  grp_simulation[] = "simulation", grp_outputs[] = "outputs",
+                  grp_instead[] = "instead of training";
+
+_Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
+
+#define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
+
+static const struct cli_opt train_options[] = {
+    {CLI_OPT("model", "SPEC", grp_model, "fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10"),
+     CLI_STR(TRAIN_FIELD(model)), .given = SET_MODEL},
+    {CLI_OPT("hidden", "W1,W2,..", grp_model,
+             "hidden widths (same as --model mlp:784-W1-W2-..-10)"),
+     CLI_U64_LIST(TRAIN_FIELD(hidden), offsetof(struct train_opts, n_hidden), DNN_MAX_LAYERS - 1, 1,
+                  DNN_MAX_WIDTH),
+     .given = SET_MODEL},
+    {CLI_OPT("data", "DIR", grp_model, "Fashion-MNIST IDX files (default " DNN_IDX_DEFAULT_DIR ")"),
+     CLI_STR(TRAIN_FIELD(data))},
+    {CLI_OPT("train-samples", "N", grp_model,
+             "use the first N training samples (default all 60000)"),
+     CLI_U64(TRAIN_FIELD(train_samples), 1, DNN_IDX_MAX_COUNT)},
+    {CLI_OPT("test-samples", "N", grp_model,
+             "evaluate on the first N test samples (default all 10000)"),
+     CLI_U64(TRAIN_FIELD(test_samples), 1, DNN_IDX_MAX_COUNT)},
+
+    {CLI_OPT("nodes", "N", grp_training, "Activation Nodes (default 4)"),
+     CLI_U64(TRAIN_FIELD(nodes), 1, RT_MAX_AN), .given = SET_NODES},
+    {CLI_OPT("batch", "B", grp_training, "global batch, a multiple of --nodes (default 64)"),
+     CLI_U64(TRAIN_FIELD(batch), 1, 1u << 20), .given = SET_BATCH},
+    {CLI_OPT("epochs", "E", grp_training, "epochs (default 1)"),
+     CLI_U64(TRAIN_FIELD(epochs), 1, 1u << 20), .given = SET_EPOCHS},
+    {CLI_OPT("steps", "S", grp_training,
+             "stop after step S (counted from the first step of the\n"
+             "run, before any --resume); with --epochs the smaller wins"),
+     CLI_U64(TRAIN_FIELD(steps), 1, 1ull << 40)},
+    {CLI_OPT("opt", "adam|sgd", grp_training, "optimizer (default adam)"),
+     CLI_ENUM(TRAIN_FIELD(opt), opt_names), .given = SET_OPT},
+    {CLI_OPT("lr", "X", grp_training, "learning rate (default 0.002 adam, 0.05 sgd)"),
+     CLI_F32(TRAIN_FIELD(lr), 0.0f, 1000.0f), .given = SET_LR},
+    {CLI_OPT("momentum", "X", grp_training, "SGD momentum (default 0.9)"),
+     CLI_F32(TRAIN_FIELD(momentum), 0.0f, 0.9999999f), .given = SET_MOMENTUM},
+    {CLI_OPT("wd", "X", grp_training, "weight decay (default 0)"),
+     CLI_F32(TRAIN_FIELD(wd), 0.0f, 1.0f), .given = SET_WD},
+    {CLI_OPT("beta1", "X", grp_training, "Adam beta1 (default 0.9)"),
+     CLI_F32(TRAIN_FIELD(beta1), 0.0f, 0.9999999f), .given = SET_BETAS},
+    {CLI_OPT("beta2", "X", grp_training, "Adam beta2 (default 0.999)"),
+     CLI_F32(TRAIN_FIELD(beta2), 0.0f, 0.9999999f), .given = SET_BETAS},
+    {CLI_OPT("eps", "X", grp_training, "Adam epsilon (default 1e-8)"),
+     CLI_F32(TRAIN_FIELD(eps), 1e-30f, 1.0f), .given = SET_BETAS},
+    {CLI_OPT("sched", "const|step|cosine", grp_training, "lr schedule (default cosine)"),
+     CLI_ENUM(TRAIN_FIELD(sched), sched_names), .given = SET_SCHED},
+    {CLI_OPT("step-size", "S", grp_training, "step schedule: lr x G every S steps (default 1000)"),
+     CLI_U64(TRAIN_FIELD(step_size), 1, 1ull << 40), .given = SET_SCHED},
+    {CLI_OPT("gamma", "G", grp_training, "step schedule: the factor G (default 0.5)"),
+     CLI_F32(TRAIN_FIELD(gamma), 1e-30f, 1000.0f), .given = SET_SCHED},
+    {CLI_OPT("cosine-steps", "T", grp_training,
+             "cosine schedule length (default: the run's steps)"),
+     CLI_U64(TRAIN_FIELD(cosine_steps), 1, 1ull << 40), .given = SET_SCHED},
+    {CLI_OPT("seed", "N", grp_training, "weight init and sample order (default 1)"),
+     CLI_U64(TRAIN_FIELD(seed), 0, UINT64_MAX), .given = SET_SEED},
+
+    {CLI_OPT("fidelity", "tlm|rtl|lockstep", grp_simulation, "core model (default tlm)"),
+     CLI_ENUM(TRAIN_FIELD(fidelity), fid_names)},
+    {CLI_OPT("rtl-steps", "S", grp_simulation,
+             "run the first S steps on the verilated core (rtl) with\n"
+             "waves, then --fidelity (default 0)"),
+     CLI_U64(TRAIN_FIELD(rtl_steps), 0, 1ull << 40)},
+    {CLI_OPT("waves", "FILE", grp_simulation, "FST of the rtl steps (default waves/<run>.fst)"),
+     CLI_STR_OK(TRAIN_FIELD(waves), cli_nonempty, "a file name (or --no-waves)")},
+    {CLI_OPT("wave-cycles", "N", grp_simulation, "core cycles in the FST (default 20000)"),
+     CLI_U64(TRAIN_FIELD(wave_cycles), 1, 1ull << 40)},
+    {CLI_OPT("wave-scopes", "LIST", grp_simulation, "comma-separated scopes (default all)"),
+     CLI_STR(TRAIN_FIELD(wave_scopes))},
+    {CLI_OPT("no-waves", NULL, grp_simulation, "no FST"), CLI_SET_STR(TRAIN_FIELD(waves), "")},
+    {CLI_OPT("pad-words", "N", grp_simulation,
+             "words of each core scratchpad (default: the runtime's; the\n"
+             "verilated core linked for --rtl-steps may need 512)"),
+     CLI_U64(TRAIN_FIELD(pad_words), 2, 1u << 20)},
+    {CLI_OPT("golden-check", NULL, grp_simulation,
+             "train the golden model alongside, compare every step"),
+     CLI_FLAG(TRAIN_FIELD(golden_check))},
+
+    {CLI_OPT("run", "NAME", grp_outputs, "run name (default train)"),
+     CLI_STR_OK(TRAIN_FIELD(run), run_name_ok, "1..64 characters of [A-Za-z0-9_.-]")},
+    {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/<run>)"),
+     CLI_STR_OK(TRAIN_FIELD(out), cli_nonempty, "a directory")},
+    {CLI_OPT("log-every", "N", grp_outputs,
+             "steps per loss line (default: about 20 lines per run)"),
+     CLI_U64(TRAIN_FIELD(log_every), 1, 1ull << 40)},
+    {CLI_OPT("progress", "MODE", grp_outputs,
+             "auto (bar on a terminal, else plain), bar, plain, quiet"),
+     CLI_ENUM(TRAIN_FIELD(progress), progress_names)},
+    {CLI_OPT("trace-from", "K", grp_outputs, "first step in trace.json (default: the run's first)"),
+     CLI_U64(TRAIN_FIELD(trace_from), 0, 1ull << 40), .given = SET_TRACE_FROM},
+    {CLI_OPT("trace-steps", "N", grp_outputs, "steps in trace.json (default 2; 0: no trace)"),
+     CLI_U64(TRAIN_FIELD(trace_steps), 0, 1u << 20)},
+    {CLI_OPT("trace-max", "N", grp_outputs, "events kept in trace.json (default 1000000)"),
+     CLI_U64(TRAIN_FIELD(trace_max), 1, 1ull << 32)},
+    {CLI_OPT("ckpt-every", "K", grp_outputs, "checkpoint OUTDIR/checkpoint.ckpt every K steps"),
+     CLI_U64(TRAIN_FIELD(ckpt_every), 1, 1ull << 40)},
+    {CLI_OPT("resume", "FILE", grp_outputs, "continue the run of a checkpoint, bit for bit"),
+     CLI_STR(TRAIN_FIELD(resume))},
+    {CLI_OPT("preload", "N", grp_outputs,
+             "batches written to the NV streams at a time (default:\n"
+             "what the rest of the epoch needs)"),
+     CLI_U64(TRAIN_FIELD(preload), 1, 1u << 24)},
+
+    {CLI_OPT("compile_only", NULL, grp_instead,
+             "print the command sequence of one training step on every\n"
+             "node (compute, DMA, flash, fabric) and exit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
+    {CLI_ALIAS("compile-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
+    {CLI_OPT("validate_only", NULL, grp_instead,
+             "check that the model fits the machine (SRAM tiles, tensor\n"
+             "buffers, flash streams), print the table and exit; exit\n"
+             "status 1 and the reasons when it does not fit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {0},
+};
+
+#undef TRAIN_FIELD
+
+static const struct cli_cmd train_cli = {
+    .name = "train",
+    .about = "Train a classifier on Fashion-MNIST on the simulated machine.\n",
+    .opts = train_options,
+};
+
+/* The checks across options, after each option's own; 0 or -1 (message printed). */
+static int validate(struct train_opts *o)
+{
+    if (o->model && o->n_hidden) {
+        fprintf(stderr, "flashstream train: give --model or --hidden, not both\n");
+        return -1;
+    }
+    if (o->batch % o->nodes) {
+        fprintf(stderr,
+                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
+                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+        return -1;
+    }
+    if (o->steps && !(o->set & SET_EPOCHS))
+        o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
+    if (isnan(o->lr))
+        o->lr = o->opt == DNN_OPT_ADAM ? 0.002f : 0.05f;
+    return 0;
+}
+
+/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
 static int parse(int argc, char **argv, struct train_opts *o)
 {
     *o = (struct train_opts){.nodes = 4,
@@ -346,217 +345,9 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .run = "train",
                              .trace_steps = 2,
                              .trace_max = TRACE_DEFAULT_MAX_EVENTS};
-    bool epochs_set = false;
-    int ch, rc = 0, idx;
+    int rc = cli_parse(&train_cli, argc, argv, o, &o->set);
 
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":", longopts, &idx)) != -1) {
-        char opt[40];
-        const char *name = NULL;
-
-        for (const struct option *lo = longopts; lo->name; lo++)
-            if (lo->val == ch)
-                name = lo->name;
-        if (ch == '?' || ch == ':') {
-            if (ch == ':')
-                fprintf(stderr, "flashstream train: %s needs a value\n", argv[optind - 1]);
-            else
-                fprintf(stderr,
-                        "flashstream train: unknown option '%s' ('flashstream train --help' "
-                        "lists them)\n",
-                        argv[optind - 1]);
-            return -1;
-        }
-        snprintf(opt, sizeof(opt), "--%s", name ? name : "?");
-        switch (ch) {
-        case O_MODEL:
-            o->model = optarg;
-            o->set |= SET_MODEL;
-            break;
-        case O_HIDDEN:
-            rc = cli_u64_list(opt, optarg, 1, DNN_MAX_WIDTH, o->hidden, DNN_MAX_LAYERS - 1,
-                              &o->n_hidden);
-            o->set |= SET_MODEL;
-            break;
-        case O_DATA:
-            o->data = optarg;
-            break;
-        case O_TRAIN_SAMPLES:
-            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->train_samples);
-            break;
-        case O_TEST_SAMPLES:
-            rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->test_samples);
-            break;
-        case O_NODES:
-            rc = cli_u64(opt, optarg, 1, RT_MAX_AN, &o->nodes);
-            o->set |= SET_NODES;
-            break;
-        case O_BATCH:
-            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->batch);
-            o->set |= SET_BATCH;
-            break;
-        case O_EPOCHS:
-            rc = cli_u64(opt, optarg, 1, 1u << 20, &o->epochs);
-            epochs_set = true;
-            break;
-        case O_STEPS:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->steps);
-            break;
-        case O_OPT:
-            rc = cli_enum(opt, optarg, opt_names, 2, &o->opt);
-            o->set |= SET_OPT;
-            break;
-        case O_LR:
-            rc = cli_f32(opt, optarg, 0.0f, 1000.0f, &o->lr);
-            o->set |= SET_LR;
-            break;
-        case O_MOMENTUM:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->momentum);
-            o->set |= SET_MOMENTUM;
-            break;
-        case O_WD:
-            rc = cli_f32(opt, optarg, 0.0f, 1.0f, &o->wd);
-            o->set |= SET_WD;
-            break;
-        case O_BETA1:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta1);
-            o->set |= SET_BETAS;
-            break;
-        case O_BETA2:
-            rc = cli_f32(opt, optarg, 0.0f, 0.9999999f, &o->beta2);
-            o->set |= SET_BETAS;
-            break;
-        case O_EPS:
-            rc = cli_f32(opt, optarg, 1e-30f, 1.0f, &o->eps);
-            o->set |= SET_BETAS;
-            break;
-        case O_SCHED:
-            rc = cli_enum(opt, optarg, sched_names, 3, &o->sched);
-            o->set |= SET_SCHED;
-            break;
-        case O_STEP_SIZE:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->step_size);
-            o->set |= SET_SCHED;
-            break;
-        case O_GAMMA:
-            rc = cli_f32(opt, optarg, 1e-30f, 1000.0f, &o->gamma);
-            o->set |= SET_SCHED;
-            break;
-        case O_COSINE_STEPS:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->cosine_steps);
-            o->set |= SET_SCHED;
-            break;
-        case O_SEED:
-            rc = cli_u64(opt, optarg, 0, UINT64_MAX, &o->seed);
-            o->set |= SET_SEED;
-            break;
-        case O_FIDELITY:
-            rc = cli_enum(opt, optarg, fid_names, 3, &o->fidelity);
-            break;
-        case O_RTL_STEPS:
-            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->rtl_steps);
-            break;
-        case O_WAVES:
-            if (!*optarg) {
-                fprintf(stderr, "flashstream train: --waves needs a file name (or --no-waves)\n");
-                return -1;
-            }
-            o->waves = optarg;
-            break;
-        case O_WAVE_CYCLES:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->wave_cycles);
-            break;
-        case O_WAVE_SCOPES:
-            o->wave_scopes = optarg;
-            break;
-        case O_NO_WAVES:
-            o->waves = "";
-            break;
-        case O_GOLDEN:
-            o->golden_check = true;
-            break;
-        case O_COMPILE_ONLY:
-            o->only = ONLY_COMPILE;
-            break;
-        case O_VALIDATE_ONLY:
-            o->only = ONLY_VALIDATE;
-            break;
-        case O_PAD_WORDS:
-            rc = cli_u64(opt, optarg, 2, 1u << 20, &o->pad_words);
-            break;
-        case O_RUN:
-            if (!run_name_ok(optarg)) {
-                fprintf(stderr,
-                        "flashstream train: --run '%s' is not accepted: give 1..64 characters "
-                        "of [A-Za-z0-9_.-]\n",
-                        optarg);
-                return -1;
-            }
-            o->run = optarg;
-            break;
-        case O_OUT:
-            if (!*optarg) {
-                fprintf(stderr, "flashstream train: --out needs a directory\n");
-                return -1;
-            }
-            o->out = optarg;
-            break;
-        case O_LOG_EVERY:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->log_every);
-            break;
-        case O_PROGRESS:
-            rc = cli_enum(opt, optarg, progress_names, 4, &o->progress);
-            break;
-        case O_TRACE_FROM:
-            rc = cli_u64(opt, optarg, 0, 1ull << 40, &o->trace_from);
-            o->trace_from_set = true;
-            break;
-        case O_TRACE_STEPS:
-            rc = cli_u64(opt, optarg, 0, 1u << 20, &o->trace_steps);
-            break;
-        case O_TRACE_MAX:
-            rc = cli_u64(opt, optarg, 1, 1ull << 32, &o->trace_max);
-            break;
-        case O_CKPT_EVERY:
-            rc = cli_u64(opt, optarg, 1, 1ull << 40, &o->ckpt_every);
-            break;
-        case O_RESUME:
-            o->resume = optarg;
-            break;
-        case O_PRELOAD:
-            rc = cli_u64(opt, optarg, 1, 1u << 24, &o->preload);
-            break;
-        case O_HELP:
-            usage(stdout);
-            return 1;
-        }
-        if (rc)
-            return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr,
-                "flashstream train: unexpected argument '%s' (options start with --; "
-                "'flashstream train --help' lists them)\n",
-                argv[optind]);
-        return -1;
-    }
-    if (o->model && o->n_hidden) {
-        fprintf(stderr, "flashstream train: give --model or --hidden, not both\n");
-        return -1;
-    }
-    if (o->batch % o->nodes) {
-        fprintf(stderr,
-                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
-                " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
-                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
-        return -1;
-    }
-    if (o->steps && !epochs_set)
-        o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
-    if (isnan(o->lr))
-        o->lr = o->opt == DNN_OPT_ADAM ? 0.002f : 0.05f;
-    return 0;
+    return rc ? rc : validate(o);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -694,6 +485,54 @@ static void build_opt(struct train *t)
     o->total_steps = t->o.cosine_steps ? t->o.cosine_steps : (t->target ? t->target : 1);
 }
 
+/* The option given that the checkpoint of --resume decides otherwise, NULL if none; what: the
+ * checkpoint's value and the option's. */
+static const char *resume_clash(const struct train *t, char *what, size_t len)
+{
+    const struct ckpt_info *c = &t->resume_info;
+    const struct dnn_opt *co = &c->opt;
+    const char *clash = NULL;
+
+    if ((t->o.set & SET_MODEL) && strcmp(c->spec, t->spec)) {
+        clash = "--model/--hidden";
+        snprintf(what, len, "model %s, the options say %s", c->spec, t->spec);
+    } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
+        clash = "--nodes";
+        snprintf(what, len, "%u nodes, the options say %" PRIu64, c->run.nodes, t->o.nodes);
+    } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
+        clash = "--batch";
+        snprintf(what, len, "batch %u, the options say %" PRIu64, c->run.batch_size, t->o.batch);
+    } else if ((t->o.set & SET_SEED) && c->run.seed != t->o.seed) {
+        clash = "--seed";
+        snprintf(what, len, "seed %" PRIu64 ", the options say %" PRIu64, c->run.seed, t->o.seed);
+    } else if ((t->o.set & SET_OPT) && (int)co->kind != t->o.opt) {
+        clash = "--opt";
+        snprintf(what, len, "optimizer %s, the options say %s", opt_names[co->kind],
+                 opt_names[t->o.opt]);
+    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
+        clash = "--lr";
+        snprintf(what, len, "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
+    } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
+               co->momentum != t->o.momentum) {
+        clash = "--momentum";
+        snprintf(what, len, "momentum %g, the options say %g", (double)co->momentum,
+                 (double)t->o.momentum);
+    } else if ((t->o.set & SET_WD) && co->weight_decay != t->o.wd) {
+        clash = "--wd";
+        snprintf(what, len, "weight decay %g, the options say %g", (double)co->weight_decay,
+                 (double)t->o.wd);
+    } else if ((t->o.set & SET_BETAS) && co->kind == DNN_OPT_ADAM &&
+               (co->beta1 != t->o.beta1 || co->beta2 != t->o.beta2 || co->eps != t->o.eps)) {
+        clash = "--beta1/--beta2/--eps";
+        snprintf(what, len, "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
+                 (double)co->eps);
+    } else if (t->o.set & SET_SCHED) {
+        clash = "--sched/--step-size/--gamma/--cosine-steps";
+        snprintf(what, len, "its own schedule (%s)", sched_names[co->sched]);
+    }
+    return clash;
+}
+
 /* --resume: the checkpoint decides the model, the optimizer, the seed, B and N; an option
  * given explicitly that disagrees is an error (it could not continue the run bit for bit). */
 static int adopt_checkpoint(struct train *t)
@@ -702,53 +541,14 @@ static int adopt_checkpoint(struct train *t)
     const struct dnn_opt *co = &c->opt;
     struct dnn_err e;
     char have[CKPT_SPEC_MAX];
-    const char *clash = NULL;
+    const char *clash;
     char what[600] = "";
 
     if (ckpt_load_new(t->o.resume, &t->resume_params, &t->resume_info, &e)) {
         fprintf(stderr, "flashstream train: --resume: %s\n", e.msg);
         return -1;
     }
-    if ((t->o.set & SET_MODEL) && strcmp(c->spec, t->spec)) {
-        clash = "--model/--hidden";
-        snprintf(what, sizeof(what), "model %s, the options say %s", c->spec, t->spec);
-    } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
-        clash = "--nodes";
-        snprintf(what, sizeof(what), "%u nodes, the options say %" PRIu64, c->run.nodes,
-                 t->o.nodes);
-    } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
-        clash = "--batch";
-        snprintf(what, sizeof(what), "batch %u, the options say %" PRIu64, c->run.batch_size,
-                 t->o.batch);
-    } else if ((t->o.set & SET_SEED) && c->run.seed != t->o.seed) {
-        clash = "--seed";
-        snprintf(what, sizeof(what), "seed %" PRIu64 ", the options say %" PRIu64, c->run.seed,
-                 t->o.seed);
-    } else if ((t->o.set & SET_OPT) && (int)co->kind != t->o.opt) {
-        clash = "--opt";
-        snprintf(what, sizeof(what), "optimizer %s, the options say %s", opt_names[co->kind],
-                 opt_names[t->o.opt]);
-    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
-        clash = "--lr";
-        snprintf(what, sizeof(what), "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
-    } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
-               co->momentum != t->o.momentum) {
-        clash = "--momentum";
-        snprintf(what, sizeof(what), "momentum %g, the options say %g", (double)co->momentum,
-                 (double)t->o.momentum);
-    } else if ((t->o.set & SET_WD) && co->weight_decay != t->o.wd) {
-        clash = "--wd";
-        snprintf(what, sizeof(what), "weight decay %g, the options say %g",
-                 (double)co->weight_decay, (double)t->o.wd);
-    } else if ((t->o.set & SET_BETAS) && co->kind == DNN_OPT_ADAM &&
-               (co->beta1 != t->o.beta1 || co->beta2 != t->o.beta2 || co->eps != t->o.eps)) {
-        clash = "--beta1/--beta2/--eps";
-        snprintf(what, sizeof(what), "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
-                 (double)co->eps);
-    } else if (t->o.set & SET_SCHED) {
-        clash = "--sched/--step-size/--gamma/--cosine-steps";
-        snprintf(what, sizeof(what), "its own schedule (%s)", sched_names[co->sched]);
-    }
+    clash = resume_clash(t, what, sizeof(what));
     if (clash) {
         fprintf(stderr,
                 "flashstream train: --resume %s: the checkpoint was trained with %s; a "
@@ -1009,6 +809,24 @@ static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
                                        "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
+/* trace.json's tracks of the host; 0 or -1 (message printed). */
+static int open_trace(struct train *t)
+{
+    struct trace *tr = trace_create(t->o.trace_max);
+
+    if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
+        trace_track(tr, "host", "layers", &t->host_layers) ||
+        trace_track(tr, "host", "events", &t->host_marks)) {
+        fprintf(stderr, "flashstream train: out of memory for the trace\n");
+        trace_destroy(tr);
+        return -1;
+    }
+    t->trace = tr;
+    if (!(t->o.set & SET_TRACE_FROM))
+        t->o.trace_from = t->start_step;
+    return 0;
+}
+
 static int open_outputs(struct train *t)
 {
     const char *layer_cols[4 + 2 + RT_PH_N + 1];
@@ -1057,21 +875,7 @@ static int open_outputs(struct train *t)
         fprintf(stderr, "flashstream train: out of memory\n");
         return -1;
     }
-    if (t->o.trace_steps) {
-        struct trace *tr = trace_create(t->o.trace_max);
-
-        if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
-            trace_track(tr, "host", "layers", &t->host_layers) ||
-            trace_track(tr, "host", "events", &t->host_marks)) {
-            fprintf(stderr, "flashstream train: out of memory for the trace\n");
-            trace_destroy(tr);
-            return -1;
-        }
-        t->trace = tr;
-        if (!t->o.trace_from_set)
-            t->o.trace_from = t->start_step;
-    }
-    return 0;
+    return t->o.trace_steps ? open_trace(t) : 0;
 }
 
 static int start_waves(struct train *t)
@@ -1476,6 +1280,33 @@ out:
 }
 
 /* Run steps [start_step, target). Returns the last step completed + 1 via *done. */
+/* loss.csv's row of step k. */
+static void loss_row(struct train *t, uint64_t k, const struct rt_step_info *info, float lr)
+{
+    stats_csv_u64(t->loss_csv, k);
+    stats_csv_u64(t->loss_csv, k / t->bpe);
+    csv_f32(t->loss_csv, info->loss);
+    csv_f32(t->loss_csv, lr);
+    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6);
+    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6);
+    stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
+    stats_csv_end_row(t->loss_csv);
+}
+
+/* trace.json's record of step k, and the busy intervals of its resources. */
+static void trace_step(struct train *t, uint64_t k, const struct rt_step_info *info, float lr)
+{
+    char name[40];
+    struct trace_arg a[] = {TRACE_F64("loss", info->loss), TRACE_F64("lr", lr),
+                            TRACE_U64("commands", info->commands), TRACE_U64("gemms", info->gemms),
+                            TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
+
+    snprintf(name, sizeof(name), "step %" PRIu64, k);
+    trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
+                   info->end_ps - info->start_ps, name, "step", a, 5);
+    take_busy(t, info);
+}
+
 static int train_loop(struct train *t, uint64_t *done)
 {
     struct rt_err e;
@@ -1511,27 +1342,10 @@ static int train_loop(struct train *t, uint64_t *done)
         t->images += t->o.batch;
         t->log_sum += info.loss;
         t->log_n++;
-        stats_csv_u64(t->loss_csv, k);
-        stats_csv_u64(t->loss_csv, k / t->bpe);
-        csv_f32(t->loss_csv, info.loss);
-        csv_f32(t->loss_csv, lr);
-        stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info.end_ps), 6);
-        stats_csv_fixed(t->loss_csv, ps_us(info.end_ps - info.start_ps), 6);
-        stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
-        stats_csv_end_row(t->loss_csv);
+        loss_row(t, k, &info, lr);
         take_layer_recs(t, tr);
-        if (tr) {
-            char name[40];
-            struct trace_arg a[] = {
-                TRACE_F64("loss", info.loss), TRACE_F64("lr", lr),
-                TRACE_U64("commands", info.commands), TRACE_U64("gemms", info.gemms),
-                TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
-
-            snprintf(name, sizeof(name), "step %" PRIu64, k);
-            trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info.start_ps,
-                           info.end_ps - info.start_ps, name, "step", a, 5);
-            take_busy(t, &info);
-        }
+        if (tr)
+            trace_step(t, k, &info, lr);
         *done = k + 1;
         if (t->log_n >= t->o.log_every || k + 1 == t->target)
             log_interval(t, k + 1, lr, info.end_ps);
@@ -1645,15 +1459,12 @@ static void print_end_row(const struct end_row *r, const char *name, const bool 
     printf("\n");
 }
 
-static void print_endurance(struct train *t)
+/* One row per flash stream of the n counters c, into rows; cols[k]: some row has column k.
+ * The number of rows. */
+static size_t end_rows(const struct rt_counter *c, size_t n, struct end_row *rows, bool *cols)
 {
-    size_t n, nr = 0;
-    const struct rt_counter *c = rt_counters(t->rt, &n);
-    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
-    bool cols[END_COLS] = {false};
+    size_t nr = 0;
 
-    if (!rows)
-        return;
     for (size_t i = 0; i < n; i++) {
         char prefix[64];
         int k = end_key(c[i].name, prefix, sizeof(prefix));
@@ -1669,6 +1480,19 @@ static void print_endurance(struct train *t)
         rows[r].v[k] = c[i].is_f64 ? c[i].f64 : (double)c[i].u64;
         cols[k] = true;
     }
+    return nr;
+}
+
+static void print_endurance(struct train *t)
+{
+    size_t n, nr;
+    const struct rt_counter *c = rt_counters(t->rt, &n);
+    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    bool cols[END_COLS] = {false};
+
+    if (!rows)
+        return;
+    nr = end_rows(c, n, rows, cols);
     if (!nr) {
         printf("\nflash endurance: the runtime reports no flash stream counters\n");
         free(rows);
@@ -1718,17 +1542,12 @@ static void print_endurance(struct train *t)
     free(rows);
 }
 
-static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+/* stats.json's meta: the command line and what it ran. */
+static void describe_run(struct stats *s, const struct train *t, int argc, char **argv)
 {
-    struct stats *s = stats_create();
-    char buf[1024], path[600];
-    size_t n, len = 0;
-    const struct rt_counter *c;
-    uint64_t sim = rt_now(t->rt);
-    int rc = 0;
+    char buf[1024];
+    size_t len = 0;
 
-    if (!s)
-        return -1;
     for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
                                 argv[i]);
@@ -1744,6 +1563,47 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity]);
     if (t->o.resume)
         stats_meta(s, "resumed_from", t->o.resume);
+}
+
+/* stats.json's layers.*: the sums of layers.csv per layer and pass. */
+static void layer_stats(struct stats *s, const struct train *t)
+{
+    for (uint32_t l = 0; l < t->model.n_layers; l++) {
+        for (int pass = 0; pass < 2; pass++) {
+            const struct layer_sum *ls = &t->lsum[2 * l + pass];
+            char name[96];
+
+            if (!ls->rows)
+                continue;
+            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
+                     rt_pass_name((enum rt_pass)pass));
+            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
+            for (int p = 0; p < RT_PH_N; p++) {
+                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
+                              ls->phase_ps[p]);
+                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
+                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
+                              ls->waited[p]);
+            }
+        }
+    }
+}
+
+static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
+{
+    struct stats *s = stats_create();
+    char path[600];
+    size_t n;
+    const struct rt_counter *c;
+    uint64_t sim = rt_now(t->rt);
+    int rc = 0;
+
+    if (!s)
+        return -1;
+    describe_run(s, t, argc, argv);
 
     c = rt_counters(t->rt, &n);
     for (size_t i = 0; i < n; i++) {
@@ -1778,28 +1638,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
                   dnn_params_digest(rt_params(t->rt)));
-    for (uint32_t l = 0; l < t->model.n_layers; l++) {
-        for (int pass = 0; pass < 2; pass++) {
-            const struct layer_sum *ls = &t->lsum[2 * l + pass];
-            char name[96];
-
-            if (!ls->rows)
-                continue;
-            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
-                     rt_pass_name((enum rt_pass)pass));
-            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
-            for (int p = 0; p < RT_PH_N; p++) {
-                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
-                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
-                              ls->phase_ps[p]);
-                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
-                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
-                              ls->waited[p]);
-            }
-        }
-    }
+    layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
     if (stats_write_json(s, path)) {
         fprintf(stderr, "flashstream train: %s\n", stats_errmsg(s));
@@ -1898,11 +1737,94 @@ static void cleanup(struct train *t)
     free(t);
 }
 
+/* Everything a run needs after the model: the checkpoint of --resume, the data, the plan of
+ * steps, the optimizer, the outputs, the machine; 0 or -1 (message printed). */
+static int prepare(struct train *t)
+{
+    if (t->o.resume && adopt_checkpoint(t))
+        return -1;
+    if (load_data(t) || plan(t))
+        return -1;
+    if (!t->o.resume)
+        build_opt(t);
+    if (!t->o.log_every) {
+        uint64_t n = t->target - t->start_step;
+
+        t->o.log_every = n / 20 ? (n / 20 > 100 ? 100 : n / 20) : 1;
+    }
+    if (open_outputs(t) || make_machine(t) || start_waves(t))
+        return -1;
+    if (t->trace && map_resources(t))
+        return -1;
+    t->tty = isatty(STDOUT_FILENO);
+    t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
+    return 0;
+}
+
+/* What is about to run. */
+static void print_run_header(struct train *t)
+{
+    char obuf[200];
+
+    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
+           "test samples\n",
+           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
+    printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
+           " per node), %u batches per epoch\n",
+           t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
+    printf("  optimizer %s\n", opt_summary(&t->opt, obuf, sizeof(obuf)));
+    if (t->o.rtl_steps)
+        printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
+               t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
+               t->waves_path, fid_names[t->o.fidelity]);
+    else
+        printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
+    printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
+           t->start_step, t->target - 1, t->o.seed, t->o.resume ? ", resumed from " : "",
+           t->o.resume ? t->o.resume : "", t->out_dir);
+    fflush(stdout);
+}
+
+/* The training loop, with SIGINT and SIGTERM stopping it after the current step; train_loop's
+ * result, *wall: its wall-clock seconds. */
+static int run_loop(struct train *t, uint64_t *done, double *wall)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    int rc;
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    t->t0 = cli_wall_s();
+    rc = train_loop(t, done);
+    *wall = cli_wall_s() - t->t0;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (t->mode == PROG_BAR)
+        printf("\r\033[K");
+    return rc;
+}
+
+/* After the loop stopped at step done (rc: train_loop's, 1 interrupted): a checkpoint if
+ * interrupted, else the test accuracy at the last step; 0 or -1 (message printed). */
+static int end_of_run(struct train *t, int rc, uint64_t done)
+{
+    if (rc > 0) {
+        printf("interrupted after step %" PRIu64 "\n", done);
+        if (done > t->start_step)
+            checkpoint(t, done);
+    } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
+        return -1;
+    }
+    /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
+    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
+        checkpoint(t, done);
+    return 0;
+}
+
 int cmd_train(int argc, char **argv)
 {
     struct train *t = calloc(1, sizeof(*t));
-    struct sigaction sa = {.sa_handler = on_signal};
-    char obuf[200];
     uint64_t done = 0;
     double wall;
     int rc, status = 1;
@@ -1926,64 +1848,14 @@ int cmd_train(int argc, char **argv)
         status = compile_or_validate(t);
         goto out;
     }
-    if (t->o.resume && adopt_checkpoint(t))
+    if (prepare(t))
         goto out;
-    if (load_data(t) || plan(t))
-        goto out;
-    if (!t->o.resume)
-        build_opt(t);
-    if (!t->o.log_every) {
-        uint64_t n = t->target - t->start_step;
-
-        t->o.log_every = n / 20 ? (n / 20 > 100 ? 100 : n / 20) : 1;
-    }
-    if (open_outputs(t) || make_machine(t) || start_waves(t))
-        goto out;
-    if (t->trace && map_resources(t))
-        goto out;
-    t->tty = isatty(STDOUT_FILENO);
-    t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
-
-    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
-           "test samples\n",
-           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
-    printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
-           " per node), %u batches per epoch\n",
-           t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
-    printf("  optimizer %s\n", opt_summary(&t->opt, obuf, sizeof(obuf)));
-    if (t->o.rtl_steps)
-        printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
-               t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
-               t->waves_path, fid_names[t->o.fidelity]);
-    else
-        printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
-    printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
-           t->start_step, t->target - 1, t->o.seed, t->o.resume ? ", resumed from " : "",
-           t->o.resume ? t->o.resume : "", t->out_dir);
-    fflush(stdout);
-
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    t->t0 = cli_wall_s();
-    rc = train_loop(t, &done);
-    wall = cli_wall_s() - t->t0;
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (t->mode == PROG_BAR)
-        printf("\r\033[K");
+    print_run_header(t);
+    rc = run_loop(t, &done, &wall);
     if (rc < 0)
         goto out;
-    if (rc > 0) {
-        printf("interrupted after step %" PRIu64 "\n", done);
-        if (done > t->start_step)
-            checkpoint(t, done);
-    } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
+    if (end_of_run(t, rc, done))
         goto out;
-    }
-    /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
-    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
-        checkpoint(t, done);
 
     uint64_t steps = done - t->start_step, sim = rt_now(t->rt);
     printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
