@@ -20,7 +20,7 @@
 #ifndef MODELS_DMA_DMA_ENV_H
 #define MODELS_DMA_DMA_ENV_H
 
-#include "models/dma/dma_if.h"
+#include "models/dma/dma_desc.h"
 #include "models/dma/dma_sram.h"
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"

@@ -41,7 +41,7 @@
 #include <stdio.h>
 
 #include "models/core/core_twin.h"
-#include "models/dma/dma_if.h"
+#include "models/dma/dma_desc.h"
 #include "models/dnn/dnn_model.h"
 #include "models/node/vu.h"
 

@@ -75,8 +75,8 @@
 #include <stdio.h>
 
 #include "csim/shim/vtrace.h"
-#include "models/core/core_twin.h"
-#include "models/dma/dma_if.h"
+#include "csim/shim/core.h"
+#include "csim/shim/dma.h"
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 #include "models/dram/dram.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/dma/dma_desc.h"
 #include "models/dma/dma_env.h"
 #include "models/dma/dma_twin.h"
 

@@ -133,8 +133,8 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     while (quiet < 4) {
         struct nfw_out o;
         struct nfw_in in;
-        struct dram_port_rsp mr;
-        struct dram_port_req rq;
+        struct mem_port_rsp mr;
+        struct mem_port_req rq;
 
         memset(&in, 0, sizeof(in));
         dut_get(&d, &o);
@@ -150,8 +150,8 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
             in.cmd_len = CMD_BYTES;
         }
         dut_set(&d, &in);
-        rq = (struct dram_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                    o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
+                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
         dram_port_clock(port, &rq);
         if (nfw_bfm_clock(bfm, &o, &in)) {
             fprintf(stderr, "bench_flash_nfw: %s\n", nfw_bfm_errmsg(bfm));

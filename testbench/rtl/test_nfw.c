@@ -295,8 +295,8 @@ static void tb_cycle(struct tb *t)
 {
     struct nfw_out o, o2, ot;
     struct nfw_in in;
-    struct dram_port_rsp mr;
-    struct dram_port_req rq;
+    struct mem_port_rsp mr;
+    struct mem_port_req rq;
     char diff[160];
     int rc;
 
@@ -329,8 +329,8 @@ static void tb_cycle(struct tb *t)
         fail_msg("seed %llu cycle %llu: RTL and twin differ: %s (RTL vs twin)",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
 
-    rq = (struct dram_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+    rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
+                               o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
     dram_port_clock(t->port, &rq);
     rc = nfw_bfm_clock(t->bfm, &o, &in);
     if (rc)
