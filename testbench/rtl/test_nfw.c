@@ -1,6 +1,6 @@
 /*
  * Block test of the NAND write pipelines (rtl/nfw/nfw_top.v), driven from C through the nfw
- * shim, in lockstep with the C twin (models/flash/nfw_twin.h): every output of every cycle is
+ * shim, in lockstep with the C twin (models/nfw/nfw_twin.h): every output of every cycle is
  * compared, so the twin gives the same memory requests, program addresses, page bytes,
  * completions and cycle counts.
  *
@@ -25,7 +25,7 @@
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_stream.h"
 #include "models/flash/nfw_bfm.h"
-#include "models/flash/nfw_twin.h"
+#include "models/nfw/nfw_twin.h"
 #include "testbench/rtl/tb_util.h"
 
 #include <errno.h>

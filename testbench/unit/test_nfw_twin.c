@@ -1,5 +1,5 @@
 /*
- * test_flash_nfw: the C twin of the NAND write pipelines (models/flash/nfw_twin) with its
+ * test_nfw_twin: the C twin of the NAND write pipelines (models/nfw/nfw_twin) with its
  * channel/firmware BFM (nfw_bfm) on the paper's full-size FMS, where the RTL is too big to
  * simulate in a unit test: 8-plane units striped over all 64 channels, addresses checked by the
  * FTL, data read back through the controller's read path; the pipeline's own rate; parameter
@@ -22,7 +22,7 @@
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/ftl_layout.h"
 #include "models/flash/nfw_bfm.h"
-#include "models/flash/nfw_twin.h"
+#include "models/nfw/nfw_twin.h"
 
 #define TB_BYTES (16u << 20)
 
