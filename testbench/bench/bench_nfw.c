@@ -12,7 +12,7 @@
 #include "csim/shim/nfw.h"
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"
-#include "models/flash/nfw_bfm.h"
+#include "testbench/env/nfw_bfm.h"
 #include "models/nfw/nfw_twin.h"
 
 #include <stdio.h>

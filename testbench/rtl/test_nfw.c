@@ -5,7 +5,7 @@
  * completions and cycle counts.
  *
  * Around the pipeline: the tensor buffer (models/dram, served through its memory-port BFM
- * dram_port with random stalls), the flash channels and firmware (models/flash/nfw_bfm: flash
+ * dram_port with random stalls), the flash channels and firmware (testbench/env/nfw_bfm: flash
  * model programs, FTL completions, configuration; random stalls on every valid/ready), and the
  * controller's read path (models/flash/flash_ctrl) to read the data back.
  *
@@ -24,7 +24,7 @@
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_stream.h"
-#include "models/flash/nfw_bfm.h"
+#include "testbench/env/nfw_bfm.h"
 #include "models/nfw/nfw_twin.h"
 #include "testbench/rtl/tb_util.h"
 

@@ -21,7 +21,7 @@
 #include "models/dram/dram_port.h"
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/ftl_layout.h"
-#include "models/flash/nfw_bfm.h"
+#include "testbench/env/nfw_bfm.h"
 #include "models/nfw/nfw_twin.h"
 
 #define TB_BYTES (16u << 20)

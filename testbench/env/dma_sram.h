@@ -16,8 +16,8 @@
  * Not modelled: banks, conflicts with the core's own accesses (only as random stalls).
  * Units: bytes, cycles.
  */
-#ifndef MODELS_DMA_DMA_SRAM_H
-#define MODELS_DMA_DMA_SRAM_H
+#ifndef TESTBENCH_ENV_DMA_SRAM_H
+#define TESTBENCH_ENV_DMA_SRAM_H
 
 #include "csim/shim/dma.h"
 
