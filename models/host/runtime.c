@@ -73,7 +73,6 @@ struct rt {
     /* scratch */
     unsigned char *buf;
     size_t buf_cap;
-    float **part;
     /* records */
     struct rt_layer_rec *rec;
     size_t n_rec, cap_rec;
@@ -390,24 +389,24 @@ static uint64_t ready_on(const struct exec *x, const struct hc_cmd *c, uint32_t 
     return t;
 }
 
-/* The fabric's commands (they touch every node). */
+/* The fabric's commands (they touch every node): the fabric moves the bytes, then times the
+ * transfer. */
 static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
                        uint64_t *end, uint64_t *free_at)
 {
-    const struct hc_prog *p = x->p;
     uint32_t N = r->cfg.n_an;
+    struct dram *an_tbs[RT_MAX_AN];
     struct fabric_err fe;
     uint64_t ready[RT_MAX_AN];
     int rc;
 
+    for (uint32_t n = 0; n < N; n++)
+        an_tbs[n] = anode_tb(r->an[n]);
     if (c->kind == HC_FABRIC_BCAST) {
-        if (ensure_buf(r, c->bytes))
-            return -ENOMEM;
-        if (dram_read(wnode_tb(r->wn), c->u.fab.src, r->buf, c->bytes))
-            return -ERANGE;
-        for (uint32_t n = 0; n < N; n++)
-            if (dram_write(anode_tb(r->an[n]), c->u.fab.dst, r->buf, c->bytes))
-                return -ERANGE;
+        rc = fabric_broadcast_data(r->fab, wnode_tb(r->wn), c->u.fab.src, an_tbs, c->u.fab.dst,
+                                   c->bytes);
+        if (rc)
+            return rc;
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, &fe);
         if (rc)
             snprintf(r->errmsg, r->errlen, "fabric broadcast: %s", fe.msg);
@@ -417,23 +416,20 @@ static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uin
             *free_at = *end;
         return rc;
     }
-    size_t count = c->bytes / 4;
-    if (ensure_buf(r, (size_t)(N + 1) * count * 4))
-        return -ENOMEM;
-    for (uint32_t n = 0; n < N; n++) {
-        r->part[n] = (float *)r->buf + (size_t)n * count;
-        if (dram_read(anode_tb(r->an[n]), c->u.fab.src, r->part[n], count * 4))
-            return -ERANGE;
+    for (uint32_t n = 0; n < N; n++)
         ready[n] = ready_on(x, c, n, now);
-    }
-    float *sum = (float *)r->buf + (size_t)N * count;
-    fabric_reduce_f32(r->fab, sum, (const float *const *)r->part, count);
     if (c->kind == HC_LOSS_GATHER) {
-        r->loss = sum[0] / (float)r->cfg.batch;
+        float sum;
+        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum);
+        if (rc)
+            return rc;
+        r->loss = sum / (float)r->cfg.batch;
         rc = fabric_gather_loss(r->fab, ready, end, &fe);
     } else {
-        if (dram_write(wnode_tb(r->wn), c->u.fab.dst, sum, count * 4))
-            return -ERANGE;
+        rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
+                                c->u.fab.dst);
+        if (rc)
+            return rc;
         rc = fabric_reduce(r->fab, ready, c->bytes, end, &fe);
     }
     if (rc)
@@ -441,7 +437,6 @@ static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uin
     if (*end < now)
         *end = now;
     *free_at = *end;
-    (void)p;
     return rc;
 }
 
@@ -753,9 +748,8 @@ int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
     r->n_res = r->train->n_res;
     r->resname = calloc(r->n_res, sizeof(*r->resname));
     r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
-    r->part = calloc(RT_MAX_AN, sizeof(*r->part));
     r->sim = sim_create();
-    if (!r->resname || !r->res_busy_ps || !r->part || !r->sim) {
+    if (!r->resname || !r->res_busy_ps || !r->sim) {
         rc = err_set(e, -ENOMEM, "runtime: out of memory");
         goto fail;
     }
@@ -851,7 +845,6 @@ void rt_destroy(struct rt *r)
     sim_destroy(r->sim);
     free(r->resname);
     free(r->res_busy_ps);
-    free(r->part);
     free(r->buf);
     free(r->rec);
     free(r->busy);
