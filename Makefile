@@ -205,7 +205,15 @@ endef
 # Each RTL block registers its models, tests and benchmarks in its block.mk.
 include $(sort $(wildcard rtl/*/block.mk))
 
-# ---------------------------------------------------------------- programs
+# ---------------------------------------------------------------- system
+# What is assembled from the blocks rather than one block: the training machine
+# (models/host/runtime) and the programs that run it. Registered here, after every block.mk,
+# because they use the blocks' models (rtl/ holds only RTL blocks, each with its block.mk).
+#
+# test_system_rtl: the machine of rt_cfg_small (an 8 x 8 core with 512-word pads: rtl/core's
+# core_8x8) with the verilated core in the loop.
+$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8))
+
 # The flashstream program: its commands and the verilated models they run.
 FS_SRCS   := $(wildcard testbench/flashstream/*.c)
 FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k
