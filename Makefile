@@ -207,11 +207,12 @@ include $(sort $(wildcard rtl/*/block.mk))
 
 # ---------------------------------------------------------------- system
 # What is assembled from the blocks rather than one block: the training machine
-# (models/host/runtime) and the programs that run it. Registered here, after every block.mk,
-# because they use the blocks' models (rtl/ holds only RTL blocks, each with its block.mk).
+# (models/machine/machine) and the programs that run it. Registered here, after every
+# block.mk, because they use the blocks' models (rtl/ holds only RTL blocks, each with its
+# block.mk).
 #
-# test_system_rtl: the machine of rt_cfg_small (an 8 x 8 core with 512-word pads: rtl/core's
-# core_8x8) with the verilated core in the loop.
+# test_system_rtl: the machine of machine_cfg_small (an 8 x 8 core with 512-word pads:
+# rtl/core's core_8x8) with the verilated core in the loop.
 $(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8))
 
 # The flashstream program: its commands and the verilated models they run.

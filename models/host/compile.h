@@ -92,7 +92,7 @@ enum hc_gemm {
     HC_G_DX,      /* dX = G Wq^T */
 };
 
-/* Phase a command's time counts for (same order as enum rt_phase). */
+/* Phase a command's time counts for (same order as enum machine_phase). */
 enum hc_phase {
     HC_PH_COMPUTE = 0,
     HC_PH_WEIGHT_FETCH,

@@ -1,6 +1,6 @@
 /*
  * flashstream train: train a fully connected classifier on Fashion-MNIST on the simulated
- * machine (models/host/runtime.h): one Weight Node, N Activation Nodes, the fabric.
+ * machine (models/machine/machine.h): one Weight Node, N Activation Nodes, the fabric.
  *
  * The driver: option parsing; the data (IDX files, the seeded sample order of
  * models/dnn/README.md section 2.3: epoch e visits dnn_idx_shuffle(count, seed + e), batches
@@ -31,7 +31,7 @@
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 #include "models/host/ckpt.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 #include "models/node/core_be.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -101,8 +101,8 @@ struct train_opts {
 struct layer_sum {
     uint64_t rows;
     uint64_t span_ps;
-    uint64_t phase_ps[RT_PH_N];
-    uint64_t waited[RT_PH_N];
+    uint64_t phase_ps[MACHINE_PH_N];
+    uint64_t waited[MACHINE_PH_N];
 };
 
 struct train {
@@ -114,8 +114,8 @@ struct train {
     struct dnn_idx_set train_set, test_set;
     uint32_t bpe;                /* batches per epoch */
     uint64_t start_step, target; /* steps [start_step, target) run here */
-    struct rt_cfg cfg;
-    struct rt *rt;
+    struct machine_cfg cfg;
+    struct machine *rt;
     struct dnn_params *resume_params;
     struct ckpt_info resume_info;
     uint64_t sim_offset_ps; /* simulated time before the checkpoint resumed from */
@@ -332,7 +332,7 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .seed = 1,
                              .opt = DNN_OPT_ADAM,
                              .sched = DNN_LR_COSINE,
-                             .fidelity = RT_TLM,
+                             .fidelity = MACHINE_TLM,
                              .progress = PROG_AUTO,
                              .lr = NAN,
                              .momentum = 0.9f,
@@ -389,7 +389,7 @@ static int parse(int argc, char **argv, struct train_opts *o)
             rc = cli_u64(opt, optarg, 1, DNN_IDX_MAX_COUNT, &o->test_samples);
             break;
         case O_NODES:
-            rc = cli_u64(opt, optarg, 1, RT_MAX_AN, &o->nodes);
+            rc = cli_u64(opt, optarg, 1, MACHINE_MAX_AN, &o->nodes);
             o->set |= SET_NODES;
             break;
         case O_BATCH:
@@ -859,14 +859,14 @@ static int plan(struct train *t)
 /* The machine's configuration for the options; `samples` is what its NV streams must hold. */
 static void machine_cfg(struct train *t, uint64_t samples)
 {
-    rt_cfg_default(&t->cfg);
+    machine_cfg_default(&t->cfg);
     t->cfg.model = t->model;
     t->cfg.opt = t->opt;
     t->cfg.init_seed = t->o.seed;
     t->cfg.batch = (uint32_t)t->o.batch;
     t->cfg.samples = (uint32_t)samples;
     t->cfg.n_an = (uint32_t)t->o.nodes;
-    t->cfg.fidelity = t->o.rtl_steps ? RT_RTL : (enum rt_fidelity)t->o.fidelity;
+    t->cfg.fidelity = t->o.rtl_steps ? MACHINE_RTL : (enum machine_fidelity)t->o.fidelity;
     t->cfg.seed = t->o.seed;
     if (t->o.pad_words)
         t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
@@ -877,7 +877,7 @@ static void machine_cfg(struct train *t, uint64_t samples)
  * model does not compile or fit (the reasons on stderr). */
 static int compile_or_validate(struct train *t)
 {
-    struct rt_err e;
+    struct machine_err e;
     uint64_t samples = t->o.train_samples ? t->o.train_samples : FM_TRAIN_SAMPLES;
     int rc;
 
@@ -885,9 +885,9 @@ static int compile_or_validate(struct train *t)
     build_opt(t);
     machine_cfg(t, samples / t->o.batch * t->o.batch);
     if (t->o.only == ONLY_COMPILE)
-        rc = rt_compile_listing(&t->cfg, stdout, &e);
+        rc = machine_compile_listing(&t->cfg, stdout, &e);
     else
-        rc = rt_validate(&t->cfg, stdout, &e);
+        rc = machine_validate(&t->cfg, stdout, &e);
     fflush(stdout);
     if (rc) {
         fprintf(stderr, "flashstream train: %s: %s\n",
@@ -899,8 +899,8 @@ static int compile_or_validate(struct train *t)
 
 static int make_machine(struct train *t)
 {
-    struct rt_err e;
-    bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != RT_TLM;
+    struct machine_err e;
+    bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != MACHINE_TLM;
     uint64_t run_steps = t->target - t->start_step;
 
     /* Batches preloaded at a time: --preload, else what an epoch needs; never more than an
@@ -914,13 +914,13 @@ static int make_machine(struct train *t)
     t->chunk_cap = (uint32_t)cap;
     machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
-    if (rt_create(&t->cfg, &t->rt, &e)) {
+    if (machine_create(&t->cfg, &t->rt, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
         if (need_rtl && strstr(e.msg, "pads"))
             fprintf(stderr, "  (--pad-words N sets the machine's pads to the linked model's)\n");
         return -1;
     }
-    if (t->resume_params && rt_set_params(t->rt, t->resume_params, &e)) {
+    if (t->resume_params && machine_set_params(t->rt, t->resume_params, &e)) {
         fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
         return -1;
     }
@@ -1011,8 +1011,8 @@ static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "l
 
 static int open_outputs(struct train *t)
 {
-    const char *layer_cols[4 + 2 + RT_PH_N + 1];
-    char names[RT_PH_N][40];
+    const char *layer_cols[4 + 2 + MACHINE_PH_N + 1];
+    char names[MACHINE_PH_N][40];
     size_t n = 0;
     int rc;
 
@@ -1033,8 +1033,8 @@ static int open_outputs(struct train *t)
     layer_cols[n++] = "start_us";
     layer_cols[n++] = "end_us";
     layer_cols[n++] = "span_us";
-    for (int p = 0; p < RT_PH_N; p++) {
-        snprintf(names[p], sizeof(names[p]), "%s_us", rt_phase_name((enum rt_phase)p));
+    for (int p = 0; p < MACHINE_PH_N; p++) {
+        snprintf(names[p], sizeof(names[p]), "%s_us", machine_phase_name((enum machine_phase)p));
         layer_cols[n++] = names[p];
     }
     layer_cols[n++] = "waited_on";
@@ -1076,7 +1076,7 @@ static int open_outputs(struct train *t)
 
 static int start_waves(struct train *t)
 {
-    struct rt_err e;
+    struct machine_err e;
     char dir[512];
     int rc;
 
@@ -1098,7 +1098,7 @@ static int start_waves(struct train *t)
                              .last_cycle = t->o.wave_cycles - 1,
                              .scopes = t->o.wave_scopes,
                              .period_ps = t->cfg.core_period_ps};
-    if (rt_trace_core(t->rt, 0, &vo, &e)) {
+    if (machine_trace_core(t->rt, 0, &vo, &e)) {
         fprintf(stderr, "flashstream train: cannot write waves to '%s': %s\n", t->waves_path,
                 e.msg);
         return -1;
@@ -1113,9 +1113,9 @@ static int feed(struct train *t, uint64_t k)
 {
     uint64_t epoch = k / t->bpe, bi = k % t->bpe;
     uint32_t B = (uint32_t)t->o.batch, n;
-    struct rt_err e;
+    struct machine_err e;
 
-    if (rt_batches_pending(t->rt))
+    if (machine_batches_pending(t->rt))
         return 0;
     if ((int64_t)epoch != t->order_epoch) {
         dnn_idx_shuffle(t->order, t->train_set.count, t->o.seed + epoch);
@@ -1127,7 +1127,7 @@ static int feed(struct train *t, uint64_t k)
     if (n > t->target - k)
         n = (uint32_t)(t->target - k);
     dnn_idx_gather(&t->train_set, t->order + bi * B, n * B, t->chunk_images, t->chunk_labels);
-    if (rt_load_inputs(t->rt, t->chunk_images, t->chunk_labels, n * B, &e)) {
+    if (machine_load_inputs(t->rt, t->chunk_images, t->chunk_labels, n * B, &e)) {
         fprintf(stderr, "flashstream train: step %" PRIu64 ": loading %u batches: %s\n", k, n,
                 e.msg);
         return -1;
@@ -1165,11 +1165,12 @@ static void draw_bar(struct train *t, uint64_t k, bool force)
         return;
     t->last_draw = now;
     fmt_hms(done ? el / (double)done * (double)left : 0, eta, sizeof(eta));
-    n = snprintf(
-        line, sizeof(line),
-        " %" PRIu64 "/%" PRIu64 " ep %" PRIu64 "/%" PRIu64 " loss %.4f %.0f img/s %s ETA %s", k,
-        t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe, t->last_loss,
-        el > 0 ? (double)t->images / el : 0.0, rt_fidelity_name(rt_get_fidelity(t->rt)), eta);
+    n = snprintf(line, sizeof(line),
+                 " %" PRIu64 "/%" PRIu64 " ep %" PRIu64 "/%" PRIu64
+                 " loss %.4f %.0f img/s %s ETA %s",
+                 k, t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe,
+                 t->last_loss, el > 0 ? (double)t->images / el : 0.0,
+                 machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
     barw = w - n - 4;
     if (barw > 40)
         barw = 40;
@@ -1216,7 +1217,8 @@ static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t si
         ")  lr %.4g  %5.0f img/s  sim %.3f ms  %s  eta %s\n",
         k_done, t->target, (k_done - 1) / t->bpe + 1, (t->target + t->bpe - 1) / t->bpe,
         t->log_sum / (double)t->log_n, t->log_n, (double)lr, el > 0 ? (double)t->images / el : 0.0,
-        (double)(t->sim_offset_ps + sim_ps) / 1e9, rt_fidelity_name(rt_get_fidelity(t->rt)), eta);
+        (double)(t->sim_offset_ps + sim_ps) / 1e9,
+        machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
     t->log_n = 0;
     t->log_sum = 0;
 }
@@ -1238,14 +1240,14 @@ static void split_resource(const char *name, char *proc, size_t plen, char *thr,
 
 static int map_resources(struct train *t)
 {
-    t->n_res = rt_resources(t->rt);
+    t->n_res = machine_resources(t->rt);
     t->res_track = calloc(t->n_res ? t->n_res : 1, sizeof(*t->res_track));
     if (!t->res_track)
         return -1;
     for (size_t i = 0; i < t->n_res; i++) {
         char proc[64], thr[64];
 
-        split_resource(rt_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
+        split_resource(machine_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
         if (trace_track(t->trace, proc, thr, &t->res_track[i])) {
             fprintf(stderr, "flashstream train: trace: %s\n", trace_errmsg(t->trace));
             return -1;
@@ -1263,48 +1265,49 @@ static bool traced(const struct train *t, uint64_t k)
 static void take_layer_recs(struct train *t, bool trace_it)
 {
     size_t n;
-    const struct rt_layer_rec *r = rt_layer_recs(t->rt, &n);
+    const struct machine_layer_rec *r = machine_layer_recs(t->rt, &n);
 
     for (size_t i = 0; i < n; i++) {
-        const struct rt_layer_rec *x = &r[i];
+        const struct machine_layer_rec *x = &r[i];
         uint64_t span = x->end_ps > x->start_ps ? x->end_ps - x->start_ps : 0;
 
         stats_csv_u64(t->layers_csv, x->step);
         stats_csv_u64(t->layers_csv, x->layer);
-        stats_csv_str(t->layers_csv, rt_pass_name(x->pass));
+        stats_csv_str(t->layers_csv, machine_pass_name(x->pass));
         stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6);
         stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6);
         stats_csv_fixed(t->layers_csv, ps_us(span), 6);
-        for (int p = 0; p < RT_PH_N; p++)
+        for (int p = 0; p < MACHINE_PH_N; p++)
             stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6);
-        stats_csv_str(t->layers_csv, rt_phase_name(x->waited_on));
+        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on));
         stats_csv_end_row(t->layers_csv);
-        if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= RT_BWD) {
+        if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= MACHINE_BWD) {
             struct layer_sum *s = &t->lsum[2 * (x->layer - 1) + x->pass];
 
             s->rows++;
             s->span_ps += span;
-            for (int p = 0; p < RT_PH_N; p++)
+            for (int p = 0; p < MACHINE_PH_N; p++)
                 s->phase_ps[p] += x->phase_ps[p];
-            if (x->waited_on < RT_PH_N)
+            if (x->waited_on < MACHINE_PH_N)
                 s->waited[x->waited_on]++;
         }
         if (trace_it) {
-            struct trace_arg a[RT_PH_N + 1];
+            struct trace_arg a[MACHINE_PH_N + 1];
             char name[48];
 
-            for (int p = 0; p < RT_PH_N; p++)
-                a[p] = TRACE_F64(rt_phase_name((enum rt_phase)p), ps_us(x->phase_ps[p]));
-            a[RT_PH_N] = TRACE_STR("waited_on", rt_phase_name(x->waited_on));
-            snprintf(name, sizeof(name), "L%u %s", x->layer, rt_pass_name(x->pass));
+            for (int p = 0; p < MACHINE_PH_N; p++)
+                a[p] = TRACE_F64(machine_phase_name((enum machine_phase)p), ps_us(x->phase_ps[p]));
+            a[MACHINE_PH_N] = TRACE_STR("waited_on", machine_phase_name(x->waited_on));
+            snprintf(name, sizeof(name), "L%u %s", x->layer, machine_pass_name(x->pass));
             trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
-                           "layer", a, RT_PH_N < TRACE_MAX_ARGS ? RT_PH_N + 1 : TRACE_MAX_ARGS);
+                           "layer", a,
+                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS);
         }
     }
-    rt_clear_records(t->rt);
+    machine_clear_records(t->rt);
 }
 
-static const char *busy_label(const struct rt_busy *b)
+static const char *busy_label(const struct machine_busy *b)
 {
     return b->label && *b->label ? b->label : "busy";
 }
@@ -1312,8 +1315,8 @@ static const char *busy_label(const struct rt_busy *b)
 /* timeline.csv order: resource (the runtime's order: one block of rows per node), then start. */
 static int busy_cmp(const void *pa, const void *pb)
 {
-    const struct rt_busy *a = *(const struct rt_busy *const *)pa;
-    const struct rt_busy *b = *(const struct rt_busy *const *)pb;
+    const struct machine_busy *a = *(const struct machine_busy *const *)pa;
+    const struct machine_busy *b = *(const struct machine_busy *const *)pb;
 
     if (a->res != b->res)
         return a->res < b->res ? -1 : 1;
@@ -1324,12 +1327,12 @@ static int busy_cmp(const void *pa, const void *pb)
 
 /* Busy intervals of a traced step: trace.json, and timeline.csv for the first one (times from
  * the start of that step). */
-static void take_busy(struct train *t, const struct rt_step_info *info)
+static void take_busy(struct train *t, const struct machine_step_info *info)
 {
     size_t n;
     uint64_t dropped;
-    const struct rt_busy *b = rt_busy(t->rt, &n, &dropped);
-    const struct rt_busy **sorted = NULL;
+    const struct machine_busy *b = machine_busy(t->rt, &n, &dropped);
+    const struct machine_busy **sorted = NULL;
 
     for (size_t i = 0; i < n; i++) {
         uint64_t dur = b[i].end_ps > b[i].start_ps ? b[i].end_ps - b[i].start_ps : 0;
@@ -1343,11 +1346,11 @@ static void take_busy(struct train *t, const struct rt_step_info *info)
             sorted[i] = &b[i];
         qsort(sorted, n, sizeof(*sorted), busy_cmp);
         for (size_t i = 0; i < n; i++) {
-            const struct rt_busy *x = sorted[i];
+            const struct machine_busy *x = sorted[i];
 
             if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
                 continue;
-            stats_csv_str(t->timeline_csv, rt_resource_name(t->rt, x->res));
+            stats_csv_str(t->timeline_csv, machine_resource_name(t->rt, x->res));
             stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6);
             stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6);
             stats_csv_str(t->timeline_csv, busy_label(x));
@@ -1360,19 +1363,19 @@ static void take_busy(struct train *t, const struct rt_step_info *info)
                       "busy intervals dropped by the runtime's cap", &TRACE_U64("dropped", dropped),
                       1);
     t->timeline_done = true;
-    rt_clear_busy(t->rt);
+    machine_clear_busy(t->rt);
 }
 
 /* ---------------------------------------------------------------- steps */
 
 static int evaluate(struct train *t, uint64_t step_done)
 {
-    struct rt_err e;
+    struct machine_err e;
     uint32_t correct = 0;
     double acc, w0 = cli_wall_s();
 
-    if (rt_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct, NULL,
-                &e)) {
+    if (machine_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct,
+                     NULL, &e)) {
         fprintf(stderr, "\nflashstream train: test accuracy after step %" PRIu64 ": %s\n",
                 step_done, e.msg);
         return -1;
@@ -1397,11 +1400,11 @@ static int evaluate(struct train *t, uint64_t step_done)
     stats_csv_fixed(t->acc_csv, acc, 4);
     stats_csv_u64(t->acc_csv, correct);
     stats_csv_u64(t->acc_csv, t->test_set.count);
-    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + rt_now(t->rt)), 3);
+    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3);
     stats_csv_end_row(t->acc_csv);
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt), "test accuracy",
-                      &TRACE_F64("accuracy", acc), 1);
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
+                      "test accuracy", &TRACE_F64("accuracy", acc), 1);
     if (step_done % t->bpe == 0)
         say(t,
             "epoch %" PRIu64 " done (step %" PRIu64 "): test accuracy %.4f (%u of %u) [%.1f s]\n",
@@ -1422,13 +1425,13 @@ static int checkpoint(struct train *t, uint64_t step_done)
     struct ckpt_run run = {.seed = t->o.seed,
                            .epoch = step_done / t->bpe,
                            .batch = step_done % t->bpe,
-                           .sim_time_ps = t->sim_offset_ps + rt_now(t->rt),
+                           .sim_time_ps = t->sim_offset_ps + machine_now(t->rt),
                            .batch_size = (uint32_t)t->o.batch,
                            .nodes = (uint32_t)t->o.nodes,
                            .samples = t->train_set.count};
     struct dnn_err e;
 
-    if (ckpt_save(t->ckpt_path, rt_params(t->rt), &run, &e)) {
+    if (ckpt_save(t->ckpt_path, machine_params(t->rt), &run, &e)) {
         /* A failed write leaves the previous checkpoint intact: warn and go on. */
         snprintf(t->last_ckpt_err, sizeof(t->last_ckpt_err), "%s", e.msg);
         say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
@@ -1437,7 +1440,7 @@ static int checkpoint(struct train *t, uint64_t step_done)
     }
     t->ckpt_step = step_done;
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt), "checkpoint",
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt), "checkpoint",
                       &TRACE_U64("step", step_done), 1);
     return 0;
 }
@@ -1459,12 +1462,12 @@ static int golden_step(struct train *t, uint64_t k, float loss)
         fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
         goto out;
     }
-    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, rt_params(t->rt))) {
+    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, machine_params(t->rt))) {
         fprintf(stderr,
                 "\nflashstream train: --golden-check: step %" PRIu64
                 " differs from the golden trainer: loss %.9g vs %.9g, params digest %016" PRIx64
                 " vs %016" PRIx64 "\n",
-                k, (double)loss, (double)gl, dnn_params_digest(rt_params(t->rt)),
+                k, (double)loss, (double)gl, dnn_params_digest(machine_params(t->rt)),
                 dnn_params_digest(t->gold));
         goto out;
     }
@@ -1478,30 +1481,30 @@ out:
 /* Run steps [start_step, target). Returns the last step completed + 1 via *done. */
 static int train_loop(struct train *t, uint64_t *done)
 {
-    struct rt_err e;
+    struct machine_err e;
     uint64_t k;
 
     *done = t->start_step;
     for (k = t->start_step; k < t->target && !stop_requested; k++) {
-        struct rt_step_info info;
+        struct machine_step_info info;
         bool tr = traced(t, k);
-        float lr = dnn_params_lr(&rt_params(t->rt)->opt, k);
+        float lr = dnn_params_lr(&machine_params(t->rt)->opt, k);
 
         if (t->o.rtl_steps && k == t->start_step + t->o.rtl_steps) {
-            if (rt_set_fidelity(t->rt, (enum rt_fidelity)t->o.fidelity, &e)) {
+            if (machine_set_fidelity(t->rt, (enum machine_fidelity)t->o.fidelity, &e)) {
                 fprintf(stderr, "\nflashstream train: step %" PRIu64 ": %s\n", k, e.msg);
                 return -1;
             }
             say(t, "step %" PRIu64 ": switched from rtl to %s\n", k, fid_names[t->o.fidelity]);
             if (t->trace)
-                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + rt_now(t->rt),
+                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
                               "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1);
         }
         if (feed(t, k))
             return -1;
         if (t->trace)
-            rt_record_busy(t->rt, tr, tr ? (size_t)t->o.trace_max : 0);
-        if (rt_step(t->rt, &info, &e)) {
+            machine_record_busy(t->rt, tr, tr ? (size_t)t->o.trace_max : 0);
+        if (machine_step(t->rt, &info, &e)) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
             return -1;
         }
@@ -1517,7 +1520,7 @@ static int train_loop(struct train *t, uint64_t *done)
         csv_f32(t->loss_csv, lr);
         stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info.end_ps), 6);
         stats_csv_fixed(t->loss_csv, ps_us(info.end_ps - info.start_ps), 6);
-        stats_csv_str(t->loss_csv, rt_fidelity_name(rt_get_fidelity(t->rt)));
+        stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->rt)));
         stats_csv_end_row(t->loss_csv);
         take_layer_recs(t, tr);
         if (tr) {
@@ -1525,7 +1528,7 @@ static int train_loop(struct train *t, uint64_t *done)
             struct trace_arg a[] = {
                 TRACE_F64("loss", info.loss), TRACE_F64("lr", lr),
                 TRACE_U64("commands", info.commands), TRACE_U64("gemms", info.gemms),
-                TRACE_STR("fidelity", rt_fidelity_name(rt_get_fidelity(t->rt)))};
+                TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->rt)))};
 
             snprintf(name, sizeof(name), "step %" PRIu64, k);
             trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info.start_ps,
@@ -1550,8 +1553,8 @@ static int train_loop(struct train *t, uint64_t *done)
 
 static void print_layer_table(struct train *t, uint64_t steps)
 {
-    static const char *const short_names[RT_PH_N] = {"compute", "w_fetch", "bcast", "act_wr",
-                                                     "act_rd",  "reduce",  "optim"};
+    static const char *const short_names[MACHINE_PH_N] = {"compute", "w_fetch", "bcast", "act_wr",
+                                                          "act_rd",  "reduce",  "optim"};
     if (!steps)
         return;
     printf("\nwhere the time went, per layer and pass (mean per step over %" PRIu64
@@ -1559,26 +1562,26 @@ static void print_layer_table(struct train *t, uint64_t steps)
            "phases overlap, so they may add up to more than the span):\n",
            steps);
     printf("  layer pass      span");
-    for (int p = 0; p < RT_PH_N; p++)
+    for (int p = 0; p < MACHINE_PH_N; p++)
         printf(" %8s", short_names[p]);
     printf("  waited on\n");
     for (uint32_t l = 0; l < t->model.n_layers * 2; l++) {
         /* fwd 1..L, then bwd L..1, the order of a step */
         uint32_t layer = l < t->model.n_layers ? l : 2 * t->model.n_layers - 1 - l;
-        int pass = l < t->model.n_layers ? RT_FWD : RT_BWD;
+        int pass = l < t->model.n_layers ? MACHINE_FWD : MACHINE_BWD;
         const struct layer_sum *s = &t->lsum[2 * layer + pass];
         int most = 0;
 
         if (!s->rows)
             continue;
-        for (int p = 1; p < RT_PH_N; p++)
+        for (int p = 1; p < MACHINE_PH_N; p++)
             if (s->waited[p] > s->waited[most])
                 most = p;
-        printf("  %5u %-4s %9.3f", layer + 1, rt_pass_name((enum rt_pass)pass),
+        printf("  %5u %-4s %9.3f", layer + 1, machine_pass_name((enum machine_pass)pass),
                ps_us(s->span_ps) / (double)s->rows);
-        for (int p = 0; p < RT_PH_N; p++)
+        for (int p = 0; p < MACHINE_PH_N; p++)
             printf(" %8.3f", ps_us(s->phase_ps[p]) / (double)s->rows);
-        printf("  %s (%.0f%% of steps)\n", rt_phase_name((enum rt_phase)most),
+        printf("  %s (%.0f%% of steps)\n", machine_phase_name((enum machine_phase)most),
                100.0 * (double)s->waited[most] / (double)s->rows);
     }
 }
@@ -1648,7 +1651,7 @@ static void print_end_row(const struct end_row *r, const char *name, const bool 
 static void print_endurance(struct train *t)
 {
     size_t n, nr = 0;
-    const struct rt_counter *c = rt_counters(t->rt, &n);
+    const struct machine_counter *c = machine_counters(t->rt, &n);
     struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
     bool cols[END_COLS] = {false};
 
@@ -1723,8 +1726,8 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     struct stats *s = stats_create();
     char buf[1024], path[600];
     size_t n, len = 0;
-    const struct rt_counter *c;
-    uint64_t sim = rt_now(t->rt);
+    const struct machine_counter *c;
+    uint64_t sim = machine_now(t->rt);
     int rc = 0;
 
     if (!s)
@@ -1734,7 +1737,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
                                 argv[i]);
     stats_meta(s, "command", buf);
     stats_meta(s, "model", t->spec);
-    stats_meta(s, "optimizer", opt_summary(&rt_params(t->rt)->opt, buf, sizeof(buf)));
+    stats_meta(s, "optimizer", opt_summary(&machine_params(t->rt)->opt, buf, sizeof(buf)));
     snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
     stats_meta(s, "seed", buf);
     snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
@@ -1745,7 +1748,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     if (t->o.resume)
         stats_meta(s, "resumed_from", t->o.resume);
 
-    c = rt_counters(t->rt, &n);
+    c = machine_counters(t->rt, &n);
     for (size_t i = 0; i < n; i++) {
         int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64)
                             : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64);
@@ -1777,7 +1780,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
                   sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
-                  dnn_params_digest(rt_params(t->rt)));
+                  dnn_params_digest(machine_params(t->rt)));
     for (uint32_t l = 0; l < t->model.n_layers; l++) {
         for (int pass = 0; pass < 2; pass++) {
             const struct layer_sum *ls = &t->lsum[2 * l + pass];
@@ -1786,15 +1789,17 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
             if (!ls->rows)
                 continue;
             snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
-                     rt_pass_name((enum rt_pass)pass));
+                     machine_pass_name((enum machine_pass)pass));
             stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
-            for (int p = 0; p < RT_PH_N; p++) {
+            for (int p = 0; p < MACHINE_PH_N; p++) {
                 snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                         machine_pass_name((enum machine_pass)pass),
+                         machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
                               ls->phase_ps[p]);
                 snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
-                         rt_pass_name((enum rt_pass)pass), rt_phase_name((enum rt_phase)p));
+                         machine_pass_name((enum machine_pass)pass),
+                         machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
                               ls->waited[p]);
             }
@@ -1887,7 +1892,7 @@ static void cleanup(struct train *t)
         dnn_golden_fini(&t->golden);
     dnn_params_destroy(t->gold);
     dnn_params_destroy(t->resume_params);
-    rt_destroy(t->rt);
+    machine_destroy(t->rt);
     dnn_idx_fini(&t->train_set);
     dnn_idx_fini(&t->test_set);
     free(t->order);
@@ -1985,7 +1990,7 @@ int cmd_train(int argc, char **argv)
     if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
         checkpoint(t, done);
 
-    uint64_t steps = done - t->start_step, sim = rt_now(t->rt);
+    uint64_t steps = done - t->start_step, sim = machine_now(t->rt);
     printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
            "simulated by the host, %.0f images/s on the simulated machine\n",
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
@@ -1994,7 +1999,7 @@ int cmd_train(int argc, char **argv)
         "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
         "%016" PRIx64 "%s\n",
         t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
-        dnn_params_digest(rt_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
+        dnn_params_digest(machine_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
     print_layer_table(t, steps);
     print_endurance(t);
     if (write_outputs(t, steps, wall, argc, argv))
