@@ -5,8 +5,9 @@
 # and returns at once when everything is there.
 #
 # Layout of the build tree ($(BUILD)):
-#   rel/    C library and programs, -O2            (sim, bench)
-#   san/    C library and unit tests, sanitizers   (test)
+#   rel/    C libraries and programs, -O2          (sim, bench)
+#   san/    C libraries and unit tests, sanitizers (test)
+#           libflashstream.a: csim/ and models/; libtbenv.a: testbench/env/
 #   vlt/rt  the Verilator runtime, compiled once and shared by every model
 #   vlt/<model>/  one verilated RTL top with its C shim
 #   logs/   one log per test suite
@@ -67,6 +68,15 @@ SAN_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 REL_LIB   := $(BUILD)/rel/libflashstream.a
 SAN_LIB   := $(BUILD)/san/libflashstream.a
 
+# Test environments (testbench/env): bus-functional models and scenario generators that
+# surround a block under test, shared by the unit tests of the twins, the RTL block tests and
+# the benchmarks. They sit beside those tests rather than in models/, and are built as a small
+# library of their own (sanitized for the tests, -O2 for the benchmarks) linked before the model
+# library, so that no model can come to depend on a test environment.
+ENV_SRCS  := $(wildcard testbench/env/*.c)
+REL_ENV   := $(BUILD)/rel/libtbenv.a
+SAN_ENV   := $(BUILD)/san/libtbenv.a
+
 UNIT_SRCS := $(wildcard testbench/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:testbench/unit/%.c=$(BUILD)/san/tests/%)
 # Benchmarks of C models only; those that need a verilated model are
@@ -118,8 +128,16 @@ $(SAN_LIB): $(SAN_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+$(REL_ENV): $(ENV_SRCS:%.c=$(BUILD)/rel/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_ENV): $(ENV_SRCS:%.c=$(BUILD)/san/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
 # cmocka unit tests: one binary per testbench/unit/test_<unit>.c, sanitized.
-$(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_LIB)
+$(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
 
@@ -127,7 +145,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_LIB)
 # library's, so it is linked by name here (the pattern rule above gives the recipe).
 $(BUILD)/san/tests/test_cli: $(BUILD)/san/testbench/flashstream/cli.o
 
-$(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_LIB)
+$(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_ENV) $(REL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $^ $(LDLIBS) -o $@
 
@@ -170,7 +188,7 @@ endef
 define vtest
 $(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/rtl/$(2).o $(TB_OBJS) \
                          $(BUILD)/vlt/$(3)/shim.o $(BUILD)/vlt/$(3)/V$(3)__ALL.a \
-                         $(VRT_LIB) $(SAN_LIB)
+                         $(VRT_LIB) $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $$(@D)
 	$(CXX) $(SAN_OPT) $$^ $(LDLIBS) $(VLIBS) -o $$@
 RTL_TESTS += $(BUILD)/san/tests/$(1)
@@ -182,7 +200,7 @@ endef
 define vbench
 $(BUILD)/rel/bench/$(1): $(BUILD)/rel/testbench/bench/$(2).o \
         $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
-        $(VRT_LIB) $(REL_LIB)
+        $(VRT_LIB) $(REL_ENV) $(REL_LIB)
 	@mkdir -p $$(@D)
 	$(CXX) $$^ $(LDLIBS) $(VLIBS) -o $$@
 BENCH_BINS += $(BUILD)/rel/bench/$(1)
@@ -191,7 +209,16 @@ endef
 # Each RTL block registers its models, tests and benchmarks in its block.mk.
 include $(sort $(wildcard rtl/*/block.mk))
 
-# ---------------------------------------------------------------- programs
+# ---------------------------------------------------------------- system
+# What is assembled from the blocks rather than one block: the training machine
+# (models/machine/machine) and the programs that run it. Registered here, after every
+# block.mk, because they use the blocks' models (rtl/ holds only RTL blocks, each with its
+# block.mk).
+#
+# test_system_rtl: the machine of machine_cfg_small (an 8 x 8 core with 512-word pads:
+# rtl/core's core_8x8) with the verilated core in the loop.
+$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8))
+
 # The flashstream program: its commands and the verilated models they run.
 FS_SRCS   := $(wildcard testbench/flashstream/*.c)
 FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k

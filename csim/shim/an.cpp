@@ -35,6 +35,18 @@
 #ifndef P_CplDepth
 #define P_CplDepth 4
 #endif
+/* What an_top leaves to dma_top's default (rtl/dma/dma_top.v). */
+#define DMA_TOP_MaxWrOut 128
+
+/* an_top's derived parameters (rtl/an/an_top.v): elements per SRAM word, W = lcm(Rows, Cols,
+ * 4), and the size of the core's DMA map, the DMA's SRAM. */
+static constexpr uint64_t gcd_u(uint64_t a, uint64_t b)
+{
+    return b ? gcd_u(b, a % b) : a;
+}
+static constexpr uint64_t kLrc = P_Rows / gcd_u(P_Rows, P_Cols) * P_Cols;
+static constexpr uint64_t kW = kLrc / gcd_u(kLrc, 4) * 4;
+static constexpr uint64_t kMapBytes = (P_AWords + P_BWords) * kW * 2 + P_CWords * kW * 4;
 
 struct an_rtl {
     VModel<VTOP> m;
@@ -63,14 +75,12 @@ void an_rtl_params(const struct an_rtl *p, struct an_params *out)
     out->core.a_words = P_AWords;
     out->core.b_words = P_BWords;
     out->core.c_words = P_CWords;
-    struct core_twin_map map;
-    core_twin_map(&out->core, &map);
-    dma_params_default(&out->dma);
     out->dma.sram_addr_bits = 32;
-    out->dma.sram_bytes = map.end;
+    out->dma.sram_bytes = kMapBytes;
     out->dma.tb_bytes = (uint64_t)P_TbSizeKiB * 1024;
     out->dma.sram_lat = 2;
     out->dma.max_rd_out = P_MaxRdOut;
+    out->dma.max_wr_out = DMA_TOP_MaxWrOut;
     out->dma.desc_depth = P_DescDepth;
     out->dma.cpl_depth = P_CplDepth;
 }

@@ -3,10 +3,10 @@
  * tensor-buffer DMA and the compute core joined at the core's DMA port. Functions are
  * prefixed an_rtl_.
  *
- * Ports: the DMA's descriptor, completion and tensor-buffer ports (the structs of
- * models/dma/dma_if.h and models/dram/dram_port.h) and the core's command and completion ports
- * (struct core_cmd, enum core_status of models/core/core_twin.h). The SRAM port between them
- * is inside.
+ * Ports: the DMA's descriptor, completion and tensor-buffer ports (the structs of the DMA's shim,
+ * csim/shim/dma.h, and of csim/shim/mem_port.h) and the core's command and completion ports
+ * (struct core_cmd, enum core_status of the core's shim, csim/shim/core.h): an_top's ports
+ * are those of its two blocks. The SRAM port between them is inside.
  *
  * Cycle protocol, as for every shim: an_rtl_set() drives the inputs, an_rtl_get() settles the
  * model and reads the outputs that hold before the next rising edge, an_rtl_step() advances
@@ -15,10 +15,10 @@
 #ifndef CSIM_SHIM_AN_H
 #define CSIM_SHIM_AN_H
 
+#include "csim/shim/core.h"
+#include "csim/shim/dma.h"
+#include "csim/shim/mem_port.h"
 #include "csim/shim/vtrace.h"
-#include "models/core/core_twin.h"
-#include "models/dma/dma_if.h"
-#include "models/dram/dram_port.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@ struct an_in {
     bool desc_valid;
     struct dma_desc desc;
     bool cpl_ready;
-    struct dram_port_rsp mem;
+    struct mem_port_rsp mem;
     /* core */
     bool cmd_valid;
     struct core_cmd cmd;
@@ -53,7 +53,7 @@ struct an_out {
     bool desc_ready;
     bool cpl_valid;
     struct dma_cpl cpl;
-    struct dram_port_req mem;
+    struct mem_port_req mem;
     bool dma_idle;
     /* core */
     bool cmd_ready;

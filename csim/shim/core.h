@@ -1,8 +1,9 @@
 /*
  * core: C interface to the verilated compute core (rtl/core/core_top.v): a Rows x Cols bf16
  * systolic array with its scratchpads, behind a GEMM command port, a completion port and a
- * DMA port. The command and the configuration are the C twin's types (models/core/core_twin.h),
- * so a test drives the RTL and the twin with the same values.
+ * DMA port, and the owner of those ports: the command, its status codes and the configuration
+ * below are shared with the C twin (models/core/core_twin.h), so a test drives the RTL and the
+ * twin with the same values.
  *
  * Ports (rtl/core/README.md has the contracts):
  *   command    valid/ready, one struct core_cmd per beat;
@@ -19,7 +20,6 @@
 #define CSIM_SHIM_CORE_H
 
 #include "csim/shim/vtrace.h"
-#include "models/core/core_twin.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +27,42 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * One GEMM command, the fields of the command port (core_top cmd_*_i):
+ *   C[M x N] = op(A) op(B)          (accumulate == false)
+ *   C[M x N] = C + op(A) op(B)      (accumulate == true: fp32_add(C_old, dot) of bf16.h)
+ * op(A) is M x K: A stored M x K row-major (lda >= K), or with trans_a stored K x M (lda >= M)
+ * and read transposed; op(B) is K x N: B stored K x N (ldb >= N), or with trans_b stored N x K
+ * (ldb >= K). C is M x N row-major (ldc >= N). Addresses are element addresses inside the
+ * operand's own pad; W = lcm(Rows, Cols, 4) elements per SRAM word. Backward pass: dX = dY W^T is
+ * trans_b, dW = X^T dY is trans_a.
+ */
+struct core_cmd {
+    uint32_t m, n, k;                /* 1 .. 65535 each */
+    uint32_t a_addr, b_addr, c_addr; /* multiples of W */
+    uint32_t lda, ldb, ldc;          /* multiples of W, at least the stored row length */
+    bool trans_a, trans_b, accumulate;
+};
+
+/* Completion status (done_status_o); checked in this order, the first failure wins. */
+enum core_status {
+    CORE_OK = 0,
+    CORE_ERR_DIM = 1,   /* M, N or K is 0 or above 65535 */
+    CORE_ERR_LD = 2,    /* lda, ldb or ldc below the stored row length */
+    CORE_ERR_ALIGN = 3, /* an address or leading dimension is not a multiple of W */
+    CORE_ERR_RANGE = 4, /* an element of A, B or C lies outside its pad */
+};
+
+#define CORE_DIM_MAX     65535u
+#define CORE_DMA_LATENCY 2u /* a request accepted in cycle t responds in cycle t + 2 */
+#define CORE_DMA_BEAT    8u /* bytes per DMA beat */
+
+/* The configuration the RTL was built with (core_top parameters); the twin takes the same. */
+struct core_twin_cfg {
+    unsigned rows, cols;                /* array: 1 .. 64 each */
+    uint32_t a_words, b_words, c_words; /* pad depths in words, >= 2 */
+};
 
 struct core;
 

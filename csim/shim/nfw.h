@@ -1,6 +1,6 @@
 /*
  * nfw: C interface to the verilated NAND write pipelines (rtl/nfw/nfw_top.v), and the port
- * structs shared with their C twin (models/flash/nfw_twin.h), which implements the same ports
+ * structs shared with their C twin (models/nfw/nfw_twin.h), which implements the same ports
  * cycle for cycle.
  *
  * Ports (rtl/nfw/nfw_top.v has the details):

@@ -3,6 +3,10 @@
  * interface, the same scratchpad image and DMA address map, bit-identical results and the
  * identical cycle count for the same configuration.
  *
+ * The command, its status codes and the configuration are the RTL's ports and parameters,
+ * owned by the core's shim header (csim/shim/core.h): the twin and the verilated core take the
+ * same values.
+ *
  * What is modelled
  *   - The three scratchpads as element arrays in the RTL's layout: A and B hold bf16 (raw
  *     uint16_t), C holds fp32 (raw uint32_t); word w of a pad is elements [w*W, (w+1)*W).
@@ -28,44 +32,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/shim/core.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * One GEMM command, the same fields as the RTL command port (core_top cmd_*_i):
- *   C[M x N] = op(A) op(B)          (accumulate == false)
- *   C[M x N] = C + op(A) op(B)      (accumulate == true: fp32_add(C_old, dot), see above)
- * op(A) is M x K: A stored M x K row-major (lda >= K), or with trans_a stored K x M (lda >= M)
- * and read transposed; op(B) is K x N: B stored K x N (ldb >= N), or with trans_b stored N x K
- * (ldb >= K). C is M x N row-major (ldc >= N). Addresses are element addresses inside the
- * operand's own pad. Backward pass: dX = dY W^T is trans_b, dW = X^T dY is trans_a.
- */
-struct core_cmd {
-    uint32_t m, n, k;                /* 1 .. 65535 each */
-    uint32_t a_addr, b_addr, c_addr; /* multiples of W */
-    uint32_t lda, ldb, ldc;          /* multiples of W, at least the stored row length */
-    bool trans_a, trans_b, accumulate;
-};
-
-/* Completion status (done_status_o); checked in this order, the first failure wins. */
-enum core_status {
-    CORE_OK = 0,
-    CORE_ERR_DIM = 1,   /* M, N or K is 0 or above 65535 */
-    CORE_ERR_LD = 2,    /* lda, ldb or ldc below the stored row length */
-    CORE_ERR_ALIGN = 3, /* an address or leading dimension is not a multiple of W */
-    CORE_ERR_RANGE = 4, /* an element of A, B or C lies outside its pad */
-};
-
-#define CORE_DIM_MAX     65535u
-#define CORE_DMA_LATENCY 2u /* a request accepted in cycle t responds in cycle t + 2 */
-#define CORE_DMA_BEAT    8u /* bytes per DMA beat */
-
-/* The configuration the RTL was built with (core_top parameters). */
-struct core_twin_cfg {
-    unsigned rows, cols;                /* array: 1 .. 64 each */
-    uint32_t a_words, b_words, c_words; /* pad depths in words, >= 2 */
-};
 
 /* The DMA byte map of a configuration. */
 struct core_twin_map {

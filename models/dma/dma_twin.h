@@ -19,7 +19,8 @@
 #ifndef MODELS_DMA_DMA_TWIN_H
 #define MODELS_DMA_DMA_TWIN_H
 
-#include "models/dma/dma_if.h"
+#include "csim/shim/dma.h"
+#include "models/dma/dma_desc.h"
 
 #include <stddef.h>
 #include <stdint.h>

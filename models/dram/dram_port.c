@@ -21,7 +21,7 @@ struct dram_port {
     uint64_t cyc;
     uint64_t rng;
     bool req_stall, rsp_stall; /* drawn for the current cycle */
-    struct dram_port_rsp driven;
+    struct mem_port_rsp driven;
     bool drove;
     struct dram_port_stats st;
 };
@@ -84,7 +84,7 @@ void dram_port_destroy(struct dram_port *p)
     free(p);
 }
 
-void dram_port_drive(struct dram_port *p, struct dram_port_rsp *out)
+void dram_port_drive(struct dram_port *p, struct mem_port_rsp *out)
 {
     const struct rsp_slot *h = &p->q[p->head];
     out->req_ready = p->len < p->cfg.max_outstanding && !p->req_stall;
@@ -95,7 +95,7 @@ void dram_port_drive(struct dram_port *p, struct dram_port_rsp *out)
     p->drove = true;
 }
 
-static void accept(struct dram_port *p, const struct dram_port_req *in)
+static void accept(struct dram_port *p, const struct mem_port_req *in)
 {
     uint64_t now = p->cyc * p->cfg.period_ps;
     const struct dram_cfg *dc = dram_get_cfg(p->d);
@@ -132,7 +132,7 @@ static void accept(struct dram_port *p, const struct dram_port_req *in)
     p->len++;
 }
 
-void dram_port_clock(struct dram_port *p, const struct dram_port_req *in)
+void dram_port_clock(struct dram_port *p, const struct mem_port_req *in)
 {
     assert(p->drove && "dram_port_drive() must come before dram_port_clock() in a cycle");
     bool take = in->valid && p->driven.req_ready;

@@ -1,7 +1,8 @@
 /*
  * dram_port: a cycle-level bus-functional model that serves one RTL memory port
- * (rtl/README.md, "Memory port") from a dram model. Any block with that port shape can use
- * it (the DMA, the NAND write pipeline): it knows nothing of who drives it.
+ * (rtl/README.md, "Memory port": struct mem_port_req / mem_port_rsp of csim/shim/mem_port.h)
+ * from a dram model. Any block with that port shape can use it (the DMA, the NAND write
+ * pipeline): it knows nothing of who drives it.
  *
  * Contract
  * --------
@@ -29,6 +30,7 @@
 #ifndef MODELS_DRAM_DRAM_PORT_H
 #define MODELS_DRAM_DRAM_PORT_H
 
+#include "csim/shim/mem_port.h"
 #include "models/dram/dram.h"
 
 #include <stdbool.h>
@@ -37,24 +39,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Block -> memory: the signals the block drives (mem_req_*_o, mem_rsp_ready_o). */
-struct dram_port_req {
-    bool valid;
-    bool write;
-    uint64_t addr; /* byte address of the beat, a multiple of 8 */
-    uint64_t wdata;
-    uint8_t wstrb;
-    bool rsp_ready;
-};
-
-/* Memory -> block: the signals the port drives (mem_req_ready_i, mem_rsp_*_i). */
-struct dram_port_rsp {
-    bool req_ready;
-    bool rsp_valid;
-    uint64_t rdata;
-    bool err;
-};
 
 struct dram_port_cfg {
     uint64_t period_ps;       /* the block's clock period: 1250 ps default (0.8 GHz core
@@ -83,10 +67,10 @@ int dram_port_create(struct dram *d, const struct dram_port_cfg *cfg, struct dra
 void dram_port_destroy(struct dram_port *p);
 
 /* The port's outputs for the current cycle. */
-void dram_port_drive(struct dram_port *p, struct dram_port_rsp *out);
+void dram_port_drive(struct dram_port *p, struct mem_port_rsp *out);
 /* The rising edge: take the block's request if valid && ready, retire the response if
  * rsp_valid && rsp_ready (as driven this cycle), advance one cycle. */
-void dram_port_clock(struct dram_port *p, const struct dram_port_req *in);
+void dram_port_clock(struct dram_port *p, const struct mem_port_req *in);
 
 uint64_t dram_port_cycle(const struct dram_port *p);
 unsigned dram_port_pending(const struct dram_port *p);

@@ -26,6 +26,9 @@ struct fabric {
     uint64_t *up_busy;   /* [n_nodes] link x -> parent(x) free from */
     uint64_t *sum_busy;  /* [n_nodes] adder of switch x free from (switches only) */
     uint64_t *arrive;    /* [n_nodes] scratch: per-chunk arrival times */
+    unsigned char *buf;  /* scratch of the *_data calls: the bytes in flight */
+    size_t buf_cap;
+    const float **part; /* [n_an] scratch: each AN's partial in buf */
     struct fabric_stats st;
 };
 
@@ -82,6 +85,8 @@ void fabric_destroy(struct fabric *f)
     free(f->up_busy);
     free(f->sum_busy);
     free(f->arrive);
+    free(f->buf);
+    free(f->part);
     free(f);
 }
 
@@ -122,7 +127,8 @@ int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric
     f->up_busy = calloc(f->n_nodes, sizeof(uint64_t));
     f->sum_busy = calloc(f->n_nodes, sizeof(uint64_t));
     f->arrive = calloc(f->n_nodes, sizeof(uint64_t));
-    if (!f->parent || !f->down_busy || !f->up_busy || !f->sum_busy || !f->arrive) {
+    f->part = calloc(c->n_an, sizeof(*f->part));
+    if (!f->parent || !f->down_busy || !f->up_busy || !f->sum_busy || !f->arrive || !f->part) {
         fabric_destroy(f);
         return err_set(e, -ENOMEM, "fabric: out of memory for %u nodes", c->n_an);
     }
@@ -300,4 +306,75 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
             s = s + partials[n][i];
         dst[i] = s;
     }
+}
+
+/* ---------------------------------------------------------------- the bytes moved */
+
+static int scratch(struct fabric *f, size_t n)
+{
+    if (n <= f->buf_cap)
+        return 0;
+    unsigned char *b = realloc(f->buf, n);
+    if (!b)
+        return -ENOMEM;
+    f->buf = b;
+    f->buf_cap = n;
+    return 0;
+}
+
+int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes)
+{
+    if (scratch(f, bytes))
+        return -ENOMEM;
+    if (dram_read(wn_tb, src, f->buf, bytes))
+        return -ERANGE;
+    for (uint32_t n = 0; n < f->cfg.n_an; n++)
+        if (dram_write(an_tbs[n], dst, f->buf, bytes))
+            return -ERANGE;
+    return 0;
+}
+
+/* Every AN's fp32 vector of count elements at src, summed in node order; *sum in the scratch. */
+static int sum_partials(struct fabric *f, struct dram *const *an_tbs, uint64_t src, size_t count,
+                        float **sum)
+{
+    uint32_t N = f->cfg.n_an;
+
+    if (scratch(f, (size_t)(N + 1) * count * 4))
+        return -ENOMEM;
+    for (uint32_t n = 0; n < N; n++) {
+        float *p = (float *)f->buf + (size_t)n * count;
+        if (dram_read(an_tbs[n], src, p, count * 4))
+            return -ERANGE;
+        f->part[n] = p;
+    }
+    *sum = (float *)f->buf + (size_t)N * count;
+    fabric_reduce_f32(f, *sum, f->part, count);
+    return 0;
+}
+
+int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
+                       struct dram *wn_tb, uint64_t dst)
+{
+    size_t count = bytes / 4;
+    float *sum;
+    int rc = sum_partials(f, an_tbs, src, count, &sum);
+
+    if (rc)
+        return rc;
+    if (dram_write(wn_tb, dst, sum, count * 4))
+        return -ERANGE;
+    return 0;
+}
+
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum)
+{
+    float *s;
+    int rc = sum_partials(f, an_tbs, src, 1, &s);
+
+    if (rc)
+        return rc;
+    *sum = s[0];
+    return 0;
 }

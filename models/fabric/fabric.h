@@ -32,7 +32,9 @@
  * (dst = p0, then dst = fl(dst + p1), ...), the order models/dnn/README.md section 7 fixes,
  * whatever the tree shape and timing. (With one switch level that is also the order a switch
  * that adds its children in ascending order produces; with more levels it is not: see the
- * README of models/dnn, "what is weak".)
+ * README of models/dnn, "what is weak".) The *_data calls move the bytes of a broadcast, a
+ * reduce or a loss gather between the nodes' tensor buffers (dram models) with that sum; they
+ * take no time: a caller pairs each with its timing call.
  * Not modelled: packet headers, flow control credits, link errors, switch buffer limits,
  * in-switch queueing beyond the busy_until order, multicast trees other than the fan-out tree.
  * Units: time in picoseconds (uint64_t), sizes in bytes, rates in bytes per second.
@@ -43,6 +45,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "models/dram/dram.h"
 
 #define FABRIC_PS_PER_S  1000000000000ull
 #define FABRIC_PS_PER_US 1000000ull
@@ -119,5 +123,20 @@ int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
  */
 void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *partials,
                        size_t count);
+
+/*
+ * The bytes of the fabric's transfers, between the WN's tensor buffer wn_tb and the ANs' an_tbs[n]
+ * (n = 0..N-1); no time passes. Each returns 0, -ERANGE when a region lies outside its buffer
+ * (the buffers written before that keep what they got), or -ENOMEM (the fabric's scratch).
+ */
+/* Broadcast: `bytes` bytes at src of wn_tb, to dst of every AN's buffer. */
+int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes);
+/* Reduce: the fp32 vectors of bytes / 4 elements at src of every AN's buffer, summed in node
+ * order (fabric_reduce_f32), to dst of wn_tb. */
+int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
+                       struct dram *wn_tb, uint64_t dst);
+/* Loss gather: the fp32 at src of every AN's buffer, summed in node order, in *sum. */
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum);
 
 #endif

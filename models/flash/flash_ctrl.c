@@ -4,6 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+void flash_ctrl_cmds_begin(struct flash_ctrl_cmds *q, struct flash_fms *fms, uint64_t now,
+                           bool write)
+{
+    const struct flash_cfg *cfg = flash_fms_cfg(fms);
+
+    *q = (struct flash_ctrl_cmds){.fms = fms,
+                                  .now = now,
+                                  .write = write,
+                                  .per_cmd = cfg->tim.ctrl_cmd_bytes / cfg->geom.page_bytes,
+                                  .t_ready = now};
+}
+
+uint32_t flash_ctrl_cmds_take(struct flash_ctrl_cmds *q, uint32_t n)
+{
+    uint32_t taken = 0;
+
+    while (q->left < n) {
+        flash_fms_ctrl_cmd(q->fms, q->now, q->write, &q->t_ready);
+        q->left += q->per_cmd;
+        taken++;
+    }
+    q->left -= n;
+    return taken;
+}
+
 int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_err *e)
 {
     const struct flash_cfg *cfg = flash_fms_cfg(fms);
@@ -12,7 +37,6 @@ int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_er
     c->fms = fms;
     c->page_bytes = cfg->geom.page_bytes;
     c->planes = cfg->geom.planes_per_die;
-    c->cmd_pages = cfg->tim.ctrl_cmd_bytes / cfg->geom.page_bytes;
     c->t_xfer_ps = flash_cfg_xfer_ps(&cfg->tim, cfg->geom.page_bytes);
     if (cfg->sw.store_payload) {
         c->unit = malloc((size_t)c->planes * c->page_bytes);
@@ -77,7 +101,8 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
 {
     const struct flash_cfg *cfg = flash_fms_cfg(c->fms);
     uint64_t pb = c->page_bytes, npages, lpages = ftl_stream_lpages(s);
-    uint64_t cur, left, cmd_left = 0, t_cmd = now, end = now;
+    uint64_t cur, left, end = now;
+    struct flash_ctrl_cmds cmds;
     void *bufs[FLASH_MAX_PLANES] = {0};
     int rc;
 
@@ -97,6 +122,7 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
                              (unsigned long long)lpages);
     for (uint32_t p = 0; c->unit && p < c->planes; p++)
         bufs[p] = c->unit + p * pb;
+    flash_ctrl_cmds_begin(&cmds, c->fms, now, false);
 
     cur = rq->lpn;
     left = npages;
@@ -110,16 +136,11 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
         if (n > left)
             n = (uint32_t)left;
         /* The unit is read once the command carrying its last page is processed. */
-        while (cmd_left < n) {
-            flash_fms_ctrl_cmd(c->fms, now, false, &t_cmd);
-            cmd_left += c->cmd_pages;
-            c->st.cmds++;
-        }
-        cmd_left -= n;
+        c->st.cmds += flash_ctrl_cmds_take(&cmds, n);
         rc = ftl_stream_lookup_unit(s, now, cur, n, &op, &got);
         if (rc)
             return flash_err_set(&c->err, rc, "flash controller: %s", ftl_stream_errmsg(s));
-        rc = flash_fms_read(c->fms, t_cmd, &op, c->unit ? bufs : NULL, &t);
+        rc = flash_fms_read(c->fms, cmds.t_ready, &op, c->unit ? bufs : NULL, &t);
         if (rc)
             return flash_err_set(&c->err, rc, "flash controller: %s", flash_fms_errmsg(c->fms));
         c->st.ops++;

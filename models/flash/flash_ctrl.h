@@ -1,14 +1,21 @@
 /*
- * flash_ctrl: the FMS controller's read path, from a read command to bytes in the tensor buffer.
+ * flash_ctrl: the FMS controller: its command timing on the read and the write path, and its
+ * read path, from a read command to bytes in the tensor buffer.
  *
  * Contract
  * --------
  * Modelled (transaction level, analytical like flash_fms: each call computes its times from the
  * busy_until of the resources it uses):
+ *   - Commands (flash_ctrl_cmds_*), both paths: a request of P pages takes
+ *     ceil(P / pages per command) controller commands (ctrl_cmd_bytes each, an NVMe-like
+ *     command), processed one at a time on the controller (flash_fms_ctrl_cmd), t_ctrl_wr per
+ *     write command and t_ctrl_rd per read command (paper, Table 5: 1.18 us and 1.93 us). A
+ *     unit of pages goes to its die once the command that carries its last page is processed.
+ *     The FTL's write and read paths (ftl_stream) and the read path below take their commands
+ *     this way.
  *   - A read request names a stream, a logical page (LPN), a byte offset into that page, a
  *     length and a tensor-buffer address. It covers P = ceil((offset + bytes) / page) pages and
- *     takes ceil(P / pages per command) controller commands (ctrl_cmd_bytes each, an NVMe-like
- *     command), processed one at a time, t_ctrl_rd each (paper, Table 5: 1.93 us per command).
+ *     takes their read commands.
  *   - The pages of a command are read once the command is processed: the FTL lookup
  *     (ftl_stream_lookup_unit: LB -> PB, spare remap) turns them into multi-plane reads, one per
  *     program unit. Consecutive units sit on consecutive dies, channels first, so a sequential
@@ -27,6 +34,7 @@
 #ifndef MODELS_FLASH_FLASH_CTRL_H
 #define MODELS_FLASH_FLASH_CTRL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/flash/flash_err.h"
@@ -62,11 +70,29 @@ struct flash_ctrl_stats {
     uint64_t lat_max_ps;
 };
 
+/*
+ * The controller commands of one request, taken as its pages are sent to their dies. Begin it
+ * when the request is asked for (now); before each unit of n pages, flash_ctrl_cmds_take(q, n)
+ * takes the commands still needed to carry them (returns how many) and t_ready says when the
+ * unit may go to its die.
+ */
+struct flash_ctrl_cmds {
+    struct flash_fms *fms;
+    uint64_t now;     /* when the request was asked for */
+    bool write;       /* the write path (t_ctrl_wr) or the read path (t_ctrl_rd) */
+    uint64_t per_cmd; /* pages carried by one command */
+    uint64_t left;    /* pages the commands taken so far still carry */
+    uint64_t t_ready; /* when the last command taken was processed (now before the first) */
+};
+
+void flash_ctrl_cmds_begin(struct flash_ctrl_cmds *q, struct flash_fms *fms, uint64_t now,
+                           bool write);
+uint32_t flash_ctrl_cmds_take(struct flash_ctrl_cmds *q, uint32_t n);
+
 /* Caller-owned. */
 struct flash_ctrl {
     struct flash_fms *fms;
     uint32_t page_bytes, planes;
-    uint64_t cmd_pages;  /* pages per controller command */
     uint64_t t_xfer_ps;  /* one page on the channel */
     unsigned char *unit; /* functional mode: one program unit of pages (planes x page) */
     struct flash_ctrl_stats st;

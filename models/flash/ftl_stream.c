@@ -1,5 +1,7 @@
 #include "models/flash/ftl_stream.h"
 
+#include "models/flash/flash_ctrl.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -24,13 +26,12 @@ struct ftl_stream {
     struct flash_fms *fms;
     struct ftl_bbm *bbm;
     uint32_t planes, dies, page_bytes;
-    uint64_t sbp;       /* pages per superblock (LB) */
-    uint64_t lpages;    /* pages of the logical space */
-    uint64_t cmd_pages; /* pages per controller command */
-    bool payload;       /* functional mode: pass data down */
-    struct lblock *lb;  /* [n_lblocks] */
-    uint8_t *pb;        /* [n_blocks] enum pb_state */
-    uint32_t cursor;    /* next PBN in the round-robin rotation */
+    uint64_t sbp;      /* pages per superblock (LB) */
+    uint64_t lpages;   /* pages of the logical space */
+    bool payload;      /* functional mode: pass data down */
+    struct lblock *lb; /* [n_lblocks] */
+    uint8_t *pb;       /* [n_blocks] enum pb_state */
+    uint32_t cursor;   /* next PBN in the round-robin rotation */
     uint32_t n_live, n_retired;
     uint64_t append; /* append point (LPN) */
     /* statistics */
@@ -112,21 +113,6 @@ static void retire(struct ftl_stream *s, uint32_t pbn)
 {
     s->pb[pbn] = PB_RETIRED;
     s->n_retired++;
-}
-
-/*
- * Controller commands for the next n pages of a request: each command carries cmd_pages pages,
- * and a unit waits for the command that carries its last page. *cmd_left counts the pages the
- * commands taken so far still cover; *t_cmd is when the last one was processed.
- */
-static void take_ctrl_cmds(struct ftl_stream *s, uint64_t now, bool write, uint32_t n,
-                           uint64_t *cmd_left, uint64_t *t_cmd)
-{
-    while (*cmd_left < n) {
-        flash_fms_ctrl_cmd(s->fms, now, write, t_cmd);
-        *cmd_left += s->cmd_pages;
-    }
-    *cmd_left -= n;
 }
 
 /*
@@ -304,7 +290,6 @@ int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct f
     s->page_bytes = g->page_bytes;
     s->sbp = (uint64_t)s->dies * s->planes * g->pages_per_block;
     s->lpages = s->sbp * nl;
-    s->cmd_pages = fc->tim.ctrl_cmd_bytes / g->page_bytes;
     s->payload = fc->sw.store_payload;
     s->lb = calloc(nl, sizeof(*s->lb));
     s->pb = calloc(c->n_blocks, sizeof(*s->pb));
@@ -375,7 +360,8 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
 {
     const unsigned char *src = s->payload ? buf : NULL;
     const void *data[FLASH_MAX_PLANES] = {0};
-    uint64_t left = npages, cur = lpn, t_cmd = now, cmd_left = 0, end = now, t;
+    uint64_t left = npages, cur = lpn, end = now, t;
+    struct flash_ctrl_cmds cmds;
     struct flash_mpop op;
     int rc;
 
@@ -395,6 +381,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         return rc;
 
     memset(&op, 0, sizeof(op));
+    flash_ctrl_cmds_begin(&cmds, s->fms, now, true);
     if (!s->written) {
         s->written = true;
         s->t_first_write = now;
@@ -416,12 +403,12 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
             l->pbn = pbn;
             l->t_write = now;
         }
-        take_ctrl_cmds(s, now, true, n, &cmd_left, &t_cmd);
+        flash_ctrl_cmds_take(&cmds, n);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; src && q < n; q++)
             data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
-        rc = flash_fms_program(s->fms, t_cmd, &op, src ? data : NULL, &t);
+        rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t);
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
                                     (unsigned long long)cur);
@@ -498,7 +485,8 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
 {
     unsigned char *dst = s->payload ? buf : NULL;
     void *data[FLASH_MAX_PLANES] = {0};
-    uint64_t left = npages, cur = lpn, t_cmd = now, cmd_left = 0, end = now, t;
+    uint64_t left = npages, cur = lpn, end = now, t;
+    struct flash_ctrl_cmds cmds;
     struct flash_mpop op;
     int rc;
 
@@ -516,6 +504,7 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
         return rc;
 
     memset(&op, 0, sizeof(op));
+    flash_ctrl_cmds_begin(&cmds, s->fms, now, false);
     while (left) {
         const struct lblock *l = &s->lb[cur / s->sbp];
         uint64_t off = cur % s->sbp;
@@ -524,12 +513,12 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
 
         if (n > left)
             n = (uint32_t)left;
-        take_ctrl_cmds(s, now, false, n, &cmd_left, &t_cmd);
+        flash_ctrl_cmds_take(&cmds, n);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; dst && q < n; q++)
             data[plane0 + q] = dst + (cur - lpn + q) * s->page_bytes;
-        rc = flash_fms_read(s->fms, t_cmd, &op, dst ? data : NULL, &t);
+        rc = flash_fms_read(s->fms, cmds.t_ready, &op, dst ? data : NULL, &t);
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
                                     (unsigned long long)cur);

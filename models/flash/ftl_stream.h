@@ -25,9 +25,9 @@
  *     that failed its erase, is replaced from the node's spare range (ftl_bbm); when a plane
  *     has no spare left the superblock is retired, the stream shrinks by one PB and the call
  *     returns -ENOSPC with a message saying so.
- *   - Controller: a transfer takes ceil(pages / pages per command) controller commands, one
- *     at a time (flash_fms_ctrl_cmd); a unit is sent to its die when the command carrying its
- *     last page is processed.
+ *   - Controller: a transfer asks the controller for its commands (flash_ctrl_cmds_* of
+ *     models/flash/flash_ctrl.h: ceil(pages / pages per command), one at a time); a unit is
+ *     sent to its die when the command carrying its last page is processed.
  *   - Retention: with check_retention, reading an LB written longer ago than the stream's
  *     retention class fails (-ESTALE).
  *   - Endurance statistics: P/E used (min/mean/max over the stream's blocks), write

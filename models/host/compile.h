@@ -41,7 +41,7 @@
 #include <stdio.h>
 
 #include "models/core/core_twin.h"
-#include "models/dma/dma_if.h"
+#include "models/dma/dma_desc.h"
 #include "models/dnn/dnn_model.h"
 #include "models/node/vu.h"
 
@@ -92,7 +92,7 @@ enum hc_gemm {
     HC_G_DX,      /* dX = G Wq^T */
 };
 
-/* Phase a command's time counts for (same order as enum rt_phase). */
+/* Phase a command's time counts for (same order as enum machine_phase). */
 enum hc_phase {
     HC_PH_COMPUTE = 0,
     HC_PH_WEIGHT_FETCH,

@@ -127,7 +127,7 @@ int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len)
     if (!a->cfg.rtl) {
         snprintf(msg, len,
                  "%s: %s mode needs the RTL core backend, and this program has none; accepted: "
-                 "tlm, or link a verilated core and set rt_cfg.rtl = &core_be_rtl_ops",
+                 "tlm, or link a verilated core and set machine_cfg.rtl = &core_be_rtl_ops",
                  a->name, m == ANODE_RTL ? "rtl" : "lockstep");
         return -EINVAL;
     }
@@ -427,7 +427,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
 
     if (c->kind == HC_FLASH_RD && c->op == HC_S_NV) {
         if (!a->sh_n) {
-            snprintf(msg, len, "%s: no input shard loaded (rt_load_inputs first)", a->name);
+            snprintf(msg, len, "%s: no input shard loaded (machine_load_inputs first)", a->name);
             return -ENODATA;
         }
         a->cur = a->shard[a->sh_head];

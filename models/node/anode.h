@@ -14,8 +14,8 @@
  *             programmed (ftl_stream).
  *   DMA_IN/OUT the descriptor's bytes moved between the tensor buffer (a dram model) and the
  *             core's scratchpads (through the core backend), plain or transposed, exactly as
- *             models/dma/dma_if.h defines a descriptor; its duration is the DMA twin's cycle
- *             count (models/node/dmat.h) at the core clock.
+ *             csim/shim/dma.h defines a descriptor (dma_desc_apply); its duration is the DMA
+ *             twin's cycle count (models/node/dmat.h) at the core clock.
  *   GEMM      on the core backend; duration = the command's cycles at the core clock (the twin's
  *             formula, the RTL's count in rtl mode).
  *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h).

@@ -47,7 +47,7 @@ static void *rtl_create(const struct core_twin_cfg *cfg, uint64_t seed, char *ms
         snprintf(msg, len,
                  "rtl core: the linked model is %ux%u with pads of %u/%u/%u words, the machine "
                  "asks for %ux%u with %u/%u/%u; accepted: the model's configuration (set "
-                 "rt_cfg.core to it, or link the model built for it)",
+                 "machine_cfg.core to it, or link the model built for it)",
                  m.rows, m.cols, m.a_words, m.b_words, m.c_words, cfg->rows, cfg->cols,
                  cfg->a_words, cfg->b_words, cfg->c_words);
         core_destroy(h->c);

@@ -1,15 +1,25 @@
 /*
  * dmat.c - DMA timing from the DMA twin, memoised by descriptor shape; see dmat.h.
+ *
+ * A probe runs one descriptor through the twin, cycle by cycle, between the two memories the
+ * DMA talks to: the tensor buffer (a dram model behind its port BFM, models/dram/dram_port.h)
+ * and the core's SRAM port (sram_drive/sram_clock below). Both stay across probes, so every
+ * probe starts where the last one left the tensor buffer's channels; the descriptor is offered
+ * at once and its completion taken at once, and one more cycle is run after it (the DMA goes
+ * idle) before the next probe.
  */
 #include "models/node/dmat.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/dma/dma_env.h"
+#include "models/dma/dma_desc.h"
 #include "models/dma/dma_twin.h"
+#include "models/dram/dram.h"
+#include "models/dram/dram_port.h"
 
 #define TB_BASE   0x100000ull /* where a probe's tensor-buffer side is placed */
 #define TB_ALIGN  64u         /* alignment classes of the tensor-buffer address */
@@ -28,40 +38,120 @@ struct ent {
     uint8_t used;
 };
 
+/* A response of the SRAM port, due in the cycle of its slot. */
+struct sram_slot {
+    bool valid, err;
+};
+
 struct dmat {
     struct dma_params params;
     struct dma_twin *tw;
-    struct dma_env *env;
+    struct dram *tb;
+    struct dram_port *port;
+    struct sram_slot *sram; /* sram_lat slots: slot c % sram_lat answers in cycle c */
+    uint64_t cyc;           /* DMA cycles run since the reset */
     struct ent *tab;
     size_t cap, n;
     uint64_t simulated, hits;
 };
 
-static void tw_set(void *h, const struct dma_in *in)
+/*
+ * The core's SRAM port as the DMA sees it (rtl/core/core_dma.v): always ready, every accepted
+ * request answered exactly sram_lat cycles later, with an error for a beat outside the map.
+ * The contents are not kept (read data 0): the DMA's timing does not depend on them.
+ */
+static void sram_drive(const struct dmat *t, struct dma_sram_rsp *out)
 {
-    dma_twin_set(h, in);
+    const struct sram_slot *h = &t->sram[t->cyc % t->params.sram_lat];
+    out->req_ready = true;
+    out->rsp_valid = h->valid;
+    out->rdata = 0;
+    out->err = h->valid && h->err;
 }
 
-static void tw_get(void *h, struct dma_out *out)
+static void sram_clock(struct dmat *t, const struct dma_sram_req *in)
 {
-    dma_twin_get(h, out);
+    struct sram_slot *h = &t->sram[t->cyc % t->params.sram_lat];
+    uint64_t bytes = t->params.sram_bytes;
+    h->valid = in->valid;
+    h->err = in->valid && (in->addr % 8 || in->addr >= bytes || bytes - in->addr < 8);
 }
 
-static void tw_step(void *h, uint64_t n)
+/*
+ * One DMA clock cycle: the memories drive the DMA's inputs, the twin settles its outputs, then
+ * the rising edge clocks all three. desc: the descriptor offered this cycle (NULL: none);
+ * *taken: whether the DMA took it; the completion is always taken (*cpl_valid, *cpl).
+ */
+static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool *cpl_valid,
+                  struct dma_cpl *cpl)
 {
-    dma_twin_step(h, n);
+    struct dma_in in = {0};
+    struct dma_out o;
+
+    dram_port_drive(t->port, &in.mem);
+    sram_drive(t, &in.sram);
+    in.desc_valid = desc != NULL;
+    if (desc)
+        in.desc = *desc;
+    in.cpl_ready = true;
+    dma_twin_set(t->tw, &in);
+    dma_twin_get(t->tw, &o);
+    *taken = desc && o.desc_ready;
+    *cpl_valid = o.cpl_valid;
+    if (o.cpl_valid)
+        *cpl = o.cpl;
+    dram_port_clock(t->port, &o.mem);
+    sram_clock(t, &o.sram);
+    dma_twin_step(t->tw, 1);
+    t->cyc++;
 }
 
-static const char *tw_error(void *h)
+/* Run descriptor d alone: *cycles from the cycle it was taken to the cycle its completion was. */
+static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len)
 {
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
+    uint64_t end = t->cyc + MAX_CYCLE, accepted = 0;
+    bool offered = true, done = false, taken, cpl_valid;
+    struct dma_cpl cpl = {0};
+
+    while (!done) {
+        if (t->cyc >= end) {
+            snprintf(msg, len, "dma timing probe: no completion after %llu cycles",
+                     (unsigned long long)MAX_CYCLE);
+            return -ETIMEDOUT;
+        }
+        uint64_t now = t->cyc;
+        cycle(t, offered ? d : NULL, &taken, &cpl_valid, &cpl);
+        if (taken) {
+            accepted = now;
+            offered = false;
+        }
+        if (cpl_valid) {
+            if (offered) {
+                snprintf(msg, len, "dma timing probe: a completion for no descriptor");
+                return -EIO;
+            }
+            *cycles = now - accepted;
+            done = true;
+        }
+        if (dma_twin_errors(t->tw)) {
+            snprintf(msg, len, "dma timing probe: %s", dma_twin_error(t->tw));
+            return -EIO;
+        }
+    }
+    cycle(t, NULL, &taken, &cpl_valid, &cpl); /* the DMA goes idle */
+    if (cpl.status != DMA_ST_OK) {
+        snprintf(msg, len, "dma timing probe: status %s", dma_status_name(cpl.status));
+        return -EIO;
+    }
+    return 0;
 }
 
 int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out, char *msg,
                 size_t len)
 {
     struct dmat *t = calloc(1, sizeof(*t));
-    struct dma_env_cfg cfg;
+    struct dram_cfg tb;
+    struct dram_port_cfg pc;
     int rc;
 
     *out = NULL;
@@ -72,32 +162,39 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
     t->params = *params;
     rc = dma_twin_create(params, &t->tw, msg, len);
     if (rc)
-        goto out_free;
-    dma_env_cfg_default(&cfg);
-    cfg.params = *params;
-    cfg.port.period_ps = period_ps;
-    cfg.dram.size_bytes =
-        params->tb_bytes < cfg.dram.size_bytes ? cfg.dram.size_bytes : params->tb_bytes;
-    struct dma_dut dut = {"dma-twin", t->tw, tw_set, tw_get, tw_step, tw_error};
-    rc = dma_env_create(&cfg, &dut, NULL, &t->env, msg, len);
+        goto fail;
+    /* The node's tensor buffer: the default DDR4 channels, at least tb_bytes. */
+    dram_cfg_default(&tb);
+    if (params->tb_bytes > tb.size_bytes)
+        tb.size_bytes = params->tb_bytes;
+    rc = dram_create(&tb, &t->tb, msg, len);
     if (rc)
-        goto out_twin;
+        goto fail;
+    dram_port_cfg_default(&pc);
+    pc.period_ps = period_ps;
+    pc.name = "dma";
+    rc = dram_port_create(t->tb, &pc, &t->port, msg, len);
+    if (rc)
+        goto fail;
+    t->sram = calloc(params->sram_lat, sizeof(*t->sram));
     t->cap = 256;
     t->tab = calloc(t->cap, sizeof(*t->tab));
-    if (!t->tab) {
+    if (!t->sram || !t->tab) {
         rc = -ENOMEM;
         snprintf(msg, len, "dma timing: out of memory");
-        goto out_env;
+        goto fail;
+    }
+    /* Reset: two cycles, the memories not clocked. */
+    struct dma_in in = {.rst = true};
+    for (int i = 0; i < 2; i++) {
+        dma_twin_set(t->tw, &in);
+        dma_twin_step(t->tw, 1);
     }
     *out = t;
     return 0;
 
-out_env:
-    dma_env_destroy(t->env);
-out_twin:
-    dma_twin_destroy(t->tw);
-out_free:
-    free(t);
+fail:
+    dmat_destroy(t);
     return rc;
 }
 
@@ -105,8 +202,10 @@ void dmat_destroy(struct dmat *t)
 {
     if (!t)
         return;
-    dma_env_destroy(t->env);
+    dram_port_destroy(t->port);
+    dram_destroy(t->tb);
     dma_twin_destroy(t->tw);
+    free(t->sram);
     free(t->tab);
     free(t);
 }
@@ -150,6 +249,7 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char
 {
     struct key k;
     struct dma_desc p = *d;
+    uint64_t c;
     int rc;
 
     memset(&k, 0, sizeof(k));
@@ -182,19 +282,9 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char
         snprintf(msg, len, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
         return -EINVAL;
     }
-    dma_env_clear_cpls(t->env);
-    rc = dma_env_submit(t->env, &p);
-    if (!rc)
-        rc = dma_env_run(t->env, MAX_CYCLE);
-    if (rc || dma_env_ncpl(t->env) != 1) {
-        snprintf(msg, len, "dma timing probe failed: %s", dma_env_error(t->env));
-        return rc ? rc : -EIO;
-    }
-    const struct dma_env_cpl *c = dma_env_cpl(t->env, 0);
-    if (c->cpl.status != DMA_ST_OK) {
-        snprintf(msg, len, "dma timing probe: status %s", dma_status_name(c->cpl.status));
-        return -EIO;
-    }
+    rc = probe(t, &p, &c, msg, len);
+    if (rc)
+        return rc;
     t->simulated++;
     if ((t->n + 1) * 2 > t->cap) {
         if (grow(t)) {
@@ -204,7 +294,7 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char
         e = find(t, &k);
     }
     e->k = k;
-    e->cycles = c->done - c->accepted;
+    e->cycles = c;
     e->used = 1;
     t->n++;
     *cycles = e->cycles;

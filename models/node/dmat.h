@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dma/dma_if.h"
+#include "csim/shim/dma.h"
 
 struct dmat;
 

@@ -31,6 +31,13 @@ $(eval $(call vmodel,core_8x8,core_top,Rows=8 Cols=8 AWords=512 BWords=512 CWord
 $(eval $(call vmodel,core_16x16,core_top,Rows=16 Cols=16 AWords=512 BWords=512 CWords=512 PeLoop=1,core))
 $(eval $(call vmodel,core_32x32,core_top,Rows=32 Cols=32 AWords=512 BWords=512 CWords=512 PeLoop=1,core))
 
+# core_8x8_p4k: the core of the default machine (machine_cfg_default: 8 x 8, 4096-word pads,
+# 64 KiB A, 64 KiB B, 128 KiB C), for the flashstream program (FS_MODELS in the Makefile:
+# `flashstream train --fidelity rtl|lockstep`). Built only when a target needs it; verilated
+# like core_8x8.
+VFLAGS_core_8x8_p4k := $(VFLAGS_core_8x8)
+$(eval $(call vmodel,core_8x8_p4k,core_top,Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096 PeLoop=1,core))
+
 $(eval $(call vtest,test_core_1x1,test_core,core_1x1))
 $(eval $(call vtest,test_core_2x3,test_core,core_2x3))
 $(eval $(call vtest,test_core_4x4,test_core,core_4x4))

@@ -7,7 +7,7 @@
 // consumed and every write has been acknowledged by the destination memory), CPL (push tag,
 // status and cycle count into the completion queue).
 //
-// The checks (first match wins; see models/dma/dma_if.h for the same in C):
+// The checks (first match wins; see models/dma/dma_desc.h for the same in C):
 //   BAD_DESC   rows == 0, len == 0, transpose on a store or with an odd len, or destination
 //              rows that overlap (more than one row and dst_stride < destination row length);
 //   SRC_RANGE  src + (rows - 1) * src_stride + len > size of the source memory;

@@ -2,7 +2,7 @@
 // the node's tensor buffer (the memory port of rtl/README.md) and the compute core's SRAM
 // (the core's DMA port), in either direction, with an optional transpose of 2-byte elements
 // on the way into SRAM. The descriptor format and the checks are in rtl/dma/README.md and
-// models/dma/dma_if.h; dma_ctl.v has the checks, dma_agen.v the address walk.
+// models/dma/dma_desc.h; dma_ctl.v has the checks, dma_agen.v the address walk.
 //
 // Datapath, one beat (8 bytes) per cycle when nothing stalls:
 //

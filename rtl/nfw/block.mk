@@ -19,5 +19,5 @@ $(eval $(call vtest,test_nfw_top_odd,test_nfw,nfw_top_odd))
 SUITES += "waves-nfw::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_top waves/nfw.gtkw $(BUILD)/waves-nfw"
 
 # RTL against the twin: the same workload, cycles and wall-clock speed.
-VBENCH_SRCS += testbench/bench/bench_flash_nfw.c
-$(eval $(call vbench,bench_flash_nfw,bench_flash_nfw,nfw_top))
+VBENCH_SRCS += testbench/bench/bench_nfw.c
+$(eval $(call vbench,bench_nfw,bench_nfw,nfw_top))

@@ -9,7 +9,7 @@
  *   dma.rtl.cycles_per_s         verilated DMA with its BFMs, wall clock, median of 5 runs
  *   dma.twin.cycles_per_s        the C twin with the same BFMs, median of 5 runs
  *
- * Every run is also checked byte for byte against the reference (models/dma/dma_scn.h).
+ * Every run is also checked byte for byte against the reference (testbench/env/dma_scn.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,8 +21,8 @@
 
 #include "testbench/bench/bench_util.h"
 #include "csim/shim/dma.h"
-#include "models/dma/dma_env.h"
-#include "models/dma/dma_scn.h"
+#include "testbench/env/dma_env.h"
+#include "testbench/env/dma_scn.h"
 #include "models/dma/dma_twin.h"
 
 #define RUNS 5

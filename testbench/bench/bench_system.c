@@ -1,6 +1,6 @@
 /*
- * bench_system: speed of the assembled machine (models/host/runtime) in tlm mode on fc-mnist
- * (784-256-128-10), 4 Activation Nodes, B = 64, the default machine (rt_cfg_default), and the
+ * bench_system: speed of the assembled machine (models/machine/machine) in tlm mode on fc-mnist
+ * (784-256-128-10), 4 Activation Nodes, B = 64, the default machine (machine_cfg_default), and the
  * simulated time of a step.
  *
  *   system.tlm.images_per_s     training images per wall-clock second: B x steps / wall time
@@ -27,7 +27,7 @@
 #include "testbench/bench/bench_util.h"
 #include "csim/rng.h"
 #include "models/dnn/dnn_idx.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 
 #define RUNS  3
 #define STEPS 40
@@ -35,15 +35,15 @@
 int main(int argc, char **argv)
 {
     uint32_t steps = argc > 1 ? (uint32_t)atoi(argv[1]) : STEPS;
-    struct rt_cfg c;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine_err e;
     struct dnn_idx_set set;
     struct dnn_err de;
     uint8_t *images, *labels;
     double rate[RUNS], crate[RUNS];
     bool real;
 
-    rt_cfg_default(&c);
+    machine_cfg_default(&c);
     if (argc > 2)
         c.n_an = (uint32_t)atoi(argv[2]);
     if (argc > 3)
@@ -76,21 +76,21 @@ int main(int argc, char **argv)
            c.n_an, c.batch, steps, RUNS, real ? "Fashion-MNIST" : "random");
     double step_ps = 0;
     float loss0 = 0, loss1 = 0;
-    struct rt *r = NULL;
+    struct machine *r = NULL;
     for (int run = 0; run < RUNS; run++) {
-        if (rt_create(&c, &r, &e)) {
+        if (machine_create(&c, &r, &e)) {
             fprintf(stderr, "bench_system: %s\n", e.msg);
             return 1;
         }
-        if (rt_load_inputs(r, images, labels, count, &e)) {
+        if (machine_load_inputs(r, images, labels, count, &e)) {
             fprintf(stderr, "bench_system: %s\n", e.msg);
             return 1;
         }
-        uint64_t t0 = rt_now(r);
+        uint64_t t0 = machine_now(r);
         double w0 = bench_wall_s(), c0 = bench_cpu_s();
         for (uint32_t k = 0; k < steps; k++) {
-            struct rt_step_info info;
-            if (rt_step(r, &info, &e)) {
+            struct machine_step_info info;
+            if (machine_step(r, &info, &e)) {
                 fprintf(stderr, "bench_system: step %u: %s\n", k, e.msg);
                 return 1;
             }
@@ -101,9 +101,9 @@ int main(int argc, char **argv)
         double w = bench_wall_s() - w0, cw = bench_cpu_s() - c0;
         rate[run] = (double)count / w;
         crate[run] = (double)count / cw;
-        step_ps = (double)(rt_now(r) - t0) / steps;
+        step_ps = (double)(machine_now(r) - t0) / steps;
         if (run + 1 < RUNS)
-            rt_destroy(r);
+            machine_destroy(r);
     }
     qsort(rate, RUNS, sizeof(rate[0]), bench_cmp_double);
     qsort(crate, RUNS, sizeof(crate[0]), bench_cmp_double);
@@ -117,21 +117,21 @@ int main(int argc, char **argv)
     printf("system.loss = %.4f (step 0) -> %.4f (step %u)\n", loss0, loss1, steps - 1);
 
     size_t n;
-    const struct rt_layer_rec *rec = rt_layer_recs(r, &n);
+    const struct machine_layer_rec *rec = machine_layer_recs(r, &n);
     printf("system.layers (last step): layer pass start_us end_us");
-    for (int p = 0; p < RT_PH_N; p++)
-        printf(" %s_us", rt_phase_name((enum rt_phase)p));
+    for (int p = 0; p < MACHINE_PH_N; p++)
+        printf(" %s_us", machine_phase_name((enum machine_phase)p));
     printf(" waited_on\n");
     for (size_t i = 0; i < n; i++) {
         if (rec[i].step + 1 != steps)
             continue;
-        printf("  %u %s %.2f %.2f", rec[i].layer, rt_pass_name(rec[i].pass), rec[i].start_ps / 1e6,
-               rec[i].end_ps / 1e6);
-        for (int p = 0; p < RT_PH_N; p++)
+        printf("  %u %s %.2f %.2f", rec[i].layer, machine_pass_name(rec[i].pass),
+               rec[i].start_ps / 1e6, rec[i].end_ps / 1e6);
+        for (int p = 0; p < MACHINE_PH_N; p++)
             printf(" %.2f", rec[i].phase_ps[p] / 1e6);
-        printf(" %s\n", rt_phase_name(rec[i].waited_on));
+        printf(" %s\n", machine_phase_name(rec[i].waited_on));
     }
-    rt_destroy(r);
+    machine_destroy(r);
     free(images);
     free(labels);
     return 0;

@@ -969,11 +969,12 @@ static void draw_bar(struct train *t, uint64_t k, bool force)
         return;
     t->last_draw = now;
     fmt_hms(done ? el / (double)done * (double)left : 0, eta, sizeof(eta));
-    n = snprintf(
-        line, sizeof(line),
-        " %" PRIu64 "/%" PRIu64 " ep %" PRIu64 "/%" PRIu64 " loss %.4f %.0f img/s %s ETA %s", k,
-        t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe, t->last_loss,
-        el > 0 ? (double)t->images / el : 0.0, machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+    n = snprintf(line, sizeof(line),
+                 " %" PRIu64 "/%" PRIu64 " ep %" PRIu64 "/%" PRIu64
+                 " loss %.4f %.0f img/s %s ETA %s",
+                 k, t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe,
+                 t->last_loss, el > 0 ? (double)t->images / el : 0.0,
+                 machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
     barw = w - n - 4;
     if (barw > 40)
         barw = 40;
@@ -1020,7 +1021,8 @@ static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t si
         ")  lr %.4g  %5.0f img/s  sim %.3f ms  %s  eta %s\n",
         k_done, t->target, (k_done - 1) / t->bpe + 1, (t->target + t->bpe - 1) / t->bpe,
         t->log_sum / (double)t->log_n, t->log_n, (double)lr, el > 0 ? (double)t->images / el : 0.0,
-        (double)(t->sim_offset_ps + sim_ps) / 1e9, machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+        (double)(t->sim_offset_ps + sim_ps) / 1e9,
+        machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
     t->log_n = 0;
     t->log_sum = 0;
 }
@@ -1102,7 +1104,8 @@ static void take_layer_recs(struct train *t, bool trace_it)
             a[MACHINE_PH_N] = TRACE_STR("waited_on", machine_phase_name(x->waited_on));
             snprintf(name, sizeof(name), "L%u %s", x->layer, machine_pass_name(x->pass));
             trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
-                           "layer", a, MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS);
+                           "layer", a,
+                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS);
         }
     }
     machine_clear_records(t->rt);
@@ -1175,8 +1178,8 @@ static int evaluate(struct train *t, uint64_t step_done)
     uint32_t correct = 0;
     double acc, w0 = cli_wall_s();
 
-    if (machine_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct, NULL,
-                &e)) {
+    if (machine_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct,
+                     NULL, &e)) {
         fprintf(stderr, "\nflashstream train: test accuracy after step %" PRIu64 ": %s\n",
                 step_done, e.msg);
         return -1;
@@ -1204,8 +1207,8 @@ static int evaluate(struct train *t, uint64_t step_done)
     stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3);
     stats_csv_end_row(t->acc_csv);
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt), "test accuracy",
-                      &TRACE_F64("accuracy", acc), 1);
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
+                      "test accuracy", &TRACE_F64("accuracy", acc), 1);
     if (step_done % t->bpe == 0)
         say(t,
             "epoch %" PRIu64 " done (step %" PRIu64 "): test accuracy %.4f (%u of %u) [%.1f s]\n",
@@ -1297,9 +1300,10 @@ static void loss_row(struct train *t, uint64_t k, const struct machine_step_info
 static void trace_step(struct train *t, uint64_t k, const struct machine_step_info *info, float lr)
 {
     char name[40];
-    struct trace_arg a[] = {TRACE_F64("loss", info->loss), TRACE_F64("lr", lr),
-                            TRACE_U64("commands", info->commands), TRACE_U64("gemms", info->gemms),
-                            TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->rt)))};
+    struct trace_arg a[] = {
+        TRACE_F64("loss", info->loss), TRACE_F64("lr", lr), TRACE_U64("commands", info->commands),
+        TRACE_U64("gemms", info->gemms),
+        TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->rt)))};
 
     snprintf(name, sizeof(name), "step %" PRIu64, k);
     trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
@@ -1365,7 +1369,7 @@ static int train_loop(struct train *t, uint64_t *done)
 static void print_layer_table(struct train *t, uint64_t steps)
 {
     static const char *const short_names[MACHINE_PH_N] = {"compute", "w_fetch", "bcast", "act_wr",
-                                                     "act_rd",  "reduce",  "optim"};
+                                                          "act_rd",  "reduce",  "optim"};
     if (!steps)
         return;
     printf("\nwhere the time went, per layer and pass (mean per step over %" PRIu64
@@ -1580,11 +1584,13 @@ static void layer_stats(struct stats *s, const struct train *t)
             stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
             for (int p = 0; p < MACHINE_PH_N; p++) {
                 snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
-                         machine_pass_name((enum machine_pass)pass), machine_phase_name((enum machine_phase)p));
+                         machine_pass_name((enum machine_pass)pass),
+                         machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
                               ls->phase_ps[p]);
                 snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
-                         machine_pass_name((enum machine_pass)pass), machine_phase_name((enum machine_phase)p));
+                         machine_pass_name((enum machine_pass)pass),
+                         machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
                               ls->waited[p]);
             }

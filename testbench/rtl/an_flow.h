@@ -2,7 +2,7 @@
  * an_flow: one layer on an Activation Node, end to end, in either form:
  *   RTL:  the verilated an_top (DMA + compute core + scratchpads, csim/shim/an.h);
  *   twin: the DMA's C twin (models/dma/dma_twin.h) against a cycle model of the core's DMA
- *         port (models/dma/dma_sram.h, latency 2, never stalled: the core is idle while the
+ *         port (testbench/env/dma_sram.h, latency 2, never stalled: the core is idle while the
  *         DMA runs in this flow) and the core's C twin (models/core/core_twin.h) for the GEMM.
  * Both forms get the same tensor buffer (models/dram: dram + dram_port, same seed), so the
  * DMA phases take the same cycles and the GEMM reports the same count.
@@ -18,7 +18,7 @@
 
 #include "csim/shim/an.h"
 #include "models/core/core_twin.h"
-#include "models/dma/dma_env.h"
+#include "testbench/env/dma_env.h"
 #include "models/dma/dma_twin.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * in lockstep with the C twin (models/dma/dma_twin.c): every output of both is compared every
  * cycle, so the twin's bytes and cycle counts are the RTL's. On top, every completion and
  * every destination byte is checked against the reference (dma_desc_apply), with guard bytes
- * on both sides of every destination and in the gaps between its rows (models/dma/dma_scn.h).
+ * on both sides of every destination and in the gaps between its rows (testbench/env/dma_scn.h).
  *
  *   test_dma [--seed N] [--waves FILE.fst [--window FIRST:LAST] [--scopes A,B]]
  *
@@ -12,8 +12,8 @@
  * or the descriptor, and both values.
  */
 #include "csim/shim/dma.h"
-#include "models/dma/dma_env.h"
-#include "models/dma/dma_scn.h"
+#include "testbench/env/dma_env.h"
+#include "testbench/env/dma_scn.h"
 #include "models/dma/dma_twin.h"
 #include "testbench/rtl/tb_util.h"
 

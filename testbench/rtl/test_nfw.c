@@ -1,11 +1,11 @@
 /*
  * Block test of the NAND write pipelines (rtl/nfw/nfw_top.v), driven from C through the nfw
- * shim, in lockstep with the C twin (models/flash/nfw_twin.h): every output of every cycle is
+ * shim, in lockstep with the C twin (models/nfw/nfw_twin.h): every output of every cycle is
  * compared, so the twin gives the same memory requests, program addresses, page bytes,
  * completions and cycle counts.
  *
  * Around the pipeline: the tensor buffer (models/dram, served through its memory-port BFM
- * dram_port with random stalls), the flash channels and firmware (models/flash/nfw_bfm: flash
+ * dram_port with random stalls), the flash channels and firmware (testbench/env/nfw_bfm: flash
  * model programs, FTL completions, configuration; random stalls on every valid/ready), and the
  * controller's read path (models/flash/flash_ctrl) to read the data back.
  *
@@ -24,8 +24,8 @@
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_stream.h"
-#include "models/flash/nfw_bfm.h"
-#include "models/flash/nfw_twin.h"
+#include "testbench/env/nfw_bfm.h"
+#include "models/nfw/nfw_twin.h"
 #include "testbench/rtl/tb_util.h"
 
 #include <errno.h>
@@ -295,8 +295,8 @@ static void tb_cycle(struct tb *t)
 {
     struct nfw_out o, o2, ot;
     struct nfw_in in;
-    struct dram_port_rsp mr;
-    struct dram_port_req rq;
+    struct mem_port_rsp mr;
+    struct mem_port_req rq;
     char diff[160];
     int rc;
 
@@ -329,8 +329,8 @@ static void tb_cycle(struct tb *t)
         fail_msg("seed %llu cycle %llu: RTL and twin differ: %s (RTL vs twin)",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
 
-    rq = (struct dram_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+    rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
+                               o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
     dram_port_clock(t->port, &rq);
     rc = nfw_bfm_clock(t->bfm, &o, &in);
     if (rc)

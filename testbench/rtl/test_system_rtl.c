@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "models/dnn/dnn_golden.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 #include "testbench/rtl/tb_util.h"
 
 static struct tb_args args;
@@ -61,19 +61,19 @@ static void data_free(struct data *d)
  * Train `steps` steps; mode[k] is the fidelity of step k. Compares with the golden trainer
  * after every step. Returns the simulated end time.
  */
-static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum rt_fidelity *mode,
+static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_fidelity *mode,
                     const char *waves)
 {
-    struct rt_cfg c;
-    struct rt *r;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine *r;
+    struct machine_err e;
     struct dnn_err de;
     struct dnn_params *gp;
     struct dnn_golden g;
     struct data d;
     const uint32_t B = 8;
 
-    rt_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
+    machine_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
     c.n_an = n_an;
     c.batch = B;
     c.rtl = &core_be_rtl_ops;
@@ -86,76 +86,76 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum rt_fidel
     uint32_t in = dnn_model_inputs(&c.model);
     data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an);
 
-    if (rt_create(&c, &r, &e))
-        fail_msg("rt_create: %s", e.msg);
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
     assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     for (uint32_t k = 0; k < steps; k++) {
-        struct rt_step_info info;
+        struct machine_step_info info;
         float gl;
-        if (rt_set_fidelity(r, mode[k], &e))
+        if (machine_set_fidelity(r, mode[k], &e))
             fail_msg("step %u: %s", k, e.msg);
-        if (k == 0 && waves && mode[0] != RT_TLM) {
+        if (k == 0 && waves && mode[0] != MACHINE_TLM) {
             struct vtrace_opts o = {.path = waves,
                                     .first_cycle = args.first_cycle,
                                     .last_cycle = args.last_cycle,
                                     .scopes = args.scopes,
                                     .period_ps = c.core_period_ps};
-            if (rt_trace_core(r, 0, &o, &e))
+            if (machine_trace_core(r, 0, &o, &e))
                 fail_msg("waves: %s", e.msg);
         }
         const uint8_t *im = d.images + (size_t)k * B * in, *lb = d.labels + k * B;
-        if (rt_train_batch(r, im, lb, &info, &e))
+        if (machine_train_batch(r, im, lb, &info, &e))
             fail_msg("seed %llu, N=%u, %s, step %u (%s): %s", (unsigned long long)args.seed, n_an,
-                     adam ? "adam" : "sgd", k, rt_fidelity_name(mode[k]), e.msg);
+                     adam ? "adam" : "sgd", k, machine_fidelity_name(mode[k]), e.msg);
         assert_int_equal(dnn_golden_step(&g, im, lb, B, n_an, &gl, &de), 0);
         if (f32_bits(gl) != f32_bits(info.loss))
             fail_msg("seed %llu, N=%u, step %u (%s): loss golden 0x%08x, machine 0x%08x",
-                     (unsigned long long)args.seed, n_an, k, rt_fidelity_name(mode[k]),
+                     (unsigned long long)args.seed, n_an, k, machine_fidelity_name(mode[k]),
                      f32_bits(gl), f32_bits(info.loss));
-        if (!dnn_params_equal(gp, rt_params(r)))
+        if (!dnn_params_equal(gp, machine_params(r)))
             fail_msg("seed %llu, N=%u, step %u (%s): parameters differ from the golden trainer",
-                     (unsigned long long)args.seed, n_an, k, rt_fidelity_name(mode[k]));
+                     (unsigned long long)args.seed, n_an, k, machine_fidelity_name(mode[k]));
     }
-    uint64_t t = rt_now(r);
+    uint64_t t = machine_now(r);
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
     return t;
 }
 
 static void test_rtl_n1(void **state)
 {
-    static const enum rt_fidelity m[] = {RT_RTL, RT_RTL, RT_RTL};
+    static const enum machine_fidelity m[] = {MACHINE_RTL, MACHINE_RTL, MACHINE_RTL};
     (void)state;
     run(1, 0, 3, m, args.waves);
 }
 
 static void test_rtl_n2_adam(void **state)
 {
-    static const enum rt_fidelity m[] = {RT_RTL, RT_RTL};
+    static const enum machine_fidelity m[] = {MACHINE_RTL, MACHINE_RTL};
     (void)state;
     run(2, 1, 2, m, NULL);
 }
 
 static void test_lockstep_n4(void **state)
 {
-    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_RTL};
+    static const enum machine_fidelity m[] = {MACHINE_LOCKSTEP, MACHINE_RTL};
     (void)state;
     run(4, 1, 2, m, NULL);
 }
 
 static void test_lockstep_n1_adam(void **state)
 {
-    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_LOCKSTEP};
+    static const enum machine_fidelity m[] = {MACHINE_LOCKSTEP, MACHINE_LOCKSTEP};
     (void)state;
     run(1, 1, 2, m, NULL);
 }
 
 static void test_lockstep_n2(void **state)
 {
-    static const enum rt_fidelity m[] = {RT_LOCKSTEP, RT_LOCKSTEP};
+    static const enum machine_fidelity m[] = {MACHINE_LOCKSTEP, MACHINE_LOCKSTEP};
     (void)state;
     run(2, 0, 2, m, NULL);
 }
@@ -163,8 +163,9 @@ static void test_lockstep_n2(void **state)
 /* rtl, then tlm, then lockstep in one run; the same simulated time as tlm throughout. */
 static void test_switch_modes(void **state)
 {
-    static const enum rt_fidelity mixed[] = {RT_RTL, RT_TLM, RT_LOCKSTEP, RT_TLM};
-    static const enum rt_fidelity tlm[] = {RT_TLM, RT_TLM, RT_TLM, RT_TLM};
+    static const enum machine_fidelity mixed[] = {MACHINE_RTL, MACHINE_TLM, MACHINE_LOCKSTEP,
+                                                  MACHINE_TLM};
+    static const enum machine_fidelity tlm[] = {MACHINE_TLM, MACHINE_TLM, MACHINE_TLM, MACHINE_TLM};
     (void)state;
     uint64_t a = run(2, 0, 4, mixed, NULL);
     uint64_t b = run(2, 0, 4, tlm, NULL);
@@ -186,45 +187,45 @@ static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint
 static void test_lockstep_reports_divergence(void **state)
 {
     struct core_be_ops bad = core_be_rtl_ops;
-    struct rt_cfg c;
-    struct rt *r;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine *r;
+    struct machine_err e;
     struct data d;
     (void)state;
     bad.read = bad_read;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.rtl = &bad;
-    c.fidelity = RT_LOCKSTEP;
+    c.fidelity = MACHINE_LOCKSTEP;
     data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5);
-    if (rt_create(&c, &r, &e))
-        fail_msg("rt_create: %s", e.msg);
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
     reads_left = 3;
-    int rc = rt_train_batch(r, d.images, d.labels, NULL, &e);
+    int rc = machine_train_batch(r, d.images, d.labels, NULL, &e);
     assert_int_equal(rc, -EPROTO);
     if (!strstr(e.msg, "lockstep divergence") || !strstr(e.msg, "an0.core") ||
         !strstr(e.msg, "GEMM") || !strstr(e.msg, "cycle") || !strstr(e.msg, "tlm 0x"))
         fail_msg("report lacks block, command, cycle or values: %s", e.msg);
     printf("# divergence report: %s\n", e.msg);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
 }
 
 /* The RTL model must match the machine's core configuration. */
 static void test_rtl_config_mismatch(void **state)
 {
-    struct rt_cfg c;
-    struct rt *r;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine *r;
+    struct machine_err e;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.core.a_words = c.core.b_words = c.core.c_words = 1024;
     c.rtl = &core_be_rtl_ops;
-    if (rt_create(&c, &r, &e))
-        fail_msg("rt_create: %s", e.msg);
-    assert_int_equal(rt_set_fidelity(r, RT_RTL, &e), -EINVAL);
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
+    assert_int_equal(machine_set_fidelity(r, MACHINE_RTL, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "512/512/512"));
-    assert_int_equal(rt_get_fidelity(r), RT_TLM);
-    rt_destroy(r);
+    assert_int_equal(machine_get_fidelity(r), MACHINE_TLM);
+    machine_destroy(r);
 }
 
 int main(int argc, char **argv)

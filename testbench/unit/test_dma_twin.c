@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "models/dma/dma_env.h"
-#include "models/dma/dma_scn.h"
+#include "testbench/env/dma_env.h"
+#include "testbench/env/dma_scn.h"
 #include "models/dma/dma_twin.h"
 
 #define SEED 1

@@ -185,12 +185,12 @@ static void test_port_read_write_and_order(void **state)
     (void)state;
     struct portfx f;
     port_open(&f, 64, 0, 0, 1 << 20);
-    struct dram_port_rsp r;
+    struct mem_port_rsp r;
     /* Cycle 0: a write; cycle 1: a read of it; cycle 2: a read elsewhere. */
-    struct dram_port_req w = {
+    struct mem_port_req w = {
         .valid = true, .write = true, .addr = 64, .wdata = 0x1122, .wstrb = 3, .rsp_ready = true};
-    struct dram_port_req rd = {.valid = true, .addr = 64, .rsp_ready = true};
-    struct dram_port_req idle = {.rsp_ready = true};
+    struct mem_port_req rd = {.valid = true, .addr = 64, .rsp_ready = true};
+    struct mem_port_req idle = {.rsp_ready = true};
     uint64_t seen[3], data[3];
     int n = 0;
     for (uint64_t c = 0; c < 100 && n < 3; c++) {
@@ -220,8 +220,8 @@ static void test_port_outstanding_limit_and_errors(void **state)
     (void)state;
     struct portfx f;
     port_open(&f, 4, 0, 0, 1 << 20);
-    struct dram_port_rsp r;
-    struct dram_port_req rq = {.valid = true, .addr = 0, .rsp_ready = false};
+    struct mem_port_rsp r;
+    struct mem_port_req rq = {.valid = true, .addr = 0, .rsp_ready = false};
     unsigned taken = 0;
     for (int c = 0; c < 20; c++) {
         dram_port_drive(f.p, &r);
@@ -234,8 +234,8 @@ static void test_port_outstanding_limit_and_errors(void **state)
     port_close(&f);
 
     port_open(&f, 4, 0, 0, 1 << 20);
-    struct dram_port_req bad[] = {{.valid = true, .addr = 1 << 20, .rsp_ready = true},
-                                  {.valid = true, .addr = 12, .rsp_ready = true}};
+    struct mem_port_req bad[] = {{.valid = true, .addr = 1 << 20, .rsp_ready = true},
+                                 {.valid = true, .addr = 12, .rsp_ready = true}};
     unsigned errs = 0, c = 0;
     for (; c < 200 && errs < 2; c++) {
         dram_port_drive(f.p, &r);
@@ -244,7 +244,7 @@ static void test_port_outstanding_limit_and_errors(void **state)
             assert_int_equal(r.rdata, 0);
             errs++;
         }
-        struct dram_port_req idle = {.rsp_ready = true};
+        struct mem_port_req idle = {.rsp_ready = true};
         dram_port_clock(f.p, c < 2 ? &bad[c] : &idle);
     }
     assert_int_equal(errs, 2);
@@ -261,11 +261,11 @@ static void test_port_stalls_are_seeded(void **state)
     for (int k = 0; k < 2; k++) {
         struct portfx f;
         port_open(&f, 8, 40, 40, 1 << 20);
-        struct dram_port_rsp r;
+        struct mem_port_rsp r;
         unsigned sent = 0, got = 0;
         for (uint64_t c = 0; c < 5000 && got < 200; c++) {
             dram_port_drive(f.p, &r);
-            struct dram_port_req rq = {.valid = sent < 200, .addr = 8 * sent, .rsp_ready = true};
+            struct mem_port_req rq = {.valid = sent < 200, .addr = 8 * sent, .rsp_ready = true};
             if (r.rsp_valid) {
                 got++;
                 sig[k] = sig[k] * 31 + c;
@@ -300,11 +300,11 @@ static void test_ports_contend_for_a_channel(void **state)
     unsigned got[2] = {0, 0};
     for (uint64_t cyc = 0; cyc < 2000; cyc++)
         for (int k = 0; k < 2; k++) {
-            struct dram_port_rsp r;
+            struct mem_port_rsp r;
             dram_port_drive(p[k], &r);
             got[k] += r.rsp_valid;
             /* Channel 0 only: addresses within the first 256 B of every 1 KiB. */
-            struct dram_port_req rq = {
+            struct mem_port_req rq = {
                 .valid = true, .addr = (cyc % 32) * 8 + 1024 * (cyc / 32 % 64), .rsp_ready = true};
             dram_port_clock(p[k], &rq);
         }

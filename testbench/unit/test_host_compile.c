@@ -1,6 +1,6 @@
 /*
  * test_host_compile: the host compiler (models/host/compile.h) and the two flags built on it,
- * --compile_only (rt_compile_listing) and --validate_only (rt_validate).
+ * --compile_only (machine_compile_listing) and --validate_only (machine_validate).
  *
  * Properties of every compiled program: dependencies point to earlier commands; every GEMM is
  * a command the core accepts, with K whole (never split) and its C tiles covering the output
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "models/host/compile.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 
 static void hc_small(struct hc_cfg *h, const char *model, uint32_t n, uint32_t b, unsigned words)
 {
@@ -157,24 +157,24 @@ static void test_program_invariants(void **state)
     }
 }
 
-static char *listing(const struct rt_cfg *c, int *rc)
+static char *listing(const struct machine_cfg *c, int *rc)
 {
     char *buf = NULL;
     size_t len = 0;
-    struct rt_err e;
+    struct machine_err e;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    *rc = rt_compile_listing(c, f, &e);
+    *rc = machine_compile_listing(c, f, &e);
     fclose(f);
     return buf;
 }
 
 static void test_compile_listing(void **state)
 {
-    struct rt_cfg c;
+    struct machine_cfg c;
     int rc;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 2;
     char *s = listing(&c, &rc);
     assert_int_equal(rc, 0);
@@ -189,23 +189,23 @@ static void test_compile_listing(void **state)
     free(s);
 }
 
-static int validate(const struct rt_cfg *c, char **table, struct rt_err *e)
+static int validate(const struct machine_cfg *c, char **table, struct machine_err *e)
 {
     size_t len = 0;
     FILE *f = open_memstream(table, &len);
     assert_non_null(f);
-    int rc = rt_validate(c, f, e);
+    int rc = machine_validate(c, f, e);
     fclose(f);
     return rc;
 }
 
 static void test_validate_fits(void **state)
 {
-    struct rt_cfg c;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine_err e;
     char *t;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     assert_int_equal(validate(&c, &t, &e), 0);
     assert_non_null(strstr(t, "the model fits"));
     assert_null(strstr(t, "FAIL"));
@@ -213,7 +213,7 @@ static void test_validate_fits(void **state)
     assert_non_null(strstr(t, "AN V stream"));
     free(t);
 
-    rt_cfg_default(&c); /* fc-mnist on the default machine */
+    machine_cfg_default(&c); /* fc-mnist on the default machine */
     c.samples = 60000;
     assert_int_equal(validate(&c, &t, &e), 0);
     free(t);
@@ -222,14 +222,14 @@ static void test_validate_fits(void **state)
 /* Each non-fitting machine fails with its reason. */
 static void test_validate_does_not_fit(void **state)
 {
-    struct rt_cfg c;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine_err e;
     struct dnn_err de;
     char *t;
     (void)state;
 
     /* B not divisible by N */
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 3;
     assert_int_equal(validate(&c, &t, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "not divisible by 3"));
@@ -237,7 +237,7 @@ static void test_validate_does_not_fit(void **state)
     free(t);
 
     /* a K panel that does not fit the SRAM: 2048 inputs, 512-word pads of the 8x8 core */
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     assert_int_equal(dnn_model_parse(&c.model, "mlp:4096-16-10", &de), 0);
     assert_int_equal(validate(&c, &t, &e), -ENOSPC);
     assert_non_null(strstr(e.msg, "K is never split"));
@@ -245,21 +245,21 @@ static void test_validate_does_not_fit(void **state)
     free(t);
 
     /* tensor buffer too small for the double-buffered weights */
-    rt_cfg_default(&c);
+    machine_cfg_default(&c);
     c.tb.size_bytes = 256 * 1024;
     assert_int_equal(validate(&c, &t, &e), -ENOSPC);
     assert_non_null(strstr(e.msg, "tensor buffer"));
     free(t);
 
     /* NV stream too small for an epoch of inputs */
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.samples = 1000000;
     assert_int_equal(validate(&c, &t, &e), -ENOSPC);
     assert_non_null(strstr(e.msg, "NV stream"));
     free(t);
 
     /* V stream too small for a step's activations */
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     assert_int_equal(dnn_model_parse(&c.model, "mlp:1024-1024-10", &de), 0);
     c.core.a_words = c.core.b_words = c.core.c_words = 8192;
     c.batch = 4096;

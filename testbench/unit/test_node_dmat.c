@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "models/dma/dma_desc.h"
 #include "models/node/dmat.h"
 
 static struct dmat *open_dmat(void)

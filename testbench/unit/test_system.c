@@ -1,10 +1,10 @@
 /*
- * test_system: the assembled machine (models/host/runtime) against the golden trainer
+ * test_system: the assembled machine (models/machine/machine) against the golden trainer
  * (models/dnn/dnn_golden), bit for bit, in tlm mode: after a few steps on small synthetic data
  * every loss and every master weight, bf16 copy and optimizer state are identical, for 1, 2 and
  * 4 Activation Nodes, SGD (momentum, weight decay) and Adam, with the output layer streamed
  * twice or kept resident. Also: evaluation counts, the checkpoint round trip through
- * rt_params / rt_set_params, timing records, counters and busy intervals.
+ * machine_params / machine_set_params, timing records, counters and busy intervals.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +18,7 @@
 
 #include "csim/rng.h"
 #include "models/dnn/dnn_golden.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 
 #define SEED 20240611u
 
@@ -89,13 +89,13 @@ struct run {
     int opt; /* 0 SGD, 1 Adam */
     bool resident;
     bool fresh_lb;
-    bool record_store; /* bytes beside a timing-only flash model (rt_cfg_default's way) */
+    bool record_store; /* bytes beside a timing-only flash model (machine_cfg_default's way) */
 };
 
-static void cfg_for(const struct run *ru, struct rt_cfg *c)
+static void cfg_for(const struct run *ru, struct machine_cfg *c)
 {
     struct dnn_err de;
-    rt_cfg_small(c);
+    machine_cfg_small(c);
     assert_int_equal(dnn_model_parse(&c->model, ru->model, &de), 0);
     c->n_an = ru->n_an;
     c->batch = ru->batch;
@@ -118,9 +118,9 @@ static void cfg_for(const struct run *ru, struct rt_cfg *c)
 /* Train ru->steps steps on both and compare every loss and the parameters after each step. */
 static void check_run(const struct run *ru)
 {
-    struct rt_cfg c;
-    struct rt *r;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine *r;
+    struct machine_err e;
     struct dnn_err de;
     struct dnn_params *gp;
     struct dnn_golden g;
@@ -130,25 +130,25 @@ static void check_run(const struct run *ru)
     cfg_for(ru, &c);
     uint32_t in = dnn_model_inputs(&c.model), C = dnn_model_classes(&c.model);
     data_make(&d, ru->batch * ru->steps, in, C, SEED + ru->n_an);
-    if (rt_create(&c, &r, &e))
-        fail_msg("rt_create: %s", e.msg);
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
     assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
-    assert_true(dnn_params_equal(gp, rt_params(r)));
+    assert_true(dnn_params_equal(gp, machine_params(r)));
 
     for (uint32_t k = 0; k < ru->steps; k++) {
         const uint8_t *im = d.images + (size_t)k * ru->batch * in, *lb = d.labels + k * ru->batch;
-        struct rt_step_info info;
+        struct machine_step_info info;
         float gl;
-        if (rt_train_batch(r, im, lb, &info, &e))
+        if (machine_train_batch(r, im, lb, &info, &e))
             fail_msg("%s N=%u step %u: %s", ru->model, ru->n_an, k, e.msg);
         assert_int_equal(dnn_golden_step(&g, im, lb, ru->batch, ru->n_an, &gl, &de), 0);
         if (f32_bits(gl) != f32_bits(info.loss))
             fail_msg("%s N=%u %s step %u: loss golden %a (0x%08x), machine %a (0x%08x)", ru->model,
                      ru->n_an, ru->opt ? "adam" : "sgd", k, gl, f32_bits(gl), info.loss,
                      f32_bits(info.loss));
-        if (!dnn_params_equal(gp, rt_params(r))) {
-            params_diff(gp, rt_params(r), diff, sizeof(diff));
+        if (!dnn_params_equal(gp, machine_params(r))) {
+            params_diff(gp, machine_params(r), diff, sizeof(diff));
             fail_msg("%s N=%u %s step %u: parameters differ: %s", ru->model, ru->n_an,
                      ru->opt ? "adam" : "sgd", k, diff);
         }
@@ -157,7 +157,7 @@ static void check_run(const struct run *ru)
     }
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
 }
 

@@ -1,4 +1,4 @@
-#include "models/dma/dma_if.h"
+#include "models/dma/dma_desc.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "models/flash/nfw_bfm.h"
+#include "testbench/env/nfw_bfm.h"
 
 #include "csim/rng.h"
 

@@ -1,4 +1,4 @@
-#include "models/flash/nfw_twin.h"
+#include "models/nfw/nfw_twin.h"
 
 #include <errno.h>
 #include <stdbool.h>

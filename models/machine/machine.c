@@ -1,5 +1,5 @@
 /*
- * runtime.c - the machine and its command scheduler; see runtime.h.
+ * machine.c - the machine and its command scheduler; see machine.h.
  *
  * The scheduler: every resource (an AN's core, DMA, vector unit, flash read and write paths;
  * the WN's flash paths and optimizer; the fabric's two directions; the host) runs its commands
@@ -9,7 +9,7 @@
  * dependency that ended last (or the resource's previous command) is remembered as the
  * command's critical predecessor, for the "waited_on" column.
  */
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,7 @@
 /* ---------------------------------------------------------------- executor state */
 
 struct evref {
-    struct rt *r;
+    struct machine *r;
     struct exec *x;
     uint32_t id;
 };
@@ -51,16 +51,16 @@ struct exec {
     bool record; /* layer records for this program */
 };
 
-struct rt {
-    struct rt_cfg cfg;
+struct machine {
+    struct machine_cfg cfg;
     struct hc_prog *train, *eval;
     struct exec xt, xe;
     struct sim *sim;
-    struct anode *an[RT_MAX_AN];
+    struct anode *an[MACHINE_MAX_AN];
     struct wnode *wn;
     struct fabric *fab;
     struct dmat *dmat;
-    enum rt_fidelity fid;
+    enum machine_fidelity fid;
     char (*resname)[24];
     uint32_t n_res;
     /* run state */
@@ -73,17 +73,16 @@ struct rt {
     /* scratch */
     unsigned char *buf;
     size_t buf_cap;
-    float **part;
     /* records */
-    struct rt_layer_rec *rec;
+    struct machine_layer_rec *rec;
     size_t n_rec, cap_rec;
-    struct rt_busy *busy;
+    struct machine_busy *busy;
     size_t n_busy, cap_busy, busy_max;
     uint64_t busy_dropped;
     bool busy_on;
     uint64_t *res_busy_ps; /* per resource, over the run */
     uint64_t steps, evals, sim_steps_ps;
-    struct rt_counter *ctr;
+    struct machine_counter *ctr;
     size_t n_ctr, cap_ctr;
     /* interval scratch for the records */
     struct iv {
@@ -92,10 +91,10 @@ struct rt {
     size_t cap_iv;
 };
 
-static int err_set(struct rt_err *e, int code, const char *fmt, ...)
+static int err_set(struct machine_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int err_set(struct rt_err *e, int code, const char *fmt, ...)
+static int err_set(struct machine_err *e, int code, const char *fmt, ...)
 {
     if (e) {
         va_list ap;
@@ -118,7 +117,7 @@ static void flash_small(struct flash_cfg *f)
     f->geom.pages_per_block = 16;
 }
 
-void rt_cfg_default(struct rt_cfg *c)
+void machine_cfg_default(struct machine_cfg *c)
 {
     struct dnn_err e;
 
@@ -132,7 +131,7 @@ void rt_cfg_default(struct rt_cfg *c)
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
     c->core_period_ps = 1250; /* (derived) 0.8 GHz, DESIGN.md section 6 */
     vu_cfg_default(&c->vu);
-    c->optu = (struct rt_optu_cfg){
+    c->optu = (struct machine_optu_cfg){
         .period_ps = 1250, .lanes = 16, .latency = 32, .cost_sgd = 1, .cost_adam = 4};
     dma_params_default(&c->dma);
     dram_cfg_default(&c->tb);
@@ -144,16 +143,16 @@ void rt_cfg_default(struct rt_cfg *c)
     fabric_cfg_default(&c->fabric);
     c->keep_output_resident = false;
     c->act_fresh_lb = false;
-    c->fidelity = RT_TLM;
+    c->fidelity = MACHINE_TLM;
     c->rtl = NULL;
     c->seed = 1;
 }
 
-void rt_cfg_small(struct rt_cfg *c)
+void machine_cfg_small(struct machine_cfg *c)
 {
     struct dnn_err e;
 
-    rt_cfg_default(c);
+    machine_cfg_default(c);
     dnn_model_parse(&c->model, "mlp:64-32-10", &e);
     c->batch = 8;
     c->n_an = 1;
@@ -167,33 +166,36 @@ void rt_cfg_small(struct rt_cfg *c)
     c->wn_state_payload = true;
 }
 
-const char *rt_fidelity_name(enum rt_fidelity f)
+const char *machine_fidelity_name(enum machine_fidelity f)
 {
-    return f == RT_TLM ? "tlm" : f == RT_RTL ? "rtl" : f == RT_LOCKSTEP ? "lockstep" : "?";
+    return f == MACHINE_TLM        ? "tlm"
+           : f == MACHINE_RTL      ? "rtl"
+           : f == MACHINE_LOCKSTEP ? "lockstep"
+                                   : "?";
 }
 
-int rt_fidelity_parse(const char *s, enum rt_fidelity *f, struct rt_err *e)
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e)
 {
-    for (int i = 0; i <= RT_LOCKSTEP; i++)
-        if (s && strcmp(s, rt_fidelity_name((enum rt_fidelity)i)) == 0) {
-            *f = (enum rt_fidelity)i;
+    for (int i = 0; i <= MACHINE_LOCKSTEP; i++)
+        if (s && strcmp(s, machine_fidelity_name((enum machine_fidelity)i)) == 0) {
+            *f = (enum machine_fidelity)i;
             return 0;
         }
     return err_set(e, -EINVAL, "fidelity '%s': accepted tlm, rtl or lockstep", s ? s : "(null)");
 }
 
-const char *rt_pass_name(enum rt_pass p)
+const char *machine_pass_name(enum machine_pass p)
 {
-    return p == RT_FWD ? "fwd" : "bwd";
+    return p == MACHINE_FWD ? "fwd" : "bwd";
 }
 
-const char *rt_phase_name(enum rt_phase p)
+const char *machine_phase_name(enum machine_phase p)
 {
     return hc_phase_name((enum hc_phase)p);
 }
 
 /* The compiler's view of cfg. */
-static void hc_from_rt(const struct rt_cfg *c, bool eval, struct hc_cfg *h)
+static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cfg *h)
 {
     struct ftl_layout an, wn;
     static const char *const names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
@@ -218,7 +220,7 @@ static void hc_from_rt(const struct rt_cfg *c, bool eval, struct hc_cfg *h)
     h->act_fresh_lb = c->act_fresh_lb;
 }
 
-static int check_rt_cfg(const struct rt_cfg *c, struct rt_err *e)
+static int check_rt_cfg(const struct machine_cfg *c, struct machine_err *e)
 {
     struct dnn_err de;
     struct fabric_err fe;
@@ -226,9 +228,9 @@ static int check_rt_cfg(const struct rt_cfg *c, struct rt_err *e)
     char msg[256];
     struct fabric_cfg fc = c->fabric;
 
-    if (c->n_an < 1 || c->n_an > RT_MAX_AN)
+    if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
         return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
-                       RT_MAX_AN);
+                       MACHINE_MAX_AN);
     if (dnn_params_opt_validate(&c->opt, &de))
         return err_set(e, -EINVAL, "optimizer: %s", de.msg);
     fc.n_an = c->n_an;
@@ -248,7 +250,7 @@ static int check_rt_cfg(const struct rt_cfg *c, struct rt_err *e)
     return 0;
 }
 
-int rt_validate(const struct rt_cfg *c, FILE *out, struct rt_err *e)
+int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e)
 {
     struct hc_cfg h;
     struct hc_err he;
@@ -258,14 +260,14 @@ int rt_validate(const struct rt_cfg *c, FILE *out, struct rt_err *e)
             fprintf(out, "configuration: FAIL: %s\n", e ? e->msg : "");
         return rc;
     }
-    hc_from_rt(c, false, &h);
+    hc_from_machine(c, false, &h);
     rc = hc_validate(&h, out, &he);
     if (rc)
         err_set(e, rc, "the model does not fit the machine: %s", he.msg);
     return rc;
 }
 
-int rt_compile_listing(const struct rt_cfg *c, FILE *out, struct rt_err *e)
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e)
 {
     struct hc_cfg h;
     struct hc_err he;
@@ -273,7 +275,7 @@ int rt_compile_listing(const struct rt_cfg *c, FILE *out, struct rt_err *e)
     int rc = check_rt_cfg(c, e);
     if (rc)
         return rc;
-    hc_from_rt(c, false, &h);
+    hc_from_machine(c, false, &h);
     rc = hc_compile(&h, &p, &he);
     if (rc)
         return err_set(e, rc, "compile: %s", he.msg);
@@ -303,7 +305,7 @@ static void exec_free(struct exec *x)
     memset(x, 0, sizeof(*x));
 }
 
-static int exec_init(struct rt *r, struct exec *x, const struct hc_prog *p, bool record)
+static int exec_init(struct machine *r, struct exec *x, const struct hc_prog *p, bool record)
 {
     uint32_t n = p->n_cmd, nr = p->n_res;
 
@@ -362,7 +364,7 @@ static int exec_init(struct rt *r, struct exec *x, const struct hc_prog *p, bool
     return 0;
 }
 
-static int ensure_buf(struct rt *r, size_t n)
+static int ensure_buf(struct machine *r, size_t n)
 {
     if (n <= r->buf_cap)
         return 0;
@@ -390,24 +392,24 @@ static uint64_t ready_on(const struct exec *x, const struct hc_cmd *c, uint32_t 
     return t;
 }
 
-/* The fabric's commands (they touch every node). */
-static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
+/* The fabric's commands (they touch every node): the fabric moves the bytes, then times the
+ * transfer. */
+static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
                        uint64_t *end, uint64_t *free_at)
 {
-    const struct hc_prog *p = x->p;
     uint32_t N = r->cfg.n_an;
+    struct dram *an_tbs[MACHINE_MAX_AN];
     struct fabric_err fe;
-    uint64_t ready[RT_MAX_AN];
+    uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
+    for (uint32_t n = 0; n < N; n++)
+        an_tbs[n] = anode_tb(r->an[n]);
     if (c->kind == HC_FABRIC_BCAST) {
-        if (ensure_buf(r, c->bytes))
-            return -ENOMEM;
-        if (dram_read(wnode_tb(r->wn), c->u.fab.src, r->buf, c->bytes))
-            return -ERANGE;
-        for (uint32_t n = 0; n < N; n++)
-            if (dram_write(anode_tb(r->an[n]), c->u.fab.dst, r->buf, c->bytes))
-                return -ERANGE;
+        rc = fabric_broadcast_data(r->fab, wnode_tb(r->wn), c->u.fab.src, an_tbs, c->u.fab.dst,
+                                   c->bytes);
+        if (rc)
+            return rc;
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, &fe);
         if (rc)
             snprintf(r->errmsg, r->errlen, "fabric broadcast: %s", fe.msg);
@@ -417,23 +419,20 @@ static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uin
             *free_at = *end;
         return rc;
     }
-    size_t count = c->bytes / 4;
-    if (ensure_buf(r, (size_t)(N + 1) * count * 4))
-        return -ENOMEM;
-    for (uint32_t n = 0; n < N; n++) {
-        r->part[n] = (float *)r->buf + (size_t)n * count;
-        if (dram_read(anode_tb(r->an[n]), c->u.fab.src, r->part[n], count * 4))
-            return -ERANGE;
+    for (uint32_t n = 0; n < N; n++)
         ready[n] = ready_on(x, c, n, now);
-    }
-    float *sum = (float *)r->buf + (size_t)N * count;
-    fabric_reduce_f32(r->fab, sum, (const float *const *)r->part, count);
     if (c->kind == HC_LOSS_GATHER) {
-        r->loss = sum[0] / (float)r->cfg.batch;
+        float sum;
+        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum);
+        if (rc)
+            return rc;
+        r->loss = sum / (float)r->cfg.batch;
         rc = fabric_gather_loss(r->fab, ready, end, &fe);
     } else {
-        if (dram_write(wnode_tb(r->wn), c->u.fab.dst, sum, count * 4))
-            return -ERANGE;
+        rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
+                                c->u.fab.dst);
+        if (rc)
+            return rc;
         rc = fabric_reduce(r->fab, ready, c->bytes, end, &fe);
     }
     if (rc)
@@ -441,14 +440,13 @@ static int exec_fabric(struct rt *r, struct exec *x, const struct hc_cmd *c, uin
     if (*end < now)
         *end = now;
     *free_at = *end;
-    (void)p;
     return rc;
 }
 
 static void on_done(struct sim *sim, void *user);
 static void on_release(struct sim *sim, void *user);
 
-static void record_busy(struct rt *r, const struct hc_cmd *c, uint64_t a, uint64_t b)
+static void record_busy(struct machine *r, const struct hc_cmd *c, uint64_t a, uint64_t b)
 {
     r->res_busy_ps[c->res] += b - a;
     if (!r->busy_on)
@@ -459,7 +457,7 @@ static void record_busy(struct rt *r, const struct hc_cmd *c, uint64_t a, uint64
     }
     if (r->n_busy == r->cap_busy) {
         size_t cap = r->cap_busy ? 2 * r->cap_busy : 4096;
-        struct rt_busy *q = realloc(r->busy, cap * sizeof(*q));
+        struct machine_busy *q = realloc(r->busy, cap * sizeof(*q));
         if (!q) {
             r->busy_dropped++;
             return;
@@ -467,12 +465,12 @@ static void record_busy(struct rt *r, const struct hc_cmd *c, uint64_t a, uint64
         r->busy = q;
         r->cap_busy = cap;
     }
-    r->busy[r->n_busy++] = (struct rt_busy){
+    r->busy[r->n_busy++] = (struct machine_busy){
         .res = c->res, .step = r->steps, .start_ps = a, .end_ps = b, .label = c->label};
 }
 
 /* Start the next command of resource k if it can start now. */
-static void try_start(struct rt *r, struct exec *x, uint32_t k)
+static void try_start(struct machine *r, struct exec *x, uint32_t k)
 {
     const struct hc_prog *p = x->p;
     uint64_t now = sim_now(r->sim), end = now, free_at = now;
@@ -536,7 +534,7 @@ static void try_start(struct rt *r, struct exec *x, uint32_t k)
 }
 
 /* The command lets its resource go: the resource's next command may start. */
-static void release(struct rt *r, struct exec *x, uint32_t id)
+static void release(struct machine *r, struct exec *x, uint32_t id)
 {
     uint32_t k = x->p->cmd[id].res;
     x->rbusy[k] = 0;
@@ -555,7 +553,7 @@ static void on_release(struct sim *sim, void *user)
 static void on_done(struct sim *sim, void *user)
 {
     struct evref *e = user;
-    struct rt *r = e->r;
+    struct machine *r = e->r;
     struct exec *x = e->x;
 
     (void)sim;
@@ -570,10 +568,10 @@ static void on_done(struct sim *sim, void *user)
 }
 
 /* Run program x from now until every command is done. */
-static int run(struct rt *r, struct exec *x, struct rt_err *e)
+static int run(struct machine *r, struct exec *x, struct machine_err *e)
 {
     const struct hc_prog *p = x->p;
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
 
     msg[0] = 0;
     r->errmsg = msg;
@@ -638,7 +636,7 @@ static uint64_t union_len(struct iv *v, size_t n)
     return sum;
 }
 
-static int make_records(struct rt *r, struct exec *x)
+static int make_records(struct machine *r, struct exec *x)
 {
     const struct hc_prog *p = x->p;
     uint32_t L = r->cfg.model.n_layers;
@@ -652,13 +650,13 @@ static int make_records(struct rt *r, struct exec *x)
     }
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t j = 0; j < L; j++) {
-            uint32_t l = pass == RT_FWD ? j : L - 1 - j;
-            struct rt_layer_rec rec;
+            uint32_t l = pass == MACHINE_FWD ? j : L - 1 - j;
+            struct machine_layer_rec rec;
             uint32_t last = NONE;
             memset(&rec, 0, sizeof(rec));
             rec.step = r->steps;
             rec.layer = l + 1;
-            rec.pass = (enum rt_pass)pass;
+            rec.pass = (enum machine_pass)pass;
             rec.start_ps = UINT64_MAX;
             for (uint32_t i = 0; i < p->n_cmd; i++) {
                 const struct hc_cmd *c = &p->cmd[i];
@@ -673,7 +671,7 @@ static int make_records(struct rt *r, struct exec *x)
             }
             if (last == NONE)
                 continue;
-            for (int ph = 0; ph < RT_PH_N; ph++) {
+            for (int ph = 0; ph < MACHINE_PH_N; ph++) {
                 size_t n = 0;
                 for (uint32_t i = 0; i < p->n_cmd; i++) {
                     const struct hc_cmd *c = &p->cmd[i];
@@ -684,7 +682,7 @@ static int make_records(struct rt *r, struct exec *x)
                 rec.phase_ps[ph] = union_len(r->iv, n);
             }
             /* critical path inside [start, end] */
-            uint64_t crit[RT_PH_N] = {0};
+            uint64_t crit[MACHINE_PH_N] = {0};
             for (uint32_t i = last; i != NONE; i = x->crit[i]) {
                 uint64_t a = x->start[i] > rec.start_ps ? x->start[i] : rec.start_ps;
                 uint64_t b = x->end[i] < rec.end_ps ? x->end[i] : rec.end_ps;
@@ -693,13 +691,13 @@ static int make_records(struct rt *r, struct exec *x)
                 if (x->end[i] <= rec.start_ps)
                     break;
             }
-            rec.waited_on = RT_PH_COMPUTE;
-            for (int ph = 1; ph < RT_PH_N; ph++)
+            rec.waited_on = MACHINE_PH_COMPUTE;
+            for (int ph = 1; ph < MACHINE_PH_N; ph++)
                 if (crit[ph] > crit[rec.waited_on])
-                    rec.waited_on = (enum rt_phase)ph;
+                    rec.waited_on = (enum machine_phase)ph;
             if (r->n_rec == r->cap_rec) {
                 size_t cap = r->cap_rec ? 2 * r->cap_rec : 256;
-                struct rt_layer_rec *q = realloc(r->rec, cap * sizeof(*q));
+                struct machine_layer_rec *q = realloc(r->rec, cap * sizeof(*q));
                 if (!q)
                     return -ENOMEM;
                 r->rec = q;
@@ -713,39 +711,39 @@ static int make_records(struct rt *r, struct exec *x)
 
 /* ---------------------------------------------------------------- machine */
 
-static enum anode_mode anode_mode_of(enum rt_fidelity f)
+static enum anode_mode anode_mode_of(enum machine_fidelity f)
 {
-    return f == RT_RTL ? ANODE_RTL : f == RT_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
+    return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
-int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
+int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e)
 {
-    struct rt *r;
+    struct machine *r;
     struct hc_cfg h;
     struct hc_err he;
     struct dnn_err de;
     struct fabric_err fe;
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
     struct dnn_params *p0 = NULL;
     int rc;
 
     *out = NULL;
-    rc = rt_validate(c, NULL, e);
+    rc = machine_validate(c, NULL, e);
     if (rc)
         return rc;
     r = calloc(1, sizeof(*r));
     if (!r)
-        return err_set(e, -ENOMEM, "runtime: out of memory");
+        return err_set(e, -ENOMEM, "machine: out of memory");
     r->cfg = *c;
     r->cfg.fabric.n_an = c->n_an;
-    r->fid = RT_TLM;
+    r->fid = MACHINE_TLM;
 
-    hc_from_rt(c, false, &h);
+    hc_from_machine(c, false, &h);
     if ((rc = hc_compile(&h, &r->train, &he))) {
         err_set(e, rc, "compile: %s", he.msg);
         goto fail;
     }
-    hc_from_rt(c, true, &h);
+    hc_from_machine(c, true, &h);
     if ((rc = hc_compile(&h, &r->eval, &he))) {
         err_set(e, rc, "compile (evaluation): %s", he.msg);
         goto fail;
@@ -753,10 +751,9 @@ int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
     r->n_res = r->train->n_res;
     r->resname = calloc(r->n_res, sizeof(*r->resname));
     r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
-    r->part = calloc(RT_MAX_AN, sizeof(*r->part));
     r->sim = sim_create();
-    if (!r->resname || !r->res_busy_ps || !r->part || !r->sim) {
-        rc = err_set(e, -ENOMEM, "runtime: out of memory");
+    if (!r->resname || !r->res_busy_ps || !r->sim) {
+        rc = err_set(e, -ENOMEM, "machine: out of memory");
         goto fail;
     }
     sim_set_error_stream(r->sim, NULL);
@@ -764,7 +761,7 @@ int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
         hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
     if ((rc = exec_init(r, &r->xt, r->train, true)) ||
         (rc = exec_init(r, &r->xe, r->eval, false))) {
-        err_set(e, rc, "runtime: out of memory");
+        err_set(e, rc, "machine: out of memory");
         goto fail;
     }
 
@@ -825,21 +822,21 @@ int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e)
         goto fail;
     }
     sim_run_until(r->sim, done);
-    if ((rc = rt_set_fidelity(r, c->fidelity, e)))
+    if ((rc = machine_set_fidelity(r, c->fidelity, e)))
         goto fail;
     *out = r;
     return 0;
 
 fail:
-    rt_destroy(r);
+    machine_destroy(r);
     return rc;
 }
 
-void rt_destroy(struct rt *r)
+void machine_destroy(struct machine *r)
 {
     if (!r)
         return;
-    for (uint32_t n = 0; n < RT_MAX_AN; n++)
+    for (uint32_t n = 0; n < MACHINE_MAX_AN; n++)
         anode_destroy(r->an[n]);
     wnode_destroy(r->wn);
     fabric_destroy(r->fab);
@@ -851,7 +848,6 @@ void rt_destroy(struct rt *r)
     sim_destroy(r->sim);
     free(r->resname);
     free(r->res_busy_ps);
-    free(r->part);
     free(r->buf);
     free(r->rec);
     free(r->busy);
@@ -860,20 +856,20 @@ void rt_destroy(struct rt *r)
     free(r);
 }
 
-const struct rt_cfg *rt_config(const struct rt *r)
+const struct machine_cfg *machine_config(const struct machine *r)
 {
     return &r->cfg;
 }
 
-uint64_t rt_now(const struct rt *r)
+uint64_t machine_now(const struct machine *r)
 {
     return sim_now(r->sim);
 }
 
-int rt_set_fidelity(struct rt *r, enum rt_fidelity f, struct rt_err *e)
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e)
 {
-    char msg[RT_ERR_LEN];
-    if (f != RT_TLM && f != RT_RTL && f != RT_LOCKSTEP)
+    char msg[MACHINE_ERR_LEN];
+    if (f != MACHINE_TLM && f != MACHINE_RTL && f != MACHINE_LOCKSTEP)
         return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
         int rc = anode_set_mode(r->an[n], anode_mode_of(f), msg, sizeof(msg));
@@ -887,14 +883,15 @@ int rt_set_fidelity(struct rt *r, enum rt_fidelity f, struct rt_err *e)
     return 0;
 }
 
-enum rt_fidelity rt_get_fidelity(const struct rt *r)
+enum machine_fidelity machine_get_fidelity(const struct machine *r)
 {
     return r->fid;
 }
 
-int rt_trace_core(struct rt *r, uint32_t an, const struct vtrace_opts *o, struct rt_err *e)
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
+                       struct machine_err *e)
 {
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
     if (an >= r->cfg.n_an)
         return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
     int rc = anode_trace_core(r->an[an], o, msg, sizeof(msg));
@@ -903,13 +900,13 @@ int rt_trace_core(struct rt *r, uint32_t an, const struct vtrace_opts *o, struct
 
 /* ---------------------------------------------------------------- data */
 
-int rt_load_inputs(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                   struct rt_err *e)
+int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
+                        uint32_t count, struct machine_err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
     uint64_t now = sim_now(r->sim), last = now;
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
 
     if (!count || count % B)
         return err_set(e, -EINVAL,
@@ -936,14 +933,14 @@ int rt_load_inputs(struct rt *r, const uint8_t *images, const uint8_t *labels, u
     return 0;
 }
 
-uint32_t rt_batches_pending(const struct rt *r)
+uint32_t machine_batches_pending(const struct machine *r)
 {
     return anode_shards(r->an[0]);
 }
 
-int rt_clear_inputs(struct rt *r, struct rt_err *e)
+int machine_clear_inputs(struct machine *r, struct machine_err *e)
 {
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
         int rc = anode_clear_shards(r->an[n], sim_now(r->sim), msg, sizeof(msg));
         if (rc)
@@ -954,14 +951,14 @@ int rt_clear_inputs(struct rt *r, struct rt_err *e)
 
 /* ---------------------------------------------------------------- steps */
 
-int rt_step(struct rt *r, struct rt_step_info *info, struct rt_err *e)
+int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e)
 {
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
     uint64_t t0 = sim_now(r->sim);
     int rc;
 
-    if (!rt_batches_pending(r))
-        return err_set(e, -ENODATA, "step: no batch loaded; call rt_load_inputs first");
+    if (!machine_batches_pending(r))
+        return err_set(e, -ENODATA, "step: no batch loaded; call machine_load_inputs first");
     r->step_commands = r->step_gemms = 0;
     uint64_t k = wnode_params(r->wn)->step;
     rc = run(r, &r->xt, e);
@@ -987,15 +984,15 @@ int rt_step(struct rt *r, struct rt_step_info *info, struct rt_err *e)
     return 0;
 }
 
-int rt_train_batch(struct rt *r, const uint8_t *images, const uint8_t *labels,
-                   struct rt_step_info *info, struct rt_err *e)
+int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
+                        struct machine_step_info *info, struct machine_err *e)
 {
-    int rc = rt_load_inputs(r, images, labels, r->cfg.batch, e);
-    return rc ? rc : rt_step(r, info, e);
+    int rc = machine_load_inputs(r, images, labels, r->cfg.batch, e);
+    return rc ? rc : machine_step(r, info, e);
 }
 
-int rt_eval(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-            uint32_t *correct, float *logits, struct rt_err *e)
+int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
+                 uint32_t *correct, float *logits, struct machine_err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
@@ -1048,15 +1045,15 @@ int rt_eval(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t
 
 /* ---------------------------------------------------------------- parameters */
 
-const struct dnn_params *rt_params(const struct rt *r)
+const struct dnn_params *machine_params(const struct machine *r)
 {
     return wnode_params(r->wn);
 }
 
-int rt_set_params(struct rt *r, const struct dnn_params *p, struct rt_err *e)
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e)
 {
     struct dnn_params *d = wnode_params(r->wn);
-    char msg[RT_ERR_LEN];
+    char msg[MACHINE_ERR_LEN];
     uint64_t done;
 
     if (p->model.n_layers != d->model.n_layers)
@@ -1097,34 +1094,34 @@ int rt_set_params(struct rt *r, const struct dnn_params *p, struct rt_err *e)
 
 /* ---------------------------------------------------------------- records */
 
-const struct rt_layer_rec *rt_layer_recs(const struct rt *r, size_t *n)
+const struct machine_layer_rec *machine_layer_recs(const struct machine *r, size_t *n)
 {
     *n = r->n_rec;
     return r->rec;
 }
 
-void rt_clear_records(struct rt *r)
+void machine_clear_records(struct machine *r)
 {
     r->n_rec = 0;
 }
 
-size_t rt_resources(const struct rt *r)
+size_t machine_resources(const struct machine *r)
 {
     return r->n_res;
 }
 
-const char *rt_resource_name(const struct rt *r, size_t i)
+const char *machine_resource_name(const struct machine *r, size_t i)
 {
     return i < r->n_res ? r->resname[i] : "?";
 }
 
-void rt_record_busy(struct rt *r, bool on, size_t max)
+void machine_record_busy(struct machine *r, bool on, size_t max)
 {
     r->busy_on = on;
     r->busy_max = max;
 }
 
-const struct rt_busy *rt_busy(const struct rt *r, size_t *n, uint64_t *dropped)
+const struct machine_busy *machine_busy(const struct machine *r, size_t *n, uint64_t *dropped)
 {
     *n = r->n_busy;
     if (dropped)
@@ -1132,27 +1129,27 @@ const struct rt_busy *rt_busy(const struct rt *r, size_t *n, uint64_t *dropped)
     return r->busy;
 }
 
-void rt_clear_busy(struct rt *r)
+void machine_clear_busy(struct machine *r)
 {
     r->n_busy = 0;
     r->busy_dropped = 0;
 }
 
-static void ctr(struct rt *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
+static void ctr(struct machine *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
                 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-static void ctr(struct rt *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
+static void ctr(struct machine *r, bool f, uint64_t u, double d, const char *unit, const char *desc,
                 const char *fmt, ...)
 {
     if (r->n_ctr == r->cap_ctr) {
         size_t cap = r->cap_ctr ? 2 * r->cap_ctr : 256;
-        struct rt_counter *q = realloc(r->ctr, cap * sizeof(*q));
+        struct machine_counter *q = realloc(r->ctr, cap * sizeof(*q));
         if (!q)
             return;
         r->ctr = q;
         r->cap_ctr = cap;
     }
-    struct rt_counter *c = &r->ctr[r->n_ctr++];
+    struct machine_counter *c = &r->ctr[r->n_ctr++];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->name, sizeof(c->name), fmt, ap);
@@ -1167,7 +1164,7 @@ static void ctr(struct rt *r, bool f, uint64_t u, double d, const char *unit, co
 #define CU(r, v, unit, desc, ...) ctr(r, false, (v), 0, unit, desc, __VA_ARGS__)
 #define CF(r, v, unit, desc, ...) ctr(r, true, 0, (v), unit, desc, __VA_ARGS__)
 
-static void stream_ctrs(struct rt *r, const char *node, struct nflash *f)
+static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
 {
     for (uint32_t i = 0; i < f->n; i++) {
         struct ftl_stream_stats st;
@@ -1189,7 +1186,7 @@ static void stream_ctrs(struct rt *r, const char *node, struct nflash *f)
     }
 }
 
-const struct rt_counter *rt_counters(struct rt *r, size_t *count)
+const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 {
     struct fabric_stats fs;
     r->n_ctr = 0;

@@ -1,4 +1,4 @@
-#include "models/dma/dma_scn.h"
+#include "testbench/env/dma_scn.h"
 #include "csim/rng.h"
 
 #include <errno.h>

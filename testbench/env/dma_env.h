@@ -17,11 +17,11 @@
  * Not modelled: anything timed in picoseconds beyond the dram_port (one clock domain).
  * Units: cycles of the DMA clock.
  */
-#ifndef MODELS_DMA_DMA_ENV_H
-#define MODELS_DMA_DMA_ENV_H
+#ifndef TESTBENCH_ENV_DMA_ENV_H
+#define TESTBENCH_ENV_DMA_ENV_H
 
-#include "models/dma/dma_if.h"
-#include "models/dma/dma_sram.h"
+#include "models/dma/dma_desc.h"
+#include "testbench/env/dma_sram.h"
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"
 

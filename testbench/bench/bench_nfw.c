@@ -1,19 +1,19 @@
 /*
- * bench_flash_nfw: the NAND write pipelines, verilated RTL against the C twin.
+ * bench_nfw: the NAND write pipelines, verilated RTL against the C twin.
  *
  * The same workload through each: 64 commands of 64 KiB from the tensor buffer (dram model,
  * served by dram_port, 50 ns latency) into a fast flash model (so that the pipeline is the
  * bound), no stalls. Prints for each: pipeline cycles (equal for both: the twin is cycle
  * exact), simulated GB/s at the 0.8 GHz clock, and wall-clock cycles per second (median of 3).
- * Usage: bench_flash_nfw [commands]   (default 64)
+ * Usage: bench_nfw [commands]   (default 64)
  */
 #include "testbench/bench/bench_util.h"
 #include "csim/rng.h"
 #include "csim/shim/nfw.h"
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"
-#include "models/flash/nfw_bfm.h"
-#include "models/flash/nfw_twin.h"
+#include "testbench/env/nfw_bfm.h"
+#include "models/nfw/nfw_twin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +133,8 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     while (quiet < 4) {
         struct nfw_out o;
         struct nfw_in in;
-        struct dram_port_rsp mr;
-        struct dram_port_req rq;
+        struct mem_port_rsp mr;
+        struct mem_port_req rq;
 
         memset(&in, 0, sizeof(in));
         dut_get(&d, &o);
@@ -150,11 +150,11 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
             in.cmd_len = CMD_BYTES;
         }
         dut_set(&d, &in);
-        rq = (struct dram_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                    o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
+                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
         dram_port_clock(port, &rq);
         if (nfw_bfm_clock(bfm, &o, &in)) {
-            fprintf(stderr, "bench_flash_nfw: %s\n", nfw_bfm_errmsg(bfm));
+            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
             cycles = 0;
             goto out_bbm;
         }
@@ -162,7 +162,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         /* The firmware releases each LB as soon as it is full: the stream keeps rotating. */
         if (o.done_valid && in.done_ready && ++done % sbp == 0 &&
             nfw_bfm_release(bfm, 0, (uint32_t)((done / sbp - 1) % nlb), 1)) {
-            fprintf(stderr, "bench_flash_nfw: %s\n", nfw_bfm_errmsg(bfm));
+            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
             cycles = 0;
             goto out_bbm;
         }
@@ -177,7 +177,7 @@ out_bbm:
     ftl_bbm_fini(&bbm);
 out:
     if (e.msg[0] || msg[0])
-        fprintf(stderr, "bench_flash_nfw: %s%s\n", e.msg, msg);
+        fprintf(stderr, "bench_nfw: %s%s\n", e.msg, msg);
     nfw_bfm_destroy(bfm);
     dram_port_destroy(port);
     dram_destroy(dram);
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
     uint64_t cyc[2] = {0, 0};
     const char *name[2] = {"rtl (verilated)", "twin (C)"};
 
-    printf("bench_flash_nfw: %u commands of %u KiB, tensor buffer latency 50 ns, fast flash, "
+    printf("bench_nfw: %u commands of %u KiB, tensor buffer latency 50 ns, fast flash, "
            "no stalls, clock %.1f GHz\n",
            n_cmd, CMD_BYTES >> 10, 1000.0 / PERIOD_PS);
     for (int k = 0; k < 2; k++) {

@@ -17,10 +17,10 @@
  * untouched. A mismatch names the descriptor, the memory, the address and both bytes.
  * Units: bytes.
  */
-#ifndef MODELS_DMA_DMA_SCN_H
-#define MODELS_DMA_DMA_SCN_H
+#ifndef TESTBENCH_ENV_DMA_SCN_H
+#define TESTBENCH_ENV_DMA_SCN_H
 
-#include "models/dma/dma_env.h"
+#include "testbench/env/dma_env.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "models/dma/dma_env.h"
+#include "testbench/env/dma_env.h"
 #include "csim/rng.h"
 
 #include <errno.h>

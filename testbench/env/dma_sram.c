@@ -1,4 +1,4 @@
-#include "models/dma/dma_sram.h"
+#include "testbench/env/dma_sram.h"
 #include "csim/rng.h"
 
 #include <assert.h>

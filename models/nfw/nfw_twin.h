@@ -18,8 +18,8 @@
  *   Assertions of the RTL on its inputs are not repeated (the lockstep run has the RTL's).
  * Units: clock cycles of the pipeline, bytes.
  */
-#ifndef MODELS_FLASH_NFW_TWIN_H
-#define MODELS_FLASH_NFW_TWIN_H
+#ifndef MODELS_NFW_NFW_TWIN_H
+#define MODELS_NFW_NFW_TWIN_H
 
 #include <stddef.h>
 #include <stdint.h>

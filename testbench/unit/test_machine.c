@@ -1,5 +1,5 @@
 /*
- * test_host_runtime: the runtime API (models/host/runtime.h) around the bit-exact core of
+ * test_machine: the machine API (models/machine/machine.h) around the bit-exact core of
  * test_system: evaluation against the golden trainer, the checkpoint round trip, the records
  * for layers.csv / trace.json / stats.json, the V-stream release policy, and every bad input
  * giving its error with a message that says what and what is accepted.
@@ -17,7 +17,7 @@
 
 #include "csim/rng.h"
 #include "models/dnn/dnn_golden.h"
-#include "models/host/runtime.h"
+#include "models/machine/machine.h"
 
 struct data {
     uint32_t count;
@@ -46,30 +46,30 @@ static void data_free(struct data *d)
     free(d->labels);
 }
 
-static struct rt *make(struct rt_cfg *c)
+static struct machine *make(struct machine_cfg *c)
 {
-    struct rt *r;
-    struct rt_err e;
-    if (rt_create(c, &r, &e))
-        fail_msg("rt_create: %s", e.msg);
+    struct machine *r;
+    struct machine_err e;
+    if (machine_create(c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
     return r;
 }
 
-static void train(struct rt *r, const struct data *d, uint32_t first, uint32_t steps)
+static void train(struct machine *r, const struct data *d, uint32_t first, uint32_t steps)
 {
-    const struct rt_cfg *c = rt_config(r);
+    const struct machine_cfg *c = machine_config(r);
     uint32_t in = dnn_model_inputs(&c->model);
-    struct rt_err e;
+    struct machine_err e;
     for (uint32_t k = first; k < first + steps; k++)
-        if (rt_train_batch(r, d->images + (size_t)k * c->batch * in, d->labels + k * c->batch, NULL,
-                           &e))
+        if (machine_train_batch(r, d->images + (size_t)k * c->batch * in, d->labels + k * c->batch,
+                                NULL, &e))
             fail_msg("step %u: %s", k, e.msg);
 }
 
-static uint64_t counter(struct rt *r, const char *name)
+static uint64_t counter(struct machine *r, const char *name)
 {
     size_t n;
-    const struct rt_counter *c = rt_counters(r, &n);
+    const struct machine_counter *c = machine_counters(r, &n);
     for (size_t i = 0; i < n; i++)
         if (strcmp(c[i].name, name) == 0)
             return c[i].is_f64 ? (uint64_t)c[i].f64 : c[i].u64;
@@ -77,33 +77,34 @@ static uint64_t counter(struct rt *r, const char *name)
     return 0;
 }
 
-/* rt_eval: the golden trainer's predictions and logits, for a count that is no multiple of B. */
+/* machine_eval: the golden trainer's predictions and logits, for a count that is no multiple of B.
+ */
 static void test_eval_matches_golden(void **state)
 {
-    struct rt_cfg c;
+    struct machine_cfg c;
     struct data d;
     struct dnn_err de;
-    struct rt_err e;
+    struct machine_err e;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 2;
-    struct rt *r = make(&c);
+    struct machine *r = make(&c);
     uint32_t in = dnn_model_inputs(&c.model), C = dnn_model_classes(&c.model);
     data_make(&d, 29, in, 3);
     train(r, &d, 0, 2);
 
     float *zm = malloc(29 * C * sizeof(float)), *zg = malloc(29 * C * sizeof(float));
     uint32_t cm = 0, cg = 0;
-    assert_int_equal(rt_eval(r, d.images, d.labels, 29, &cm, zm, &e), 0);
-    assert_int_equal(dnn_golden_forward(rt_params(r), d.images, 29, zg, &de), 0);
-    assert_int_equal(dnn_golden_eval(rt_params(r), d.images, d.labels, 29, 7, &cg, &de), 0);
+    assert_int_equal(machine_eval(r, d.images, d.labels, 29, &cm, zm, &e), 0);
+    assert_int_equal(dnn_golden_forward(machine_params(r), d.images, 29, zg, &de), 0);
+    assert_int_equal(dnn_golden_eval(machine_params(r), d.images, d.labels, 29, 7, &cg, &de), 0);
     assert_int_equal(cm, cg);
     assert_memory_equal(zm, zg, 29 * C * sizeof(float));
     /* evaluation does not move the optimizer */
-    assert_int_equal(rt_params(r)->step, 2);
+    assert_int_equal(machine_params(r)->step, 2);
     free(zm);
     free(zg);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
 }
 
@@ -132,28 +133,28 @@ static struct dnn_params *params_copy(const struct dnn_params *p)
 /* Checkpoint after 2 steps, restore into a fresh machine: step 3 is the same on both. */
 static void test_checkpoint_round_trip(void **state)
 {
-    struct rt_cfg c;
+    struct machine_cfg c;
     struct data d;
-    struct rt_err e;
+    struct machine_err e;
     struct dnn_err de;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 2;
     dnn_params_opt_adam(&c.opt, 0.003f);
-    struct rt *a = make(&c);
+    struct machine *a = make(&c);
     data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 9);
     train(a, &d, 0, 2);
-    struct dnn_params *ck = params_copy(rt_params(a));
+    struct dnn_params *ck = params_copy(machine_params(a));
 
     c.init_seed = 999; /* different initial weights: the restore must replace them */
-    struct rt *b = make(&c);
-    assert_false(dnn_params_equal(rt_params(a), rt_params(b)));
-    assert_int_equal(rt_set_params(b, ck, &e), 0);
-    assert_true(dnn_params_equal(rt_params(a), rt_params(b)));
+    struct machine *b = make(&c);
+    assert_false(dnn_params_equal(machine_params(a), machine_params(b)));
+    assert_int_equal(machine_set_params(b, ck, &e), 0);
+    assert_true(dnn_params_equal(machine_params(a), machine_params(b)));
     train(a, &d, 2, 1);
     train(b, &d, 2, 1);
-    assert_true(dnn_params_equal(rt_params(a), rt_params(b)));
-    assert_int_equal(rt_params(b)->step, 3);
+    assert_true(dnn_params_equal(machine_params(a), machine_params(b)));
+    assert_int_equal(machine_params(b)->step, 3);
 
     /* a checkpoint of another model or optimizer is refused */
     struct dnn_params *other;
@@ -162,91 +163,91 @@ static void test_checkpoint_round_trip(void **state)
     assert_int_equal(dnn_model_parse(&m, "mlp:64-16-10", &de), 0);
     dnn_params_opt_adam(&o, 0.1f);
     assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
-    assert_int_equal(rt_set_params(b, other, &e), -EINVAL);
+    assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "layer 1 is 64x16"));
     dnn_params_destroy(other);
     assert_int_equal(dnn_model_parse(&m, "mlp:64-32-10", &de), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
     assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
-    assert_int_equal(rt_set_params(b, other, &e), -EINVAL);
+    assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "optimizer"));
     dnn_params_destroy(other);
 
     dnn_params_destroy(ck);
-    rt_destroy(a);
-    rt_destroy(b);
+    machine_destroy(a);
+    machine_destroy(b);
     data_free(&d);
 }
 
 /* layers.csv rows, busy intervals and counters. */
 static void test_records(void **state)
 {
-    struct rt_cfg c;
+    struct machine_cfg c;
     struct data d;
     (void)state;
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 2;
-    struct rt *r = make(&c);
+    struct machine *r = make(&c);
     uint32_t L = c.model.n_layers;
     data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 4);
     train(r, &d, 0, 1);
-    rt_record_busy(r, true, 0);
+    machine_record_busy(r, true, 0);
     train(r, &d, 1, 1);
 
     size_t n;
-    const struct rt_layer_rec *rec = rt_layer_recs(r, &n);
+    const struct machine_layer_rec *rec = machine_layer_recs(r, &n);
     assert_int_equal(n, 2 * 2 * L);
     for (size_t i = 0; i < n; i++) {
-        const struct rt_layer_rec *x = &rec[i];
+        const struct machine_layer_rec *x = &rec[i];
         uint32_t j = (uint32_t)(i % (2 * L));
         assert_int_equal(x->step, i / (2 * L));
-        assert_int_equal(x->pass, j < L ? RT_FWD : RT_BWD);
+        assert_int_equal(x->pass, j < L ? MACHINE_FWD : MACHINE_BWD);
         assert_int_equal(x->layer, j < L ? j + 1 : 2 * L - j);
         assert_true(x->start_ps < x->end_ps);
-        assert_true(x->phase_ps[RT_PH_COMPUTE] > 0);
-        assert_true(x->phase_ps[RT_PH_WEIGHT_FETCH] > 0);
-        assert_true(x->phase_ps[RT_PH_BROADCAST] > 0);
-        for (int p = 0; p < RT_PH_N; p++)
+        assert_true(x->phase_ps[MACHINE_PH_COMPUTE] > 0);
+        assert_true(x->phase_ps[MACHINE_PH_WEIGHT_FETCH] > 0);
+        assert_true(x->phase_ps[MACHINE_PH_BROADCAST] > 0);
+        for (int p = 0; p < MACHINE_PH_N; p++)
             assert_true(x->phase_ps[p] <= x->end_ps - x->start_ps);
-        assert_true(x->waited_on < RT_PH_N);
-        if (x->pass == RT_BWD) {
-            assert_true(x->phase_ps[RT_PH_REDUCE] > 0);
-            assert_true(x->phase_ps[RT_PH_OPTIMIZER] > 0);
-            assert_true(x->phase_ps[RT_PH_ACT_READ] > 0);
+        assert_true(x->waited_on < MACHINE_PH_N);
+        if (x->pass == MACHINE_BWD) {
+            assert_true(x->phase_ps[MACHINE_PH_REDUCE] > 0);
+            assert_true(x->phase_ps[MACHINE_PH_OPTIMIZER] > 0);
+            assert_true(x->phase_ps[MACHINE_PH_ACT_READ] > 0);
         } else {
-            assert_int_equal(x->phase_ps[RT_PH_OPTIMIZER], 0);
-            assert_true(x->phase_ps[RT_PH_ACT_WRITE] > 0);
+            assert_int_equal(x->phase_ps[MACHINE_PH_OPTIMIZER], 0);
+            assert_true(x->phase_ps[MACHINE_PH_ACT_WRITE] > 0);
         }
     }
-    assert_string_equal(rt_phase_name(RT_PH_WEIGHT_FETCH), "weight_fetch");
-    assert_string_equal(rt_pass_name(RT_BWD), "bwd");
+    assert_string_equal(machine_phase_name(MACHINE_PH_WEIGHT_FETCH), "weight_fetch");
+    assert_string_equal(machine_pass_name(MACHINE_BWD), "bwd");
 
     /* busy intervals: only the second step, every resource named */
     uint64_t dropped;
-    const struct rt_busy *b = rt_busy(r, &n, &dropped);
+    const struct machine_busy *b = machine_busy(r, &n, &dropped);
     assert_true(n > 20);
     assert_int_equal(dropped, 0);
     bool seen_core = false, seen_wn = false, seen_fab = false;
     for (size_t i = 0; i < n; i++) {
-        assert_true(b[i].res < rt_resources(r));
+        assert_true(b[i].res < machine_resources(r));
         assert_true(b[i].start_ps <= b[i].end_ps);
         assert_int_equal(b[i].step, 1);
         assert_true(b[i].label && b[i].label[0]);
-        const char *name = rt_resource_name(r, b[i].res);
+        const char *name = machine_resource_name(r, b[i].res);
         seen_core |= strcmp(name, "an1.core") == 0;
         seen_wn |= strcmp(name, "wn.flash_rd") == 0;
         seen_fab |= strcmp(name, "fabric.down") == 0;
     }
     assert_true(seen_core && seen_wn && seen_fab);
-    rt_clear_busy(r);
-    rt_record_busy(r, true, 5);
+    machine_clear_busy(r);
+    machine_record_busy(r, true, 5);
     train(r, &d, 2, 1);
-    rt_busy(r, &n, &dropped);
+    machine_busy(r, &n, &dropped);
     assert_int_equal(n, 5);
     assert_true(dropped > 0);
 
     /* counters: unique names, units, the obvious values */
-    const struct rt_counter *ct = rt_counters(r, &n);
+    const struct machine_counter *ct = machine_counters(r, &n);
     assert_true(n > 50);
     for (size_t i = 0; i < n; i++) {
         assert_non_null(ct[i].unit);
@@ -260,10 +261,10 @@ static void test_records(void **state)
     assert_true(counter(r, "an1.core.gemms") > 0);
     assert_true(counter(r, "an0.core.busy_ps") > 0);
     assert_true(counter(r, "fabric.bytes_down") > 0);
-    rt_clear_records(r);
-    rt_layer_recs(r, &n);
+    machine_clear_records(r);
+    machine_layer_recs(r, &n);
     assert_int_equal(n, 0);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
 }
 
@@ -271,13 +272,13 @@ static void test_records(void **state)
  * the FTL's rotation and P/E counters move every step; packed, they do not for a few steps. */
 static void test_v_stream_release(void **state)
 {
-    struct rt_cfg c;
+    struct machine_cfg c;
     struct data d;
     (void)state;
     for (int fresh = 0; fresh < 2; fresh++) {
-        rt_cfg_small(&c);
+        machine_cfg_small(&c);
         c.act_fresh_lb = fresh;
-        struct rt *r = make(&c);
+        struct machine *r = make(&c);
         data_make(&d, 4 * c.batch, dnn_model_inputs(&c.model), 6);
         train(r, &d, 0, 4);
         uint64_t rel = counter(r, "an0.flash.V.released");
@@ -291,12 +292,12 @@ static void test_v_stream_release(void **state)
         }
         assert_int_equal(counter(r, "an0.flash.V.live_pages"), 0);
         assert_int_equal(counter(r, "an0.flash.NV.live_pages"), 0);
-        rt_destroy(r);
+        machine_destroy(r);
         data_free(&d);
     }
 }
 
-static void expect(int rc, int want, const struct rt_err *e, const char *needle)
+static void expect(int rc, int want, const struct machine_err *e, const char *needle)
 {
     assert_int_equal(rc, want);
     if (!strstr(e->msg, needle))
@@ -305,90 +306,91 @@ static void expect(int rc, int want, const struct rt_err *e, const char *needle)
 
 static void test_bad_configs(void **state)
 {
-    struct rt_cfg c;
-    struct rt *r = NULL;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine *r = NULL;
+    struct machine_err e;
     struct dnn_err de;
-    enum rt_fidelity f;
+    enum machine_fidelity f;
     (void)state;
 
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.n_an = 0;
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "accepted 1..");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "accepted 1..");
+    machine_cfg_small(&c);
     c.batch = 12;
     c.n_an = 8;
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "not divisible by 8");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "not divisible by 8");
+    machine_cfg_small(&c);
     c.opt.lr = -1.0f;
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "optimizer");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "optimizer");
+    machine_cfg_small(&c);
     assert_int_equal(dnn_model_parse(&c.model, "mlp:8192-10", &de), 0);
-    expect(rt_create(&c, &r, &e), -ENOSPC, &e, "K is never split");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -ENOSPC, &e, "K is never split");
+    machine_cfg_small(&c);
     c.an_flash.geom.blocks_per_plane = 100;
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "blocks");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "blocks");
+    machine_cfg_small(&c);
     c.core.rows = 0;
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "rows and cols 1..64");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "rows and cols 1..64");
+    machine_cfg_small(&c);
     c.tb.size_bytes = 8192;
-    expect(rt_create(&c, &r, &e), -ENOSPC, &e, "tensor buffer");
-    rt_cfg_small(&c);
+    expect(machine_create(&c, &r, &e), -ENOSPC, &e, "tensor buffer");
+    machine_cfg_small(&c);
     assert_int_equal(dnn_model_parse(&c.model, "mlp:64-300", &de), 0);
-    expect(rt_create(&c, &r, &e), -EINVAL, &e, "classes");
+    expect(machine_create(&c, &r, &e), -EINVAL, &e, "classes");
     assert_null(r);
-    expect(rt_fidelity_parse("fast", &f, &e), -EINVAL, &e, "accepted tlm, rtl or lockstep");
-    assert_int_equal(rt_fidelity_parse("lockstep", &f, &e), 0);
-    assert_int_equal(f, RT_LOCKSTEP);
+    expect(machine_fidelity_parse("fast", &f, &e), -EINVAL, &e, "accepted tlm, rtl or lockstep");
+    assert_int_equal(machine_fidelity_parse("lockstep", &f, &e), 0);
+    assert_int_equal(f, MACHINE_LOCKSTEP);
 }
 
 static void test_bad_calls(void **state)
 {
-    struct rt_cfg c;
-    struct rt_err e;
+    struct machine_cfg c;
+    struct machine_err e;
     struct data d;
     uint32_t ok;
     (void)state;
-    rt_cfg_small(&c);
-    struct rt *r = make(&c);
+    machine_cfg_small(&c);
+    struct machine *r = make(&c);
     data_make(&d, 2 * c.batch, dnn_model_inputs(&c.model), 8);
 
-    expect(rt_step(r, NULL, &e), -ENODATA, &e, "no batch loaded");
-    expect(rt_load_inputs(r, d.images, d.labels, c.batch + 1, &e), -EINVAL, &e,
+    expect(machine_step(r, NULL, &e), -ENODATA, &e, "no batch loaded");
+    expect(machine_load_inputs(r, d.images, d.labels, c.batch + 1, &e), -EINVAL, &e,
            "multiple of the batch");
     d.labels[3] = 10;
-    expect(rt_load_inputs(r, d.images, d.labels, c.batch, &e), -EINVAL, &e, "label 10");
+    expect(machine_load_inputs(r, d.images, d.labels, c.batch, &e), -EINVAL, &e, "label 10");
     d.labels[3] = 1;
-    expect(rt_set_fidelity(r, RT_RTL, &e), -EINVAL, &e, "needs the RTL core backend");
-    expect(rt_set_fidelity(r, RT_LOCKSTEP, &e), -EINVAL, &e, "needs the RTL core backend");
-    assert_int_equal(rt_get_fidelity(r), RT_TLM);
+    expect(machine_set_fidelity(r, MACHINE_RTL, &e), -EINVAL, &e, "needs the RTL core backend");
+    expect(machine_set_fidelity(r, MACHINE_LOCKSTEP, &e), -EINVAL, &e,
+           "needs the RTL core backend");
+    assert_int_equal(machine_get_fidelity(r), MACHINE_TLM);
     struct vtrace_opts o = {.path = "/tmp/none.fst"};
-    expect(rt_trace_core(r, 0, &o, &e), -EINVAL, &e, "rtl or lockstep");
-    expect(rt_trace_core(r, 5, &o, &e), -EINVAL, &e, "accepted 0..0");
-    expect(rt_eval(r, d.images, d.labels, 0, &ok, NULL, &e), -EINVAL, &e, "at least one");
+    expect(machine_trace_core(r, 0, &o, &e), -EINVAL, &e, "rtl or lockstep");
+    expect(machine_trace_core(r, 5, &o, &e), -EINVAL, &e, "accepted 0..0");
+    expect(machine_eval(r, d.images, d.labels, 0, &ok, NULL, &e), -EINVAL, &e, "at least one");
 
     /* pending batches, and clearing them */
-    assert_int_equal(rt_load_inputs(r, d.images, d.labels, 2 * c.batch, &e), 0);
-    assert_int_equal(rt_batches_pending(r), 2);
-    assert_int_equal(rt_step(r, NULL, &e), 0);
-    assert_int_equal(rt_batches_pending(r), 1);
-    assert_int_equal(rt_clear_inputs(r, &e), 0);
-    assert_int_equal(rt_batches_pending(r), 0);
-    expect(rt_step(r, NULL, &e), -ENODATA, &e, "no batch loaded");
-    rt_destroy(r);
+    assert_int_equal(machine_load_inputs(r, d.images, d.labels, 2 * c.batch, &e), 0);
+    assert_int_equal(machine_batches_pending(r), 2);
+    assert_int_equal(machine_step(r, NULL, &e), 0);
+    assert_int_equal(machine_batches_pending(r), 1);
+    assert_int_equal(machine_clear_inputs(r, &e), 0);
+    assert_int_equal(machine_batches_pending(r), 0);
+    expect(machine_step(r, NULL, &e), -ENODATA, &e, "no batch loaded");
+    machine_destroy(r);
 
     /* the NV stream fills up: 83 logical blocks of 8 pages, one page per shard */
-    rt_cfg_small(&c);
+    machine_cfg_small(&c);
     c.an_flash.geom.pages_per_block = 2;
     r = make(&c);
     int rc = 0;
     uint32_t loaded = 0;
     for (; loaded < 1000 && !rc; loaded++)
-        rc = rt_load_inputs(r, d.images, d.labels, c.batch, &e);
+        rc = machine_load_inputs(r, d.images, d.labels, c.batch, &e);
     expect(rc, -ENOSPC, &e, "stream 'NV' is full");
     assert_true(loaded > 600);
-    rt_destroy(r);
+    machine_destroy(r);
     data_free(&d);
 }
 

@@ -4,7 +4,7 @@
  *
  * Contract
  * --------
- * Modelled: a byte array of cfg.bytes behind the port of models/dma/dma_if.h (struct
+ * Modelled: a byte array of cfg.bytes behind the port of csim/shim/dma.h (struct
  * dma_sram_req / dma_sram_rsp): req_ready is high unless a seeded random stall holds it low
  * this cycle (stall_pct, the core computing); an accepted write lands at once under its
  * strobes; an accepted read samples the array at once. Every accepted request is answered
@@ -16,10 +16,10 @@
  * Not modelled: banks, conflicts with the core's own accesses (only as random stalls).
  * Units: bytes, cycles.
  */
-#ifndef MODELS_DMA_DMA_SRAM_H
-#define MODELS_DMA_DMA_SRAM_H
+#ifndef TESTBENCH_ENV_DMA_SRAM_H
+#define TESTBENCH_ENV_DMA_SRAM_H
 
-#include "models/dma/dma_if.h"
+#include "csim/shim/dma.h"
 
 #include <stdbool.h>
 #include <stdint.h>

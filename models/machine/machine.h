@@ -1,5 +1,5 @@
 /*
- * runtime: the flashstream training machine, assembled and driven by the host: one Weight Node
+ * machine: the flashstream training machine, assembled and driven by the host: one Weight Node
  * (WN) holding the model in flash, N Activation Nodes (ANs) training data parallel, the fabric
  * between them; the host compiles the model into per-node command sequences
  * (models/host/compile.h) and this module runs them on the event kernel, one training step at
@@ -14,7 +14,7 @@
  *     runs the forward pass layer by layer (DMA tensor buffer -> core SRAM, GEMM on the core,
  *     vector unit for bias/ReLU/bf16), appends every layer's bf16 input to its V stream, computes
  *     the loss at the last layer; the backward pass in reverse layer order with the weights
- *     streamed again (or the output layer kept resident: rt_cfg.keep_output_resident), the
+ *     streamed again (or the output layer kept resident: machine_cfg.keep_output_resident), the
  *     activations read back from flash, weight and bias gradients summed over the ANs by the
  *     fabric in node order; the WN reads the layer's master weights and optimizer state from
  *     flash, runs the optimizer of models/dnn/dnn_params (the only implementation) and appends
@@ -26,8 +26,8 @@
  *     model: core twin/RTL cycles, DMA twin cycles, flash FMS/FTL completion times, fabric
  *     broadcast/reduce times, vector-unit and optimizer-unit formulas. Steps do not overlap:
  *     step k + 1 starts when every command of step k is done.
- *   - Fidelity (rt_fidelity): the AN cores run as the C twin (tlm), the verilated RTL (rtl) or
- *     both compared (lockstep), switchable between steps (rt_set_fidelity). Everything else is
+ *   - Fidelity (machine_fidelity): the AN cores run as the C twin (tlm), the verilated RTL (rtl) or
+ *     both compared (lockstep), switchable between steps (machine_set_fidelity). Everything else is
  *     C in every mode.
  * Not modelled: see README.md "Execution model, what is weak" (PCIe, DRAM contention, the NAND
  * write pipeline's RTL, the DMA's RTL, overlap between steps, perf mode).
@@ -35,10 +35,10 @@
  *
  * Data for the stats/trace writers (csim/stats*, csim/trace*): plain C arrays, valid until the
  * next call that changes them:
- *   - rt_layer_recs(): one row per (step, layer, pass) = one row of layers.csv. Columns:
+ *   - machine_layer_recs(): one row per (step, layer, pass) = one row of layers.csv. Columns:
  *       step            optimizer step (0-based) the row belongs to
  *       layer           layer, 1-based as in the numerics spec (1 = first FC layer)
- *       pass            "fwd" or "bwd" (rt_pass_name)
+ *       pass            "fwd" or "bwd" (machine_pass_name)
  *       start_ps        first command of the layer and pass starts (any node)
  *       end_ps          last command of the layer and pass ends (any node)
  *       compute_ps      time with at least one AN core GEMM, DMA transfer or vector-unit
@@ -56,18 +56,18 @@
  *                       else the transfer the layer waited on
  *     Each *_ps phase column is the length of the union of that phase's busy intervals, so
  *     phases may overlap each other (prefetch) and their sum may exceed end_ps - start_ps.
- *   - rt_busy(): busy intervals per resource for a Chrome trace: one track per resource
- *     (rt_resource_name: "wn.flash_rd", "wn.flash_wr", "wn.opt", "fabric.down", "fabric.up",
+ *   - machine_busy(): busy intervals per resource for a Chrome trace: one track per resource
+ *     (machine_resource_name: "wn.flash_rd", "wn.flash_wr", "wn.opt", "fabric.down", "fabric.up",
  *     "an0.flash_rd", "an0.flash_wr", "an0.dma", "an0.core", "an0.vu", ...), each interval with
  *     start/end in ps and a label ("GEMM L2 bwd dW t3 [784x16x16]"). Recorded only while
- *     rt_record_busy(r, true) (off by default; an epoch makes ~10^6 of them).
- *   - rt_counters(): every counter of the run (name "an0.core.busy_ps", value, unit).
+ *     machine_record_busy(r, true) (off by default; an epoch makes ~10^6 of them).
+ *   - machine_counters(): every counter of the run (name "an0.core.busy_ps", value, unit).
  *
  * Errors: functions that act return 0 or a negative errno with a message for people in the
- * caller's struct rt_err (what was wrong, where, what is accepted).
+ * caller's struct machine_err (what was wrong, where, what is accepted).
  */
-#ifndef MODELS_HOST_RUNTIME_H
-#define MODELS_HOST_RUNTIME_H
+#ifndef MODELS_MACHINE_MACHINE_H
+#define MODELS_MACHINE_MACHINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,8 +75,8 @@
 #include <stdio.h>
 
 #include "csim/shim/vtrace.h"
-#include "models/core/core_twin.h"
-#include "models/dma/dma_if.h"
+#include "csim/shim/core.h"
+#include "csim/shim/dma.h"
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 #include "models/dram/dram.h"
@@ -85,23 +85,23 @@
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
 
-#define RT_MAX_AN  64
-#define RT_ERR_LEN 1024
+#define MACHINE_MAX_AN  64
+#define MACHINE_ERR_LEN 1024
 
-struct rt_err {
-    char msg[RT_ERR_LEN];
+struct machine_err {
+    char msg[MACHINE_ERR_LEN];
 };
 
-enum rt_fidelity {
-    RT_TLM = 0,      /* C twin of the core */
-    RT_RTL = 1,      /* verilated core (rt_cfg.rtl must be set) */
-    RT_LOCKSTEP = 2, /* both, every GEMM and read compared */
+enum machine_fidelity {
+    MACHINE_TLM = 0,      /* C twin of the core */
+    MACHINE_RTL = 1,      /* verilated core (machine_cfg.rtl must be set) */
+    MACHINE_LOCKSTEP = 2, /* both, every GEMM and read compared */
 };
 
 /* Timing of the WN's reduce + optimizer unit (ours): a pipelined fp32 unit of `lanes` elements
  * per cycle at period_ps; updating n parameters takes latency + ceil(n * cost / lanes) cycles,
  * cost = cost_sgd or cost_adam (the Adam update needs a divide and a square root). */
-struct rt_optu_cfg {
+struct machine_optu_cfg {
     uint64_t period_ps; /* 1250 (0.8 GHz, like the cores) */
     uint32_t lanes;     /* 16 */
     uint32_t latency;   /* 32 */
@@ -109,7 +109,7 @@ struct rt_optu_cfg {
     uint32_t cost_adam; /* 4 */
 };
 
-struct rt_cfg {
+struct machine_cfg {
     /* ---- the training job ---- */
     struct dnn_model model; /* dnn_model_parse(&model, "fc-mnist", ...) */
     struct dnn_opt opt;     /* dnn_params_opt_sgd / dnn_params_opt_adam */
@@ -118,35 +118,35 @@ struct rt_cfg {
     uint32_t samples;       /* samples per epoch the NV streams must hold (validation only;
                                0: one batch) */
     /* ---- the machine ---- */
-    uint32_t n_an;             /* N Activation Nodes, 1..RT_MAX_AN */
-    struct core_twin_cfg core; /* each AN's core: array and scratchpad words */
-    uint64_t core_period_ps;   /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
-    struct vu_cfg vu;          /* AN vector unit timing */
-    struct rt_optu_cfg optu;   /* WN reduce + optimizer unit timing */
-    struct dma_params dma;     /* AN DMA parameters (timing from its twin) */
-    struct dram_cfg tb;        /* every node's tensor buffer (size checked by validation) */
-    struct flash_cfg an_flash; /* each AN's FMS */
-    struct flash_cfg wn_flash; /* the WN's FMS */
-    struct fabric_cfg fabric;  /* n_an is overwritten with n_an */
-    bool keep_output_resident; /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
-    bool act_fresh_lb;         /* each step's activations start a fresh logical block of the
-                                  V stream, released after the backward pass (so the FTL's
-                                  rotation and P/E counters move every step); off: steps
-                                  pack the V stream and blocks are released when all their
-                                  data are consumed. On the default FMS a block is a 3 GiB
-                                  superblock: releasing one per step costs a 5 ms erase on
-                                  every die (fc-mnist: 0.93 -> 5.8 ms per step) */
-    bool wn_state_payload;     /* keep the bytes of the masters and optimizer state in the
-                                  WN's flash (host memory grows with every step until a
-                                  logical block is released); off: those streams are timed
-                                  only, the optimizer works on the WN's own fp32 copy
-                                  either way. The bf16 weights always keep their bytes: the
-                                  ANs compute with what the WN reads back from flash. */
+    uint32_t n_an;                /* N Activation Nodes, 1..MACHINE_MAX_AN */
+    struct core_twin_cfg core;    /* each AN's core: array and scratchpad words */
+    uint64_t core_period_ps;      /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
+    struct vu_cfg vu;             /* AN vector unit timing */
+    struct machine_optu_cfg optu; /* WN reduce + optimizer unit timing */
+    struct dma_params dma;        /* AN DMA parameters (timing from its twin) */
+    struct dram_cfg tb;           /* every node's tensor buffer (size checked by validation) */
+    struct flash_cfg an_flash;    /* each AN's FMS */
+    struct flash_cfg wn_flash;    /* the WN's FMS */
+    struct fabric_cfg fabric;     /* n_an is overwritten with n_an */
+    bool keep_output_resident;    /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
+    bool act_fresh_lb;            /* each step's activations start a fresh logical block of the
+                                     V stream, released after the backward pass (so the FTL's
+                                     rotation and P/E counters move every step); off: steps
+                                     pack the V stream and blocks are released when all their
+                                     data are consumed. On the default FMS a block is a 3 GiB
+                                     superblock: releasing one per step costs a 5 ms erase on
+                                     every die (fc-mnist: 0.93 -> 5.8 ms per step) */
+    bool wn_state_payload;        /* keep the bytes of the masters and optimizer state in the
+                                     WN's flash (host memory grows with every step until a
+                                     logical block is released); off: those streams are timed
+                                     only, the optimizer works on the WN's own fp32 copy
+                                     either way. The bf16 weights always keep their bytes: the
+                                     ANs compute with what the WN reads back from flash. */
     /* ---- the simulation ---- */
-    enum rt_fidelity fidelity;     /* of the first step; rt_set_fidelity() changes it */
-    const struct core_be_ops *rtl; /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
-                                      NULL: tlm only */
-    uint64_t seed;                 /* machine seed: RTL initial state */
+    enum machine_fidelity fidelity; /* of the first step; machine_set_fidelity() changes it */
+    const struct core_be_ops *rtl;  /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
+                                       NULL: tlm only */
+    uint64_t seed;                  /* machine seed: RTL initial state */
 };
 
 /*
@@ -156,23 +156,23 @@ struct rt_cfg {
  * (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash model (the bytes
  * of live records are kept beside it: models/node/nflash.h), tlm.
  */
-void rt_cfg_default(struct rt_cfg *c);
+void machine_cfg_default(struct machine_cfg *c);
 /* A small machine for tests: a 64-32-10 MLP, B 8, the 8 x 8 core with 512-word pads (the
  * verilated core_8x8), and a small FMS (2 channels, 1 chip, 2 planes, 683 blocks of 16 pages
  * of 4 KiB: 256 KiB per logical block) on every node, with the bytes stored in the flash
  * model's pages (wn_state_payload on too). */
-void rt_cfg_small(struct rt_cfg *c);
+void machine_cfg_small(struct machine_cfg *c);
 
-const char *rt_fidelity_name(enum rt_fidelity f);
+const char *machine_fidelity_name(enum machine_fidelity f);
 /* "tlm", "rtl", "lockstep": 0, or -EINVAL naming the text and what is accepted. */
-int rt_fidelity_parse(const char *s, enum rt_fidelity *f, struct rt_err *e);
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e);
 
 /*
  * --compile_only: compile cfg and print the per-node command sequences, one line per command
  * (id, node, kind, layer/pass, sizes, dependencies), with the tensor-buffer allocation. 0, or
- * the error of compilation (a model that does not fit: see rt_validate).
+ * the error of compilation (a model that does not fit: see machine_validate).
  */
-int rt_compile_listing(const struct rt_cfg *c, FILE *out, struct rt_err *e);
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e);
 /*
  * --validate_only: check that the model fits the machine and print a table of every check
  * (need, capacity, OK/FAIL): B divisible by N, dimensions, SRAM panels of every GEMM (K is never
@@ -180,19 +180,19 @@ int rt_compile_listing(const struct rt_cfg *c, FILE *out, struct rt_err *e);
  * fits; -ENOSPC (capacity) or -EINVAL (bad configuration) with every failed check's reason in
  * e. out may be NULL.
  */
-int rt_validate(const struct rt_cfg *c, FILE *out, struct rt_err *e);
+int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e);
 
-struct rt;
+struct machine;
 
 /*
- * Build the machine for c: validate (errors as rt_validate), compile, create the nodes, write
+ * Build the machine for c: validate (errors as machine_validate), compile, create the nodes, write
  * the initial weights, masters and optimizer state (dnn_params_init(init_seed)) into the WN's
  * flash. That preload takes simulated time; the first step starts after it.
  * 0, -EINVAL, -ENOSPC, -ENOMEM (message in e).
  */
-int rt_create(const struct rt_cfg *c, struct rt **out, struct rt_err *e);
-void rt_destroy(struct rt *r);
-const struct rt_cfg *rt_config(const struct rt *r);
+int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e);
+void machine_destroy(struct machine *r);
+const struct machine_cfg *machine_config(const struct machine *r);
 
 /* ---- training data ---- */
 
@@ -203,19 +203,19 @@ const struct rt_cfg *rt_config(const struct rt *r);
  * is appended to AN n's NV stream. images [count x inputs] u8, labels [count] (< classes).
  * Queued behind batches loaded before. Takes simulated flash time, not part of any step: the
  * next step starts after it. -EINVAL (count, labels), -ENOSPC (NV stream full: consume or
- * rt_clear_inputs first).
+ * machine_clear_inputs first).
  */
-int rt_load_inputs(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                   struct rt_err *e);
+int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
+                        uint32_t count, struct machine_err *e);
 /* Batches loaded and not yet trained on. */
-uint32_t rt_batches_pending(const struct rt *r);
+uint32_t machine_batches_pending(const struct machine *r);
 /* Drop every pending batch (their NV-stream blocks are released). */
-int rt_clear_inputs(struct rt *r, struct rt_err *e);
+int machine_clear_inputs(struct machine *r, struct machine_err *e);
 
 /* ---- training ---- */
 
 /* What one step did. */
-struct rt_step_info {
+struct machine_step_info {
     uint64_t step;     /* optimizer step k of this batch (0-based) */
     float loss;        /* global loss, as models/dnn/README.md section 5 defines it */
     uint64_t start_ps; /* simulated time the step started */
@@ -226,11 +226,11 @@ struct rt_step_info {
 
 /* One training step on the next pending batch. -ENODATA (nothing loaded), -EPROTO (lockstep
  * divergence: the report is in e), other errors of the blocks. info may be NULL. After any
- * error other than -ENODATA the machine is left mid-step: report and rt_destroy it. */
-int rt_step(struct rt *r, struct rt_step_info *info, struct rt_err *e);
-/* rt_load_inputs of one batch (B samples), then rt_step. */
-int rt_train_batch(struct rt *r, const uint8_t *images, const uint8_t *labels,
-                   struct rt_step_info *info, struct rt_err *e);
+ * error other than -ENODATA the machine is left mid-step: report and machine_destroy it. */
+int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e);
+/* machine_load_inputs of one batch (B samples), then machine_step. */
+int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
+                        struct machine_step_info *info, struct machine_err *e);
 
 /*
  * Test accuracy: forward passes of `count` samples (any count >= 1) on the ANs with the current
@@ -239,82 +239,83 @@ int rt_train_batch(struct rt *r, const uint8_t *images, const uint8_t *labels,
  * maximum logit) equals the label. Takes simulated time; does not change the step count.
  * logits (may be NULL): [count x classes] fp32.
  */
-int rt_eval(struct rt *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-            uint32_t *correct, float *logits, struct rt_err *e);
+int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
+                 uint32_t *correct, float *logits, struct machine_err *e);
 
 /* ---- fidelity and waves ---- */
 
 /* Takes effect at the next step. -EINVAL when rtl/lockstep is asked and cfg.rtl is NULL or the
  * RTL model's configuration differs from cfg.core (the message says both). */
-int rt_set_fidelity(struct rt *r, enum rt_fidelity f, struct rt_err *e);
-enum rt_fidelity rt_get_fidelity(const struct rt *r);
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e);
+enum machine_fidelity machine_get_fidelity(const struct machine *r);
 /* Start an FST trace of AN an's RTL core (rtl or lockstep mode only). */
-int rt_trace_core(struct rt *r, uint32_t an, const struct vtrace_opts *o, struct rt_err *e);
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
+                       struct machine_err *e);
 
 /* ---- parameters (checkpoints) ---- */
 
 /* The fp32 masters, optimizer state and step count, as the WN holds them. Read them between
- * steps; do not change them through this pointer (use rt_set_params). */
-const struct dnn_params *rt_params(const struct rt *r);
+ * steps; do not change them through this pointer (use machine_set_params). */
+const struct dnn_params *machine_params(const struct machine *r);
 /* Restore: copy p (same model and optimizer kind) into the WN, masters, bf16 copies, state and
  * step count, and rewrite them into the WN's flash (simulated time passes; no step runs).
  * -EINVAL naming the mismatch. */
-int rt_set_params(struct rt *r, const struct dnn_params *p, struct rt_err *e);
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e);
 
 /* ---- records for stats.json, layers.csv and trace.json ---- */
 
-enum rt_pass {
-    RT_FWD = 0,
-    RT_BWD = 1,
+enum machine_pass {
+    MACHINE_FWD = 0,
+    MACHINE_BWD = 1,
 };
 
-enum rt_phase {
-    RT_PH_COMPUTE = 0,  /* AN core, DMA, vector unit */
-    RT_PH_WEIGHT_FETCH, /* WN flash reads */
-    RT_PH_BROADCAST,    /* fabric down */
-    RT_PH_ACT_WRITE,    /* AN flash writes of activations */
-    RT_PH_ACT_READ,     /* AN flash reads of activations (and of the input shard) */
-    RT_PH_REDUCE,       /* fabric up: gradients, loss */
-    RT_PH_OPTIMIZER,    /* WN optimizer unit and its flash write-back */
-    RT_PH_N
+enum machine_phase {
+    MACHINE_PH_COMPUTE = 0,  /* AN core, DMA, vector unit */
+    MACHINE_PH_WEIGHT_FETCH, /* WN flash reads */
+    MACHINE_PH_BROADCAST,    /* fabric down */
+    MACHINE_PH_ACT_WRITE,    /* AN flash writes of activations */
+    MACHINE_PH_ACT_READ,     /* AN flash reads of activations (and of the input shard) */
+    MACHINE_PH_REDUCE,       /* fabric up: gradients, loss */
+    MACHINE_PH_OPTIMIZER,    /* WN optimizer unit and its flash write-back */
+    MACHINE_PH_N
 };
 
-const char *rt_pass_name(enum rt_pass p);   /* "fwd", "bwd" */
-const char *rt_phase_name(enum rt_phase p); /* "compute", "weight_fetch", ... (column names
-                                               without "_ps") */
+const char *machine_pass_name(enum machine_pass p);   /* "fwd", "bwd" */
+const char *machine_phase_name(enum machine_phase p); /* "compute", "weight_fetch", ... (column
+                                               names without "_ps") */
 
 /* One row of layers.csv (see the contract for every column). */
-struct rt_layer_rec {
+struct machine_layer_rec {
     uint64_t step;
     uint32_t layer; /* 1-based */
-    enum rt_pass pass;
+    enum machine_pass pass;
     uint64_t start_ps, end_ps;
-    uint64_t phase_ps[RT_PH_N]; /* indexed by enum rt_phase */
-    enum rt_phase waited_on;
+    uint64_t phase_ps[MACHINE_PH_N]; /* indexed by enum machine_phase */
+    enum machine_phase waited_on;
 };
 
-/* Every row since creation (or rt_clear_records), step by step, fwd 1..L then bwd L..1. */
-const struct rt_layer_rec *rt_layer_recs(const struct rt *r, size_t *n);
-void rt_clear_records(struct rt *r);
+/* Every row since creation (or machine_clear_records), step by step, fwd 1..L then bwd L..1. */
+const struct machine_layer_rec *machine_layer_recs(const struct machine *r, size_t *n);
+void machine_clear_records(struct machine *r);
 
-/* Resources (tracks): rt_resources() of them, named by rt_resource_name(i). */
-size_t rt_resources(const struct rt *r);
-const char *rt_resource_name(const struct rt *r, size_t i);
+/* Resources (tracks): machine_resources() of them, named by machine_resource_name(i). */
+size_t machine_resources(const struct machine *r);
+const char *machine_resource_name(const struct machine *r, size_t i);
 
-struct rt_busy {
+struct machine_busy {
     uint32_t res; /* resource index */
     uint64_t step;
     uint64_t start_ps, end_ps;
-    const char *label; /* valid until rt_destroy */
+    const char *label; /* valid until machine_destroy */
 };
 
 /* Turn busy-interval recording on or off (off at creation); max (0: unlimited) caps the
  * number kept, later ones are counted as dropped. */
-void rt_record_busy(struct rt *r, bool on, size_t max);
-const struct rt_busy *rt_busy(const struct rt *r, size_t *n, uint64_t *dropped);
-void rt_clear_busy(struct rt *r);
+void machine_record_busy(struct machine *r, bool on, size_t max);
+const struct machine_busy *machine_busy(const struct machine *r, size_t *n, uint64_t *dropped);
+void machine_clear_busy(struct machine *r);
 
-struct rt_counter {
+struct machine_counter {
     char name[64]; /* "an0.core.busy_ps", "wn.flash.W.pe_max", ... */
     bool is_f64;   /* value in f64, else in u64 */
     uint64_t u64;
@@ -324,9 +325,9 @@ struct rt_counter {
 };
 
 /* A fresh snapshot of every counter (refreshed by each call). */
-const struct rt_counter *rt_counters(struct rt *r, size_t *count);
+const struct machine_counter *machine_counters(struct machine *r, size_t *count);
 
 /* Simulated time now (ps). */
-uint64_t rt_now(const struct rt *r);
+uint64_t machine_now(const struct machine *r);
 
 #endif

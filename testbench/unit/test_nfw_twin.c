@@ -1,5 +1,5 @@
 /*
- * test_flash_nfw: the C twin of the NAND write pipelines (models/flash/nfw_twin) with its
+ * test_nfw_twin: the C twin of the NAND write pipelines (models/nfw/nfw_twin) with its
  * channel/firmware BFM (nfw_bfm) on the paper's full-size FMS, where the RTL is too big to
  * simulate in a unit test: 8-plane units striped over all 64 channels, addresses checked by the
  * FTL, data read back through the controller's read path; the pipeline's own rate; parameter
@@ -21,8 +21,8 @@
 #include "models/dram/dram_port.h"
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/ftl_layout.h"
-#include "models/flash/nfw_bfm.h"
-#include "models/flash/nfw_twin.h"
+#include "testbench/env/nfw_bfm.h"
+#include "models/nfw/nfw_twin.h"
 
 #define TB_BYTES (16u << 20)
 
@@ -127,8 +127,8 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
     while (quiet < 4) {
         struct nfw_out o;
         struct nfw_in in;
-        struct dram_port_rsp mr;
-        struct dram_port_req rq;
+        struct mem_port_rsp mr;
+        struct mem_port_req rq;
 
         memset(&in, 0, sizeof(in));
         nfw_twin_get(y->twin, &o);
@@ -144,8 +144,8 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
             in.cmd_len = (uint32_t)cmd[sent][1];
         }
         nfw_twin_set(y->twin, &in);
-        rq = (struct dram_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                    o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
+                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
         dram_port_clock(y->port, &rq);
         if (nfw_bfm_clock(y->bfm, &o, &in))
             fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, nfw_bfm_errmsg(y->bfm));

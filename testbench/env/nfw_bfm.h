@@ -25,8 +25,8 @@
  *   reported as -EIO), the firmware's own time (its operations cost one cycle each).
  * Units: cycles of the pipeline clock, picoseconds.
  */
-#ifndef MODELS_FLASH_NFW_BFM_H
-#define MODELS_FLASH_NFW_BFM_H
+#ifndef TESTBENCH_ENV_NFW_BFM_H
+#define TESTBENCH_ENV_NFW_BFM_H
 
 #include <stdbool.h>
 #include <stdint.h>
