@@ -13,7 +13,7 @@
  *   - The DMA port's unified byte map (A-pad at 0, then B-pad, then C-pad, little-endian), with
  *     its 64-bit beats, byte strobes and error rule (core_twin_dma_write/read).
  *   - A GEMM command: the RTL's checks and status codes, the result bits (numerics contract,
- *     DESIGN.md section 5: the dot product runs over k ascending with the PE's clear rule; with
+ *     docs/sources.md: the dot product runs over k ascending with the PE's clear rule; with
  *     accumulate the result is fp32_add(C_old, dot)), the elements written (only the M x N
  *     elements of C), and the command's cycle count (core_twin_cycles, the formula in
  *     rtl/core/README.md).

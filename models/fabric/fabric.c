@@ -50,7 +50,7 @@ static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
 void fabric_cfg_default(struct fabric_cfg *c)
 {
     memset(c, 0, sizeof(*c));
-    c->n_an = 4;                          /* DESIGN.md section 6: 1 WN + 4 ANs (ours) */
+    c->n_an = 4;                          /* 1 WN + 4 ANs (ours), docs/sources.md */
     c->fanout = 16;                       /* (ours) one switch level up to 16 ANs */
     c->link_Bps = 12500000000ull;         /* (ours) 100 Gb/s per link and direction */
     c->hop_latency_ps = FABRIC_PS_PER_US; /* (ours) 1 us per hop */

@@ -25,7 +25,7 @@ void flash_cfg_default(struct flash_cfg *c)
     /* (ours) ~7 command/address cycles at ~15 ns (ONFI-class); the paper gives none. */
     c->tim.t_cmd_ps = 100 * FLASH_PS_PER_NS;
     c->tim.bus_mts = 1200;     /* (paper) Table 5: channel speed 1200MT/s */
-    c->tim.bus_width_bits = 8; /* (derived) 1.2 GB/s per channel, DESIGN.md section 6 */
+    c->tim.bus_width_bits = 8; /* (derived) 1.2 GB/s per channel, docs/sources.md */
 
     /* Controller. */
     c->tim.t_ctrl_wr_ps = 1180 * FLASH_PS_PER_NS; /* (paper) Table 5: write 1.18 us per cmd */

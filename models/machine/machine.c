@@ -129,7 +129,7 @@ void machine_cfg_default(struct machine_cfg *c)
     c->n_an = 4;
     c->core = (struct core_twin_cfg){
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
-    c->core_period_ps = 1250; /* (derived) 0.8 GHz, DESIGN.md section 6 */
+    c->core_period_ps = 1250; /* (derived) 0.8 GHz, docs/sources.md */
     vu_cfg_default(&c->vu);
     c->optu = (struct machine_optu_cfg){
         .period_ps = 1250, .lanes = 16, .latency = 32, .cost_sgd = 1, .cost_adam = 4};

@@ -1,5 +1,5 @@
 /*
- * bf16.h - the flashstream numerics contract (DESIGN.md section 5), in C.
+ * bf16.h - the flashstream numerics contract (docs/sources.md), in C.
  *
  * This is the oracle that every RTL test and C twin is compared against, bit for bit. It is
  * written from the contract, not from the RTL.

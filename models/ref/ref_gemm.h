@@ -1,5 +1,5 @@
 /*
- * ref_gemm.h - reference GEMM under the flashstream numerics contract (DESIGN.md section 5).
+ * ref_gemm.h - reference GEMM under the flashstream numerics contract (docs/sources.md).
  *
  * What is modelled: C = A * B (or C += A * B) with bf16 A and B and fp32 C, every element
  * computed as the PE computes it: the dot product runs over k in ascending order, one

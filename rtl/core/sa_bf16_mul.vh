@@ -3,7 +3,7 @@
 // register) and sa_array (every PE of the grid). One definition of the
 // arithmetic, whatever holds the registers.
 //
-// Numerics contract (DESIGN.md section 5; C oracle fp32_mul_bf16() in
+// Numerics contract (docs/sources.md; C oracle fp32_mul_bf16() in
 // models/ref/bf16.c), bit for bit:
 //   - an operand with exponent field 0 (zero or subnormal) reads as a zero of
 //     its sign (flush to zero);

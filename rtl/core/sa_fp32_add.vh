@@ -3,7 +3,7 @@
 // lanes) and sa_array (every PE of the grid). One definition of the
 // arithmetic, whatever holds the registers.
 //
-// Numerics contract (DESIGN.md section 5; C oracle fp32_add() in
+// Numerics contract (docs/sources.md; C oracle fp32_add() in
 // models/ref/bf16.c), bit for bit:
 //   - inputs with exponent field 0 read as zeros of their sign (flush to zero);
 //   - round to nearest, ties to even; a sum that rounds past the largest

@@ -57,7 +57,7 @@ struct nfw_bfm {
 void nfw_bfm_cfg_default(struct nfw_bfm_cfg *c)
 {
     memset(c, 0, sizeof(*c));
-    c->period_ps = 1250; /* (derived) ~0.8 GHz core clock, DESIGN.md section 6 */
+    c->period_ps = 1250; /* (derived) ~0.8 GHz core clock, docs/sources.md */
     c->seed = 1;
 }
 
