@@ -280,7 +280,7 @@ waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (ope
 
 .PHONY: synth
 synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md
-	@scripts/synth/run.sh full
+	@scripts/synth/run.sh full --doc scripts/synth/README.md
 
 .PHONY: bench
 bench: $(BENCH_BINS)  ## performance figures (medians of several runs)

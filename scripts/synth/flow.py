@@ -1042,6 +1042,60 @@ def make_report(mode, rows, pending, checks, results, versions, wall, jobs, argv
     return "\n".join(L)
 
 
+DOC_BEGIN = "<!-- synth-tables: written by `make synth`; edit the flow, not these lines -->"
+DOC_END = "<!-- synth-tables end -->"
+
+
+def doc_tables(rows, results, versions):
+    """The summary tables of the configured runs (not the automatic HX8K rows), for the docs."""
+    day = datetime.date.today().isoformat()
+    L = [DOC_BEGIN, "",
+         f"Measured by `make synth` on {day}: {versions.get('yosys', 'yosys')}, "
+         f"{versions.get('nextpnr-ice40', 'nextpnr-ice40')}.", "",
+         "iCE40 (block figures from `synth_ice40`; LCs placed include the board wrapper; Fmax "
+         "post-route, `--seed 1`):", "",
+         "| block, configuration | device | LUT4 | FF | BRAM | DSP | LCs placed | Fmax MHz | fits |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if TARGETS[r.target]["family"] != "ice40" or r.origin == "auto":
+            continue
+        res = results.get(r.run_id, {})
+        b = res.get("block", {})
+        lc = res.get("util", {}).get("ICESTORM_LC")
+        st = res.get("status", "error")
+        fit = {"fits": "yes", "does not fit": "**no**", "synthesized": "(synthesis only)"}.get(
+            st, f"**{st}**")
+        L.append(f"| `{r.top}` {r.name} | {TARGETS[r.target]['device'].split('-')[0]} "
+                 f"| {cell(b.get('lut'))} | {cell(b.get('ff'))} | {cell(b.get('bram'))} "
+                 f"| {cell(b.get('dsp'))} | {f'{lc[0]}/{lc[1]}' if lc else '-'} "
+                 f"| {cell(res.get('fmax'))} | {fit} |")
+    L += ["", "Xilinx 7-series estimates (*hier.*: each distinct module synthesized once and "
+          "counted per instance):", "",
+          "| block, configuration | LUT | FF | DSP48E1 | RAMB36E1 | smallest part |",
+          "|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if r.target != "xc7" or r.origin == "auto":
+            continue
+        res = results.get(r.run_id, {})
+        b = res.get("block", {})
+        hier = " (hier.)" if "hier" in r.flags else ""
+        part = res.get("xc7_part") or f"**{res.get('status', 'error')}**"
+        L.append(f"| `{r.top}` {r.name}{hier} | {cell(b.get('lut'))} | {cell(b.get('ff'))} "
+                 f"| {cell(b.get('dsp'))} | {cell(b.get('ramb36'))} | {part} |")
+    L += ["", DOC_END]
+    return "\n".join(L)
+
+
+def update_doc(path, tables):
+    """Replace the marked block of path with tables; the rest of the file is kept byte for byte."""
+    text = read_text(path)
+    i, j = text.find(DOC_BEGIN), text.find(DOC_END)
+    if i < 0 or j < i:
+        raise ConfigError(f"{rel(path)} has no block from '{DOC_BEGIN}' to '{DOC_END}' "
+                          "to write the tables into")
+    write_atomic(path, text[:i] + tables + text[j + len(DOC_END):])
+
+
 def results_json(rows, pending, checks, results, versions, wall):
     out = {"versions": versions, "wall_secs": round(wall, 1), "runs": [], "pending": []}
     for r in rows:
@@ -1067,7 +1121,18 @@ def main(argv):
     ap.add_argument("--out", default=None, help="output folder (default out/synth, "
                     "out/synth/quick for quick)")
     ap.add_argument("--configs", default=os.path.join(SYNTH_DIR, "configs.txt"))
+    ap.add_argument("--doc", default=None, help="after a full run of every configuration, "
+                    "rewrite the summary tables in this Markdown file (between its "
+                    "synth-tables markers)")
     a = ap.parse_args(argv[1:])
+    if a.doc and (a.mode != "full" or a.only):
+        print("flow.py: --doc needs a full run of every configuration (mode full, no --only): "
+              "the tables must come from one run", file=sys.stderr)
+        return 2
+    if a.doc and not (DOC_BEGIN in read_text(a.doc) and DOC_END in read_text(a.doc)):
+        print(f"flow.py: {a.doc} needs the lines '{DOC_BEGIN}' and '{DOC_END}' around the "
+              "place for the tables", file=sys.stderr)
+        return 2
 
     try:
         rows = load_configs(a.configs)
@@ -1119,6 +1184,8 @@ def main(argv):
                              flow.jobs, cmdline))
     write_atomic(os.path.join(out, "results.json"),
                  results_json(present, pending, checks, results, versions, wall))
+    if a.doc:
+        update_doc(a.doc, doc_tables(present, results, versions))
     print(f"1..{flow.tap_n}")
     print(f"# {flow.tap_n - flow.failed} of {flow.tap_n} checks passed in {fmt_secs(wall)}; "
           f"report: {rel(os.path.join(out, 'report.md'))}")
