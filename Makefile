@@ -283,9 +283,12 @@ synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 e
 	@scripts/synth/run.sh full --doc scripts/synth/README.md
 
 .PHONY: bench
-bench: $(BENCH_BINS)  ## performance figures (medians of several runs)
-	@for b in $(BENCH_BINS); do echo "== $$b"; \
-	    $$b || { rc=$$?; echo "make bench: $$b failed (exit status $$rc)" >&2; exit 1; }; done
+bench: $(BENCH_BINS)  ## performance figures (medians of several runs), also into docs/performance.md
+	@mkdir -p out/bench
+	@set -o pipefail; for b in $(BENCH_BINS); do echo "== $$b"; \
+	    $$b || { rc=$$?; echo "make bench: $$b failed (exit status $$rc)" >&2; exit 1; }; \
+	    done | tee out/bench/bench.log
+	@scripts/bench-table.sh out/bench/bench.log docs/performance.md
 
 .PHONY: format
 format:  ## rewrite C sources with clang-format

@@ -97,6 +97,8 @@ int main(int argc, char **argv)
            EVAL / te, EVAL, EVAL * mac_fwd / te / 1e6);
     printf("%-28s %8.1f s          (one epoch of 60000 images at the step rate, estimate)\n",
            "golden epoch", 60000 * ts / B);
+    bench_figure("golden trainer (C reference), fc-mnist training steps", "", "%.0f images/s",
+                 B / ts);
     rc = 0;
 out_fini:
     dnn_golden_fini(&g);
