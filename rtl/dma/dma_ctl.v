@@ -70,12 +70,12 @@ module dma_ctl #(
   localparam logic [1:0] StateRun = 2'd2;
   localparam logic [1:0] StateCpl = 2'd3;
 
-  // Completion status codes (the checks above).
-  localparam logic [2:0] StatusOk = 3'd0;
-  localparam logic [2:0] StatusBadDesc = 3'd1;
-  localparam logic [2:0] StatusSrcRange = 3'd2;
-  localparam logic [2:0] StatusDstRange = 3'd3;
-  localparam logic [2:0] StatusMemErr = 3'd4;
+  // Completion status codes (the checks above); C: enum dma_status.
+  localparam logic [2:0] StatusOk = 3'd0;  // C: DMA_ST_OK
+  localparam logic [2:0] StatusBadDesc = 3'd1;  // C: DMA_ST_BAD_DESC
+  localparam logic [2:0] StatusSrcRange = 3'd2;  // C: DMA_ST_SRC_RANGE
+  localparam logic [2:0] StatusDstRange = 3'd3;  // C: DMA_ST_DST_RANGE
+  localparam logic [2:0] StatusMemErr = 3'd4;  // C: DMA_ST_MEM_ERR
 
   localparam logic [63:0] SramSize = {32'd0, SramBytes[31:0]};
   localparam logic [63:0] TbSize = TbSizeKiB * 64'd1024;

@@ -30,12 +30,12 @@ module dma_top #(
     parameter int DescDepth = 4,                 // descriptor queue, power of 2
     parameter int CplDepth  = 4,                 // completion queue, power of 2
     // Field widths of the descriptor and completion ports
-    localparam int AddrBits   = 40,  // src, dst and the strides
-    localparam int RowsBits   = 16,
-    localparam int LenBits    = 24,
-    localparam int TagBits    = 8,
+    localparam int AddrBits   = 40,  // src, dst and the strides; C: DMA_ADDR_BITS
+    localparam int RowsBits   = 16,  // C: DMA_ROWS_BITS
+    localparam int LenBits    = 24,  // C: DMA_LEN_BITS
+    localparam int TagBits    = 8,   // C: DMA_TAG_BITS
     localparam int StatusBits = 3,
-    localparam int CyclesBits = 32
+    localparam int CyclesBits = 32   // C: DMA_CYCLES_BITS
 ) (
     input  wire                  clk_i,
     input  wire                  rst_i,

@@ -92,9 +92,9 @@ module nfw_issue #(
   localparam int PdatW = 1 + 64;  // last flag, data
   // A page's completion: stream, LPN, PBN, die, plane, block, page, error flag.
   localparam int DoneW = 4 + 32 + 16 + 16 + 4 + 16 + 16 + 1;
-  localparam int PdatDepth = 4;  // page data FIFO (read credit)
-  localparam int FlightDepth = 4;  // completions of pages whose data are going out
-  localparam int DoneDepth = 8;  // completion FIFO
+  localparam int PdatDepth = 4;  // page data FIFO (read credit); C: PDAT_DEPTH
+  localparam int FlightDepth = 4;  // completions of pages whose data go out; C: FLIGHT_DEPTH
+  localparam int DoneDepth = 8;  // completion FIFO; C: DONE_DEPTH
 
   if (Channels < 1 || (1 << $clog2(Channels)) != Channels) begin : g_bad_chan
     nfw_param_error_Channels_must_be_a_power_of_two u_err ();

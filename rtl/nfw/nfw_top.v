@@ -104,10 +104,10 @@ module nfw_top #(
   localparam int RspW = 1 + 64;  // a memory response: error flag, data
 
   // Configuration operations (cfg_op_i), as the table above.
-  localparam logic [1:0] CfgSetStream = 2'd0;
-  localparam logic [1:0] CfgFreePb = 2'd1;
-  localparam logic [1:0] CfgUsePb = 2'd2;
-  localparam logic [1:0] CfgBbt = 2'd3;
+  localparam logic [1:0] CfgSetStream = 2'd0;  // C: NFW_CFG_SET_STREAM
+  localparam logic [1:0] CfgFreePb = 2'd1;  // C: NFW_CFG_FREE_PB
+  localparam logic [1:0] CfgUsePb = 2'd2;  // C: NFW_CFG_USE_PB
+  localparam logic [1:0] CfgBbt = 2'd3;  // C: NFW_CFG_BBT
 
   if (DiesPerChan < 1 || Dies > 4096) begin : g_bad_dies
     nfw_param_error_DiesPerChan_at_least_1_and_at_most_4096_dies u_err ();
