@@ -263,6 +263,7 @@ SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
 SUITES += "lint-yosys::scripts/lint.sh yosys"
 SUITES += "lint-format::scripts/lint.sh format"
+SUITES += "lint-consts::scripts/lint.sh consts"
 SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/cmn_fifo.gtkw $(BUILD)/waves-check"
 
 .PHONY: test
@@ -270,7 +271,7 @@ test: deps  ## build and run every test (unit, RTL blocks, lint, waves); ends "N
 	@scripts/run-tests.sh $(BUILD)/logs "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" $(SUITES)
 
 .PHONY: lint
-lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format check on C
+lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format on C; RTL/C constants
 	@scripts/lint.sh all
 
 .PHONY: waves

@@ -25,13 +25,21 @@ grep -q '^\$enddefinitions' "$outdir/dump.vcd" || die "no VCD header in $outdir/
 changes=$(grep -c '^#' "$outdir/dump.vcd")
 [ "$changes" -gt 100 ] || die "only $changes time steps in the trace"
 
-# Signals of the save file ("TOP.scope.name" lines) must exist in the dump.
+# Signals of the save file ("TOP.scope.name[range]" lines) must exist in the dump by their
+# full path, so that a renamed register or a moved scope is caught, not only a vanished leaf.
 signals=$(grep -E '^TOP\.' "$gtkw") || die "$gtkw lists no TOP.* signal"
+awk '$1 == "$scope" { scope[++depth] = $3 }
+     $1 == "$upscope" { depth-- }
+     $1 == "$var" {
+       path = ""
+       for (i = 1; i <= depth; i++) path = path scope[i] "."
+       print path $5 ($6 ~ /^\[/ ? $6 : "")
+     }
+     $1 == "$enddefinitions" { exit }' "$outdir/dump.vcd" >"$outdir/signals.txt" ||
+  die "cannot list the signals of $outdir/dump.vcd"
 missing=""
 while read -r sig; do
-  leaf=${sig##*.}
-  leaf=${leaf%%[*}
-  grep -qE "^\\\$var .* ${leaf}( |\\[)" "$outdir/dump.vcd" || missing+=" $sig"
+  grep -qxF -- "$sig" "$outdir/signals.txt" || missing+=" $sig"
 done <<<"$signals"
 [ -z "$missing" ] || die "signals of $gtkw not in the trace:$missing"
 

@@ -5,6 +5,8 @@
 #   lint.sh iverilog   iverilog -g2012 elaborates every module
 #   lint.sh yosys      yosys elaborates every module (coarse synthesis); no latches or loops
 #   lint.sh format     clang-format check of every C/C++ source
+#   lint.sh consts     interface constants of the RTL equal their C twins (scripts/check-consts.py:
+#                      a localparam tagged "// C: NAME" against NAME's #define or enum value)
 #   lint.sh all        all of the above
 #   lint.sh c-sources  list the C/C++ sources (for make format)
 #
@@ -91,13 +93,19 @@ lint_format() {
   check "clang-format ($(echo "$files" | wc -w) files)" clang-format --dry-run --Werror $files
 }
 
+lint_consts() {
+  check "consts (RTL localparams tagged // C: NAME against the C definitions)" \
+    python3 scripts/check-consts.py
+}
+
 case "${1:-all}" in
 verilator) lint_verilator ;;
 iverilog) lint_iverilog ;;
 yosys) lint_yosys ;;
 format) lint_format ;;
+consts) lint_consts ;;
 c-sources) c_sources; exit 0 ;;
-all) lint_verilator; lint_iverilog; lint_yosys; lint_format ;;
-*) echo "lint.sh: unknown check '$1' (accepted: verilator iverilog yosys format all c-sources)" >&2; exit 2 ;;
+all) lint_verilator; lint_iverilog; lint_yosys; lint_format; lint_consts ;;
+*) echo "lint.sh: unknown check '$1' (accepted: verilator iverilog yosys format consts all c-sources)" >&2; exit 2 ;;
 esac
 exit $fail

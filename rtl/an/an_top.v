@@ -21,7 +21,7 @@ module an_top #(
     parameter int MaxRdOut  = 64,                // DMA reads in flight, power of 2
     parameter int DescDepth = 4,                 // DMA descriptor queue, power of 2
     parameter int CplDepth  = 4,                 // DMA completion queue, power of 2
-    parameter int PeLoop    = 0                  // the core's grid: 1 one loop (sa_array.v)
+    parameter int PeLoop    = 0                  // the core's grid: 1 one loop (sa_grid.v)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,

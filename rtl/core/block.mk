@@ -11,15 +11,15 @@ $(eval $(call vtest,test_sa_pe,test_sa_pe,sa_pe))
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200
 # statements (one function call less per few PEs; 2000 measured best for
-# 8x8), and every shape traces its PE registers (sa_array's Rows x Cols
+# 8x8), and every shape traces its PE registers (sa_grid's Rows x Cols
 # arrays: Verilator traces arrays of up to 32 elements unless told more; the
 # pads, 512 words, stay untraced). The 32x32 keeps the defaults, which bound
 # its g++ time and its trace.
 VFLAGS_core_8x8   := --output-split-cfuncs 2000 --trace-max-array 64
 VFLAGS_core_16x16 := --output-split-cfuncs 2000 --trace-max-array 256
 
-# The array's grid comes in two forms that compute the same (sa_array.v,
-# "grid"): Rows x Cols sa_pe instances (the default, and what synthesis
+# The array's grid comes in two forms that compute the same (sa_grid.v):
+# Rows x Cols sa_pe instances (the default, and what synthesis
 # builds) and one loop over the PE registers (PeLoop=1), which verilates into
 # far less code and runs about 15% faster at 8x8. Both are tested, every
 # result and cycle count against the twin: instances at 1x1 and 4x4, the

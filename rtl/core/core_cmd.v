@@ -80,17 +80,19 @@ module core_cmd #(
     cmn_param_error_W_must_be_at_least_1 u_err ();
   end
 
-  localparam logic [2:0] StOk = 3'd0;
-  localparam logic [2:0] StErrDim = 3'd1;  // M, N or K is 0 or >= 2^16
-  localparam logic [2:0] StErrLd = 3'd2;  // a leading dimension below its row length
-  localparam logic [2:0] StErrAlign = 3'd3;  // an address or leading dim not a multiple of W
-  localparam logic [2:0] StErrRange = 3'd4;  // an element outside its pad
+  // Completion status codes; C: enum core_status.
+  localparam logic [2:0] StOk = 3'd0;  // C: CORE_OK
+  localparam logic [2:0] StErrDim = 3'd1;  // M, N or K is 0 or >= 2^16; C: CORE_ERR_DIM
+  localparam logic [2:0] StErrLd = 3'd2;  // a leading dim below its row length; C: CORE_ERR_LD
+  localparam logic [2:0] StErrAlign = 3'd3;  // address or ld not a multiple of W; C: CORE_ERR_ALIGN
+  localparam logic [2:0] StErrRange = 3'd4;  // an element outside its pad; C: CORE_ERR_RANGE
 
   localparam logic [2:0] SIdle = 3'd0;
   localparam logic [2:0] SCheck = 3'd1;
   localparam logic [2:0] SRun = 3'd2;
   localparam logic [2:0] SDone = 3'd3;
 
+  localparam logic [31:0] DimMax = 32'd65535;  // M, N and K at most; C: CORE_DIM_MAX
   localparam logic [63:0] AElems = 64'(AWords) * 64'(W);
   localparam logic [63:0] BElems = 64'(BWords) * 64'(W);
   localparam logic [63:0] CElems = 64'(CWords) * 64'(W);
@@ -121,8 +123,8 @@ module core_cmd #(
   wire [15:0] b_rows = tb_q ? n16 : k16;
   wire [15:0] b_cols = tb_q ? k16 : n16;
 
-  wire dims_bad = m_q == 0 || n_q == 0 || k_q == 0 || m_q > 32'hFFFF || n_q > 32'hFFFF ||
-      k_q > 32'hFFFF;
+  wire dims_bad = m_q == 0 || n_q == 0 || k_q == 0 || m_q > DimMax || n_q > DimMax ||
+      k_q > DimMax;
   wire ld_bad = lda_q < 32'(a_cols) || ldb_q < 32'(b_cols) || ldc_q < 32'(n16);
   wire align_bad = a_q % W != 0 || b_q % W != 0 || c_q % W != 0 || lda_q % W != 0 ||
       ldb_q % W != 0 || ldc_q % W != 0;

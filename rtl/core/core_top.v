@@ -29,7 +29,7 @@ module core_top #(
     parameter int AWords = 512,  // A-pad words (W bf16 each)
     parameter int BWords = 512,  // B-pad words (W bf16 each)
     parameter int CWords = 512,  // C-pad words (W fp32 each)
-    parameter int PeLoop = 0     // 1: sa_array's grid as one loop (verilated models)
+    parameter int PeLoop = 0     // 1: the array's grid (sa_grid) as one loop (verilated models)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,

@@ -11,7 +11,7 @@
 // in real data and cheap to predict.
 //
 // The arithmetic (numerics contract included) is bf16_mul() in sa_bf16_mul.vh,
-// shared with sa_array.
+// shared with sa_grid.
 
 `default_nettype none
 

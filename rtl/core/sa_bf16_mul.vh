@@ -1,6 +1,6 @@
 // sa_bf16_mul.vh: bf16 x bf16 -> fp32 as a function, bf16_mul(a, b),
 // included by the modules that multiply: sa_bf16_mul (one PE's product
-// register) and sa_array (every PE of the grid). One definition of the
+// register) and sa_grid (every PE of its loop form). One definition of the
 // arithmetic, whatever holds the registers.
 //
 // Numerics contract (docs/sources.md; C oracle fp32_mul_bf16() in

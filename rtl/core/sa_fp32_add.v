@@ -16,7 +16,7 @@
 // every PE, busy or idle.
 //
 // The arithmetic (numerics contract included) is fp32_add() in
-// sa_fp32_add.vh, shared with sa_array.
+// sa_fp32_add.vh, shared with sa_grid.
 
 `default_nettype none
 

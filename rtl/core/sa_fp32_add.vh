@@ -1,6 +1,6 @@
 // sa_fp32_add.vh: fp32 + fp32 as a function, fp32_add(x, y), included by
 // the modules that add: sa_fp32_add (a PE's accumulator, the write-back's
-// lanes) and sa_array (every PE of the grid). One definition of the
+// lanes) and sa_grid (every PE of its loop form). One definition of the
 // arithmetic, whatever holds the registers.
 //
 // Numerics contract (docs/sources.md; C oracle fp32_add() in

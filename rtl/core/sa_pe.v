@@ -1,5 +1,5 @@
 // sa_pe: output-stationary processing element of the systolic array: the
-// datapath of one PE, as sa_array places it (its loop form, PeLoop = 1, does
+// datapath of one PE, as sa_grid places it (its loop form, PeLoop = 1, does
 // the same with the same functions and registers).
 //
 // Each valid step brings one k of a dot product: a (bf16, from the left) and b

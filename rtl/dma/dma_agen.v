@@ -51,91 +51,91 @@ module dma_agen #(
   end
 
   // ---------------------------------------------------------------- walker: next segment
-  reg             w_done_q;  // no segment left
-  reg [AddrW-1:0] w_row_q;  // base + gr * stride
-  reg [AddrW-1:0] w_rb_q;  // address of the first row of the current row of tiles
-  reg [     23:0] w_col_q;  // byte offset of the current column of tiles (0 in row mode)
-  reg [     23:0] w_gr_q;  // row index on this side
+  reg             walk_done_q;  // no segment left
+  reg [AddrW-1:0] walk_row_addr_q;  // base + walk_row_q * stride
+  reg [AddrW-1:0] walk_tile_row_addr_q;  // address of the first row of the current row of tiles
+  reg [     23:0] walk_col_q;  // byte offset of the current column of tiles (0 in row mode)
+  reg [     23:0] walk_row_q;  // row index on this side
 
-  wire [23:0] rem = len_i - w_col_q;  // bytes of the row from the tile column on
-  wire [23:0] seg_len = (tile_i && rem > 24'd8) ? 24'd8 : rem;
-  wire [AddrW-1:0] seg_addr = w_row_q + {{(AddrW - 24) {1'b0}}, w_col_q};
+  wire [23:0] row_rest = len_i - walk_col_q;  // bytes of the row from the tile column on
+  wire [23:0] seg_len = (tile_i && row_rest > 24'd8) ? 24'd8 : row_rest;
+  wire [AddrW-1:0] seg_addr = walk_row_addr_q + {{(AddrW - 24) {1'b0}}, walk_col_q};
   wire [24:0] seg_end = {22'd0, seg_addr[2:0]} + {1'b0, seg_len} - 25'd1;  // off + len - 1
-  wire last_row = w_gr_q == rows_i - 24'd1;
-  wire seg_tlast = (tile_i && w_gr_q[1:0] == 2'b11) || last_row;
-  wire last_col = !tile_i || rem <= 24'd8;
-  wire last_rowblk = (w_gr_q | 24'd3) >= rows_i - 24'd1;
+  wire last_row = walk_row_q == rows_i - 24'd1;
+  wire seg_tlast = (tile_i && walk_row_q[1:0] == 2'b11) || last_row;
+  wire last_col = !tile_i || row_rest <= 24'd8;
+  wire last_tile_row = (walk_row_q | 24'd3) >= rows_i - 24'd1;
 
   // ---------------------------------------------------------------- beat stage: current segment
-  reg             b_valid_q;
-  reg [AddrW-4:0] b_addr_q;  // beat address / 8
-  reg [     21:0] b_left_q;  // beats after this one
-  reg             b_first_q;
-  reg [      2:0] b_off_q;
-  reg [      2:0] b_end_q;
-  reg             b_tlast_q;
-  reg [      1:0] b_wm1_q;
+  reg             beat_valid_q;
+  reg [AddrW-4:0] beat_addr_q;  // beat address / 8
+  reg [     21:0] beats_left_q;  // beats after this one
+  reg             beat_first_q;
+  reg [      2:0] beat_off_q;
+  reg [      2:0] beat_end_q;
+  reg             beat_tlast_q;
+  reg [      1:0] beat_wm1_q;
 
-  wire fire = b_valid_q && beat_ready_i;
-  wire b_last = b_left_q == 22'd0;
-  wire load = !w_done_q && (!b_valid_q || (fire && b_last));
+  wire beat_fire = beat_valid_q && beat_ready_i;
+  wire beat_last = beats_left_q == 22'd0;
+  wire seg_load = !walk_done_q && (!beat_valid_q || (beat_fire && beat_last));
 
-  assign done_o       = w_done_q && !b_valid_q;
-  assign beat_valid_o = b_valid_q;
-  assign beat_addr_o  = {b_addr_q, 3'b000};
-  assign beat_first_o = b_first_q;
-  assign beat_last_o  = b_last;
-  assign beat_off_o   = b_off_q;
-  assign beat_end_o   = b_end_q;
-  assign beat_tlast_o = b_tlast_q;
-  assign beat_wm1_o   = b_wm1_q;
+  assign done_o       = walk_done_q && !beat_valid_q;
+  assign beat_valid_o = beat_valid_q;
+  assign beat_addr_o  = {beat_addr_q, 3'b000};
+  assign beat_first_o = beat_first_q;
+  assign beat_last_o  = beat_last;
+  assign beat_off_o   = beat_off_q;
+  assign beat_end_o   = beat_end_q;
+  assign beat_tlast_o = beat_tlast_q;
+  assign beat_wm1_o   = beat_wm1_q;
 
   // Walker: control state.
   always @(posedge clk_i) begin
     if (rst_i) begin
-      w_done_q <= 1'b1;
+      walk_done_q <= 1'b1;
     end else if (start_i) begin
-      w_done_q <= 1'b0;
-    end else if (load && seg_tlast && (!tile_i || (last_col && last_rowblk))) begin
-      w_done_q <= 1'b1;  // the last row of the last tile (row mode: the last row)
+      walk_done_q <= 1'b0;
+    end else if (seg_load && seg_tlast && (!tile_i || (last_col && last_tile_row))) begin
+      walk_done_q <= 1'b1;  // the last row of the last tile (row mode: the last row)
     end
   end
 
-  // Walker: position. Only its control state (w_done_q) needs a reset: start_i sets the rest.
+  // Walker: position. Only its control state (walk_done_q) needs a reset: start_i sets the rest.
   always @(posedge clk_i) begin
     if (start_i) begin
-      w_row_q <= base_i;
-      w_rb_q  <= base_i;
-      w_col_q <= 24'd0;
-      w_gr_q  <= 24'd0;
-    end else if (load) begin
+      walk_row_addr_q      <= base_i;
+      walk_tile_row_addr_q <= base_i;
+      walk_col_q           <= 24'd0;
+      walk_row_q           <= 24'd0;
+    end else if (seg_load) begin
       if (!seg_tlast) begin
         // next row of the same tile (or of the transfer, in row mode)
-        w_gr_q  <= w_gr_q + 24'd1;
-        w_row_q <= w_row_q + stride_i;
+        walk_row_q      <= walk_row_q + 24'd1;
+        walk_row_addr_q <= walk_row_addr_q + stride_i;
       end else if (!colmajor_i) begin
         if (!last_col) begin
           // same row of tiles, next column of tiles: back to its first row
-          w_col_q <= w_col_q + 24'd8;
-          w_gr_q  <= {w_gr_q[23:2], 2'b00};
-          w_row_q <= w_rb_q;
+          walk_col_q      <= walk_col_q + 24'd8;
+          walk_row_q      <= {walk_row_q[23:2], 2'b00};
+          walk_row_addr_q <= walk_tile_row_addr_q;
         end else begin
           // next row of tiles, first column
-          w_col_q <= 24'd0;
-          w_gr_q  <= w_gr_q + 24'd1;
-          w_row_q <= w_row_q + stride_i;
-          w_rb_q  <= w_row_q + stride_i;
+          walk_col_q           <= 24'd0;
+          walk_row_q           <= walk_row_q + 24'd1;
+          walk_row_addr_q      <= walk_row_addr_q + stride_i;
+          walk_tile_row_addr_q <= walk_row_addr_q + stride_i;
         end
       end else begin
-        if (!last_rowblk) begin
+        if (!last_tile_row) begin
           // down the same column of tiles
-          w_gr_q  <= w_gr_q + 24'd1;
-          w_row_q <= w_row_q + stride_i;
+          walk_row_q      <= walk_row_q + 24'd1;
+          walk_row_addr_q <= walk_row_addr_q + stride_i;
         end else begin
           // top of the next column of tiles
-          w_col_q <= w_col_q + 24'd8;
-          w_gr_q  <= 24'd0;
-          w_row_q <= base_i;
+          walk_col_q      <= walk_col_q + 24'd8;
+          walk_row_q      <= 24'd0;
+          walk_row_addr_q <= base_i;
         end
       end
     end
@@ -144,27 +144,27 @@ module dma_agen #(
   // Beat stage.
   always @(posedge clk_i) begin
     if (rst_i || start_i) begin
-      b_valid_q <= 1'b0;
-    end else if (load) begin
-      b_valid_q <= 1'b1;
-    end else if (fire && b_last) begin
-      b_valid_q <= 1'b0;
+      beat_valid_q <= 1'b0;
+    end else if (seg_load) begin
+      beat_valid_q <= 1'b1;
+    end else if (beat_fire && beat_last) begin
+      beat_valid_q <= 1'b0;
     end
   end
 
   always @(posedge clk_i) begin
-    if (load) begin
-      b_addr_q  <= seg_addr[AddrW-1:3];
-      b_left_q  <= seg_end[24:3];
-      b_first_q <= 1'b1;
-      b_off_q   <= seg_addr[2:0];
-      b_end_q   <= seg_end[2:0];
-      b_tlast_q <= seg_tlast;
-      b_wm1_q   <= seg_len[2:1] - 2'd1;
-    end else if (fire) begin
-      b_addr_q  <= b_addr_q + 1'b1;
-      b_left_q  <= b_left_q - 22'd1;
-      b_first_q <= 1'b0;
+    if (seg_load) begin
+      beat_addr_q  <= seg_addr[AddrW-1:3];
+      beats_left_q <= seg_end[24:3];
+      beat_first_q <= 1'b1;
+      beat_off_q   <= seg_addr[2:0];
+      beat_end_q   <= seg_end[2:0];
+      beat_tlast_q <= seg_tlast;
+      beat_wm1_q   <= seg_len[2:1] - 2'd1;
+    end else if (beat_fire) begin
+      beat_addr_q  <= beat_addr_q + 1'b1;
+      beats_left_q <= beats_left_q - 22'd1;
+      beat_first_q <= 1'b0;
     end
   end
 
@@ -179,9 +179,9 @@ module dma_agen #(
         assert (done_o)
         else $error("dma_agen: started while a walk is still running");
       end
-      if (load) begin
-        assert (seg_len != 24'd0 && w_gr_q < rows_i && w_col_q < len_i)
-        else $error("dma_agen: segment outside the walk (row %0d col %0d)", w_gr_q, w_col_q);
+      if (seg_load) begin
+        assert (seg_len != 24'd0 && walk_row_q < rows_i && walk_col_q < len_i)
+        else $error("dma_agen: segment outside the walk (row %0d col %0d)", walk_row_q, walk_col_q);
       end
     end
   end

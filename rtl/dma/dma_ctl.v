@@ -38,39 +38,51 @@ module dma_ctl #(
     input  wire [23:0] desc_len_i,
     input  wire [39:0] desc_src_stride_i,
     input  wire [39:0] desc_dst_stride_i,
-    // the descriptor being run, held from CHECK to CPL
-    output reg         d_store_o,
-    output reg         d_xpose_o,
-    output reg  [39:0] d_src_o,
-    output reg  [39:0] d_dst_o,
-    output reg  [15:0] d_rows_o,
-    output reg  [23:0] d_len_o,
-    output reg  [39:0] d_src_stride_o,
-    output reg  [39:0] d_dst_stride_o,
-    output wire        start_o,     // one-cycle pulse: start both address generators
+    // the transfer being run: its descriptor, held from CHECK to CPL
+    output reg         xfer_store_o,
+    output reg         xfer_xpose_o,
+    output reg  [39:0] xfer_src_o,
+    output reg  [39:0] xfer_dst_o,
+    output reg  [15:0] xfer_rows_o,
+    output reg  [23:0] xfer_len_o,
+    output reg  [39:0] xfer_src_stride_o,
+    output reg  [39:0] xfer_dst_stride_o,
+    output wire        start_o,      // one-cycle pulse: start both address generators
     // progress
-    input  wire        rd_done_i,   // read address generator finished
-    input  wire        wr_done_i,   // write address generator finished
-    input  wire        wr_i,        // a write to the destination memory left this cycle
-    input  wire        ack_i,       // the destination memory acknowledged a write
-    input  wire        rsp_i,       // either memory answered this cycle
-    input  wire        err_i,       // ... with an error
-    output wire        wr_gate_o,   // a write may leave
+    input  wire        rd_done_i,    // read address generator finished
+    input  wire        wr_done_i,    // write address generator finished
+    input  wire        wr_fire_i,    // a write to the destination memory left this cycle
+    input  wire        wr_ack_i,     // the destination memory acknowledged a write
+    input  wire        rsp_valid_i,  // either memory answered this cycle
+    input  wire        rsp_err_i,    // ... with an error
+    output wire        wr_gate_o,    // a write may leave
     // completions (dma_top's port)
     output wire        cpl_valid_o,
     input  wire        cpl_ready_i,
     output wire [ 7:0] cpl_tag_o,
     output wire [ 2:0] cpl_status_o,
     output wire [31:0] cpl_cycles_o,
-    output wire        idle_o       // nothing queued, running or unreported
+    output wire        idle_o        // nothing queued, running or unreported
 );
 
-  localparam logic [1:0] SIdle = 2'd0, SCheck = 2'd1, SRun = 2'd2, SCpl = 2'd3;
-  localparam logic [2:0] StOk = 3'd0, StBad = 3'd1, StSrc = 3'd2, StDst = 3'd3, StMem = 3'd4;
+  localparam logic [1:0] StateIdle = 2'd0;
+  localparam logic [1:0] StateCheck = 2'd1;
+  localparam logic [1:0] StateRun = 2'd2;
+  localparam logic [1:0] StateCpl = 2'd3;
+
+  // Completion status codes (the checks above); C: enum dma_status.
+  localparam logic [2:0] StatusOk = 3'd0;  // C: DMA_ST_OK
+  localparam logic [2:0] StatusBadDesc = 3'd1;  // C: DMA_ST_BAD_DESC
+  localparam logic [2:0] StatusSrcRange = 3'd2;  // C: DMA_ST_SRC_RANGE
+  localparam logic [2:0] StatusDstRange = 3'd3;  // C: DMA_ST_DST_RANGE
+  localparam logic [2:0] StatusMemErr = 3'd4;  // C: DMA_ST_MEM_ERR
+
   localparam logic [63:0] SramSize = {32'd0, SramBytes[31:0]};
   localparam logic [63:0] TbSize = TbSizeKiB * 64'd1024;
-  localparam int PendW = $clog2(MaxWrOut + 1);
-  localparam int DescW = 2 + 8 + 40 + 40 + 16 + 24 + 40 + 40;
+  localparam int WrPendingW = $clog2(MaxWrOut + 1);
+  // A queued descriptor: store, xpose, tag, src, dst, rows, len, src_stride, dst_stride.
+  localparam int DescW = 1 + 1 + 8 + 40 + 40 + 16 + 24 + 40 + 40;
+  // A completion: tag, status, cycles.
   localparam int CplW = 8 + 3 + 32;
 
   if (SramBytes < 8) begin : g_bad_sram
@@ -83,10 +95,19 @@ module dma_ctl #(
     cmn_param_error_MaxWrOut_must_be_at_least_1 u_err ();
   end
 
+  reg [           1:0] state_q;
+  reg [           7:0] tag_q;
+  reg [           2:0] status_q;
+  reg [          31:0] cycles_q;  // since the descriptor was taken, saturating
+  reg                  mem_err_q;  // a memory answered a request of this transfer with an error
+  reg [WrPendingW-1:0] wr_pending_q;  // writes awaiting their acknowledgement
+
   // ---------------------------------------------------------------- descriptor queue
-  wire q_valid;
-  wire [DescW-1:0] q_data;
-  wire [$clog2(DescDepth):0] q_count;
+  wire                       desc_q_valid;
+  wire                       desc_q_ready = state_q == StateIdle;
+  wire [          DescW-1:0] desc_q_data;
+  wire [$clog2(DescDepth):0] desc_q_count;
+  wire                       desc_take = desc_q_ready && desc_q_valid;
 
   cmn_fifo #(
       .Width(DescW),
@@ -98,100 +119,93 @@ module dma_ctl #(
       .in_ready_o (desc_ready_o),
       .in_data_i  ({desc_store_i, desc_xpose_i, desc_tag_i, desc_src_i, desc_dst_i, desc_rows_i,
                     desc_len_i, desc_src_stride_i, desc_dst_stride_i}),
-      .out_valid_o(q_valid),
-      .out_ready_i(q_ready),
-      .out_data_o (q_data),
-      .count_o    (q_count)
+      .out_valid_o(desc_q_valid),
+      .out_ready_i(desc_q_ready),
+      .out_data_o (desc_q_data),
+      .count_o    (desc_q_count)
   );
 
-  reg [1:0] state_q;
-  reg [7:0] tag_q;
-  reg [2:0] status_q;
-  reg [31:0] cyc_q;
-  reg err_q;
-  reg [PendW-1:0] pend_q;
-
-  // ---------------------------------------------------------------- checks (from d_*)
-  wire [23:0] drows = d_xpose_o ? {1'b0, d_len_o[23:1]} : {8'd0, d_rows_o};
-  wire [23:0] dlen = d_xpose_o ? {7'd0, d_rows_o, 1'b0} : d_len_o;
-  wire bad = d_rows_o == 16'd0 || d_len_o == 24'd0 || (d_xpose_o && (d_store_o || d_len_o[0]))
-           || (drows > 24'd1 && d_dst_stride_o < {16'd0, dlen});
+  // ---------------------------------------------------------------- checks (from xfer_*)
+  wire [23:0] dst_rows = xfer_xpose_o ? {1'b0, xfer_len_o[23:1]} : {8'd0, xfer_rows_o};
+  wire [23:0] dst_len = xfer_xpose_o ? {7'd0, xfer_rows_o, 1'b0} : xfer_len_o;
+  wire desc_bad = xfer_rows_o == 16'd0 || xfer_len_o == 24'd0 ||
+      (xfer_xpose_o && (xfer_store_o || xfer_len_o[0])) ||
+      (dst_rows > 24'd1 && xfer_dst_stride_o < {16'd0, dst_len});
   // Spans of all rows but the last: 16 x 40 and 23 x 40 bits; the sums stay below 2^64.
-  wire [15:0] rows_m1 = d_rows_o - 16'd1;
-  wire [23:0] drows_m1 = drows - 24'd1;
-  wire [55:0] src_span = {40'd0, rows_m1} * {16'd0, d_src_stride_o};
-  wire [63:0] dst_span = {40'd0, drows_m1} * {24'd0, d_dst_stride_o};
-  wire [63:0] src_end = {24'd0, d_src_o} + {8'd0, src_span} + {40'd0, d_len_o};
-  wire [63:0] dst_end = {24'd0, d_dst_o} + dst_span + {40'd0, dlen};
-  wire [63:0] src_size = d_store_o ? SramSize : TbSize;
-  wire [63:0] dst_size = d_store_o ? TbSize : SramSize;
-  wire [2:0] check = bad ? StBad : src_end > src_size ? StSrc : dst_end > dst_size ? StDst : StOk;
+  wire [15:0] src_rows_m1 = xfer_rows_o - 16'd1;
+  wire [23:0] dst_rows_m1 = dst_rows - 24'd1;
+  wire [55:0] src_span = {40'd0, src_rows_m1} * {16'd0, xfer_src_stride_o};
+  wire [63:0] dst_span = {40'd0, dst_rows_m1} * {24'd0, xfer_dst_stride_o};
+  wire [63:0] src_end = {24'd0, xfer_src_o} + {8'd0, src_span} + {40'd0, xfer_len_o};
+  wire [63:0] dst_end = {24'd0, xfer_dst_o} + dst_span + {40'd0, dst_len};
+  wire [63:0] src_size = xfer_store_o ? SramSize : TbSize;
+  wire [63:0] dst_size = xfer_store_o ? TbSize : SramSize;
+  wire [ 2:0] check_status = desc_bad ? StatusBadDesc :
+      src_end > src_size ? StatusSrcRange : dst_end > dst_size ? StatusDstRange : StatusOk;
 
   // ---------------------------------------------------------------- control
-  wire q_ready = state_q == SIdle;
-  wire take = q_ready && q_valid;
-  wire cq_ready;
-  wire finished = rd_done_i && wr_done_i && pend_q == '0;
+  wire cpl_q_ready;
+  wire xfer_done = rd_done_i && wr_done_i && wr_pending_q == '0;
 
-  assign start_o   = state_q == SCheck && check == StOk;
-  assign wr_gate_o = pend_q != MaxWrOut[PendW-1:0];
-  assign idle_o    = state_q == SIdle && !q_valid && !cpl_valid_o;
+  assign start_o   = state_q == StateCheck && check_status == StatusOk;
+  assign wr_gate_o = wr_pending_q != MaxWrOut[WrPendingW-1:0];
+  assign idle_o    = state_q == StateIdle && !desc_q_valid && !cpl_valid_o;
 
   always @(posedge clk_i) begin
     if (rst_i) begin
-      state_q <= SIdle;
+      state_q <= StateIdle;
     end else begin
       case (state_q)
-        SIdle:   if (q_valid) state_q <= SCheck;
-        SCheck:  state_q <= check == StOk ? SRun : SCpl;
-        SRun:    if (finished) state_q <= SCpl;
-        default: if (cq_ready) state_q <= SIdle;
+        StateIdle:  if (desc_q_valid) state_q <= StateCheck;
+        StateCheck: state_q <= check_status == StatusOk ? StateRun : StateCpl;
+        StateRun:   if (xfer_done) state_q <= StateCpl;
+        default:    if (cpl_q_ready) state_q <= StateIdle;
       endcase
     end
   end
 
   // Descriptor registers: loaded in IDLE, held to the end.
   always @(posedge clk_i) begin
-    if (take) begin
-      {d_store_o, d_xpose_o, tag_q, d_src_o, d_dst_o, d_rows_o, d_len_o, d_src_stride_o,
-       d_dst_stride_o} <= q_data;
+    if (desc_take) begin
+      {xfer_store_o, xfer_xpose_o, tag_q, xfer_src_o, xfer_dst_o, xfer_rows_o, xfer_len_o,
+       xfer_src_stride_o, xfer_dst_stride_o} <= desc_q_data;
     end
-    if (state_q == SCheck) status_q <= check;
-    else if (state_q == SRun && finished) status_q <= err_q ? StMem : StOk;
+    if (state_q == StateCheck) status_q <= check_status;
+    else if (state_q == StateRun && xfer_done) status_q <= mem_err_q ? StatusMemErr : StatusOk;
   end
 
   // Cycles from taking the descriptor (1 in CHECK) to the cycle of the completion push.
   always @(posedge clk_i) begin
-    if (rst_i || take) begin
-      cyc_q <= 32'd1;
-    end else if (state_q != SIdle && cyc_q != 32'hffff_ffff) begin
-      cyc_q <= cyc_q + 32'd1;
+    if (rst_i || desc_take) begin
+      cycles_q <= 32'd1;
+    end else if (state_q != StateIdle && cycles_q != 32'hffff_ffff) begin
+      cycles_q <= cycles_q + 32'd1;
     end
   end
 
   // Error responses, and writes awaiting their acknowledgement.
   always @(posedge clk_i) begin
     if (rst_i || start_o) begin
-      err_q <= 1'b0;
-    end else if (err_i) begin
-      err_q <= 1'b1;
+      mem_err_q <= 1'b0;
+    end else if (rsp_err_i) begin
+      mem_err_q <= 1'b1;
     end
   end
 
   always @(posedge clk_i) begin
     if (rst_i) begin
-      pend_q <= '0;
+      wr_pending_q <= '0;
     end else begin
-      case ({wr_i, ack_i})
-        2'b10:   pend_q <= pend_q + 1'b1;
-        2'b01:   pend_q <= pend_q - 1'b1;
+      case ({wr_fire_i, wr_ack_i})
+        2'b10:   wr_pending_q <= wr_pending_q + 1'b1;
+        2'b01:   wr_pending_q <= wr_pending_q - 1'b1;
         default: ;
       endcase
     end
   end
 
   // ---------------------------------------------------------------- completion queue
-  wire [CplW-1:0] cpl_data;
+  wire [           CplW-1:0] cpl_data;
   wire [$clog2(CplDepth):0] cpl_count;
 
   cmn_fifo #(
@@ -200,9 +214,9 @@ module dma_ctl #(
   ) u_cpl_q (
       .clk_i,
       .rst_i,
-      .in_valid_i (state_q == SCpl),
-      .in_ready_o (cq_ready),
-      .in_data_i  ({tag_q, status_q, cyc_q}),
+      .in_valid_i (state_q == StateCpl),
+      .in_ready_o (cpl_q_ready),
+      .in_data_i  ({tag_q, status_q, cycles_q}),
       .out_valid_o(cpl_valid_o),
       .out_ready_i(cpl_ready_i),
       .out_data_o (cpl_data),
@@ -214,13 +228,14 @@ module dma_ctl #(
 `ifndef SYNTHESIS
   always @(posedge clk_i) begin
     if (!rst_i) begin
-      assert (q_count <= DescDepth[$clog2(DescDepth):0] && cpl_count <= CplDepth[$clog2(CplDepth):0])
+      assert (desc_q_count <= DescDepth[$clog2(DescDepth):0] &&
+              cpl_count <= CplDepth[$clog2(CplDepth):0])
       else $error("dma_ctl: queue occupancy out of range");
-      assert (!(wr_i && !wr_gate_o))
+      assert (!(wr_fire_i && !wr_gate_o))
       else $error("dma_ctl: a write left without credit");
-      assert (!(ack_i && pend_q == '0))
+      assert (!(wr_ack_i && wr_pending_q == '0))
       else $error("dma_ctl: a write acknowledgement with no write outstanding");
-      assert (!(rsp_i && state_q != SRun))
+      assert (!(rsp_valid_i && state_q != StateRun))
       else $error("dma_ctl: a memory response outside a transfer");
     end
   end

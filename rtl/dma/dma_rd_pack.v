@@ -8,7 +8,7 @@
 // beat k and lanes 0..off-1 of read beat k+1, and goes out when read beat k+1 arrives; the
 // first read beat only fills the holding register. When nsrc == nout (the segment's last lane
 // end >= off) the last packed beat lies wholly in the last read beat, so the last read beat
-// gives two packed beats: the second one leaves in an extra cycle (pend_q) in which no read
+// gives two packed beats: the second one leaves in an extra cycle (last_pending_q) in which no read
 // beat is taken. A one-beat segment gives its packed beat at once.
 //
 // The per-beat sideband comes from the read address generator through the meta FIFO
@@ -39,24 +39,24 @@ module dma_rd_pack (
     output wire [ 1:0] out_wm1_o
 );
 
-  reg        o_valid_q;
-  reg [63:0] o_data_q;
-  reg        o_slast_q;
-  reg        o_tlast_q;
-  reg [ 1:0] o_wm1_q;
+  reg        out_valid_q;
+  reg [63:0] out_data_q;
+  reg        out_slast_q;
+  reg        out_tlast_q;
+  reg [ 1:0] out_wm1_q;
   reg [63:0] prev_q;  // the previous read beat of the segment
-  reg        pend_q;  // a last packed beat still to go out of prev_q
-  reg [ 2:0] pend_off_q;
-  reg        pend_tlast_q;
-  reg [ 1:0] pend_wm1_q;
+  reg        last_pending_q;  // a last packed beat still to go out of prev_q
+  reg [ 2:0] prev_off_q;
+  reg        prev_tlast_q;
+  reg [ 1:0] prev_wm1_q;
 
-  wire can_load = !o_valid_q || out_ready_i;
-  wire off0 = in_off_i == 3'd0;
+  wire can_load = !out_valid_q || out_ready_i;
+  wire off_zero = in_off_i == 3'd0;
   // This read beat completes a packed beat.
-  wire emit = off0 || !in_first_i || in_last_i;
+  wire emit = off_zero || !in_first_i || in_last_i;
   // ... and its segment's last packed beat still follows (nsrc == nout, more than one beat).
-  wire extra = in_last_i && !in_first_i && !off0 && in_end_i >= in_off_i;
-  wire take = !pend_q && in_valid_i && (!emit || can_load);
+  wire extra = in_last_i && !in_first_i && !off_zero && in_end_i >= in_off_i;
+  wire take = !last_pending_q && in_valid_i && (!emit || can_load);
 
   // ({hi, lo} >> 8 * off)[63:0]; a shift by 64 or more gives 0.
   function automatic [63:0] shr(input [63:0] hi, input [63:0] lo, input [2:0] off);
@@ -64,51 +64,51 @@ module dma_rd_pack (
   endfunction
 
   wire [63:0] packed_data = (in_first_i && in_last_i) ? shr(64'd0, in_data_i, in_off_i) :
-                            off0 ? in_data_i : shr(in_data_i, prev_q, in_off_i);
+                            off_zero ? in_data_i : shr(in_data_i, prev_q, in_off_i);
 
   assign in_ready_o  = take;
-  assign out_valid_o = o_valid_q;
-  assign out_data_o  = o_data_q;
-  assign out_slast_o = o_slast_q;
-  assign out_tlast_o = o_tlast_q;
-  assign out_wm1_o   = o_wm1_q;
+  assign out_valid_o = out_valid_q;
+  assign out_data_o  = out_data_q;
+  assign out_slast_o = out_slast_q;
+  assign out_tlast_o = out_tlast_q;
+  assign out_wm1_o   = out_wm1_q;
 
   always @(posedge clk_i) begin
     if (rst_i) begin
-      o_valid_q <= 1'b0;
-      pend_q    <= 1'b0;
-    end else if (pend_q) begin
+      out_valid_q    <= 1'b0;
+      last_pending_q <= 1'b0;
+    end else if (last_pending_q) begin
       if (can_load) begin
-        o_valid_q <= 1'b1;
-        pend_q    <= 1'b0;
+        out_valid_q    <= 1'b1;
+        last_pending_q <= 1'b0;
       end
     end else if (take && emit) begin
-      o_valid_q <= 1'b1;
-      pend_q    <= extra;
+      out_valid_q    <= 1'b1;
+      last_pending_q <= extra;
     end else if (can_load) begin
-      o_valid_q <= 1'b0;
+      out_valid_q <= 1'b0;
     end
   end
 
   always @(posedge clk_i) begin
-    if (pend_q) begin
+    if (last_pending_q) begin
       if (can_load) begin
-        o_data_q  <= shr(64'd0, prev_q, pend_off_q);
-        o_slast_q <= 1'b1;
-        o_tlast_q <= pend_tlast_q;
-        o_wm1_q   <= pend_wm1_q;
+        out_data_q  <= shr(64'd0, prev_q, prev_off_q);
+        out_slast_q <= 1'b1;
+        out_tlast_q <= prev_tlast_q;
+        out_wm1_q   <= prev_wm1_q;
       end
     end else if (take && emit) begin
-      o_data_q  <= packed_data;
-      o_slast_q <= in_last_i && !extra;
-      o_tlast_q <= in_tlast_i && in_last_i && !extra;
-      o_wm1_q   <= in_wm1_i;
+      out_data_q  <= packed_data;
+      out_slast_q <= in_last_i && !extra;
+      out_tlast_q <= in_tlast_i && in_last_i && !extra;
+      out_wm1_q   <= in_wm1_i;
     end
     if (take) begin
       prev_q       <= in_data_i;
-      pend_off_q   <= in_off_i;
-      pend_tlast_q <= in_tlast_i;
-      pend_wm1_q   <= in_wm1_i;
+      prev_off_q   <= in_off_i;
+      prev_tlast_q <= in_tlast_i;
+      prev_wm1_q   <= in_wm1_i;
     end
   end
 

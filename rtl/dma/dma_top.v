@@ -28,55 +28,63 @@ module dma_top #(
     parameter int MaxRdOut  = 64,                // reads in flight or buffered, power of 2
     parameter int MaxWrOut  = 128,               // writes awaiting acknowledgement
     parameter int DescDepth = 4,                 // descriptor queue, power of 2
-    parameter int CplDepth  = 4                  // completion queue, power of 2
+    parameter int CplDepth  = 4,                 // completion queue, power of 2
+    // Field widths of the descriptor and completion ports
+    localparam int AddrBits   = 40,  // src, dst and the strides; C: DMA_ADDR_BITS
+    localparam int RowsBits   = 16,  // C: DMA_ROWS_BITS
+    localparam int LenBits    = 24,  // C: DMA_LEN_BITS
+    localparam int TagBits    = 8,   // C: DMA_TAG_BITS
+    localparam int StatusBits = 3,
+    localparam int CyclesBits = 32   // C: DMA_CYCLES_BITS
 ) (
-    input  wire                 clk_i,
-    input  wire                 rst_i,
+    input  wire                  clk_i,
+    input  wire                  rst_i,
     // descriptors
-    input  wire                 desc_valid_i,
-    output wire                 desc_ready_o,
-    input  wire                 desc_store_i,       // 0: TB -> SRAM, 1: SRAM -> TB
-    input  wire                 desc_xpose_i,       // transpose 2-byte elements (loads)
-    input  wire [          7:0] desc_tag_i,         // echoed in the completion
-    input  wire [         39:0] desc_src_i,         // source byte address
-    input  wire [         39:0] desc_dst_i,         // destination byte address
-    input  wire [         15:0] desc_rows_i,        // source rows
-    input  wire [         23:0] desc_len_i,         // bytes per source row
-    input  wire [         39:0] desc_src_stride_i,  // bytes between source rows
-    input  wire [         39:0] desc_dst_stride_i,  // bytes between destination rows
+    input  wire                  desc_valid_i,
+    output wire                  desc_ready_o,
+    input  wire                  desc_store_i,       // 0: TB -> SRAM, 1: SRAM -> TB
+    input  wire                  desc_xpose_i,       // transpose 2-byte elements (loads)
+    input  wire [   TagBits-1:0] desc_tag_i,         // echoed in the completion
+    input  wire [  AddrBits-1:0] desc_src_i,         // source byte address
+    input  wire [  AddrBits-1:0] desc_dst_i,         // destination byte address
+    input  wire [  RowsBits-1:0] desc_rows_i,        // source rows
+    input  wire [   LenBits-1:0] desc_len_i,         // bytes per source row
+    input  wire [  AddrBits-1:0] desc_src_stride_i,  // bytes between source rows
+    input  wire [  AddrBits-1:0] desc_dst_stride_i,  // bytes between destination rows
     // completions
-    output wire                 cpl_valid_o,
-    input  wire                 cpl_ready_i,
-    output wire [          7:0] cpl_tag_o,
-    output wire [          2:0] cpl_status_o,       // 0 ok, 1 bad, 2/3 src/dst range, 4 mem
-    output wire [         31:0] cpl_cycles_o,       // queue exit to completion, saturating
+    output wire                  cpl_valid_o,
+    input  wire                  cpl_ready_i,
+    output wire [   TagBits-1:0] cpl_tag_o,
+    output wire [StatusBits-1:0] cpl_status_o,       // 0 ok, 1 bad, 2/3 src/dst range, 4 mem
+    output wire [CyclesBits-1:0] cpl_cycles_o,       // queue exit to completion, saturating
     // tensor buffer memory port (rtl/README.md)
-    output wire                 mem_req_valid_o,
-    input  wire                 mem_req_ready_i,
-    output wire                 mem_req_write_o,
-    output wire [         39:0] mem_req_addr_o,
-    output wire [         63:0] mem_req_wdata_o,
-    output wire [          7:0] mem_req_wstrb_o,
-    input  wire                 mem_rsp_valid_i,
-    output wire                 mem_rsp_ready_o,
-    input  wire [         63:0] mem_rsp_rdata_i,
-    input  wire                 mem_rsp_err_i,
+    output wire                  mem_req_valid_o,
+    input  wire                  mem_req_ready_i,
+    output wire                  mem_req_write_o,
+    output wire [          39:0] mem_req_addr_o,
+    output wire [          63:0] mem_req_wdata_o,
+    output wire [           7:0] mem_req_wstrb_o,
+    input  wire                  mem_rsp_valid_i,
+    output wire                  mem_rsp_ready_o,
+    input  wire [          63:0] mem_rsp_rdata_i,
+    input  wire                  mem_rsp_err_i,
     // core SRAM port (rtl/core/core_dma.v): one response per request, SramLat cycles after
     // acceptance, no backpressure
-    output wire                 sram_req_valid_o,
-    input  wire                 sram_req_ready_i,
-    output wire                 sram_req_write_o,
-    output wire [SramAddrW-1:0] sram_req_addr_o,
-    output wire [         63:0] sram_req_wdata_o,
-    output wire [          7:0] sram_req_wstrb_o,
-    input  wire                 sram_rsp_valid_i,
-    input  wire [         63:0] sram_rsp_rdata_i,
-    input  wire                 sram_rsp_err_i,
+    output wire                  sram_req_valid_o,
+    input  wire                  sram_req_ready_i,
+    output wire                  sram_req_write_o,
+    output wire [ SramAddrW-1:0] sram_req_addr_o,
+    output wire [          63:0] sram_req_wdata_o,
+    output wire [           7:0] sram_req_wstrb_o,
+    input  wire                  sram_rsp_valid_i,
+    input  wire [          63:0] sram_rsp_rdata_i,
+    input  wire                  sram_rsp_err_i,
     // status
-    output wire                 idle_o              // nothing queued, running or unreported
+    output wire                  idle_o              // nothing queued, running or unreported
 );
 
-  localparam int MetaW = 11;
+  // A read's sideband (dma_agen's beat_*): first, last, off, end, tlast, wm1.
+  localparam int MetaW = 1 + 1 + 3 + 3 + 1 + 2;
 
   if (SramAddrW < 4 || SramAddrW > 40) begin : g_bad_addrw
     cmn_param_error_SramAddrW_must_be_4_to_40 u_err ();
@@ -89,10 +97,10 @@ module dma_top #(
   end
 
   // ---------------------------------------------------------------- control
-  wire        d_store, d_xpose, start;
-  wire [39:0] d_src, d_dst, d_src_stride, d_dst_stride;
-  wire [15:0] d_rows;
-  wire [23:0] d_len;
+  wire                xfer_store, xfer_xpose, start;
+  wire [AddrBits-1:0] xfer_src, xfer_dst, xfer_src_stride, xfer_dst_stride;
+  wire [RowsBits-1:0] xfer_rows;
+  wire [ LenBits-1:0] xfer_len;
   wire rd_done, wr_done, wr_fire, wr_gate;
 
   dma_ctl #(
@@ -115,22 +123,22 @@ module dma_top #(
       .desc_len_i,
       .desc_src_stride_i,
       .desc_dst_stride_i,
-      .d_store_o     (d_store),
-      .d_xpose_o     (d_xpose),
-      .d_src_o       (d_src),
-      .d_dst_o       (d_dst),
-      .d_rows_o      (d_rows),
-      .d_len_o       (d_len),
-      .d_src_stride_o(d_src_stride),
-      .d_dst_stride_o(d_dst_stride),
-      .start_o       (start),
-      .rd_done_i     (rd_done),
-      .wr_done_i     (wr_done),
-      .wr_i          (wr_fire),
-      .ack_i         (d_store ? mem_rsp_valid_i : sram_rsp_valid_i),
-      .rsp_i         (mem_rsp_valid_i || sram_rsp_valid_i),
-      .err_i         (mem_rsp_valid_i && mem_rsp_err_i || sram_rsp_valid_i && sram_rsp_err_i),
-      .wr_gate_o     (wr_gate),
+      .xfer_store_o     (xfer_store),
+      .xfer_xpose_o     (xfer_xpose),
+      .xfer_src_o       (xfer_src),
+      .xfer_dst_o       (xfer_dst),
+      .xfer_rows_o      (xfer_rows),
+      .xfer_len_o       (xfer_len),
+      .xfer_src_stride_o(xfer_src_stride),
+      .xfer_dst_stride_o(xfer_dst_stride),
+      .start_o          (start),
+      .rd_done_i        (rd_done),
+      .wr_done_i        (wr_done),
+      .wr_fire_i        (wr_fire),
+      .wr_ack_i         (xfer_store ? mem_rsp_valid_i : sram_rsp_valid_i),
+      .rsp_valid_i      (mem_rsp_valid_i || sram_rsp_valid_i),
+      .rsp_err_i        (mem_rsp_valid_i && mem_rsp_err_i || sram_rsp_valid_i && sram_rsp_err_i),
+      .wr_gate_o        (wr_gate),
       .cpl_valid_o,
       .cpl_ready_i,
       .cpl_tag_o,
@@ -140,12 +148,12 @@ module dma_top #(
   );
 
   // ---------------------------------------------------------------- read side
-  wire        rb_valid, rb_first, rb_last, rb_tlast;
-  wire [39:0] rb_addr;
-  wire [ 2:0] rb_off, rb_end;
-  wire [ 1:0] rb_wm1;
+  wire        rd_beat_valid, rd_beat_first, rd_beat_last, rd_beat_tlast;
+  wire [39:0] rd_beat_addr;
+  wire [ 2:0] rd_beat_off, rd_beat_end;
+  wire [ 1:0] rd_beat_wm1;
   wire meta_in_ready, rd_ready;
-  wire rd_issue = rb_valid && meta_in_ready;  // a read with a place for its data
+  wire rd_issue = rd_beat_valid && meta_in_ready;  // a read with a place for its data
   wire rd_fire = rd_issue && rd_ready;
 
   dma_agen #(
@@ -154,28 +162,31 @@ module dma_top #(
       .clk_i,
       .rst_i,
       .start_i     (start),
-      .tile_i      (d_xpose),
+      .tile_i      (xfer_xpose),
       .colmajor_i  (1'b0),
-      .base_i      (d_src),
-      .stride_i    (d_src_stride),
-      .rows_i      ({8'd0, d_rows}),
-      .len_i       (d_len),
+      .base_i      (xfer_src),
+      .stride_i    (xfer_src_stride),
+      .rows_i      ({8'd0, xfer_rows}),
+      .len_i       (xfer_len),
       .done_o      (rd_done),
-      .beat_valid_o(rb_valid),
+      .beat_valid_o(rd_beat_valid),
       .beat_ready_i(rd_fire),
-      .beat_addr_o (rb_addr),
-      .beat_first_o(rb_first),
-      .beat_last_o (rb_last),
-      .beat_off_o  (rb_off),
-      .beat_end_o  (rb_end),
-      .beat_tlast_o(rb_tlast),
-      .beat_wm1_o  (rb_wm1)
+      .beat_addr_o (rd_beat_addr),
+      .beat_first_o(rd_beat_first),
+      .beat_last_o (rd_beat_last),
+      .beat_off_o  (rd_beat_off),
+      .beat_end_o  (rd_beat_end),
+      .beat_tlast_o(rd_beat_tlast),
+      .beat_wm1_o  (rd_beat_wm1)
   );
 
   // Sideband of every read in flight, from issue until dma_rd_pack consumes its data.
-  wire             meta_valid, pack_take;
-  wire [MetaW-1:0] meta;
+  wire                      meta_valid, pack_take;
+  wire [         MetaW-1:0] meta;
   wire [$clog2(MaxRdOut):0] meta_count, data_count;
+  wire meta_first, meta_last, meta_tlast;
+  wire [2:0] meta_off, meta_end;
+  wire [1:0] meta_wm1;
 
   cmn_fifo #(
       .Width(MetaW),
@@ -185,15 +196,18 @@ module dma_top #(
       .rst_i,
       .in_valid_i (rd_fire),
       .in_ready_o (meta_in_ready),
-      .in_data_i  ({rb_first, rb_last, rb_off, rb_end, rb_tlast, rb_wm1}),
+      .in_data_i  ({rd_beat_first, rd_beat_last, rd_beat_off, rd_beat_end, rd_beat_tlast,
+                    rd_beat_wm1}),
       .out_valid_o(meta_valid),
       .out_ready_i(pack_take),
       .out_data_o (meta),
       .count_o    (meta_count)
   );
 
+  assign {meta_first, meta_last, meta_off, meta_end, meta_tlast, meta_wm1} = meta;
+
   // Read data from whichever memory is the source.
-  wire        data_push = d_store ? sram_rsp_valid_i : mem_rsp_valid_i;
+  wire        data_push = xfer_store ? sram_rsp_valid_i : mem_rsp_valid_i;
   wire        data_valid, data_in_ready;
   wire [63:0] data;
 
@@ -205,16 +219,16 @@ module dma_top #(
       .rst_i,
       .in_valid_i (data_push),
       .in_ready_o (data_in_ready),
-      .in_data_i  (d_store ? sram_rsp_rdata_i : mem_rsp_rdata_i),
+      .in_data_i  (xfer_store ? sram_rsp_rdata_i : mem_rsp_rdata_i),
       .out_valid_o(data_valid),
       .out_ready_i(pack_take),
       .out_data_o (data),
       .count_o    (data_count)
   );
 
-  wire        pk_valid, pk_ready, pk_slast, pk_tlast;
-  wire [63:0] pk_data;
-  wire [ 1:0] pk_wm1;
+  wire        packed_valid, packed_ready, packed_slast, packed_tlast;
+  wire [63:0] packed_data;
+  wire [ 1:0] packed_wm1;
 
   dma_rd_pack u_pack (
       .clk_i,
@@ -222,41 +236,41 @@ module dma_top #(
       .in_valid_i (data_valid),
       .in_ready_o (pack_take),
       .in_data_i  (data),
-      .in_first_i (meta[10]),
-      .in_last_i  (meta[9]),
-      .in_off_i   (meta[8:6]),
-      .in_end_i   (meta[5:3]),
-      .in_tlast_i (meta[2]),
-      .in_wm1_i   (meta[1:0]),
-      .out_valid_o(pk_valid),
-      .out_ready_i(pk_ready),
-      .out_data_o (pk_data),
-      .out_slast_o(pk_slast),
-      .out_tlast_o(pk_tlast),
-      .out_wm1_o  (pk_wm1)
+      .in_first_i (meta_first),
+      .in_last_i  (meta_last),
+      .in_off_i   (meta_off),
+      .in_end_i   (meta_end),
+      .in_tlast_i (meta_tlast),
+      .in_wm1_i   (meta_wm1),
+      .out_valid_o(packed_valid),
+      .out_ready_i(packed_ready),
+      .out_data_o (packed_data),
+      .out_slast_o(packed_slast),
+      .out_tlast_o(packed_tlast),
+      .out_wm1_o  (packed_wm1)
   );
 
-  wire        xp_valid, xp_ready;
-  wire [63:0] xp_data;
+  wire        xpose_valid, xpose_ready;
+  wire [63:0] xpose_data;
 
   dma_xpose u_xpose (
       .clk_i,
       .rst_i,
-      .en_i       (d_xpose),
-      .in_valid_i (pk_valid),
-      .in_ready_o (pk_ready),
-      .in_data_i  (pk_data),
-      .in_tlast_i (pk_tlast),
-      .in_wm1_i   (pk_wm1),
-      .out_valid_o(xp_valid),
-      .out_ready_i(xp_ready),
-      .out_data_o (xp_data)
+      .en_i       (xfer_xpose),
+      .in_valid_i (packed_valid),
+      .in_ready_o (packed_ready),
+      .in_data_i  (packed_data),
+      .in_tlast_i (packed_tlast),
+      .in_wm1_i   (packed_wm1),
+      .out_valid_o(xpose_valid),
+      .out_ready_i(xpose_ready),
+      .out_data_o (xpose_data)
   );
 
   // ---------------------------------------------------------------- write side
-  wire        wb_valid, wb_ready, wb_first, wb_last;
-  wire [39:0] wb_addr;
-  wire [ 2:0] wb_off, wb_end;
+  wire        wr_beat_valid, wr_beat_ready, wr_beat_first, wr_beat_last;
+  wire [39:0] wr_beat_addr;
+  wire [ 2:0] wr_beat_off, wr_beat_end;
   wire        wr_valid, wr_ready;
   wire [39:0] wr_addr;
   wire [63:0] wr_wdata;
@@ -268,20 +282,20 @@ module dma_top #(
       .clk_i,
       .rst_i,
       .start_i     (start),
-      .tile_i      (d_xpose),
+      .tile_i      (xfer_xpose),
       .colmajor_i  (1'b1),
-      .base_i      (d_dst),
-      .stride_i    (d_dst_stride),
-      .rows_i      (d_xpose ? {1'b0, d_len[23:1]} : {8'd0, d_rows}),
-      .len_i       (d_xpose ? {7'd0, d_rows, 1'b0} : d_len),
+      .base_i      (xfer_dst),
+      .stride_i    (xfer_dst_stride),
+      .rows_i      (xfer_xpose ? {1'b0, xfer_len[23:1]} : {8'd0, xfer_rows}),
+      .len_i       (xfer_xpose ? {7'd0, xfer_rows, 1'b0} : xfer_len),
       .done_o      (wr_done),
-      .beat_valid_o(wb_valid),
-      .beat_ready_i(wb_ready),
-      .beat_addr_o (wb_addr),
-      .beat_first_o(wb_first),
-      .beat_last_o (wb_last),
-      .beat_off_o  (wb_off),
-      .beat_end_o  (wb_end),
+      .beat_valid_o(wr_beat_valid),
+      .beat_ready_i(wr_beat_ready),
+      .beat_addr_o (wr_beat_addr),
+      .beat_first_o(wr_beat_first),
+      .beat_last_o (wr_beat_last),
+      .beat_off_o  (wr_beat_off),
+      .beat_end_o  (wr_beat_end),
       // The tile sideband is for the transpose buffer, which sits on the read side.
       /* verilator lint_off PINCONNECTEMPTY */
       .beat_tlast_o(),
@@ -295,16 +309,16 @@ module dma_top #(
       .clk_i,
       .rst_i,
       .gate_i      (wr_gate),
-      .beat_valid_i(wb_valid),
-      .beat_ready_o(wb_ready),
-      .beat_addr_i (wb_addr),
-      .beat_first_i(wb_first),
-      .beat_last_i (wb_last),
-      .beat_off_i  (wb_off),
-      .beat_end_i  (wb_end),
-      .in_valid_i  (xp_valid),
-      .in_ready_o  (xp_ready),
-      .in_data_i   (xp_data),
+      .beat_valid_i(wr_beat_valid),
+      .beat_ready_o(wr_beat_ready),
+      .beat_addr_i (wr_beat_addr),
+      .beat_first_i(wr_beat_first),
+      .beat_last_i (wr_beat_last),
+      .beat_off_i  (wr_beat_off),
+      .beat_end_i  (wr_beat_end),
+      .in_valid_i  (xpose_valid),
+      .in_ready_o  (xpose_ready),
+      .in_data_i   (xpose_data),
       .req_valid_o (wr_valid),
       .req_ready_i (wr_ready),
       .req_addr_o  (wr_addr),
@@ -320,10 +334,10 @@ module dma_top #(
   ) u_ports (
       .clk_i,
       .rst_i,
-      .store_i     (d_store),
+      .store_i     (xfer_store),
       .rd_valid_i  (rd_issue),
       .rd_ready_o  (rd_ready),
-      .rd_addr_i   (rb_addr),
+      .rd_addr_i   (rd_beat_addr),
       .wr_valid_i  (wr_valid),
       .wr_ready_o  (wr_ready),
       .wr_addr_i   (wr_addr),
@@ -369,9 +383,9 @@ module dma_top #(
       else $error("dma_top: read data without its sideband");
       assert (data_count <= meta_count)
       else $error("dma_top: more read data (%0d) than reads (%0d)", data_count, meta_count);
-      assert (!(start && (meta_valid || pk_valid || xp_valid)))
+      assert (!(start && (meta_valid || packed_valid || xpose_valid)))
       else $error("dma_top: a transfer starts with data of the last one still inside");
-      assert (!(d_xpose && pk_valid && !pk_slast))
+      assert (!(xfer_xpose && packed_valid && !packed_slast))
       else $error("dma_top: a transposed source row longer than one packed beat");
       assert (!(start && !(rd_done && wr_done)))
       else $error("dma_top: started while a transfer is running");

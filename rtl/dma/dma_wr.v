@@ -46,19 +46,19 @@ module dma_wr #(
   wire go = beat_valid_i && (!consume || in_valid_i) && gate_i;
   wire fire = go && req_ready_i;
 
-  // Lanes lo..hi are written.
-  wire [2:0] lo = beat_first_i ? beat_off_i : 3'd0;
-  wire [2:0] hi = beat_last_i ? beat_end_i : 3'd7;
+  // Lanes first_lane..last_lane are written.
+  wire [2:0] first_lane = beat_first_i ? beat_off_i : 3'd0;
+  wire [2:0] last_lane = beat_last_i ? beat_end_i : 3'd7;
   // ({in, prev} >> 8 * (8 - off))[63:0]: lanes off..7 from in, lanes 0..off-1 from prev (a
   // shift by 64 gives 0, so off = 0 is plain in).
-  wire [6:0] sh = {1'b0, beat_off_i, 3'b000};
-  wire [63:0] placed = (prev_q >> (7'd64 - sh)) | (in_data_i << sh);
+  wire [6:0] shift_bits = {1'b0, beat_off_i, 3'b000};
+  wire [63:0] placed = (prev_q >> (7'd64 - shift_bits)) | (in_data_i << shift_bits);
 
-  reg [7:0] strb;
+  reg [7:0] wstrb;
   always @(*) begin
     for (int i = 0; i < 8; i++) begin
-      strb[i] = i >= {29'd0, lo} && i <= {29'd0, hi};
-      req_wdata_o[8*i+:8] = strb[i] ? placed[8*i+:8] : 8'd0;
+      wstrb[i] = i >= {29'd0, first_lane} && i <= {29'd0, last_lane};
+      req_wdata_o[8*i+:8] = wstrb[i] ? placed[8*i+:8] : 8'd0;
     end
   end
 
@@ -66,7 +66,7 @@ module dma_wr #(
   assign in_ready_o   = fire && consume;
   assign req_valid_o  = go;
   assign req_addr_o   = beat_addr_i;
-  assign req_wstrb_o  = strb;
+  assign req_wstrb_o  = wstrb;
 
   always @(posedge clk_i) begin
     if (fire && consume) prev_q <= in_data_i;
@@ -77,8 +77,8 @@ module dma_wr #(
     if (!rst_i && beat_valid_i) begin
       assert (beat_addr_i[2:0] == 3'd0)
       else $error("dma_wr: write beat address %h is not a multiple of 8", beat_addr_i);
-      assert (lo <= hi)
-      else $error("dma_wr: empty write (lanes %0d..%0d)", lo, hi);
+      assert (first_lane <= last_lane)
+      else $error("dma_wr: empty write (lanes %0d..%0d)", first_lane, last_lane);
     end
   end
 `endif

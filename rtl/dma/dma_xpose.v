@@ -31,7 +31,7 @@ module dma_xpose (
   reg [63:0] row_q      [8];  // bank b, row i at index 4b + i
   reg [ 1:0] full_q;  // bank holds a whole tile
   reg [ 1:0] wm1_q      [2];  // per bank: elements per row - 1
-  reg [ 1:0] tm1_q      [2];  // per bank: rows - 1
+  reg [ 1:0] rows_m1_q  [2];  // per bank: rows - 1
   reg        fill_bank_q;
   reg [ 1:0] fill_row_q;
   reg        drain_bank_q;
@@ -43,16 +43,16 @@ module dma_xpose (
   wire x_out_fire = en_i && x_out_valid && out_ready_i;
 
   // Column drain_col_q of the draining bank; rows past the tile's last read as zero.
-  wire [63:0] dr0 = row_q[{drain_bank_q, 2'd0}];
-  wire [63:0] dr1 = row_q[{drain_bank_q, 2'd1}];
-  wire [63:0] dr2 = row_q[{drain_bank_q, 2'd2}];
-  wire [63:0] dr3 = row_q[{drain_bank_q, 2'd3}];
-  wire [ 1:0] dtm1 = tm1_q[drain_bank_q];
+  wire [63:0] drain_row0 = row_q[{drain_bank_q, 2'd0}];
+  wire [63:0] drain_row1 = row_q[{drain_bank_q, 2'd1}];
+  wire [63:0] drain_row2 = row_q[{drain_bank_q, 2'd2}];
+  wire [63:0] drain_row3 = row_q[{drain_bank_q, 2'd3}];
+  wire [ 1:0] drain_rows_m1 = rows_m1_q[drain_bank_q];
   wire [63:0] column = {
-    dtm1 >= 2'd3 ? dr3[{drain_col_q, 4'd0}+:16] : 16'd0,
-    dtm1 >= 2'd2 ? dr2[{drain_col_q, 4'd0}+:16] : 16'd0,
-    dtm1 >= 2'd1 ? dr1[{drain_col_q, 4'd0}+:16] : 16'd0,
-    dr0[{drain_col_q, 4'd0}+:16]
+    drain_rows_m1 >= 2'd3 ? drain_row3[{drain_col_q, 4'd0}+:16] : 16'd0,
+    drain_rows_m1 >= 2'd2 ? drain_row2[{drain_col_q, 4'd0}+:16] : 16'd0,
+    drain_rows_m1 >= 2'd1 ? drain_row1[{drain_col_q, 4'd0}+:16] : 16'd0,
+    drain_row0[{drain_col_q, 4'd0}+:16]
   };
   wire drain_end = drain_col_q == wm1_q[drain_bank_q];
 
@@ -95,8 +95,8 @@ module dma_xpose (
     if (x_in_fire) begin
       row_q[{fill_bank_q, fill_row_q}] <= in_data_i;
       if (in_tlast_i) begin
-        wm1_q[fill_bank_q] <= in_wm1_i;
-        tm1_q[fill_bank_q] <= fill_row_q;
+        wm1_q[fill_bank_q]     <= in_wm1_i;
+        rows_m1_q[fill_bank_q] <= fill_row_q;
       end
     end
   end

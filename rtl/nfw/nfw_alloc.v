@@ -37,43 +37,44 @@ module nfw_alloc #(
     output wire [15:0] gnt_pbn_o
 );
 
-  localparam int PbW = MaxPbs > 1 ? $clog2(MaxPbs) : 1;
-  localparam int StW = Streams > 1 ? $clog2(Streams) : 1;
+  localparam int PbnW = MaxPbs > 1 ? $clog2(MaxPbs) : 1;
+  localparam int StreamW = Streams > 1 ? $clog2(Streams) : 1;
 
   if (MaxPbs < 2 || MaxPbs > 65536 || Streams < 1 || Streams > 16) begin : g_bad_params
     nfw_param_error_MaxPbs_2_to_65536_and_Streams_1_to_16 u_err ();
   end
 
-  reg [ MaxPbs-1:0] busy_q  [Streams];
-  reg [    PbW-1:0] cursor_q[Streams];
-  reg [    PbW-1:0] nblk_q  [Streams];  // n_blocks - 1
-  reg               scan_q;  // searching for sst_q
-  reg [    StW-1:0] sst_q;
-  reg [    PbW-1:0] cand_q;
+  reg  [ MaxPbs-1:0] busy_q    [Streams];
+  reg  [   PbnW-1:0] cursor_q  [Streams];
+  reg  [   PbnW-1:0] last_pbn_q[Streams];  // n_blocks - 1
+  reg                scan_q;  // searching for a free block of scan_stream_q
+  reg  [StreamW-1:0] scan_stream_q;
+  reg  [   PbnW-1:0] candidate_q;  // the block looked at this cycle
 
-  wire [MaxPbs-1:0] sbusy = busy_q[sst_q];
-  wire              cand_free = !sbusy[cand_q];
-  wire [   PbW-1:0] cand_next = cand_q == nblk_q[sst_q] ? '0 : cand_q + 1'b1;
+  wire [ MaxPbs-1:0] scan_busy = busy_q[scan_stream_q];
+  wire               candidate_free = !scan_busy[candidate_q];
+  wire [   PbnW-1:0] candidate_next =
+      candidate_q == last_pbn_q[scan_stream_q] ? '0 : candidate_q + 1'b1;
 
-  assign gnt_o = scan_q && cand_free;
-  assign gnt_pbn_o = 16'(cand_q);
+  assign gnt_o = scan_q && candidate_free;
+  assign gnt_pbn_o = 16'(candidate_q);
 
   always @(posedge clk_i) begin
     if (rst_i) begin
       scan_q <= 1'b0;
     end else if (!scan_q) begin
       scan_q <= req_i;
-    end else if (cand_free) begin
+    end else if (candidate_free) begin
       scan_q <= 1'b0;
     end
   end
 
   always @(posedge clk_i) begin
     if (!scan_q) begin
-      sst_q  <= StW'(req_stream_i);
-      cand_q <= cursor_q[StW'(req_stream_i)];
-    end else if (!cand_free) begin
-      cand_q <= cand_next;
+      scan_stream_q <= StreamW'(req_stream_i);
+      candidate_q   <= cursor_q[StreamW'(req_stream_i)];
+    end else if (!candidate_free) begin
+      candidate_q <= candidate_next;
     end
   end
 
@@ -81,22 +82,22 @@ module nfw_alloc #(
   always @(posedge clk_i) begin
     for (int i = 0; i < Streams; i++) begin
       if (rst_i) begin
-        busy_q[i]   <= '0;
-        cursor_q[i] <= '0;
-        nblk_q[i]   <= '0;
+        busy_q[i]     <= '0;
+        cursor_q[i]   <= '0;
+        last_pbn_q[i] <= '0;
       end else begin
-        if (gnt_o && sst_q == StW'(i)) begin
-          busy_q[i][cand_q] <= 1'b1;
-          cursor_q[i]       <= cand_next;
+        if (gnt_o && scan_stream_q == StreamW'(i)) begin
+          busy_q[i][candidate_q] <= 1'b1;
+          cursor_q[i]            <= candidate_next;
         end
         if (cfg_stream_i == 4'(i)) begin
           if (set_i) begin
-            busy_q[i]   <= '0;
-            cursor_q[i] <= '0;
-            nblk_q[i]   <= PbW'(cfg_n_i - 16'd1);
+            busy_q[i]     <= '0;
+            cursor_q[i]   <= '0;
+            last_pbn_q[i] <= PbnW'(cfg_n_i - 16'd1);
           end
-          if (free_i) busy_q[i][PbW'(cfg_pbn_i)] <= 1'b0;
-          if (use_i) busy_q[i][PbW'(cfg_pbn_i)] <= 1'b1;
+          if (free_i) busy_q[i][PbnW'(cfg_pbn_i)] <= 1'b0;
+          if (use_i) busy_q[i][PbnW'(cfg_pbn_i)] <= 1'b1;
         end
       end
     end
@@ -112,7 +113,7 @@ module nfw_alloc #(
       else $error("nfw_alloc: block %0d out of range; accepted 0..%0d", cfg_pbn_i, MaxPbs - 1);
       assert (!(scan_q && !req_i) && (!req_i || 32'(req_stream_i) < Streams))
       else $error("nfw_alloc: request withdrawn before its grant");
-      assert (!(scan_q && req_stream_i != 4'(sst_q)))
+      assert (!(scan_q && req_stream_i != 4'(scan_stream_q)))
       else $error("nfw_alloc: request changed stream while waiting");
       assert (!((set_i || free_i || use_i) && 32'(cfg_stream_i) >= Streams))
       else $error("nfw_alloc: stream %0d; accepted 0..%0d", cfg_stream_i, Streams - 1);

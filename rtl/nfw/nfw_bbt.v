@@ -16,11 +16,11 @@ module nfw_bbt #(
     // write entry idx: valid, key (die, plane, block), spare
     input  wire        we_i,
     input  wire [ 7:0] idx_i,
-    input  wire        wvalid_i,
-    input  wire [11:0] wdie_i,
-    input  wire [ 3:0] wplane_i,
-    input  wire [15:0] wblock_i,
-    input  wire [15:0] wspare_i,
+    input  wire        entry_valid_i,
+    input  wire [11:0] entry_die_i,
+    input  wire [ 3:0] entry_plane_i,
+    input  wire [15:0] entry_block_i,
+    input  wire [15:0] entry_spare_i,
     // lookup
     input  wire [15:0] die_i,
     input  wire [ 3:0] plane_i,
@@ -32,22 +32,22 @@ module nfw_bbt #(
     nfw_param_error_Entries_must_be_1_to_256 u_err ();
   end
 
-  reg        v_q    [Entries];
+  reg        valid_q[Entries];
   reg [11:0] die_q  [Entries];
   reg [ 3:0] plane_q[Entries];
-  reg [15:0] blk_q  [Entries];
+  reg [15:0] block_q[Entries];
   reg [15:0] spare_q[Entries];
 
   always @(posedge clk_i) begin
     for (int i = 0; i < Entries; i++) begin
       if (rst_i) begin
-        v_q[i] <= 1'b0;
+        valid_q[i] <= 1'b0;
       end else if (we_i && idx_i == 8'(i)) begin
-        v_q[i]     <= wvalid_i;
-        die_q[i]   <= wdie_i;
-        plane_q[i] <= wplane_i;
-        blk_q[i]   <= wblock_i;
-        spare_q[i] <= wspare_i;
+        valid_q[i] <= entry_valid_i;
+        die_q[i]   <= entry_die_i;
+        plane_q[i] <= entry_plane_i;
+        block_q[i] <= entry_block_i;
+        spare_q[i] <= entry_spare_i;
       end
     end
   end
@@ -55,7 +55,8 @@ module nfw_bbt #(
   always @* begin
     block_o = block_i;
     for (int i = Entries - 1; i >= 0; i--) begin
-      if (v_q[i] && {4'd0, die_q[i]} == die_i && plane_q[i] == plane_i && blk_q[i] == block_i)
+      if (valid_q[i] && {4'd0, die_q[i]} == die_i && plane_q[i] == plane_i &&
+          block_q[i] == block_i)
         block_o = spare_q[i];
     end
   end

@@ -31,21 +31,22 @@ module nfw_issue #(
 ) (
     input  wire                                  clk_i,
     input  wire                                  rst_i,
-    // page buffers (nfw_page_pack)
+    // page buffers (nfw_page_pack): complete units, slot release, the descriptor of page buffer
+    // rd_slot_o (the next page to load)
     input  wire                                  units_i,
     output wire                                  unit_take_o,
     output wire                                  slot_free_o,
     output wire [             $clog2(Slots)-1:0] rd_slot_o,
-    input  wire [                           3:0] d_stream_i,
-    input  wire [                          31:0] d_lpn_i,
-    input  wire [                          15:0] d_pbn_i,
-    input  wire [                          15:0] d_die_i,
-    input  wire [                           3:0] d_plane_i,
-    input  wire [                          15:0] d_block_i,
-    input  wire [                          15:0] d_page_i,
-    input  wire                                  d_err_i,
-    input  wire                                  d_first_i,
-    input  wire                                  d_last_i,
+    input  wire [                           3:0] slot_stream_i,
+    input  wire [                          31:0] slot_lpn_i,
+    input  wire [                          15:0] slot_pbn_i,
+    input  wire [                          15:0] slot_die_i,
+    input  wire [                           3:0] slot_plane_i,
+    input  wire [                          15:0] slot_block_i,
+    input  wire [                          15:0] slot_page_i,
+    input  wire                                  slot_err_i,
+    input  wire                                  slot_first_i,
+    input  wire                                  slot_last_i,
     // bad-block table lookup
     output wire [                          15:0] bbt_die_o,
     output wire [                           3:0] bbt_plane_o,
@@ -85,129 +86,134 @@ module nfw_issue #(
     output wire                                  idle_o
 );
 
-  localparam int Bpp = PageBytes / 8;
-  localparam int BeatW = $clog2(Bpp);
+  localparam int BeatsPerPage = PageBytes / 8;
+  localparam int PageBeatW = $clog2(BeatsPerPage);  // a beat's index in its page
   localparam int SlotW = $clog2(Slots);
-  localparam int PdatDepth = 4;
-  localparam int DoneDepth = 8;
+  localparam int PdatW = 1 + 64;  // last flag, data
+  // A page's completion: stream, LPN, PBN, die, plane, block, page, error flag.
+  localparam int DoneW = 4 + 32 + 16 + 16 + 4 + 16 + 16 + 1;
+  localparam int PdatDepth = 4;  // page data FIFO (read credit); C: PDAT_DEPTH
+  localparam int FlightDepth = 4;  // completions of pages whose data go out; C: FLIGHT_DEPTH
+  localparam int DoneDepth = 8;  // completion FIFO; C: DONE_DEPTH
 
   if (Channels < 1 || (1 << $clog2(Channels)) != Channels) begin : g_bad_chan
     nfw_param_error_Channels_must_be_a_power_of_two u_err ();
   end
 
   // ---------------------------------------------------------------- program command
-  reg             pv_q;
-  reg [      3:0] p_stream_q;
-  reg [     31:0] p_lpn_q;
-  reg [     15:0] p_pbn_q;
-  reg [     15:0] p_die_q;
-  reg [      3:0] p_plane_q;
-  reg [     15:0] p_block_q;
-  reg [     15:0] p_page_q;
-  reg             p_err_q;
-  reg             p_first_q;
-  reg             p_last_q;
-  reg [SlotW-1:0] pslot_q;  // slot of the next command
-  reg             inunit_q;  // more pages of the current unit to come
-  reg             pend_q;  // a command was taken, its data not yet started
+  reg                 prog_valid_q;
+  reg [          3:0] prog_stream_q;
+  reg [         31:0] prog_lpn_q;
+  reg [         15:0] prog_pbn_q;
+  reg [         15:0] prog_die_q;
+  reg [          3:0] prog_plane_q;
+  reg [         15:0] prog_block_q;
+  reg [         15:0] prog_page_q;
+  reg                 prog_err_q;
+  reg                 prog_first_q;
+  reg                 prog_last_q;
+  reg [    SlotW-1:0] load_slot_q;  // slot of the next command
+  reg                 in_unit_q;  // more pages of the current unit to come
+  reg                 data_pending_q;  // a command was taken, its data not yet started
 
   // ---------------------------------------------------------------- data
-  reg             dact_q;  // reading a page's beats
-  reg [SlotW-1:0] dslot_q;
-  reg [BeatW-1:0] rbeat_q;
-  reg             rinfl_q;  // a beat read last cycle arrives now
-  reg             rlast_q;
+  reg                 data_active_q;  // reading a page's beats
+  reg [    SlotW-1:0] data_slot_q;
+  reg [PageBeatW-1:0] read_beat_q;
+  reg                 rdata_valid_q;  // a beat read last cycle arrives now
+  reg                 rdata_last_q;
 
-  wire [2:0] pdat_count, flight_count;
-  wire [3:0] done_count;
-  wire done_in_ready, flight_in_ready, flight_valid;
-  wire [104:0] flight_data;
-  wire pdat_end = pdat_valid_o && pdat_ready_i && pdat_last_o;
+  // ---------------------------------------------------------------- output FIFO status
+  wire [  $clog2(PdatDepth):0] pdat_count;
+  wire [$clog2(FlightDepth):0] flight_count;
+  wire [  $clog2(DoneDepth):0] done_count;
+  wire pdat_in_ready, done_in_ready, flight_in_ready, flight_valid;
+  wire [DoneW-1:0] flight_data;
+  wire page_data_end = pdat_valid_o && pdat_ready_i && pdat_last_o;
 
   // A command is loaded only when its completion will find room: every page loaded and not yet
   // reported holds an entry of the completion FIFO in reserve.
-  wire done_room = 32'(done_count) + 32'(flight_count) < DoneDepth && 32'(flight_count) < 4;
-  wire load = !pv_q && !pend_q && done_room && (inunit_q || units_i);
-  wire pfire = pv_q && prog_ready_i;
-  wire rissue = dact_q && 32'(pdat_count) + 32'(rinfl_q) < PdatDepth;
-  wire rlast = rissue && rbeat_q == BeatW'(Bpp - 1);
-  wire dstart = pend_q && (!dact_q || rlast);
+  wire done_room = 32'(done_count) + 32'(flight_count) < DoneDepth &&
+      32'(flight_count) < FlightDepth;
+  wire load_cmd = !prog_valid_q && !data_pending_q && done_room && (in_unit_q || units_i);
+  wire prog_fire = prog_valid_q && prog_ready_i;
+  wire read_issue = data_active_q && 32'(pdat_count) + 32'(rdata_valid_q) < PdatDepth;
+  wire read_last = read_issue && read_beat_q == PageBeatW'(BeatsPerPage - 1);
+  wire data_start = data_pending_q && (!data_active_q || read_last);
 
-  assign rd_slot_o = pslot_q;
-  assign unit_take_o = load && !inunit_q;
-  assign slot_free_o = rlast;
-  assign bbt_die_o = d_die_i;
-  assign bbt_plane_o = d_plane_i;
-  assign bbt_block_o = d_block_i;
-  assign ram_re_o = rissue;
-  assign ram_raddr_o = {dslot_q, rbeat_q};
+  assign rd_slot_o = load_slot_q;
+  assign unit_take_o = load_cmd && !in_unit_q;
+  assign slot_free_o = read_last;
+  assign bbt_die_o = slot_die_i;
+  assign bbt_plane_o = slot_plane_i;
+  assign bbt_block_o = slot_block_i;
+  assign ram_re_o = read_issue;
+  assign ram_raddr_o = {data_slot_q, read_beat_q};
 
   always @(posedge clk_i) begin
     if (rst_i) begin
-      pv_q     <= 1'b0;
-      pslot_q  <= '0;
-      inunit_q <= 1'b0;
-      pend_q   <= 1'b0;
-      dact_q   <= 1'b0;
-      dslot_q  <= '0;
-      rbeat_q  <= '0;
-      rinfl_q  <= 1'b0;
-      rlast_q  <= 1'b0;
+      prog_valid_q   <= 1'b0;
+      load_slot_q    <= '0;
+      in_unit_q      <= 1'b0;
+      data_pending_q <= 1'b0;
+      data_active_q  <= 1'b0;
+      data_slot_q    <= '0;
+      read_beat_q    <= '0;
+      rdata_valid_q  <= 1'b0;
+      rdata_last_q   <= 1'b0;
     end else begin
-      if (load) begin
-        pv_q     <= 1'b1;
-        pslot_q  <= pslot_q + 1'b1;
-        inunit_q <= !d_last_i;
-      end else if (pfire) begin
-        pv_q <= 1'b0;
+      if (load_cmd) begin
+        prog_valid_q <= 1'b1;
+        load_slot_q  <= load_slot_q + 1'b1;
+        in_unit_q    <= !slot_last_i;
+      end else if (prog_fire) begin
+        prog_valid_q <= 1'b0;
       end
-      if (pfire) pend_q <= 1'b1;
-      else if (dstart) pend_q <= 1'b0;
-      if (rissue) rbeat_q <= rbeat_q + 1'b1;
-      if (rlast) dslot_q <= dslot_q + 1'b1;
-      if (dstart) dact_q <= 1'b1;
-      else if (rlast) dact_q <= 1'b0;
-      rinfl_q <= rissue;
-      rlast_q <= rlast;
+      if (prog_fire) data_pending_q <= 1'b1;
+      else if (data_start) data_pending_q <= 1'b0;
+      if (read_issue) read_beat_q <= read_beat_q + 1'b1;
+      if (read_last) data_slot_q <= data_slot_q + 1'b1;
+      if (data_start) data_active_q <= 1'b1;
+      else if (read_last) data_active_q <= 1'b0;
+      rdata_valid_q <= read_issue;
+      rdata_last_q  <= read_last;
     end
   end
 
   always @(posedge clk_i) begin
-    if (load) begin
-      p_stream_q <= d_stream_i;
-      p_lpn_q    <= d_lpn_i;
-      p_pbn_q    <= d_pbn_i;
-      p_die_q    <= d_die_i;
-      p_plane_q  <= d_plane_i;
-      p_block_q  <= bbt_block_i;
-      p_page_q   <= d_page_i;
-      p_err_q    <= d_err_i;
-      p_first_q  <= d_first_i;
-      p_last_q   <= d_last_i;
+    if (load_cmd) begin
+      prog_stream_q <= slot_stream_i;
+      prog_lpn_q    <= slot_lpn_i;
+      prog_pbn_q    <= slot_pbn_i;
+      prog_die_q    <= slot_die_i;
+      prog_plane_q  <= slot_plane_i;
+      prog_block_q  <= bbt_block_i;
+      prog_page_q   <= slot_page_i;
+      prog_err_q    <= slot_err_i;
+      prog_first_q  <= slot_first_i;
+      prog_last_q   <= slot_last_i;
     end
   end
 
-  assign prog_valid_o = pv_q;
-  assign prog_chan_o = p_die_q & 16'(Channels - 1);
-  assign prog_die_o = p_die_q;
-  assign prog_plane_o = p_plane_q;
-  assign prog_block_o = p_block_q;
-  assign prog_page_o = p_page_q;
-  assign prog_first_o = p_first_q;
-  assign prog_last_o = p_last_q;
+  assign prog_valid_o = prog_valid_q;
+  assign prog_chan_o = prog_die_q & 16'(Channels - 1);
+  assign prog_die_o = prog_die_q;
+  assign prog_plane_o = prog_plane_q;
+  assign prog_block_o = prog_block_q;
+  assign prog_page_o = prog_page_q;
+  assign prog_first_o = prog_first_q;
+  assign prog_last_o = prog_last_q;
 
   // ---------------------------------------------------------------- output FIFOs
-  wire pdat_in_ready;
-
   cmn_fifo #(
-      .Width(65),
+      .Width(PdatW),
       .Depth(PdatDepth)
   ) u_pdat_q (
       .clk_i,
       .rst_i,
-      .in_valid_i (rinfl_q),
+      .in_valid_i (rdata_valid_q),
       .in_ready_o (pdat_in_ready),
-      .in_data_i  ({rlast_q, ram_rdata_i}),
+      .in_data_i  ({rdata_last_q, ram_rdata_i}),
       .out_valid_o(pdat_valid_o),
       .out_ready_i(pdat_ready_i),
       .out_data_o ({pdat_last_o, pdat_data_o}),
@@ -216,27 +222,28 @@ module nfw_issue #(
 
   // Completions of pages whose command was taken and whose data are still going out.
   cmn_fifo #(
-      .Width(105),
-      .Depth(4)
+      .Width(DoneW),
+      .Depth(FlightDepth)
   ) u_flight_q (
       .clk_i,
       .rst_i,
-      .in_valid_i (pfire),
+      .in_valid_i (prog_fire),
       .in_ready_o (flight_in_ready),
-      .in_data_i  ({p_stream_q, p_lpn_q, p_pbn_q, p_die_q, p_plane_q, p_block_q, p_page_q, p_err_q}),
+      .in_data_i  ({prog_stream_q, prog_lpn_q, prog_pbn_q, prog_die_q, prog_plane_q, prog_block_q,
+                    prog_page_q, prog_err_q}),
       .out_valid_o(flight_valid),
-      .out_ready_i(pdat_end),
+      .out_ready_i(page_data_end),
       .out_data_o (flight_data),
       .count_o    (flight_count)
   );
 
   cmn_fifo #(
-      .Width(105),
+      .Width(DoneW),
       .Depth(DoneDepth)
   ) u_done_q (
       .clk_i,
       .rst_i,
-      .in_valid_i (pdat_end),
+      .in_valid_i (page_data_end),
       .in_ready_o (done_in_ready),
       .in_data_i  (flight_data),
       .out_valid_o(done_valid_o),
@@ -246,21 +253,21 @@ module nfw_issue #(
       .count_o    (done_count)
   );
 
-  assign idle_o = !pv_q && !pend_q && !dact_q && !rinfl_q && !inunit_q && !pdat_valid_o &&
-      !flight_valid && !done_valid_o;
+  assign idle_o = !prog_valid_q && !data_pending_q && !data_active_q && !rdata_valid_q &&
+      !in_unit_q && !pdat_valid_o && !flight_valid && !done_valid_o;
 
 `ifndef SYNTHESIS
   always @(posedge clk_i) begin
     if (!rst_i) begin
-      assert (!rinfl_q || pdat_in_ready)
+      assert (!rdata_valid_q || pdat_in_ready)
       else $error("nfw_issue: page data FIFO full when a beat arrives");
-      assert (!pfire || flight_in_ready)
+      assert (!prog_fire || flight_in_ready)
       else $error("nfw_issue: in-flight FIFO full when a command is taken");
-      assert (!pdat_end || (flight_valid && done_in_ready))
+      assert (!page_data_end || (flight_valid && done_in_ready))
       else $error("nfw_issue: a page's data ended with no completion waiting or no room");
-      assert (!(load && pfire))
+      assert (!(load_cmd && prog_fire))
       else $error("nfw_issue: a command loaded while one is offered");
-      assert (!(pfire && dstart))
+      assert (!(prog_fire && data_start))
       else $error("nfw_issue: a command taken while another waits for its data");
     end
   end

@@ -35,82 +35,86 @@ module nfw_rd #(
     // a response beat left the response FIFO: one credit back
     input  wire        rsp_pop_i,
     // descriptor of the command being read, for the aligner
-    output wire        dsc_valid_o,
-    input  wire        dsc_ready_i,
-    output wire [ 2:0] dsc_off_o,
-    output wire [31:0] dsc_len_o,
-    output wire [ 3:0] dsc_stream_o,
+    output wire        desc_valid_o,
+    input  wire        desc_ready_i,
+    output wire [ 2:0] desc_off_o,
+    output wire [31:0] desc_len_o,
+    output wire [ 3:0] desc_stream_o,
     // no command queued or being read, every read answered and popped
     output wire        idle_o
 );
 
-  localparam int CredW = $clog2(MaxReads) + 1;
+  localparam int CreditW = $clog2(MaxReads) + 1;
+  localparam int CmdW = 4 + 32 + 40;  // a queued command: stream, length, address
+  localparam int DescW = 4 + 32 + 3;  // a descriptor: stream, length, offset in the first beat
+  localparam int CmdDepth = 2;  // command FIFO
+  localparam int DescDepth = 2;  // descriptor FIFO
 
   if (MaxReads < 2 || (1 << $clog2(MaxReads)) != MaxReads) begin : g_bad_reads
     nfw_param_error_MaxReads_must_be_a_power_of_two_at_least_2 u_err ();
   end
 
   // ---------------------------------------------------------------- command FIFO
-  wire        q_valid;
-  wire [75:0] q_data;
-  wire        q_pop;
+  wire            cmd_q_valid;
+  wire [CmdW-1:0] cmd_q_data;
+  wire            cmd_q_pop;
 
   cmn_fifo #(
-      .Width(76),
-      .Depth(2)
+      .Width(CmdW),
+      .Depth(CmdDepth)
   ) u_cmd_q (
       .clk_i,
       .rst_i,
       .in_valid_i (cmd_valid_i),
       .in_ready_o (cmd_ready_o),
       .in_data_i  ({cmd_stream_i, cmd_len_i, cmd_addr_i}),
-      .out_valid_o(q_valid),
-      .out_ready_i(q_pop),
-      .out_data_o (q_data),
+      .out_valid_o(cmd_q_valid),
+      .out_ready_i(cmd_q_pop),
+      .out_data_o (cmd_q_data),
       /* verilator lint_off PINCONNECTEMPTY */  // occupancy not needed
       .count_o    ()
       /* verilator lint_on PINCONNECTEMPTY */
   );
 
-  wire [39:0] q_addr = q_data[39:0];
-  wire [31:0] q_len = q_data[71:40];
-  wire [ 3:0] q_stream = q_data[75:72];
+  wire [39:0] cmd_q_addr = cmd_q_data[39:0];
+  wire [31:0] cmd_q_len = cmd_q_data[71:40];
+  wire [ 3:0] cmd_q_stream = cmd_q_data[75:72];
 
   // ---------------------------------------------------------------- descriptor FIFO
-  wire dq_ready;
-  wire dq_push;
+  wire desc_q_ready;
+  wire desc_q_push;
 
   cmn_fifo #(
-      .Width(39),
-      .Depth(2)
-  ) u_dsc_q (
+      .Width(DescW),
+      .Depth(DescDepth)
+  ) u_desc_q (
       .clk_i,
       .rst_i,
-      .in_valid_i (dq_push),
-      .in_ready_o (dq_ready),
-      .in_data_i  ({q_stream, q_len, q_addr[2:0]}),
-      .out_valid_o(dsc_valid_o),
-      .out_ready_i(dsc_ready_i),
-      .out_data_o ({dsc_stream_o, dsc_len_o, dsc_off_o}),
+      .in_valid_i (desc_q_push),
+      .in_ready_o (desc_q_ready),
+      .in_data_i  ({cmd_q_stream, cmd_q_len, cmd_q_addr[2:0]}),
+      .out_valid_o(desc_valid_o),
+      .out_ready_i(desc_ready_i),
+      .out_data_o ({desc_stream_o, desc_len_o, desc_off_o}),
       /* verilator lint_off PINCONNECTEMPTY */  // occupancy not needed
       .count_o    ()
       /* verilator lint_on PINCONNECTEMPTY */
   );
 
   // ---------------------------------------------------------------- reader
-  reg              active_q;  // beats of the current command left to request
-  reg [      36:0] beat_q;  // next beat address / 8
-  reg [      29:0] left_q;  // beats still to request
-  reg [CredW-1:0] credit_q;
-  reg              req_valid_q;
-  reg [      39:0] req_addr_q;
+  reg               active_q;  // beats of the current command left to request
+  reg [       36:0] next_beat_q;  // next beat address / 8
+  reg [       29:0] beats_left_q;  // beats still to request
+  reg [CreditW-1:0] credit_q;
+  reg               req_valid_q;
+  reg [       39:0] req_addr_q;
 
   // Beats that hold a byte of [addr, addr + len): ceil((addr % 8 + len) / 8).
-  wire [29:0] q_beats = 30'((34'(q_addr[2:0]) + 34'(q_len) + 34'd7) >> 3);
+  wire [29:0] cmd_q_beats = 30'((34'(cmd_q_addr[2:0]) + 34'(cmd_q_len) + 34'd7) >> 3);
 
   // Take the next command when idle and the aligner's descriptor queue has room.
-  assign q_pop   = !active_q && q_valid && dq_ready;
-  assign dq_push = q_pop && q_len != 32'd0;
+  assign cmd_q_pop   = !active_q && cmd_q_valid && desc_q_ready;
+  assign desc_q_push = cmd_q_pop && cmd_q_len != 32'd0;
 
   wire req_free = !req_valid_q || mem_req_ready_i;
   wire issue = active_q && credit_q != '0 && req_free;
@@ -118,45 +122,45 @@ module nfw_rd #(
   always @(posedge clk_i) begin
     if (rst_i) begin
       active_q    <= 1'b0;
-      credit_q    <= CredW'(MaxReads);
+      credit_q    <= CreditW'(MaxReads);
       req_valid_q <= 1'b0;
     end else begin
-      if (q_pop) begin
-        active_q <= q_len != 32'd0;
+      if (cmd_q_pop) begin
+        active_q <= cmd_q_len != 32'd0;
       end else if (issue) begin
-        active_q <= left_q != 30'd1;
+        active_q <= beats_left_q != 30'd1;
       end
       if (issue) begin
         req_valid_q <= 1'b1;
       end else if (mem_req_ready_i) begin
         req_valid_q <= 1'b0;
       end
-      credit_q <= credit_q - CredW'(issue) + CredW'(rsp_pop_i);
+      credit_q <= credit_q - CreditW'(issue) + CreditW'(rsp_pop_i);
     end
   end
 
   always @(posedge clk_i) begin
-    if (q_pop) begin
-      beat_q <= q_addr[39:3];
-      left_q <= q_beats;
+    if (cmd_q_pop) begin
+      next_beat_q  <= cmd_q_addr[39:3];
+      beats_left_q <= cmd_q_beats;
     end else if (issue) begin
-      beat_q <= beat_q + 37'd1;
-      left_q <= left_q - 30'd1;
+      next_beat_q  <= next_beat_q + 37'd1;
+      beats_left_q <= beats_left_q - 30'd1;
     end
-    if (issue) req_addr_q <= {beat_q, 3'b000};
+    if (issue) req_addr_q <= {next_beat_q, 3'b000};
   end
 
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_addr_o = req_addr_q;
-  assign idle_o = !q_valid && !active_q && !req_valid_q && credit_q == CredW'(MaxReads) &&
-      !dsc_valid_o;
+  assign idle_o = !cmd_q_valid && !active_q && !req_valid_q && credit_q == CreditW'(MaxReads) &&
+      !desc_valid_o;
 
 `ifndef SYNTHESIS
   always @(posedge clk_i) begin
     if (!rst_i) begin
-      assert (credit_q <= CredW'(MaxReads))
+      assert (credit_q <= CreditW'(MaxReads))
       else $error("nfw_rd: %0d credits, more than the %0d response entries", credit_q, MaxReads);
-      assert (!(rsp_pop_i && credit_q == CredW'(MaxReads)))
+      assert (!(rsp_pop_i && credit_q == CreditW'(MaxReads)))
       else $error("nfw_rd: a response popped with no read outstanding");
       assert (!(cmd_valid_i && cmd_ready_o) || 32'(cmd_stream_i) < Streams)
       else $error("nfw_rd: command for stream %0d; accepted 0..%0d", cmd_stream_i, Streams - 1);

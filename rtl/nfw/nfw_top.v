@@ -98,46 +98,64 @@ module nfw_top #(
 );
 
   localparam int Dies = Channels * DiesPerChan;
-  localparam int Bpp = PageBytes / 8;
-  localparam int RamAddrW = $clog2(Slots * Bpp);
+  localparam int BeatsPerPage = PageBytes / 8;
+  localparam int RamAddrW = $clog2(Slots * BeatsPerPage);
   localparam int SlotW = $clog2(Slots);
+  localparam int RspW = 1 + 64;  // a memory response: error flag, data
+
+  // Configuration operations (cfg_op_i), as the table above.
+  localparam logic [1:0] CfgSetStream = 2'd0;  // C: NFW_CFG_SET_STREAM
+  localparam logic [1:0] CfgFreePb = 2'd1;  // C: NFW_CFG_FREE_PB
+  localparam logic [1:0] CfgUsePb = 2'd2;  // C: NFW_CFG_USE_PB
+  localparam logic [1:0] CfgBbt = 2'd3;  // C: NFW_CFG_BBT
 
   if (DiesPerChan < 1 || Dies > 4096) begin : g_bad_dies
     nfw_param_error_DiesPerChan_at_least_1_and_at_most_4096_dies u_err ();
   end
 
   // ---------------------------------------------------------------- configuration
-  wire cfg_set = cfg_valid_i && cfg_op_i == 2'd0;
-  wire cfg_free = cfg_valid_i && cfg_op_i == 2'd1;
-  wire cfg_use = cfg_valid_i && cfg_op_i == 2'd2;
-  wire cfg_bbt = cfg_valid_i && cfg_op_i == 2'd3;
+  wire cfg_set_stream = cfg_valid_i && cfg_op_i == CfgSetStream;
+  wire cfg_free_pb = cfg_valid_i && cfg_op_i == CfgFreePb;
+  wire cfg_use_pb = cfg_valid_i && cfg_op_i == CfgUsePb;
+  wire cfg_bbt = cfg_valid_i && cfg_op_i == CfgBbt;
 
-  reg [Streams*16-1:0] st_first_q, st_nlb_q;
-  reg [Streams-1:0] st_reset;
+  // The operands' fields, per operation (the die of a BBT entry is 12 bits: at most 4096 dies).
+  wire [15:0] cfg_first_block = cfg_a_i[15:0];  // SET_STREAM
+  wire [15:0] cfg_pblocks = cfg_a_i[31:16];  // SET_STREAM
+  wire [15:0] cfg_lblocks = cfg_b_i[15:0];  // SET_STREAM
+  wire [15:0] cfg_pbn = cfg_a_i[15:0];  // FREE_PB, USE_PB
+  wire [15:0] cfg_bbt_block = cfg_a_i[15:0];
+  wire [ 3:0] cfg_bbt_plane = cfg_a_i[19:16];
+  wire [11:0] cfg_bbt_die = cfg_a_i[31:20];
+  wire [15:0] cfg_bbt_spare = cfg_b_i[15:0];
+  wire        cfg_bbt_valid = cfg_b_i[31];
+
+  reg [Streams*16-1:0] stream_first_q, stream_lblocks_q;
+  reg [   Streams-1:0] stream_reset;  // SET_STREAM of stream i: its append point to LPN 0
 
   always @(posedge clk_i) begin
     for (int i = 0; i < Streams; i++) begin
-      if (cfg_set && cfg_stream_i == 4'(i)) begin
-        st_first_q[16*i+:16] <= cfg_a_i[15:0];
-        st_nlb_q[16*i+:16]   <= cfg_b_i[15:0];
+      if (cfg_set_stream && cfg_stream_i == 4'(i)) begin
+        stream_first_q[16*i+:16]   <= cfg_first_block;
+        stream_lblocks_q[16*i+:16] <= cfg_lblocks;
       end
     end
   end
 
   always @* begin
-    for (int i = 0; i < Streams; i++) st_reset[i] = cfg_set && cfg_stream_i == 4'(i);
+    for (int i = 0; i < Streams; i++) stream_reset[i] = cfg_set_stream && cfg_stream_i == 4'(i);
   end
 
   assign cfg_ready_o = 1'b1;
 
   // ---------------------------------------------------------------- write-command pipeline
-  wire        dsc_valid, dsc_ready;
-  wire [ 2:0] dsc_off;
-  wire [31:0] dsc_len;
-  wire [ 3:0] dsc_stream;
-  wire        rsp_valid, rsp_pop, rsp_in_ready;
-  wire [64:0] rsp_data;
-  wire        rd_idle, al_idle, pk_idle, is_idle;
+  wire            desc_valid, desc_ready;
+  wire [     2:0] desc_off;
+  wire [    31:0] desc_len;
+  wire [     3:0] desc_stream;
+  wire            rsp_valid, rsp_pop, rsp_in_ready;
+  wire [RspW-1:0] rsp_data;
+  wire            reader_idle, align_idle, pack_idle, issue_idle;
 
   nfw_rd #(
       .Streams (Streams),
@@ -153,13 +171,13 @@ module nfw_top #(
       .mem_req_valid_o,
       .mem_req_ready_i,
       .mem_req_addr_o,
-      .rsp_pop_i   (rsp_pop),
-      .dsc_valid_o (dsc_valid),
-      .dsc_ready_i (dsc_ready),
-      .dsc_off_o   (dsc_off),
-      .dsc_len_o   (dsc_len),
-      .dsc_stream_o(dsc_stream),
-      .idle_o      (rd_idle)
+      .rsp_pop_i    (rsp_pop),
+      .desc_valid_o (desc_valid),
+      .desc_ready_i (desc_ready),
+      .desc_off_o   (desc_off),
+      .desc_len_o   (desc_len),
+      .desc_stream_o(desc_stream),
+      .idle_o       (reader_idle)
   );
 
   assign mem_req_write_o = 1'b0;
@@ -168,7 +186,7 @@ module nfw_top #(
   assign mem_rsp_ready_o = 1'b1;  // the reader's credits keep room for every response
 
   cmn_fifo #(
-      .Width(65),
+      .Width(RspW),
       .Depth(MaxReads)
   ) u_rsp_q (
       .clk_i,
@@ -184,32 +202,32 @@ module nfw_top #(
       /* verilator lint_on PINCONNECTEMPTY */
   );
 
-  wire        al_valid, al_ready, al_err, al_last_page, al_last_cmd;
-  wire [63:0] al_data;
-  wire [ 3:0] al_stream;
+  wire        align_valid, align_ready, align_err, align_last_page, align_last_cmd;
+  wire [63:0] align_data;
+  wire [ 3:0] align_stream;
 
   nfw_align #(
       .PageBytes(PageBytes)
   ) u_align (
       .clk_i,
       .rst_i,
-      .dsc_valid_i    (dsc_valid),
-      .dsc_ready_o    (dsc_ready),
-      .dsc_off_i      (dsc_off),
-      .dsc_len_i      (dsc_len),
-      .dsc_stream_i   (dsc_stream),
+      .desc_valid_i   (desc_valid),
+      .desc_ready_o   (desc_ready),
+      .desc_off_i     (desc_off),
+      .desc_len_i     (desc_len),
+      .desc_stream_i  (desc_stream),
       .in_valid_i     (rsp_valid),
       .in_ready_o     (rsp_pop),
       .in_data_i      (rsp_data[63:0]),
       .in_err_i       (rsp_data[64]),
-      .out_valid_o    (al_valid),
-      .out_ready_i    (al_ready),
-      .out_data_o     (al_data),
-      .out_err_o      (al_err),
-      .out_stream_o   (al_stream),
-      .out_last_page_o(al_last_page),
-      .out_last_cmd_o (al_last_cmd),
-      .idle_o         (al_idle)
+      .out_valid_o    (align_valid),
+      .out_ready_i    (align_ready),
+      .out_data_o     (align_data),
+      .out_err_o      (align_err),
+      .out_stream_o   (align_stream),
+      .out_last_page_o(align_last_page),
+      .out_last_cmd_o (align_last_cmd),
+      .idle_o         (align_idle)
   );
 
   // ---------------------------------------------------------------- page buffers and units
@@ -221,10 +239,10 @@ module nfw_top #(
   wire [        63:0] ram_wdata, ram_rdata;
   wire                units, unit_take, slot_free;
   wire [   SlotW-1:0] rd_slot;
-  wire [         3:0] d_stream, d_plane;
-  wire [        31:0] d_lpn;
-  wire [15:0] d_pbn, d_die, d_block, d_page;
-  wire d_err, d_first, d_last;
+  wire [         3:0] slot_stream, slot_plane;
+  wire [        31:0] slot_lpn;
+  wire [15:0] slot_pbn, slot_die, slot_block, slot_page;
+  wire slot_err, slot_first, slot_last;
 
   nfw_page_pack #(
       .PageBytes    (PageBytes),
@@ -236,38 +254,38 @@ module nfw_top #(
   ) u_pack (
       .clk_i,
       .rst_i,
-      .st_first_i    (st_first_q),
-      .st_nlb_i      (st_nlb_q),
-      .st_reset_i    (st_reset),
-      .in_valid_i    (al_valid),
-      .in_ready_o    (al_ready),
-      .in_data_i     (al_data),
-      .in_err_i      (al_err),
-      .in_stream_i   (al_stream),
-      .in_last_page_i(al_last_page),
-      .in_last_cmd_i (al_last_cmd),
-      .alloc_req_o   (alloc_req),
-      .alloc_stream_o(alloc_stream),
-      .alloc_gnt_i   (alloc_gnt),
-      .alloc_pbn_i   (alloc_pbn),
-      .ram_we_o      (ram_we),
-      .ram_waddr_o   (ram_waddr),
-      .ram_wdata_o   (ram_wdata),
-      .units_o       (units),
-      .unit_take_i   (unit_take),
-      .slot_free_i   (slot_free),
-      .rd_slot_i     (rd_slot),
-      .d_stream_o    (d_stream),
-      .d_lpn_o       (d_lpn),
-      .d_pbn_o       (d_pbn),
-      .d_die_o       (d_die),
-      .d_plane_o     (d_plane),
-      .d_block_o     (d_block),
-      .d_page_o      (d_page),
-      .d_err_o       (d_err),
-      .d_first_o     (d_first),
-      .d_last_o      (d_last),
-      .idle_o        (pk_idle)
+      .stream_first_i  (stream_first_q),
+      .stream_lblocks_i(stream_lblocks_q),
+      .stream_reset_i  (stream_reset),
+      .in_valid_i      (align_valid),
+      .in_ready_o      (align_ready),
+      .in_data_i       (align_data),
+      .in_err_i        (align_err),
+      .in_stream_i     (align_stream),
+      .in_last_page_i  (align_last_page),
+      .in_last_cmd_i   (align_last_cmd),
+      .alloc_req_o     (alloc_req),
+      .alloc_stream_o  (alloc_stream),
+      .alloc_gnt_i     (alloc_gnt),
+      .alloc_pbn_i     (alloc_pbn),
+      .ram_we_o        (ram_we),
+      .ram_waddr_o     (ram_waddr),
+      .ram_wdata_o     (ram_wdata),
+      .units_o         (units),
+      .unit_take_i     (unit_take),
+      .slot_free_i     (slot_free),
+      .rd_slot_i       (rd_slot),
+      .slot_stream_o   (slot_stream),
+      .slot_lpn_o      (slot_lpn),
+      .slot_pbn_o      (slot_pbn),
+      .slot_die_o      (slot_die),
+      .slot_plane_o    (slot_plane),
+      .slot_block_o    (slot_block),
+      .slot_page_o     (slot_page),
+      .slot_err_o      (slot_err),
+      .slot_first_o    (slot_first),
+      .slot_last_o     (slot_last),
+      .idle_o          (pack_idle)
   );
 
   nfw_alloc #(
@@ -276,12 +294,12 @@ module nfw_top #(
   ) u_alloc (
       .clk_i,
       .rst_i,
-      .set_i       (cfg_set),
-      .free_i      (cfg_free),
-      .use_i       (cfg_use),
+      .set_i       (cfg_set_stream),
+      .free_i      (cfg_free_pb),
+      .use_i       (cfg_use_pb),
       .cfg_stream_i(cfg_stream_i),
-      .cfg_pbn_i   (cfg_a_i[15:0]),
-      .cfg_n_i     (cfg_a_i[31:16]),
+      .cfg_pbn_i   (cfg_pbn),
+      .cfg_n_i     (cfg_pblocks),
       .req_i       (alloc_req),
       .req_stream_i(alloc_stream),
       .gnt_o       (alloc_gnt),
@@ -290,7 +308,7 @@ module nfw_top #(
 
   cmn_ram_1r1w #(
       .Width(64),
-      .Depth(Slots * Bpp),
+      .Depth(Slots * BeatsPerPage),
       .LaneW(64)
   ) u_ram (
       .clk_i,
@@ -311,17 +329,17 @@ module nfw_top #(
   ) u_bbt (
       .clk_i,
       .rst_i,
-      .we_i    (cfg_bbt),
-      .idx_i   (cfg_idx_i),
-      .wvalid_i(cfg_b_i[31]),
-      .wdie_i  (cfg_a_i[31:20]),
-      .wplane_i(cfg_a_i[19:16]),
-      .wblock_i(cfg_a_i[15:0]),
-      .wspare_i(cfg_b_i[15:0]),
-      .die_i   (bbt_die),
-      .plane_i (bbt_plane),
-      .block_i (bbt_block),
-      .block_o (bbt_spare)
+      .we_i         (cfg_bbt),
+      .idx_i        (cfg_idx_i),
+      .entry_valid_i(cfg_bbt_valid),
+      .entry_die_i  (cfg_bbt_die),
+      .entry_plane_i(cfg_bbt_plane),
+      .entry_block_i(cfg_bbt_block),
+      .entry_spare_i(cfg_bbt_spare),
+      .die_i        (bbt_die),
+      .plane_i      (bbt_plane),
+      .block_i      (bbt_block),
+      .block_o      (bbt_spare)
   );
 
   nfw_issue #(
@@ -335,16 +353,16 @@ module nfw_top #(
       .unit_take_o  (unit_take),
       .slot_free_o  (slot_free),
       .rd_slot_o    (rd_slot),
-      .d_stream_i   (d_stream),
-      .d_lpn_i      (d_lpn),
-      .d_pbn_i      (d_pbn),
-      .d_die_i      (d_die),
-      .d_plane_i    (d_plane),
-      .d_block_i    (d_block),
-      .d_page_i     (d_page),
-      .d_err_i      (d_err),
-      .d_first_i    (d_first),
-      .d_last_i     (d_last),
+      .slot_stream_i(slot_stream),
+      .slot_lpn_i   (slot_lpn),
+      .slot_pbn_i   (slot_pbn),
+      .slot_die_i   (slot_die),
+      .slot_plane_i (slot_plane),
+      .slot_block_i (slot_block),
+      .slot_page_i  (slot_page),
+      .slot_err_i   (slot_err),
+      .slot_first_i (slot_first),
+      .slot_last_i  (slot_last),
       .bbt_die_o    (bbt_die),
       .bbt_plane_o  (bbt_plane),
       .bbt_block_o  (bbt_block),
@@ -375,14 +393,14 @@ module nfw_top #(
       .done_block_o,
       .done_page_o,
       .done_err_o,
-      .idle_o       (is_idle)
+      .idle_o       (issue_idle)
   );
 
   // ---------------------------------------------------------------- status
   reg idle_q;
   always @(posedge clk_i) begin
     if (rst_i) idle_q <= 1'b0;
-    else idle_q <= rd_idle && !rsp_valid && al_idle && pk_idle && is_idle && !alloc_req;
+    else idle_q <= reader_idle && !rsp_valid && align_idle && pack_idle && issue_idle && !alloc_req;
   end
   assign idle_o = idle_q;
 
@@ -394,7 +412,7 @@ module nfw_top #(
       assert (!cfg_valid_i || cfg_b_i[30:16] == 15'd0)
       else $error("nfw_top: configuration bits b[30:16] = %0h are reserved; accepted 0",
                   cfg_b_i[30:16]);
-      assert (!cfg_valid_i || cfg_op_i == 2'd3 || 32'(cfg_stream_i) < Streams)
+      assert (!cfg_valid_i || cfg_op_i == CfgBbt || 32'(cfg_stream_i) < Streams)
       else $error("nfw_top: configuration of stream %0d; accepted 0..%0d", cfg_stream_i,
                   Streams - 1);
     end
