@@ -99,26 +99,6 @@ static inline void an_flow_step(void *h, uint64_t n)
     an_rtl_step(((struct an_sys *)h)->a, n);
 }
 
-static inline void an_flow_tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-
-static inline void an_flow_tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-
-static inline void an_flow_tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
-static inline const char *an_flow_tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* Build either form around env_cfg's tensor buffer, port and seed (its params are replaced by
  * the AN's). 0, or -1 with a message. */
 static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twin_cfg *core,
@@ -151,8 +131,7 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twi
             snprintf(msg, len, "an_flow: core twin configuration rejected");
             return -1;
         }
-        dut = (struct dma_dut){"twin",         s->tw,           an_flow_tw_set,
-                               an_flow_tw_get, an_flow_tw_step, an_flow_tw_error};
+        dut = dma_dut_twin(s->tw);
     }
     return dma_env_create(&c, &dut, NULL, &s->env, msg, len) ? -1 : 0;
 }
