@@ -8,26 +8,26 @@
 
 #include <cassert>
 
-struct core {
+struct core_rtl {
     VModel<VTOP> m;
-    explicit core(uint64_t seed) : m(seed)
+    explicit core_rtl(uint64_t seed) : m(seed)
     {
     }
 };
 
 extern "C" {
 
-struct core *core_create(uint64_t seed)
+struct core_rtl *core_rtl_create(uint64_t seed)
 {
-    return new core(seed);
+    return new core_rtl(seed);
 }
 
-void core_destroy(struct core *p)
+void core_rtl_destroy(struct core_rtl *p)
 {
     delete p;
 }
 
-void core_params(const struct core *p, struct core_twin_cfg *cfg)
+void core_rtl_params(const struct core_rtl *p, struct core_twin_cfg *cfg)
 {
     assert(p && cfg);
     cfg->rows = P_Rows;
@@ -37,7 +37,7 @@ void core_params(const struct core *p, struct core_twin_cfg *cfg)
     cfg->c_words = P_CWords;
 }
 
-void core_set(struct core *p, const struct core_in *in)
+void core_rtl_set(struct core_rtl *p, const struct core_in *in)
 {
     assert(p && in);
     VTOP *t = p->m.top();
@@ -63,7 +63,7 @@ void core_set(struct core *p, const struct core_in *in)
     t->dma_req_wstrb_i = in->dma_wstrb;
 }
 
-void core_get(struct core *p, struct core_out *out)
+void core_rtl_get(struct core_rtl *p, struct core_out *out)
 {
     assert(p && out);
     p->m.settle();
@@ -79,25 +79,25 @@ void core_get(struct core *p, struct core_out *out)
     out->busy = t->busy_o;
 }
 
-void core_step(struct core *p, uint64_t cycles)
+void core_rtl_step(struct core_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.step(cycles);
 }
 
-void core_skip(struct core *p, uint64_t cycles)
+void core_rtl_skip(struct core_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.skip(cycles);
 }
 
-uint64_t core_cycle(const struct core *p)
+uint64_t core_rtl_cycle(const struct core_rtl *p)
 {
     assert(p);
     return p->m.cycle();
 }
 
-int core_trace(struct core *p, const struct vtrace_opts *opts)
+int core_rtl_trace(struct core_rtl *p, const struct vtrace_opts *opts)
 {
     assert(p);
     return p->m.trace_open(opts);

@@ -8,26 +8,26 @@
 
 #include <cassert>
 
-struct nfw {
+struct nfw_rtl {
     VModel<VTOP> m;
-    explicit nfw(uint64_t seed) : m(seed)
+    explicit nfw_rtl(uint64_t seed) : m(seed)
     {
     }
 };
 
 extern "C" {
 
-struct nfw *nfw_create(uint64_t seed)
+struct nfw_rtl *nfw_rtl_create(uint64_t seed)
 {
-    return new nfw(seed);
+    return new nfw_rtl(seed);
 }
 
-void nfw_destroy(struct nfw *p)
+void nfw_rtl_destroy(struct nfw_rtl *p)
 {
     delete p;
 }
 
-void nfw_params(const struct nfw *p, struct nfw_params *out)
+void nfw_rtl_params(const struct nfw_rtl *p, struct nfw_params *out)
 {
     assert(p && out);
     out->page_bytes = P_PageBytes;
@@ -42,7 +42,7 @@ void nfw_params(const struct nfw *p, struct nfw_params *out)
     out->max_reads = P_MaxReads;
 }
 
-void nfw_set(struct nfw *p, const struct nfw_in *in)
+void nfw_rtl_set(struct nfw_rtl *p, const struct nfw_in *in)
 {
     assert(p && in);
     VTOP *t = p->m.top();
@@ -66,7 +66,7 @@ void nfw_set(struct nfw *p, const struct nfw_in *in)
     t->cfg_b_i = in->cfg_b;
 }
 
-void nfw_get(struct nfw *p, struct nfw_out *out)
+void nfw_rtl_get(struct nfw_rtl *p, struct nfw_out *out)
 {
     assert(p && out);
     p->m.settle();
@@ -102,19 +102,19 @@ void nfw_get(struct nfw *p, struct nfw_out *out)
     out->idle = t->idle_o;
 }
 
-void nfw_step(struct nfw *p, uint64_t cycles)
+void nfw_rtl_step(struct nfw_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.step(cycles);
 }
 
-uint64_t nfw_cycle(const struct nfw *p)
+uint64_t nfw_rtl_cycle(const struct nfw_rtl *p)
 {
     assert(p);
     return p->m.cycle();
 }
 
-int nfw_trace(struct nfw *p, const struct vtrace_opts *opts)
+int nfw_rtl_trace(struct nfw_rtl *p, const struct vtrace_opts *opts)
 {
     assert(p);
     return p->m.trace_open(opts);

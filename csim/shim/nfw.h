@@ -12,10 +12,10 @@
  *   done  completions, one per page: stream, LPN, PBN, physical address, error flag
  *   cfg   firmware configuration: SET_STREAM, FREE_PB, USE_PB, BBT (NFW_CFG_*)
  *
- * Cycle protocol, as for every shim: nfw_set() drives the inputs, nfw_get() settles the model
- * and reads the outputs that hold before the next rising edge, nfw_step() advances whole
- * cycles. Every output is a register, so nfw_get() gives the same values before and after
- * nfw_set(). A payload field is meaningful only while its valid is high.
+ * Cycle protocol, as for every shim: nfw_rtl_set() drives the inputs, nfw_rtl_get() settles the
+ * model and reads the outputs that hold before the next rising edge, nfw_rtl_step() advances whole
+ * cycles. Every output is a register, so nfw_rtl_get() gives the same values before and after
+ * nfw_rtl_set(). A payload field is meaningful only while its valid is high.
  */
 #ifndef CSIM_SHIM_NFW_H
 #define CSIM_SHIM_NFW_H
@@ -107,18 +107,18 @@ struct nfw_out {
     bool idle;
 };
 
-struct nfw;
+struct nfw_rtl;
 
 /* seed randomizes the model's initial state (--x-initial unique). */
-struct nfw *nfw_create(uint64_t seed);
-void nfw_destroy(struct nfw *p);
-void nfw_params(const struct nfw *p, struct nfw_params *out);
-void nfw_set(struct nfw *p, const struct nfw_in *in);
-void nfw_get(struct nfw *p, struct nfw_out *out);
-void nfw_step(struct nfw *p, uint64_t cycles);
-uint64_t nfw_cycle(const struct nfw *p);
+struct nfw_rtl *nfw_rtl_create(uint64_t seed);
+void nfw_rtl_destroy(struct nfw_rtl *p);
+void nfw_rtl_params(const struct nfw_rtl *p, struct nfw_params *out);
+void nfw_rtl_set(struct nfw_rtl *p, const struct nfw_in *in);
+void nfw_rtl_get(struct nfw_rtl *p, struct nfw_out *out);
+void nfw_rtl_step(struct nfw_rtl *p, uint64_t cycles);
+uint64_t nfw_rtl_cycle(const struct nfw_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
-int nfw_trace(struct nfw *p, const struct vtrace_opts *opts);
+int nfw_rtl_trace(struct nfw_rtl *p, const struct vtrace_opts *opts);
 
 #ifdef __cplusplus
 }

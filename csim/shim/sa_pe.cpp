@@ -7,26 +7,26 @@
 
 #include <cassert>
 
-struct sa_pe {
+struct sa_pe_rtl {
     VModel<VTOP> m;
-    explicit sa_pe(uint64_t seed) : m(seed)
+    explicit sa_pe_rtl(uint64_t seed) : m(seed)
     {
     }
 };
 
 extern "C" {
 
-struct sa_pe *sa_pe_create(uint64_t seed)
+struct sa_pe_rtl *sa_pe_rtl_create(uint64_t seed)
 {
-    return new sa_pe(seed);
+    return new sa_pe_rtl(seed);
 }
 
-void sa_pe_destroy(struct sa_pe *p)
+void sa_pe_rtl_destroy(struct sa_pe_rtl *p)
 {
     delete p;
 }
 
-void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in)
+void sa_pe_rtl_set(struct sa_pe_rtl *p, const struct sa_pe_in *in)
 {
     assert(p && in);
     VTOP *t = p->m.top();
@@ -38,7 +38,7 @@ void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in)
     t->b_i = in->b;
 }
 
-void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out)
+void sa_pe_rtl_get(struct sa_pe_rtl *p, struct sa_pe_out *out)
 {
     assert(p && out);
     p->m.settle();
@@ -52,19 +52,19 @@ void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out)
     out->sum = t->sum_o;
 }
 
-void sa_pe_step(struct sa_pe *p, uint64_t cycles)
+void sa_pe_rtl_step(struct sa_pe_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.step(cycles);
 }
 
-uint64_t sa_pe_cycle(const struct sa_pe *p)
+uint64_t sa_pe_rtl_cycle(const struct sa_pe_rtl *p)
 {
     assert(p);
     return p->m.cycle();
 }
 
-int sa_pe_trace(struct sa_pe *p, const struct vtrace_opts *opts)
+int sa_pe_rtl_trace(struct sa_pe_rtl *p, const struct vtrace_opts *opts)
 {
     assert(p);
     return p->m.trace_open(opts);

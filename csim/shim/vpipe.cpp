@@ -10,26 +10,26 @@
 
 #include <cassert>
 
-struct vpipe {
+struct vpipe_rtl {
     VModel<VTOP> m;
-    explicit vpipe(uint64_t seed) : m(seed)
+    explicit vpipe_rtl(uint64_t seed) : m(seed)
     {
     }
 };
 
 extern "C" {
 
-struct vpipe *vpipe_create(uint64_t seed)
+struct vpipe_rtl *vpipe_rtl_create(uint64_t seed)
 {
-    return new vpipe(seed);
+    return new vpipe_rtl(seed);
 }
 
-void vpipe_destroy(struct vpipe *p)
+void vpipe_rtl_destroy(struct vpipe_rtl *p)
 {
     delete p;
 }
 
-void vpipe_params(const struct vpipe *p, struct vpipe_params *out)
+void vpipe_rtl_params(const struct vpipe_rtl *p, struct vpipe_params *out)
 {
     assert(p && out);
     out->module = VPIPE_MODULE;
@@ -37,7 +37,7 @@ void vpipe_params(const struct vpipe *p, struct vpipe_params *out)
     out->depth = P_Depth;
 }
 
-void vpipe_set(struct vpipe *p, const struct vpipe_in *in)
+void vpipe_rtl_set(struct vpipe_rtl *p, const struct vpipe_in *in)
 {
     assert(p && in);
     VTOP *t = p->m.top();
@@ -47,7 +47,7 @@ void vpipe_set(struct vpipe *p, const struct vpipe_in *in)
     t->out_ready_i = in->out_ready;
 }
 
-void vpipe_get(struct vpipe *p, struct vpipe_out *out)
+void vpipe_rtl_get(struct vpipe_rtl *p, struct vpipe_out *out)
 {
     assert(p && out);
     p->m.settle();
@@ -62,25 +62,25 @@ void vpipe_get(struct vpipe *p, struct vpipe_out *out)
 #endif
 }
 
-void vpipe_step(struct vpipe *p, uint64_t cycles)
+void vpipe_rtl_step(struct vpipe_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.step(cycles);
 }
 
-void vpipe_skip(struct vpipe *p, uint64_t cycles)
+void vpipe_rtl_skip(struct vpipe_rtl *p, uint64_t cycles)
 {
     assert(p);
     p->m.skip(cycles);
 }
 
-uint64_t vpipe_cycle(const struct vpipe *p)
+uint64_t vpipe_rtl_cycle(const struct vpipe_rtl *p)
 {
     assert(p);
     return p->m.cycle();
 }
 
-int vpipe_trace(struct vpipe *p, const struct vtrace_opts *opts)
+int vpipe_rtl_trace(struct vpipe_rtl *p, const struct vtrace_opts *opts)
 {
     assert(p);
     return p->m.trace_open(opts);
