@@ -27,7 +27,7 @@ void core_rtl_destroy(struct core_rtl *p)
     delete p;
 }
 
-void core_rtl_params(const struct core_rtl *p, struct core_twin_cfg *cfg)
+void core_rtl_params(const struct core_rtl *p, struct core_params *cfg)
 {
     assert(p && cfg);
     cfg->rows = P_Rows;

@@ -59,7 +59,7 @@ enum core_status {
 #define CORE_DMA_BEAT    8u /* bytes per DMA beat */
 
 /* The configuration the RTL was built with (core_top parameters); the twin takes the same. */
-struct core_twin_cfg {
+struct core_params {
     unsigned rows, cols;                /* array: 1 .. 64 each */
     uint32_t a_words, b_words, c_words; /* pad depths in words, >= 2 */
 };
@@ -97,7 +97,7 @@ struct core_out {
 struct core_rtl *core_rtl_create(uint64_t seed);
 void core_rtl_destroy(struct core_rtl *p);
 /* The parameters the model was verilated with. */
-void core_rtl_params(const struct core_rtl *p, struct core_twin_cfg *cfg);
+void core_rtl_params(const struct core_rtl *p, struct core_params *cfg);
 void core_rtl_set(struct core_rtl *p, const struct core_in *in);
 void core_rtl_get(struct core_rtl *p, struct core_out *out);
 void core_rtl_step(struct core_rtl *p, uint64_t cycles);

@@ -26,10 +26,10 @@ struct rtl {
     struct core_in in;
 };
 
-static void *rtl_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
+static void *rtl_create(const struct core_params *cfg, uint64_t seed, char *msg, size_t len)
 {
     struct rtl *h = calloc(1, sizeof(*h));
-    struct core_twin_cfg m;
+    struct core_params m;
 
     if (!h) {
         snprintf(msg, len, "rtl core: out of memory");

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     }
 
     struct core_rtl *p = core_rtl_create(1);
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     struct core_twin_map map;
 
     core_rtl_params(p, &cfg);

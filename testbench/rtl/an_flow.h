@@ -55,7 +55,7 @@ struct an_sys {
 };
 
 /* The parameters of an an_top built with this core configuration (what an_rtl_params gives). */
-static inline void an_flow_params(const struct core_twin_cfg *core, struct an_params *p)
+static inline void an_flow_params(const struct core_params *core, struct an_params *p)
 {
     struct core_twin_map map;
     p->core = *core;
@@ -101,7 +101,7 @@ static inline void an_flow_step(void *h, uint64_t n)
 
 /* Build either form around env_cfg's tensor buffer, port and seed (its params are replaced by
  * the AN's). 0, or -1 with a message. */
-static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twin_cfg *core,
+static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_params *core,
                                const struct dma_env_cfg *env_cfg, char *msg, size_t len)
 {
     struct dma_env_cfg c = *env_cfg;

@@ -43,7 +43,7 @@ static uint32_t round_up(uint32_t x, uint32_t w)
 static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, uint64_t seed,
                       bool waves)
 {
-    struct core_twin_cfg core;
+    struct core_params core;
     struct an_params rp;
     struct an_rtl *probe = an_rtl_create(0);
     an_rtl_params(probe, &rp);

@@ -68,7 +68,7 @@ struct cmd_slot {
 
 struct dut {
     struct core_rtl *p;
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     struct core_twin_map map;
     struct core_twin *img; /* what every pad byte must hold ... */
     uint8_t *known;        /* ... once it is known: written, or computed from known bytes */
@@ -555,7 +555,7 @@ static void check_c_region(struct dut *d, const struct core_cmd *c)
 /* ---------------------------------------------------------------- oracles */
 
 /* The cycle count of rtl/core/README.md, from its named phases. */
-static uint64_t formula_cycles(const struct core_twin_cfg *g, const struct core_cmd *c)
+static uint64_t formula_cycles(const struct core_params *g, const struct core_cmd *c)
 {
     const uint64_t T_START = 3, T_FEED = 2, T_WB = 2;
     uint64_t R = g->rows, C = g->cols, W = core_twin_w(g), K = c->k;
@@ -1073,7 +1073,7 @@ int main(int argc, char **argv)
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
     struct core_rtl *p = core_rtl_create(0);
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     core_rtl_params(p, &cfg);
     core_rtl_destroy(p);
     printf("# core_top %ux%u, W %u, pads %u/%u/%u words, seed %" PRIu64 "\n", cfg.rows, cfg.cols,
