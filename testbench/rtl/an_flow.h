@@ -66,6 +66,15 @@ static inline void an_flow_params(const struct core_params *core, struct an_para
     p->dma.sram_lat = 2;
 }
 
+/* Whether the RTL's DMA parameters are the C side's (an_rtl_params against an_flow_params). */
+static inline bool dma_params_same(const struct dma_params *a, const struct dma_params *b)
+{
+    return a->sram_addr_bits == b->sram_addr_bits && a->sram_bytes == b->sram_bytes &&
+           a->tb_bytes == b->tb_bytes && a->sram_lat == b->sram_lat &&
+           a->max_rd_out == b->max_rd_out && a->max_wr_out == b->max_wr_out &&
+           a->desc_depth == b->desc_depth && a->cpl_depth == b->cpl_depth;
+}
+
 /* ---- the RTL as a DMA for dma_env: its SRAM port is inside */
 
 static inline void an_flow_set(void *h, const struct dma_in *in)
@@ -116,8 +125,10 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_par
         s->a = an_rtl_create(c.seed);
         struct an_params rp;
         an_rtl_params(s->a, &rp);
-        if (memcmp(&rp.core, core, sizeof(*core)) || rp.dma.sram_bytes != s->prm.dma.sram_bytes) {
-            snprintf(msg, len, "an_flow: the model was built for another configuration");
+        if (memcmp(&rp.core, core, sizeof(*core)) || !dma_params_same(&rp.dma, &s->prm.dma)) {
+            snprintf(msg, len,
+                     "an_flow: the model was built for another configuration, or its DMA "
+                     "parameters are not an_flow_params'");
             return -1;
         }
         s->prm = rp;

@@ -118,6 +118,25 @@ static void reset_leaves_it_idle(void **state)
 }
 
 /*
+ * The C side's defaults (dma_params_default, which the machine and the twin's tests start from)
+ * are the verilated configuration's: the parameters this model leaves at dma_top's defaults
+ * (rtl/dma/block.mk: all but the SRAM map, its latency and the reads in flight) match them.
+ */
+static void c_defaults_match_the_model(void **state)
+{
+    (void)state;
+    struct dma_params rtl, c;
+    struct dma_rtl *r = dma_rtl_create(0);
+    dma_rtl_params(r, &rtl);
+    dma_rtl_destroy(r);
+    dma_params_default(&c);
+    assert_int_equal(rtl.tb_bytes, c.tb_bytes);
+    assert_int_equal(rtl.max_wr_out, c.max_wr_out);
+    assert_int_equal(rtl.desc_depth, c.desc_depth);
+    assert_int_equal(rtl.cpl_depth, c.cpl_depth);
+}
+
+/*
  * One-row transfers of every length 1..72 and a spread of longer ones up to 9 KiB, at every
  * source offset 0..7 inside a beat, destination offsets spread over a beat, across 4 KiB
  * boundaries on the tensor-buffer side, in both directions. With --waves, the first batch is
@@ -399,6 +418,7 @@ int main(int argc, char **argv)
            p.sram_addr_bits, (unsigned long long)p.sram_bytes, p.sram_lat, p.max_rd_out,
            (unsigned long long)args.seed);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(c_defaults_match_the_model),
         cmocka_unit_test(reset_leaves_it_idle),
         cmocka_unit_test(sweep_lengths_and_offsets),
         cmocka_unit_test(strided_transfers),
