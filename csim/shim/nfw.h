@@ -20,6 +20,7 @@
 #ifndef CSIM_SHIM_NFW_H
 #define CSIM_SHIM_NFW_H
 
+#include "csim/shim/mem_port.h"
 #include "csim/shim/vtrace.h"
 
 #include <stdbool.h>
@@ -106,6 +107,27 @@ struct nfw_out {
     bool cfg_ready;
     bool idle;
 };
+
+/* The memory port's fields as the structs of csim/shim/mem_port.h, for a memory model that
+ * answers in those (models/dram/dram_port.h): the memory's answer into the inputs, and the
+ * request out of the outputs. */
+static inline void nfw_in_mem(struct nfw_in *in, const struct mem_port_rsp *m)
+{
+    in->mem_req_ready = m->req_ready;
+    in->mem_rsp_valid = m->rsp_valid;
+    in->mem_rsp_rdata = m->rdata;
+    in->mem_rsp_err = m->err;
+}
+
+static inline void nfw_out_mem(const struct nfw_out *o, struct mem_port_req *m)
+{
+    m->valid = o->mem_req_valid;
+    m->write = o->mem_req_write;
+    m->addr = o->mem_req_addr;
+    m->wdata = o->mem_req_wdata;
+    m->wstrb = o->mem_req_wstrb;
+    m->rsp_ready = o->mem_rsp_ready;
+}
 
 struct nfw_rtl;
 

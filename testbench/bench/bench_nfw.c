@@ -139,10 +139,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         memset(&in, 0, sizeof(in));
         dut_get(&d, &o);
         dram_port_drive(port, &mr);
-        in.mem_req_ready = mr.req_ready;
-        in.mem_rsp_valid = mr.rsp_valid;
-        in.mem_rsp_rdata = mr.rdata;
-        in.mem_rsp_err = mr.err;
+        nfw_in_mem(&in, &mr);
         nfw_bfm_drive(bfm, &o, &in);
         if (sent < n_cmd) {
             in.cmd_valid = true;
@@ -150,8 +147,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
             in.cmd_len = CMD_BYTES;
         }
         dut_set(&d, &in);
-        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        nfw_out_mem(&o, &rq);
         dram_port_clock(port, &rq);
         if (nfw_bfm_clock(bfm, &o, &in)) {
             fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));

@@ -304,10 +304,7 @@ static void tb_cycle(struct tb *t)
     nfw_rtl_get(t->rtl, &o);
     check_out_hold(t, &o);
     dram_port_drive(t->port, &mr);
-    in.mem_req_ready = mr.req_ready;
-    in.mem_rsp_valid = mr.rsp_valid;
-    in.mem_rsp_rdata = mr.rdata;
-    in.mem_rsp_err = mr.err;
+    nfw_in_mem(&in, &mr);
     nfw_bfm_drive(t->bfm, &o, &in);
     if (!t->offered && t->sent < t->n_cmd && !stall(t, t->sp.cmd))
         t->offered = true;
@@ -329,8 +326,7 @@ static void tb_cycle(struct tb *t)
         fail_msg("seed %llu cycle %llu: RTL and twin differ: %s (RTL vs twin)",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
 
-    rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                               o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+    nfw_out_mem(&o, &rq);
     dram_port_clock(t->port, &rq);
     rc = nfw_bfm_clock(t->bfm, &o, &in);
     if (rc)
