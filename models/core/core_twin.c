@@ -49,7 +49,7 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 #define IROWS 4  /* output rows computed together */
 
 struct core_twin {
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     struct core_twin_map map;
     uint16_t *a, *b;
     uint32_t *c;
@@ -72,13 +72,13 @@ static unsigned gcd_u(unsigned a, unsigned b)
     return a;
 }
 
-unsigned core_twin_w(const struct core_twin_cfg *cfg)
+unsigned core_twin_w(const struct core_params *cfg)
 {
     unsigned l = cfg->rows / gcd_u(cfg->rows, cfg->cols) * cfg->cols;
     return l / gcd_u(l, 4) * 4;
 }
 
-int core_twin_cfg_check(const struct core_twin_cfg *cfg)
+int core_twin_params_check(const struct core_params *cfg)
 {
     if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64) {
         fprintf(stderr, "core_twin: rows and cols must be 1..64, got %u x %u\n",
@@ -102,7 +102,7 @@ int core_twin_cfg_check(const struct core_twin_cfg *cfg)
     return 0;
 }
 
-void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map)
+void core_twin_map(const struct core_params *cfg, struct core_twin_map *map)
 {
     unsigned w = core_twin_w(cfg);
 
@@ -118,7 +118,7 @@ void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map)
 
 /* ---------------------------------------------------------------- checks and cycles */
 
-enum core_status core_twin_check(const struct core_twin_cfg *cfg, const struct core_cmd *cmd)
+enum core_status core_twin_check(const struct core_params *cfg, const struct core_cmd *cmd)
 {
     uint64_t w = core_twin_w(cfg);
     uint64_t m = cmd->m, n = cmd->n, k = cmd->k;
@@ -154,15 +154,14 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
  * stored K x M one per step; B stored K x N one per step, stored N x K one per tile column; the
  * two pads are read in parallel.
  */
-static uint64_t load_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd,
-                            uint64_t kb)
+static uint64_t load_cycles(const struct core_params *cfg, const struct core_cmd *cmd, uint64_t kb)
 {
     uint64_t la = cmd->trans_a ? kb : cfg->rows;
     uint64_t lb = cmd->trans_b ? cfg->cols : kb;
     return la > lb ? la : lb;
 }
 
-uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd)
+uint64_t core_twin_cycles(const struct core_params *cfg, const struct core_cmd *cmd)
 {
     if (core_twin_check(cfg, cmd) != CORE_OK)
         return 0;
@@ -179,9 +178,9 @@ uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd
 
 /* ---------------------------------------------------------------- twin */
 
-struct core_twin *core_twin_create(const struct core_twin_cfg *cfg)
+struct core_twin *core_twin_create(const struct core_params *cfg)
 {
-    if (core_twin_cfg_check(cfg) != 0)
+    if (core_twin_params_check(cfg) != 0)
         return NULL;
 
     struct core_twin *t = calloc(1, sizeof(*t));
@@ -221,7 +220,7 @@ void core_twin_destroy(struct core_twin *t)
     free(t);
 }
 
-const struct core_twin_cfg *core_twin_config(const struct core_twin *t)
+const struct core_params *core_twin_config(const struct core_twin *t)
 {
     return &t->cfg;
 }

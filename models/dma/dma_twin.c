@@ -6,6 +6,8 @@
  * cycle is never one updated in it).
  */
 #include "models/dma/dma_twin.h"
+#include "models/common/cmn_fifo.h"
+#include "models/common/cmn_skid_buf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,23 +19,11 @@
 
 enum { S_IDLE = 0, S_CHECK = 1, S_RUN = 2, S_CPL = 3 };
 
-/* cmn_fifo: a ring; the RTL's pointer pair is (head, count) here. */
-struct ring {
-    void *v;
-    size_t elem;
-    unsigned depth, head, count;
-};
-
-/* cmn_skid_buf with the memory request payload. */
+/* The payload of the port skid buffers (cmn_skid_buf): a memory request. */
 struct req {
     bool write;
     uint64_t addr, wdata;
     uint8_t wstrb;
-};
-
-struct skid {
-    bool out_valid, skid_valid;
-    struct req out, skid;
 };
 
 /* dma_agen */
@@ -99,45 +89,19 @@ struct dma_twin {
     struct dma_params p;
     struct dma_in in;
     uint64_t cycle;
-    struct ring desc_q, meta_q, data_q, cpl_q;
+    struct cmn_fifo desc_q, meta_q, data_q, cpl_q;
     struct ctl ctl;
     struct agen rd, wr;
     struct pack pack;
     struct xpose xp;
     uint64_t wr_prev; /* dma_wr */
-    struct skid mem, sram;
+    struct cmn_skid_buf mem, sram;
     uint64_t sram_acc; /* latency checker: bit k = a request accepted k + 1 cycles ago */
     uint64_t n_err;
     char err[256];
 };
 
 /* ---------------------------------------------------------------- helpers */
-
-static int ring_init(struct ring *r, size_t elem, unsigned depth)
-{
-    r->v = calloc(depth, elem);
-    r->elem = elem;
-    r->depth = depth;
-    r->head = r->count = 0;
-    return r->v ? 0 : -ENOMEM;
-}
-
-static void *ring_head(const struct ring *r)
-{
-    return (char *)r->v + r->head * r->elem;
-}
-
-static void ring_push(struct ring *r, const void *x)
-{
-    memcpy((char *)r->v + (r->head + r->count) % r->depth * r->elem, x, r->elem);
-    r->count++;
-}
-
-static void ring_pop(struct ring *r)
-{
-    r->head = (r->head + 1) % r->depth;
-    r->count--;
-}
 
 static bool is_pow2(unsigned x)
 {
@@ -276,23 +240,6 @@ static uint64_t xpose_column(const struct xpose *x)
     return col;
 }
 
-/* ---------------------------------------------------------------- skid */
-
-static void skid_clock(struct skid *s, bool in_valid, const struct req *in, bool out_ready)
-{
-    bool in_fire = in_valid && !s->skid_valid;
-    bool out_fire = s->out_valid && out_ready;
-    if (!s->out_valid || out_fire) {
-        if (s->skid_valid || in_fire)
-            s->out = s->skid_valid ? s->skid : *in;
-        s->out_valid = s->skid_valid || in_fire;
-        s->skid_valid = false;
-    } else if (in_fire) {
-        s->skid_valid = true;
-        s->skid = *in;
-    }
-}
-
 /* ---------------------------------------------------------------- one cycle */
 
 /*
@@ -343,7 +290,10 @@ static void walks(const struct dma_twin *t, struct walk *rw, struct walk *ww)
 
 static void reset(struct dma_twin *t)
 {
-    t->desc_q.count = t->meta_q.count = t->data_q.count = t->cpl_q.count = 0;
+    cmn_fifo_reset(&t->desc_q);
+    cmn_fifo_reset(&t->meta_q);
+    cmn_fifo_reset(&t->data_q);
+    cmn_fifo_reset(&t->cpl_q);
     t->ctl.state = S_IDLE;
     t->ctl.cyc = 1;
     t->ctl.err = false;
@@ -353,8 +303,8 @@ static void reset(struct dma_twin *t)
     t->pack.o_valid = t->pack.pend = false;
     t->xp.full[0] = t->xp.full[1] = false;
     t->xp.fill_bank = t->xp.fill_row = t->xp.drain_bank = t->xp.drain_col = 0;
-    t->mem.out_valid = t->mem.skid_valid = false;
-    t->sram.out_valid = t->sram.skid_valid = false;
+    cmn_skid_buf_reset(&t->mem);
+    cmn_skid_buf_reset(&t->sram);
     t->sram_acc = 0;
 }
 
@@ -363,13 +313,13 @@ static void eval_ctl(const struct dma_twin *t, struct comb *c)
 {
     const struct ctl *ctl = &t->ctl;
 
-    c->q_valid = t->desc_q.count > 0;
-    c->desc_in_ready = t->desc_q.count < t->desc_q.depth;
+    c->q_valid = !cmn_fifo_empty(&t->desc_q);
+    c->desc_in_ready = !cmn_fifo_full(&t->desc_q);
     c->take = ctl->state == S_IDLE && c->q_valid;
     c->check = ctl->state == S_CHECK ? ctl_check(t) : 0;
     c->start = ctl->state == S_CHECK && c->check == DMA_ST_OK;
     c->wr_gate = ctl->pend != t->p.max_wr_out;
-    c->cq_ready = t->cpl_q.count < t->cpl_q.depth;
+    c->cq_ready = !cmn_fifo_full(&t->cpl_q);
     c->finished = agen_done(&t->rd) && agen_done(&t->wr) && ctl->pend == 0;
 }
 
@@ -379,8 +329,8 @@ static void eval_ports(const struct dma_twin *t, struct comb *c)
 {
     bool store = t->ctl.d.store;
 
-    c->mem_in_ready = !t->mem.skid_valid;
-    c->sram_in_ready = !t->sram.skid_valid;
+    c->mem_in_ready = cmn_skid_buf_in_ready(&t->mem);
+    c->sram_in_ready = cmn_skid_buf_in_ready(&t->sram);
     c->rd_ready = store ? c->sram_in_ready : c->mem_in_ready;
     c->wr_ready = store ? c->mem_in_ready : c->sram_in_ready;
 }
@@ -388,7 +338,7 @@ static void eval_ports(const struct dma_twin *t, struct comb *c)
 /* dma_top: a read beat issues only while the meta FIFO has room for its sideband. */
 static void eval_rd_issue(const struct dma_twin *t, struct comb *c)
 {
-    bool meta_in_ready = t->meta_q.count < t->meta_q.depth;
+    bool meta_in_ready = !cmn_fifo_full(&t->meta_q);
 
     c->rd_issue = t->rd.b_valid && meta_in_ready;
     c->rd_fire = c->rd_issue && c->rd_ready;
@@ -445,9 +395,9 @@ static void eval_pack(const struct dma_twin *t, struct comb *c)
     const struct pack *pk = &t->pack;
     uint16_t meta;
 
-    c->data_valid = t->data_q.count > 0;
-    meta = c->data_valid ? *(const uint16_t *)ring_head(&t->meta_q) : 0;
-    c->data = c->data_valid ? *(const uint64_t *)ring_head(&t->data_q) : 0;
+    c->data_valid = !cmn_fifo_empty(&t->data_q);
+    meta = c->data_valid ? *(const uint16_t *)cmn_fifo_head(&t->meta_q) : 0;
+    c->data = c->data_valid ? *(const uint64_t *)cmn_fifo_head(&t->data_q) : 0;
     c->m_first = meta >> 10 & 1;
     c->m_last = meta >> 9 & 1;
     c->m_tlast = meta >> 2 & 1;
@@ -470,7 +420,7 @@ static void eval_rsp(const struct dma_twin *t, struct comb *c)
     bool store = t->ctl.d.store;
 
     c->data_push = store ? in->sram.rsp_valid : in->mem.rsp_valid;
-    c->data_in_ready = t->data_q.count < t->data_q.depth;
+    c->data_in_ready = !cmn_fifo_full(&t->data_q);
     c->push_data = store ? in->sram.rdata : in->mem.rdata;
     c->ack = store ? in->mem.rsp_valid : in->sram.rsp_valid;
     c->rsp = in->mem.rsp_valid || in->sram.rsp_valid;
@@ -523,10 +473,10 @@ static void clock_ports(struct dma_twin *t, const struct comb *c)
     bool store = t->ctl.d.store;
     struct req rreq = {.write = false, .addr = t->rd.b_addr};
 
-    skid_clock(&t->mem, store ? c->wr_valid : c->rd_issue, store ? &c->wreq : &rreq,
-               in->mem.req_ready);
-    skid_clock(&t->sram, store ? c->rd_issue : c->wr_valid, store ? &rreq : &c->wreq,
-               in->sram.req_ready);
+    cmn_skid_buf_clock(&t->mem, store ? c->wr_valid : c->rd_issue, store ? &c->wreq : &rreq,
+                       in->mem.req_ready);
+    cmn_skid_buf_clock(&t->sram, store ? c->rd_issue : c->wr_valid, store ? &rreq : &c->wreq,
+                       in->sram.req_ready);
 }
 
 /* dma_wr: the packed beat a write took, for the low lanes of the next write. */
@@ -603,16 +553,16 @@ static void clock_rd_fifos(struct dma_twin *t, const struct comb *c)
     const struct agen *rb = &t->rd;
 
     if (c->pack_take) {
-        ring_pop(&t->meta_q);
-        ring_pop(&t->data_q);
+        cmn_fifo_pop(&t->meta_q);
+        cmn_fifo_pop(&t->data_q);
     }
     if (c->rd_fire) {
         uint16_t m = (uint16_t)(rb->b_first << 10 | (rb->b_left == 0) << 9 | rb->b_off << 6 |
                                 rb->b_end << 3 | rb->b_tlast << 2 | rb->b_wm1);
-        ring_push(&t->meta_q, &m);
+        cmn_fifo_push(&t->meta_q, &m);
     }
     if (c->data_push && c->data_in_ready)
-        ring_push(&t->data_q, &c->push_data);
+        cmn_fifo_push(&t->data_q, &c->push_data);
 }
 
 static unsigned ctl_next_state(unsigned state, const struct comb *c)
@@ -635,11 +585,11 @@ static void clock_ctl(struct dma_twin *t, const struct comb *c)
 {
     struct ctl *ctl = &t->ctl;
 
-    if (t->cpl_q.count && t->in.cpl_ready)
-        ring_pop(&t->cpl_q);
+    if (!cmn_fifo_empty(&t->cpl_q) && t->in.cpl_ready)
+        cmn_fifo_pop(&t->cpl_q);
     if (ctl->state == S_CPL && c->cq_ready) {
         struct dma_cpl cp = {.tag = ctl->d.tag, .status = ctl->status, .cycles = ctl->cyc};
-        ring_push(&t->cpl_q, &cp);
+        cmn_fifo_push(&t->cpl_q, &cp);
     }
     if (ctl->state == S_CHECK)
         ctl->status = c->check;
@@ -658,14 +608,14 @@ static void clock_ctl(struct dma_twin *t, const struct comb *c)
     else if (ctl->state != S_IDLE && ctl->cyc != UINT32_MAX)
         ctl->cyc++;
     if (c->take) {
-        ctl->d = *(struct dma_desc *)ring_head(&t->desc_q);
-        ring_pop(&t->desc_q);
+        ctl->d = *(const struct dma_desc *)cmn_fifo_head(&t->desc_q);
+        cmn_fifo_pop(&t->desc_q);
     }
     ctl->state = ctl_next_state(ctl->state, c);
     if (t->in.desc_valid && c->desc_in_ready) {
         struct dma_desc nd = t->in.desc;
         dma_desc_truncate(&nd);
-        ring_push(&t->desc_q, &nd);
+        cmn_fifo_push(&t->desc_q, &nd);
     }
 }
 
@@ -727,10 +677,12 @@ int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg
     if (!t)
         return -ENOMEM;
     t->p = *p;
-    if (ring_init(&t->desc_q, sizeof(struct dma_desc), p->desc_depth) ||
-        ring_init(&t->meta_q, sizeof(uint16_t), p->max_rd_out) ||
-        ring_init(&t->data_q, sizeof(uint64_t), p->max_rd_out) ||
-        ring_init(&t->cpl_q, sizeof(struct dma_cpl), p->cpl_depth)) {
+    if (cmn_fifo_init(&t->desc_q, p->desc_depth, sizeof(struct dma_desc)) ||
+        cmn_fifo_init(&t->meta_q, p->max_rd_out, sizeof(uint16_t)) ||
+        cmn_fifo_init(&t->data_q, p->max_rd_out, sizeof(uint64_t)) ||
+        cmn_fifo_init(&t->cpl_q, p->cpl_depth, sizeof(struct dma_cpl)) ||
+        cmn_skid_buf_init(&t->mem, sizeof(struct req)) ||
+        cmn_skid_buf_init(&t->sram, sizeof(struct req))) {
         dma_twin_destroy(t);
         return -ENOMEM;
     }
@@ -743,10 +695,12 @@ void dma_twin_destroy(struct dma_twin *t)
 {
     if (!t)
         return;
-    free(t->desc_q.v);
-    free(t->meta_q.v);
-    free(t->data_q.v);
-    free(t->cpl_q.v);
+    cmn_fifo_fini(&t->desc_q);
+    cmn_fifo_fini(&t->meta_q);
+    cmn_fifo_fini(&t->data_q);
+    cmn_fifo_fini(&t->cpl_q);
+    cmn_skid_buf_fini(&t->mem);
+    cmn_skid_buf_fini(&t->sram);
     free(t);
 }
 
@@ -763,26 +717,28 @@ void dma_twin_set(struct dma_twin *t, const struct dma_in *in)
 void dma_twin_get(struct dma_twin *t, struct dma_out *out)
 {
     memset(out, 0, sizeof(*out));
-    out->desc_ready = t->desc_q.count < t->desc_q.depth;
-    out->cpl_valid = t->cpl_q.count > 0;
+    out->desc_ready = !cmn_fifo_full(&t->desc_q);
+    out->cpl_valid = !cmn_fifo_empty(&t->cpl_q);
     if (out->cpl_valid)
-        out->cpl = *(const struct dma_cpl *)ring_head(&t->cpl_q);
+        out->cpl = *(const struct dma_cpl *)cmn_fifo_head(&t->cpl_q);
     out->mem.valid = t->mem.out_valid;
     if (out->mem.valid) {
-        out->mem.write = t->mem.out.write;
-        out->mem.addr = t->mem.out.addr;
-        out->mem.wdata = t->mem.out.wdata;
-        out->mem.wstrb = t->mem.out.wstrb;
+        const struct req *r = cmn_skid_buf_out(&t->mem);
+        out->mem.write = r->write;
+        out->mem.addr = r->addr;
+        out->mem.wdata = r->wdata;
+        out->mem.wstrb = r->wstrb;
     }
     out->mem.rsp_ready = true;
     out->sram.valid = t->sram.out_valid;
     if (out->sram.valid) {
-        out->sram.write = t->sram.out.write;
-        out->sram.addr = t->sram.out.addr & ((1ull << t->p.sram_addr_bits) - 1);
-        out->sram.wdata = t->sram.out.wdata;
-        out->sram.wstrb = t->sram.out.wstrb;
+        const struct req *r = cmn_skid_buf_out(&t->sram);
+        out->sram.write = r->write;
+        out->sram.addr = r->addr & ((1ull << t->p.sram_addr_bits) - 1);
+        out->sram.wdata = r->wdata;
+        out->sram.wstrb = r->wstrb;
     }
-    out->idle = t->ctl.state == S_IDLE && t->desc_q.count == 0 && t->cpl_q.count == 0;
+    out->idle = t->ctl.state == S_IDLE && cmn_fifo_empty(&t->desc_q) && cmn_fifo_empty(&t->cpl_q);
 }
 
 void dma_twin_step(struct dma_twin *t, uint64_t cycles)

@@ -16,7 +16,7 @@ struct dram {
     uint8_t ***top; /* top[addr / LEAF_BYTES][page in leaf] -> DRAM_PAGE_BYTES bytes */
     uint64_t n_top;
     uint64_t n_pages;
-    struct dram_chan_stats chan[DRAM_MAX_CHANNELS];
+    struct res chan[DRAM_MAX_CHANNELS]; /* the data buses */
     struct dram_req_stats req[DRAM_MAX_REQUESTERS];
     int n_req;
 };
@@ -250,19 +250,14 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
         uint64_t n = unit - addr % unit;
         if (n > len)
             n = len;
-        struct dram_chan_stats *c = &d->chan[dram_channel_of(d, addr)];
-        uint64_t start = t > c->busy_until ? t : c->busy_until;
         uint64_t xfer = dram_xfer_ps(&d->cfg, n);
-        c->busy_until = start + xfer;
-        c->busy_ps += xfer;
-        c->pieces++;
+        uint64_t end = res_claim(&d->chan[dram_channel_of(d, addr)], t, xfer);
         if (r) {
             r->pieces++;
             r->bus_ps += xfer;
-            r->wait_ps += start - t;
+            r->wait_ps += end - xfer - t;
         }
-        if (c->busy_until + d->cfg.latency_ps > done)
-            done = c->busy_until + d->cfg.latency_ps;
+        done = res_later(done, end + d->cfg.latency_ps);
         addr += n;
         len -= n;
     }
@@ -274,7 +269,7 @@ const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid)
     return rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
 }
 
-const struct dram_chan_stats *dram_chan_stats(const struct dram *d, uint32_t chan)
+const struct res *dram_chan_stats(const struct dram *d, uint32_t chan)
 {
     return chan < d->cfg.channels ? &d->chan[chan] : NULL;
 }

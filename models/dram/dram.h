@@ -11,10 +11,11 @@
  *     reads return zeros, writes are dropped.
  *   - Timing as resources (STYLE rule 13): the address space is interleaved over `channels`
  *     in units of `interleave_bytes` (channel = addr / interleave_bytes % channels). Each
- *     channel is one data bus of chan_mbps with a busy_until. An access of n bytes to a
- *     channel asked for at t starts at max(t, busy_until), holds the bus for n / bandwidth,
- *     and its data (read) or acknowledgement (write) is there latency_ps after the transfer
- *     ends. An access that crosses interleave units is split; it ends when its last piece does.
+ *     channel is one data bus of chan_mbps, a busy-until resource (csim/res.h). An access of
+ *     n bytes to a channel asked for at t starts at max(t, busy_until), holds the bus for
+ *     n / bandwidth, and its data (read) or acknowledgement (write) is there latency_ps after
+ *     the transfer ends. An access that crosses interleave units is split; it ends when its
+ *     last piece does.
  *   - Contention: requesters (the DMA, the NAND write pipeline, the fabric, ...) register by
  *     name and get an id; each keeps counts of accesses, bytes, bus time and queueing delay
  *     (start - asked), so a run shows who waited for whom.
@@ -39,6 +40,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "csim/res.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,12 +73,6 @@ struct dram_req_stats {
     uint64_t bytes_wr;
     uint64_t bus_ps;  /* bus time used */
     uint64_t wait_ps; /* sum over pieces of start - asked: time spent queued behind others */
-};
-
-struct dram_chan_stats {
-    uint64_t busy_until;
-    uint64_t busy_ps;
-    uint64_t pieces;
 };
 
 struct dram;
@@ -125,7 +122,8 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes);
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write);
 
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid);
-const struct dram_chan_stats *dram_chan_stats(const struct dram *d, uint32_t chan);
+/* Channel chan's data bus (busy_until, bus time, pieces served), or NULL past the last channel. */
+const struct res *dram_chan_stats(const struct dram *d, uint32_t chan);
 
 #ifdef __cplusplus
 }

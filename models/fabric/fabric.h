@@ -9,11 +9,11 @@
  *     switch hangs off the WN, each leaf-level switch serves up to F ANs (AN n on leaf switch
  *     n / F, switch i of a level under switch i / F of the level above). Every AN is
  *     hops = levels + 1 links away from the WN.
- *   - Links: full duplex; each direction of each link is a resource with busy_until. A chunk
- *     of s bytes occupies the link for xfer(s) = ceil(s * 1e12 / link_Bps) ps and reaches the
- *     far end hop_latency_ps after it left (latency is flight time: the link is free again
- *     after xfer(s)). Store-and-forward per chunk: a switch forwards a chunk once it holds all
- *     of it.
+ *   - Links: full duplex; each direction of each link is a busy-until resource (csim/res.h).
+ *     A chunk of s bytes occupies the link for xfer(s) = ceil(s * 1e12 / link_Bps) ps and
+ *     reaches the far end hop_latency_ps after it left (latency is flight time: the link is
+ *     free again after xfer(s)). Store-and-forward per chunk: a switch forwards a chunk once
+ *     it holds all of it.
  *   - Broadcast of S bytes in chunks of C (the last chunk S - (chunks-1) C): chunk k on the
  *     link into node x starts at max(arrival of chunk k at x's parent, busy_until of that
  *     link). Switches copy each chunk to all their children at once (separate links). Without

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/flash/flash_res.h"
+#include "csim/res.h"
 
 int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
                    struct flash_err *e)
@@ -299,12 +299,12 @@ int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *bl
 
 uint64_t flash_die_array(struct flash_die *d, uint64_t t_ready, uint32_t plane_mask, uint64_t dur)
 {
-    uint64_t start = flash_res_later(t_ready, d->busy_until);
+    uint64_t start = res_later(t_ready, d->busy_until);
     uint64_t end;
 
     for (uint32_t p = 0; p < d->planes; p++)
         if (plane_mask & (1u << p))
-            start = flash_res_later(start, d->plane_busy[p]);
+            start = res_later(start, d->plane_busy[p]);
     end = start + dur;
     for (uint32_t p = 0; p < d->planes; p++)
         if (plane_mask & (1u << p))

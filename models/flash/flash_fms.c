@@ -9,7 +9,7 @@ struct flash_fms {
     uint32_t n_dies;
     struct flash_die *die;
     struct flash_chan *chan;
-    struct flash_res ctrl;
+    struct res ctrl;
     struct flash_err err;
 };
 
@@ -112,7 +112,7 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, &f->err);
     if (rc)
         return rc;
-    t_in = flash_chan_data_in(chan_of(f, op->die), flash_res_later(now, d->reg_free_at), n);
+    t_in = flash_chan_data_in(chan_of(f, op->die), res_later(now, d->reg_free_at), n);
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
     *done = t_end;
@@ -131,7 +131,7 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, &f->err);
     if (rc)
         return rc;
-    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
     t_arr = flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_r_ps);
     d->reg_free_at = flash_chan_data_out(chan_of(f, op->die), t_arr, n);
     *done = d->reg_free_at;
@@ -150,7 +150,7 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
     rc = flash_die_erase(d, op->plane_mask, op->block, &f->err);
     if (rc && rc != -EIO)
         return rc;
-    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
     d->reg_free_at =
         flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_bers_ps);
     *done = d->reg_free_at;
@@ -181,7 +181,7 @@ static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
         } else if (rc) {
             return rc;
         }
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
     }
     *done = end;
     return first_rc;
@@ -264,8 +264,7 @@ int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_
 
 void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done)
 {
-    *done =
-        flash_res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
+    *done = res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
 }
 
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,
@@ -324,8 +323,8 @@ void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms
 
         s->bytes_in += ch->bytes_in;
         s->bytes_out += ch->bytes_out;
-        s->last_end = flash_res_later(s->last_end, ch->bus.busy_until);
-        cu += flash_res_util(&ch->bus, until);
+        s->last_end = res_later(s->last_end, ch->bus.busy_until);
+        cu += res_util(&ch->bus, until);
     }
     for (uint32_t i = 0; i < f->n_dies; i++) {
         const struct flash_die *d = &f->die[i];
@@ -334,15 +333,15 @@ void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms
         s->pages_read += d->n_read_pages;
         s->blocks_erased += d->n_erase_blocks;
         s->payload_pages += d->payload_pages;
-        s->last_end = flash_res_later(s->last_end, d->busy_until);
-        s->last_end = flash_res_later(s->last_end, d->reg_free_at);
+        s->last_end = res_later(s->last_end, d->busy_until);
+        s->last_end = res_later(s->last_end, d->reg_free_at);
         du += until ? (double)d->array_busy_ps / (double)until : 0.0;
     }
     s->ctrl_cmds = f->ctrl.n_ops;
-    s->last_end = flash_res_later(s->last_end, f->ctrl.busy_until);
+    s->last_end = res_later(s->last_end, f->ctrl.busy_until);
     s->chan_util = cu / f->cfg.geom.channels;
     s->die_util = du / f->n_dies;
-    s->ctrl_util = flash_res_util(&f->ctrl, until);
+    s->ctrl_util = res_util(&f->ctrl, until);
 }
 
 void flash_fms_stats_fprint(FILE *out, const char *prefix, const struct flash_fms_stats *s)

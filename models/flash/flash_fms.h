@@ -37,7 +37,7 @@
 #include "models/flash/flash_chan.h"
 #include "models/flash/flash_die.h"
 #include "models/flash/flash_err.h"
-#include "models/flash/flash_res.h"
+#include "csim/res.h"
 
 struct flash_fms;
 

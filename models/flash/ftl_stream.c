@@ -157,7 +157,7 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
             return flash_err_prefix(&s->err, rc, "stream '%s' erase of PB %u: %s", s->cfg.name, pbn,
                                     flash_fms_errmsg(s->fms));
         }
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
         for (uint32_t p = 0; p < s->planes; p++) {
             const struct flash_block *b = flash_fms_block(s->fms, d, p, op.block[p]);
 
@@ -412,7 +412,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
                                     (unsigned long long)cur);
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
         l->wp += n;
         cur += n;
         left -= n;
@@ -522,7 +522,7 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
         if (rc)
             return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
                                     (unsigned long long)cur);
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
         cur += n;
         left -= n;
         s->pages_read += n;
@@ -564,7 +564,7 @@ int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_
         if (!s->cfg.erase_on_release)
             continue;
         r = erase_sb(s, now, pbn, &t);
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
         if (r && !rc)
             rc = r;
     }

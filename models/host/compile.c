@@ -976,7 +976,7 @@ static int emit_program(struct cc *c)
 
 static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
 {
-    const struct core_twin_cfg *k = &cfg->core;
+    const struct core_params *k = &cfg->core;
 
     if (cfg->model.n_layers < 1 || cfg->model.n_layers > DNN_MAX_LAYERS)
         return err_set(e, -EINVAL, "model: %u layers; accepted 1..%u", cfg->model.n_layers,

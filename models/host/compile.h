@@ -174,7 +174,7 @@ struct hc_region {
 struct hc_cfg {
     struct dnn_model model;
     uint32_t n_an, batch;
-    struct core_twin_cfg core;
+    struct core_params core;
     uint64_t tb_bytes; /* each node's tensor buffer */
     bool keep_output_resident;
     bool eval;                /* forward only: host inputs, no flash writes, argmax */

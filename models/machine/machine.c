@@ -127,7 +127,7 @@ void machine_cfg_default(struct machine_cfg *c)
     c->init_seed = 1;
     c->batch = 64;
     c->n_an = 4;
-    c->core = (struct core_twin_cfg){
+    c->core = (struct core_params){
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
     c->core_period_ps = 1250; /* (derived) 0.8 GHz, docs/sources.md */
     vu_cfg_default(&c->vu);

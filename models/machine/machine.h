@@ -119,7 +119,7 @@ struct machine_cfg {
                                0: one batch) */
     /* ---- the machine ---- */
     uint32_t n_an;                /* N Activation Nodes, 1..MACHINE_MAX_AN */
-    struct core_twin_cfg core;    /* each AN's core: array and scratchpad words */
+    struct core_params core;      /* each AN's core: array and scratchpad words */
     uint64_t core_period_ps;      /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
     struct vu_cfg vu;             /* AN vector unit timing */
     struct machine_optu_cfg optu; /* WN reduce + optimizer unit timing */

@@ -1,4 +1,5 @@
 #include "models/nfw/nfw_twin.h"
+#include "models/common/cmn_fifo.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -12,57 +13,6 @@
 #define DONE_DEPTH   8
 #define FLIGHT_DEPTH 4
 #define M30          0x3fffffffu
-
-/* ------------------------------------------------------------------ cmn_fifo */
-
-/* First-word fall-through FIFO: in_ready = !full, out_valid = !empty (rtl/common/cmn_fifo.v). */
-struct tfifo {
-    unsigned depth, size; /* entries, bytes per entry */
-    unsigned char *mem;
-    uint32_t wr, rd; /* free-running; occupancy = wr - rd */
-};
-
-static int tf_init(struct tfifo *f, unsigned depth, unsigned size)
-{
-    f->depth = depth;
-    f->size = size;
-    f->wr = f->rd = 0;
-    f->mem = calloc(depth, size);
-    return f->mem ? 0 : -ENOMEM;
-}
-
-static unsigned tf_count(const struct tfifo *f)
-{
-    return f->wr - f->rd;
-}
-
-static bool tf_full(const struct tfifo *f)
-{
-    return tf_count(f) == f->depth;
-}
-
-static bool tf_empty(const struct tfifo *f)
-{
-    return f->wr == f->rd;
-}
-
-static const void *tf_head(const struct tfifo *f)
-{
-    return f->mem + (size_t)(f->rd % f->depth) * f->size;
-}
-
-/* The rising edge: write if push and not full, read if pop and not empty. */
-static void tf_clock(struct tfifo *f, bool push, const void *in, bool pop)
-{
-    bool in_fire = push && !tf_full(f), out_fire = pop && !tf_empty(f);
-
-    if (in_fire) {
-        memcpy(f->mem + (size_t)(f->wr % f->depth) * f->size, in, f->size);
-        f->wr++;
-    }
-    if (out_fire)
-        f->rd++;
-}
 
 /* ------------------------------------------------------------------ state */
 
@@ -113,7 +63,7 @@ struct nfw_twin {
     bool idle;
 
     /* nfw_rd */
-    struct tfifo cmdq, dscq;
+    struct cmn_fifo cmdq, dscq;
     bool rd_active, req_valid;
     uint64_t rd_beat; /* 37 bits */
     uint32_t rd_left; /* 30 bits */
@@ -121,7 +71,7 @@ struct nfw_twin {
     uint64_t req_addr;
 
     /* response FIFO */
-    struct tfifo rspq;
+    struct cmn_fifo rspq;
 
     /* nfw_align */
     bool al_act, al_have, al_hold_err;
@@ -156,7 +106,7 @@ struct nfw_twin {
     struct page_rec prog;
     unsigned pslot, dslot, rbeat;
     bool inunit, pend, dact, rinfl, rlast;
-    struct tfifo pdatq, flightq, doneq;
+    struct cmn_fifo pdatq, flightq, doneq;
 };
 
 /* Combinational signals of one cycle, computed from the registers and the inputs. */
@@ -274,12 +224,12 @@ int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct fl
     t->desc = calloc(p->slots, sizeof(*t->desc));
     t->ram = calloc((size_t)p->slots * t->bpp, sizeof(*t->ram));
     t->busy = calloc((size_t)p->streams * p->max_pbs, 1);
-    if (!t->desc || !t->ram || !t->busy || tf_init(&t->cmdq, 2, sizeof(struct cmd_rec)) ||
-        tf_init(&t->dscq, 2, sizeof(struct dsc_rec)) ||
-        tf_init(&t->rspq, p->max_reads, sizeof(struct rsp_rec)) ||
-        tf_init(&t->pdatq, PDAT_DEPTH, sizeof(struct pdat_rec)) ||
-        tf_init(&t->flightq, FLIGHT_DEPTH, sizeof(struct page_rec)) ||
-        tf_init(&t->doneq, DONE_DEPTH, sizeof(struct page_rec))) {
+    if (!t->desc || !t->ram || !t->busy || cmn_fifo_init(&t->cmdq, 2, sizeof(struct cmd_rec)) ||
+        cmn_fifo_init(&t->dscq, 2, sizeof(struct dsc_rec)) ||
+        cmn_fifo_init(&t->rspq, p->max_reads, sizeof(struct rsp_rec)) ||
+        cmn_fifo_init(&t->pdatq, PDAT_DEPTH, sizeof(struct pdat_rec)) ||
+        cmn_fifo_init(&t->flightq, FLIGHT_DEPTH, sizeof(struct page_rec)) ||
+        cmn_fifo_init(&t->doneq, DONE_DEPTH, sizeof(struct page_rec))) {
         nfw_twin_destroy(t);
         return flash_err_set(e, -ENOMEM, "nfw twin: out of memory for %u page buffers", p->slots);
     }
@@ -291,12 +241,12 @@ void nfw_twin_destroy(struct nfw_twin *t)
 {
     if (!t)
         return;
-    free(t->cmdq.mem);
-    free(t->dscq.mem);
-    free(t->rspq.mem);
-    free(t->pdatq.mem);
-    free(t->flightq.mem);
-    free(t->doneq.mem);
+    cmn_fifo_fini(&t->cmdq);
+    cmn_fifo_fini(&t->dscq);
+    cmn_fifo_fini(&t->rspq);
+    cmn_fifo_fini(&t->pdatq);
+    cmn_fifo_fini(&t->flightq);
+    cmn_fifo_fini(&t->doneq);
     free(t->desc);
     free(t->ram);
     free(t->busy);
@@ -354,22 +304,22 @@ static void eval(struct nfw_twin *t, struct comb *c)
     c->cfg_bbt = in->cfg_valid && in->cfg_op == NFW_CFG_BBT;
 
     /* nfw_rd */
-    c->q_valid = !tf_empty(&t->cmdq);
+    c->q_valid = !cmn_fifo_empty(&t->cmdq);
     if (c->q_valid)
-        c->q = *(const struct cmd_rec *)tf_head(&t->cmdq);
-    c->q_pop = !t->rd_active && c->q_valid && !tf_full(&t->dscq);
+        c->q = *(const struct cmd_rec *)cmn_fifo_head(&t->cmdq);
+    c->q_pop = !t->rd_active && c->q_valid && !cmn_fifo_full(&t->dscq);
     c->dq_push = c->q_pop && c->q.len != 0;
     c->issue = t->rd_active && t->credit != 0 && (!t->req_valid || in->mem_req_ready);
 
     /* response FIFO */
-    c->rsp_valid = !tf_empty(&t->rspq);
+    c->rsp_valid = !cmn_fifo_empty(&t->rspq);
     if (c->rsp_valid)
-        c->rsp = *(const struct rsp_rec *)tf_head(&t->rspq);
+        c->rsp = *(const struct rsp_rec *)cmn_fifo_head(&t->rspq);
 
     /* nfw_align */
-    c->dsc_valid = !tf_empty(&t->dscq);
+    c->dsc_valid = !cmn_fifo_empty(&t->dscq);
     if (c->dsc_valid)
-        c->dsc = *(const struct dsc_rec *)tf_head(&t->dscq);
+        c->dsc = *(const struct dsc_rec *)cmn_fifo_head(&t->dscq);
     c->dsc_take = !t->al_act && c->dsc_valid;
     c->is_data = t->al_dleft != 0;
     c->last_data = t->al_dleft == 1;
@@ -412,13 +362,14 @@ static void eval(struct nfw_twin *t, struct comb *c)
     /* nfw_issue */
     c->d = &t->desc[t->pslot];
     c->bbt_block = bbt_lookup(t, c->d->die, c->d->plane, c->d->block);
-    c->pdat_end = !tf_empty(&t->pdatq) && in->pdat_ready &&
-                  ((const struct pdat_rec *)tf_head(&t->pdatq))->last;
-    c->load = !t->pv && !t->pend && tf_count(&t->doneq) + tf_count(&t->flightq) < DONE_DEPTH &&
-              tf_count(&t->flightq) < FLIGHT_DEPTH && (t->inunit || t->units != 0);
+    c->pdat_end = !cmn_fifo_empty(&t->pdatq) && in->pdat_ready &&
+                  ((const struct pdat_rec *)cmn_fifo_head(&t->pdatq))->last;
+    c->load = !t->pv && !t->pend &&
+              cmn_fifo_count(&t->doneq) + cmn_fifo_count(&t->flightq) < DONE_DEPTH &&
+              cmn_fifo_count(&t->flightq) < FLIGHT_DEPTH && (t->inunit || t->units != 0);
     c->unit_take = c->load && !t->inunit;
     c->pfire = t->pv && in->prog_ready;
-    c->rissue = t->dact && tf_count(&t->pdatq) + t->rinfl < PDAT_DEPTH;
+    c->rissue = t->dact && cmn_fifo_count(&t->pdatq) + t->rinfl < PDAT_DEPTH;
     c->rlast = c->rissue && t->rbeat == t->bpp - 1;
     c->dstart = t->pend && (!t->dact || c->rlast);
 }
@@ -426,7 +377,7 @@ static void eval(struct nfw_twin *t, struct comb *c)
 void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
 {
     memset(o, 0, sizeof(*o));
-    o->cmd_ready = !tf_full(&t->cmdq);
+    o->cmd_ready = !cmn_fifo_full(&t->cmdq);
     o->mem_req_valid = t->req_valid;
     o->mem_req_addr = t->req_addr;
     o->mem_rsp_ready = true;
@@ -438,16 +389,16 @@ void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
     o->prog_page = t->prog.page;
     o->prog_first = t->prog.first;
     o->prog_last = t->prog.last;
-    o->pdat_valid = !tf_empty(&t->pdatq);
+    o->pdat_valid = !cmn_fifo_empty(&t->pdatq);
     if (o->pdat_valid) {
-        const struct pdat_rec *r = tf_head(&t->pdatq);
+        const struct pdat_rec *r = cmn_fifo_head(&t->pdatq);
 
         o->pdat_data = r->data;
         o->pdat_last = r->last;
     }
-    o->done_valid = !tf_empty(&t->doneq);
+    o->done_valid = !cmn_fifo_empty(&t->doneq);
     if (o->done_valid) {
-        const struct page_rec *r = tf_head(&t->doneq);
+        const struct page_rec *r = cmn_fifo_head(&t->doneq);
 
         o->done_stream = r->stream;
         o->done_lpn = r->lpn;
@@ -466,12 +417,12 @@ void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
 
 static void reset(struct nfw_twin *t)
 {
-    t->cmdq.wr = t->cmdq.rd = 0;
-    t->dscq.wr = t->dscq.rd = 0;
-    t->rspq.wr = t->rspq.rd = 0;
-    t->pdatq.wr = t->pdatq.rd = 0;
-    t->flightq.wr = t->flightq.rd = 0;
-    t->doneq.wr = t->doneq.rd = 0;
+    cmn_fifo_reset(&t->cmdq);
+    cmn_fifo_reset(&t->dscq);
+    cmn_fifo_reset(&t->rspq);
+    cmn_fifo_reset(&t->pdatq);
+    cmn_fifo_reset(&t->flightq);
+    cmn_fifo_reset(&t->doneq);
     t->rd_active = t->req_valid = false;
     t->credit = t->p.max_reads;
     t->al_act = t->al_have = false;
@@ -499,8 +450,8 @@ static void clock_rd(struct nfw_twin *t, const struct comb *c)
     struct cmd_rec cr = {in->cmd_addr & ((1ull << 40) - 1), in->cmd_len, in->cmd_stream & 0xf};
     struct dsc_rec dr = {(uint8_t)(c->q.addr & 7), c->q.stream, c->q.len};
 
-    tf_clock(&t->cmdq, in->cmd_valid, &cr, c->q_pop);
-    tf_clock(&t->dscq, c->dq_push, &dr, c->dsc_take);
+    cmn_fifo_clock(&t->cmdq, in->cmd_valid, &cr, c->q_pop);
+    cmn_fifo_clock(&t->dscq, c->dq_push, &dr, c->dsc_take);
     if (c->q_pop) {
         t->rd_active = c->q.len != 0;
         t->rd_beat = c->q.addr >> 3;
@@ -668,13 +619,13 @@ static void clock_issue(struct nfw_twin *t, const struct comb *c)
 
     /* Completions and page data FIFOs first: they use this cycle's registers. A completion
      * moves from the in-flight FIFO to the done FIFO with the last beat of its page. */
-    if (!tf_empty(&t->flightq))
-        fl = *(const struct page_rec *)tf_head(&t->flightq);
+    if (!cmn_fifo_empty(&t->flightq))
+        fl = *(const struct page_rec *)cmn_fifo_head(&t->flightq);
     else
         memset(&fl, 0, sizeof(fl));
-    tf_clock(&t->doneq, c->pdat_end, &fl, t->in.done_ready);
-    tf_clock(&t->flightq, c->pfire, &t->prog, c->pdat_end);
-    tf_clock(&t->pdatq, t->rinfl, &pr, t->in.pdat_ready);
+    cmn_fifo_clock(&t->doneq, c->pdat_end, &fl, t->in.done_ready);
+    cmn_fifo_clock(&t->flightq, c->pfire, &t->prog, c->pdat_end);
+    cmn_fifo_clock(&t->pdatq, t->rinfl, &pr, t->in.pdat_ready);
     if (c->rissue)
         t->ram_rdata = t->ram[t->dslot * t->bpp + t->rbeat];
     if (c->load) {
@@ -734,8 +685,8 @@ static void clock_one(struct nfw_twin *t)
     eval(t, &c);
     rd_idle =
         !c.q_valid && !t->rd_active && !t->req_valid && t->credit == t->p.max_reads && !c.dsc_valid;
-    is_idle = !t->pv && !t->pend && !t->dact && !t->rinfl && !t->inunit && tf_empty(&t->pdatq) &&
-              tf_empty(&t->flightq) && tf_empty(&t->doneq);
+    is_idle = !t->pv && !t->pend && !t->dact && !t->rinfl && !t->inunit &&
+              cmn_fifo_empty(&t->pdatq) && cmn_fifo_empty(&t->flightq) && cmn_fifo_empty(&t->doneq);
     t->idle = rd_idle && !c.rsp_valid && !t->al_act && t->occ == 0 && is_idle && !c.alloc_req;
 
     /* Registers of the issue stage before those of the pack (the issue reads the descriptors
@@ -745,7 +696,7 @@ static void clock_one(struct nfw_twin *t)
     {
         struct rsp_rec r = {t->in.mem_rsp_rdata, t->in.mem_rsp_err};
 
-        tf_clock(&t->rspq, t->in.mem_rsp_valid, &r, c.rsp_pop);
+        cmn_fifo_clock(&t->rspq, t->in.mem_rsp_valid, &r, c.rsp_pop);
     }
     clock_pack(t, &c);
     clock_align(t, &c);

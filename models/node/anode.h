@@ -51,7 +51,7 @@ enum anode_mode {
 
 struct anode_cfg {
     uint32_t index;
-    struct core_twin_cfg core;
+    struct core_params core;
     uint64_t period_ps; /* core, DMA and vector-unit clock */
     struct vu_cfg vu;
     struct dram_cfg tb;

@@ -17,7 +17,7 @@ struct tlm {
     uint64_t cycles; /* sum of command cycles: the twin's notion of time */
 };
 
-static void *tlm_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
+static void *tlm_create(const struct core_params *cfg, uint64_t seed, char *msg, size_t len)
 {
     struct tlm *h = calloc(1, sizeof(*h));
     (void)seed;
@@ -114,7 +114,7 @@ const struct core_be_ops core_be_tlm_ops = {
 struct core_be_lockstep {
     const struct core_be_ops *rtl_ops;
     void *tlm, *rtl;
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     struct core_twin_map map;
     char block[32];
     char label[96];
@@ -125,7 +125,7 @@ struct core_be_lockstep {
 };
 
 struct core_be_lockstep *core_be_lockstep_create(const struct core_be_ops *rtl,
-                                                 const struct core_twin_cfg *cfg, uint64_t seed,
+                                                 const struct core_params *cfg, uint64_t seed,
                                                  const char *block, char *msg, size_t len)
 {
     struct core_be_lockstep *l = calloc(1, sizeof(*l));

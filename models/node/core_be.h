@@ -39,7 +39,7 @@ struct core_be_ops {
     const char *name; /* "tlm", "rtl" */
     /* One core of configuration cfg; seed randomises the RTL's initial state. NULL on error,
      * with the reason in msg. The RTL backend refuses a cfg other than the model's. */
-    void *(*create)(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len);
+    void *(*create)(const struct core_params *cfg, uint64_t seed, char *msg, size_t len);
     void (*destroy)(void *h);
     /* rows of len bytes at DMA byte addresses addr + i * stride (each a multiple of 8; len
      * any), from / into buf holding the rows packed (row i at buf + i * len). 0, or -EINVAL
@@ -73,7 +73,7 @@ struct core_be_lockstep;
 /* rtl: the RTL backend's ops (the caller passes &core_be_rtl_ops); block names the core in
  * reports ("an1.core"). NULL on error (msg). */
 struct core_be_lockstep *core_be_lockstep_create(const struct core_be_ops *rtl,
-                                                 const struct core_twin_cfg *cfg, uint64_t seed,
+                                                 const struct core_params *cfg, uint64_t seed,
                                                  const char *block, char *msg, size_t len);
 void core_be_lockstep_destroy(struct core_be_lockstep *l);
 /* The label of the command about to run, for divergence reports (copied). */

@@ -27,31 +27,6 @@
 
 #define RUNS 5
 
-static void rtl_set(void *h, const struct dma_in *in)
-{
-    dma_rtl_set(h, in);
-}
-static void rtl_get(void *h, struct dma_out *out)
-{
-    dma_rtl_get(h, out);
-}
-static void rtl_step(void *h, uint64_t n)
-{
-    dma_rtl_step(h, n);
-}
-static void tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-static void tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-static void tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
 struct bcase {
     const char *name;
     struct dma_desc d;
@@ -91,7 +66,7 @@ static uint32_t run_one(bool rtl, const struct dma_desc *d, uint64_t *sim_cycles
     r = dma_rtl_create(1);
     dma_rtl_params(r, &c.params);
     if (rtl) {
-        dut = (struct dma_dut){"rtl", r, rtl_set, rtl_get, rtl_step, NULL};
+        dut = dma_dut_rtl(r);
     } else {
         dma_rtl_destroy(r);
         r = NULL;
@@ -99,7 +74,7 @@ static uint32_t run_one(bool rtl, const struct dma_desc *d, uint64_t *sim_cycles
             fprintf(stderr, "bench_dma: %s\n", msg);
             return 0;
         }
-        dut = (struct dma_dut){"twin", t, tw_set, tw_get, tw_step, NULL};
+        dut = dma_dut_twin(t);
     }
     if (dma_env_create(&c, &dut, NULL, &e, msg, sizeof(msg)) || !(s = dma_scn_create(e, 1)) ||
         dma_scn_add(s, d)) {

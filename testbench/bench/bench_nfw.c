@@ -25,14 +25,14 @@
 #define PERIOD_PS 1250
 
 struct dut {
-    struct nfw *rtl;       /* one of the two */
+    struct nfw_rtl *rtl;   /* one of the two */
     struct nfw_twin *twin; /* */
 };
 
 static void dut_set(struct dut *d, const struct nfw_in *in)
 {
     if (d->rtl)
-        nfw_set(d->rtl, in);
+        nfw_rtl_set(d->rtl, in);
     else
         nfw_twin_set(d->twin, in);
 }
@@ -40,7 +40,7 @@ static void dut_set(struct dut *d, const struct nfw_in *in)
 static void dut_get(struct dut *d, struct nfw_out *o)
 {
     if (d->rtl)
-        nfw_get(d->rtl, o);
+        nfw_rtl_get(d->rtl, o);
     else
         nfw_twin_get(d->twin, o);
 }
@@ -48,7 +48,7 @@ static void dut_get(struct dut *d, struct nfw_out *o)
 static void dut_step(struct dut *d)
 {
     if (d->rtl)
-        nfw_step(d->rtl, 1);
+        nfw_rtl_step(d->rtl, 1);
     else
         nfw_twin_step(d->twin, 1);
 }
@@ -75,10 +75,10 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     unsigned sent = 0, quiet = 0;
     double t0;
 
-    d.rtl = nfw_create(1);
-    nfw_params(d.rtl, &p);
+    d.rtl = nfw_rtl_create(1);
+    nfw_rtl_params(d.rtl, &p);
     if (!use_rtl) {
-        nfw_destroy(d.rtl);
+        nfw_rtl_destroy(d.rtl);
         d.rtl = NULL;
         if (nfw_twin_create(&p, &d.twin, &e))
             goto out;
@@ -139,10 +139,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         memset(&in, 0, sizeof(in));
         dut_get(&d, &o);
         dram_port_drive(port, &mr);
-        in.mem_req_ready = mr.req_ready;
-        in.mem_rsp_valid = mr.rsp_valid;
-        in.mem_rsp_rdata = mr.rdata;
-        in.mem_rsp_err = mr.err;
+        nfw_in_mem(&in, &mr);
         nfw_bfm_drive(bfm, &o, &in);
         if (sent < n_cmd) {
             in.cmd_valid = true;
@@ -150,8 +147,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
             in.cmd_len = CMD_BYTES;
         }
         dut_set(&d, &in);
-        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        nfw_out_mem(&o, &rq);
         dram_port_clock(port, &rq);
         if (nfw_bfm_clock(bfm, &o, &in)) {
             fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
@@ -185,7 +181,7 @@ out:
     flash_fms_destroy(fms);
     nfw_twin_destroy(d.twin);
     if (d.rtl)
-        nfw_destroy(d.rtl);
+        nfw_rtl_destroy(d.rtl);
     return cycles;
 }
 

@@ -1,5 +1,6 @@
 #include "testbench/env/dma_env.h"
 #include "csim/rng.h"
+#include "models/dma/dma_twin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -373,3 +374,28 @@ static int sram_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 
 const struct dma_mem_ops dma_env_tb_ops = {.read = tb_read, .write = tb_write};
 const struct dma_mem_ops dma_env_sram_ops = {.read = sram_read, .write = sram_write};
+
+static void twin_set(void *h, const struct dma_in *in)
+{
+    dma_twin_set(h, in);
+}
+
+static void twin_get(void *h, struct dma_out *out)
+{
+    dma_twin_get(h, out);
+}
+
+static void twin_step(void *h, uint64_t n)
+{
+    dma_twin_step(h, n);
+}
+
+static const char *twin_error(void *h)
+{
+    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
+}
+
+struct dma_dut dma_dut_twin(struct dma_twin *tw)
+{
+    return (struct dma_dut){"twin", tw, twin_set, twin_get, twin_step, twin_error};
+}

@@ -43,6 +43,17 @@ struct dma_dut {
     const char *(*error)(void *h); /* optional: a problem the DUT found, or NULL */
 };
 
+struct dma_twin;
+struct dma_rtl;
+
+/* The C twin as a DUT named "twin"; its error is the first problem the twin found. */
+struct dma_dut dma_dut_twin(struct dma_twin *tw);
+
+/* The verilated DMA as a DUT named "rtl", without an error of its own (its assertions stop the
+ * run). Defined apart (dma_env_rtl.c), so that only a program linked with a DMA shim pulls it
+ * from the library. */
+struct dma_dut dma_dut_rtl(struct dma_rtl *rtl);
+
 struct dma_env_cfg {
     struct dma_params params;  /* of the DUT(s) */
     struct dram_cfg dram;      /* the tensor buffer (its size may differ from tb_bytes) */

@@ -55,7 +55,7 @@ struct an_sys {
 };
 
 /* The parameters of an an_top built with this core configuration (what an_rtl_params gives). */
-static inline void an_flow_params(const struct core_twin_cfg *core, struct an_params *p)
+static inline void an_flow_params(const struct core_params *core, struct an_params *p)
 {
     struct core_twin_map map;
     p->core = *core;
@@ -64,6 +64,15 @@ static inline void an_flow_params(const struct core_twin_cfg *core, struct an_pa
     p->dma.sram_addr_bits = 32;
     p->dma.sram_bytes = map.end;
     p->dma.sram_lat = 2;
+}
+
+/* Whether the RTL's DMA parameters are the C side's (an_rtl_params against an_flow_params). */
+static inline bool dma_params_same(const struct dma_params *a, const struct dma_params *b)
+{
+    return a->sram_addr_bits == b->sram_addr_bits && a->sram_bytes == b->sram_bytes &&
+           a->tb_bytes == b->tb_bytes && a->sram_lat == b->sram_lat &&
+           a->max_rd_out == b->max_rd_out && a->max_wr_out == b->max_wr_out &&
+           a->desc_depth == b->desc_depth && a->cpl_depth == b->cpl_depth;
 }
 
 /* ---- the RTL as a DMA for dma_env: its SRAM port is inside */
@@ -99,29 +108,9 @@ static inline void an_flow_step(void *h, uint64_t n)
     an_rtl_step(((struct an_sys *)h)->a, n);
 }
 
-static inline void an_flow_tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-
-static inline void an_flow_tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-
-static inline void an_flow_tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
-static inline const char *an_flow_tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* Build either form around env_cfg's tensor buffer, port and seed (its params are replaced by
  * the AN's). 0, or -1 with a message. */
-static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twin_cfg *core,
+static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_params *core,
                                const struct dma_env_cfg *env_cfg, char *msg, size_t len)
 {
     struct dma_env_cfg c = *env_cfg;
@@ -136,8 +125,10 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twi
         s->a = an_rtl_create(c.seed);
         struct an_params rp;
         an_rtl_params(s->a, &rp);
-        if (memcmp(&rp.core, core, sizeof(*core)) || rp.dma.sram_bytes != s->prm.dma.sram_bytes) {
-            snprintf(msg, len, "an_flow: the model was built for another configuration");
+        if (memcmp(&rp.core, core, sizeof(*core)) || !dma_params_same(&rp.dma, &s->prm.dma)) {
+            snprintf(msg, len,
+                     "an_flow: the model was built for another configuration, or its DMA "
+                     "parameters are not an_flow_params'");
             return -1;
         }
         s->prm = rp;
@@ -151,8 +142,7 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twi
             snprintf(msg, len, "an_flow: core twin configuration rejected");
             return -1;
         }
-        dut = (struct dma_dut){"twin",         s->tw,           an_flow_tw_set,
-                               an_flow_tw_get, an_flow_tw_step, an_flow_tw_error};
+        dut = dma_dut_twin(s->tw);
     }
     return dma_env_create(&c, &dut, NULL, &s->env, msg, len) ? -1 : 0;
 }

@@ -39,16 +39,21 @@ static uint32_t round_up(uint32_t x, uint32_t w)
     return (x + w - 1) / w * w;
 }
 
+/* The parameters of the model this test is linked with. */
+static struct an_params model_params(void)
+{
+    struct an_params p;
+    struct an_rtl *probe = an_rtl_create(0);
+    an_rtl_params(probe, &p);
+    an_rtl_destroy(probe);
+    return p;
+}
+
 /* Run one layer in both forms and check everything; returns the RTL result. */
 static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, uint64_t seed,
                       bool waves)
 {
-    struct core_twin_cfg core;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
-    core = rp.core;
+    struct core_params core = model_params().core;
 
     uint64_t rng = seed;
     size_t na = (size_t)L->m * L->k, nw = (size_t)L->n * L->k, nc = (size_t)L->m * L->n;
@@ -146,10 +151,7 @@ static struct dma_env_cfg env_cfg(uint64_t salt)
 static void layers_match_reference_and_twin(void **state)
 {
     (void)state;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
+    struct an_params rp = model_params();
     const uint32_t w = core_twin_w(&rp.core);
     static const uint32_t shapes[][3] = {{8, 8, 8},    {1, 1, 1},   {13, 7, 21},
                                          {16, 24, 32}, {5, 33, 12}, {32, 16, 64}};
@@ -176,10 +178,7 @@ static void layers_match_reference_and_twin(void **state)
 static void layers_with_tensor_buffer_stalls(void **state)
 {
     (void)state;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
+    struct an_params rp = model_params();
     const uint32_t w = core_twin_w(&rp.core);
     struct dma_env_cfg c = env_cfg(100);
     c.port.req_stall_pct = 30;
@@ -203,10 +202,7 @@ int main(int argc, char **argv)
 {
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
-    struct an_params p;
-    struct an_rtl *r = an_rtl_create(0);
-    an_rtl_params(r, &p);
-    an_rtl_destroy(r);
+    struct an_params p = model_params();
     printf("# an_top %ux%u, pads %u/%u/%u words, SRAM map %llu bytes, seed %llu\n", p.core.rows,
            p.core.cols, p.core.a_words, p.core.b_words, p.core.c_words,
            (unsigned long long)p.dma.sram_bytes, (unsigned long long)args.seed);

@@ -66,7 +66,7 @@ struct stalls {
 };
 
 struct tb {
-    struct nfw *rtl;
+    struct nfw_rtl *rtl;
     struct nfw_twin *twin;
     struct nfw_params prm;
     struct flash_cfg fc;
@@ -144,9 +144,9 @@ static void tb_reset(struct tb *t)
 {
     struct nfw_in in = {.rst = true};
 
-    nfw_set(t->rtl, &in);
+    nfw_rtl_set(t->rtl, &in);
     nfw_twin_set(t->twin, &in);
-    nfw_step(t->rtl, 3);
+    nfw_rtl_step(t->rtl, 3);
     nfw_twin_step(t->twin, 3);
 }
 
@@ -163,9 +163,9 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     assert_non_null(t);
     t->rng = seed;
     t->sp = o->sp;
-    t->rtl = nfw_create(seed);
+    t->rtl = nfw_rtl_create(seed);
     assert_non_null(t->rtl);
-    nfw_params(t->rtl, &t->prm);
+    nfw_rtl_params(t->rtl, &t->prm);
     ok(nfw_twin_create(&t->prm, &t->twin, &e), "twin", e.msg);
     t->n_streams = t->prm.streams < 2 ? t->prm.streams : 2;
 
@@ -273,7 +273,7 @@ static void tb_close(struct tb *t)
     ftl_bbm_fini(&t->bbm);
     flash_fms_destroy(t->fms);
     nfw_twin_destroy(t->twin);
-    nfw_destroy(t->rtl);
+    nfw_rtl_destroy(t->rtl);
     free(t->tb);
     free(t->done);
     free(t);
@@ -301,13 +301,10 @@ static void tb_cycle(struct tb *t)
     int rc;
 
     memset(&in, 0, sizeof(in));
-    nfw_get(t->rtl, &o);
+    nfw_rtl_get(t->rtl, &o);
     check_out_hold(t, &o);
     dram_port_drive(t->port, &mr);
-    in.mem_req_ready = mr.req_ready;
-    in.mem_rsp_valid = mr.rsp_valid;
-    in.mem_rsp_rdata = mr.rdata;
-    in.mem_rsp_err = mr.err;
+    nfw_in_mem(&in, &mr);
     nfw_bfm_drive(t->bfm, &o, &in);
     if (!t->offered && t->sent < t->n_cmd && !stall(t, t->sp.cmd))
         t->offered = true;
@@ -317,9 +314,9 @@ static void tb_cycle(struct tb *t)
         in.cmd_len = t->cmd[t->sent].len;
         in.cmd_stream = t->cmd[t->sent].stream;
     }
-    nfw_set(t->rtl, &in);
+    nfw_rtl_set(t->rtl, &in);
     /* Every output is a register: the inputs of this cycle do not change them. */
-    nfw_get(t->rtl, &o2);
+    nfw_rtl_get(t->rtl, &o2);
     if (nfw_out_diff(&o, &o2, diff, sizeof(diff)))
         fail_msg("seed %llu cycle %llu: output depends on an input of the same cycle: %s",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
@@ -329,8 +326,7 @@ static void tb_cycle(struct tb *t)
         fail_msg("seed %llu cycle %llu: RTL and twin differ: %s (RTL vs twin)",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
 
-    rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                               o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+    nfw_out_mem(&o, &rq);
     dram_port_clock(t->port, &rq);
     rc = nfw_bfm_clock(t->bfm, &o, &in);
     if (rc)
@@ -352,7 +348,7 @@ static void tb_cycle(struct tb *t)
     t->pdat_beats += o.pdat_valid && in.pdat_ready;
     t->prev = o;
     t->prev_in = in;
-    nfw_step(t->rtl, 1);
+    nfw_rtl_step(t->rtl, 1);
     nfw_twin_step(t->twin, 1);
     t->cycle++;
 }
@@ -367,7 +363,7 @@ static void tb_drain(struct tb *t)
         struct nfw_out o;
 
         tb_cycle(t);
-        nfw_get(t->rtl, &o);
+        nfw_rtl_get(t->rtl, &o);
         quiet =
             t->sent == t->n_cmd && o.idle && nfw_bfm_idle(t->bfm) && dram_port_pending(t->port) == 0
                 ? quiet + 1
@@ -524,7 +520,7 @@ static void reset_leaves_it_idle(void **state)
     t = tb_open(&o, args.seed);
     for (int i = 0; i < 40; i++)
         tb_cycle(t); /* the configuration goes in */
-    nfw_get(t->rtl, &out);
+    nfw_rtl_get(t->rtl, &out);
     assert_true(out.idle);
     assert_true(out.cmd_ready);
     assert_false(out.mem_req_valid);
@@ -632,7 +628,7 @@ static void random_data_across_rotations_and_replacement(void **state)
                                 .last_cycle = args.last_cycle,
                                 .scopes = args.scopes};
 
-        assert_int_equal(nfw_trace(t->rtl, &w), 0);
+        assert_int_equal(nfw_rtl_trace(t->rtl, &w), 0);
     }
     for (int b = 0; b < 12; b++) {
         unsigned from = t->n_cmd;
@@ -735,14 +731,14 @@ static void full_throughput(void **state)
 
 int main(int argc, char **argv)
 {
-    struct nfw *n;
+    struct nfw_rtl *n;
     struct nfw_params p;
 
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
-    n = nfw_create(0);
-    nfw_params(n, &p);
-    nfw_destroy(n);
+    n = nfw_rtl_create(0);
+    nfw_rtl_params(n, &p);
+    nfw_rtl_destroy(n);
     printf("# nfw_top page %u B, %u planes, %u channels x %u dies, %u pages/block, %u streams, "
            "%u slots, %u reads; seed %llu\n",
            p.page_bytes, p.planes, p.channels, p.dies_per_chan, p.pages_per_block, p.streams,

@@ -21,6 +21,7 @@
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
 #include "testbench/rtl/tb_util.h"
+#include "testbench/env/rand_data.h"
 
 static struct tb_args args;
 
@@ -29,32 +30,6 @@ static uint32_t f32_bits(float f)
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
-}
-
-struct data {
-    uint8_t *images, *labels;
-};
-
-static void data_make(struct data *d, uint32_t count, uint32_t inputs, uint32_t classes,
-                      uint64_t seed)
-{
-    uint64_t s = seed;
-    d->images = malloc((size_t)count * inputs);
-    d->labels = malloc(count);
-    assert_non_null(d->images);
-    assert_non_null(d->labels);
-    for (size_t i = 0; i < (size_t)count * inputs; i++) {
-        uint64_t v = rng_next(&s);
-        d->images[i] = v % 3 == 0 ? 0 : (uint8_t)(v >> 8);
-    }
-    for (uint32_t i = 0; i < count; i++)
-        d->labels[i] = (uint8_t)rng_below(&s, classes);
-}
-
-static void data_free(struct data *d)
-{
-    free(d->images);
-    free(d->labels);
 }
 
 /*
@@ -70,7 +45,7 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     struct dnn_err de;
     struct dnn_params *gp;
     struct dnn_golden g;
-    struct data d;
+    struct rand_data d;
     const uint32_t B = 8;
 
     machine_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
@@ -84,7 +59,8 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     else
         dnn_params_opt_sgd(&c.opt, 0.05f, 0.9f, 0.0005f);
     uint32_t in = dnn_model_inputs(&c.model);
-    data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an);
+    assert_int_equal(
+        rand_data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an), 0);
 
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
@@ -121,7 +97,7 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
     return t;
 }
 
@@ -190,13 +166,13 @@ static void test_lockstep_reports_divergence(void **state)
     struct machine_cfg c;
     struct machine *r;
     struct machine_err e;
-    struct data d;
+    struct rand_data d;
     (void)state;
     bad.read = bad_read;
     machine_cfg_small(&c);
     c.rtl = &bad;
     c.fidelity = MACHINE_LOCKSTEP;
-    data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5);
+    assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     reads_left = 3;
@@ -207,7 +183,7 @@ static void test_lockstep_reports_divergence(void **state)
         fail_msg("report lacks block, command, cycle or values: %s", e.msg);
     printf("# divergence report: %s\n", e.msg);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 /* The RTL model must match the machine's core configuration. */

@@ -19,7 +19,7 @@
 
 #define ARRAY_LEN(x) (sizeof(x) / sizeof((x)[0]))
 
-static const struct core_twin_cfg cfg8 = {
+static const struct core_params cfg8 = {
     .rows = 8, .cols = 8, .a_words = 512, .b_words = 512, .c_words = 512};
 
 /* ---------------------------------------------------------------- configuration */
@@ -32,23 +32,23 @@ static void word_is_lcm_of_rows_cols_and_4(void **state)
     } cases[] = {{1, 1, 4},    {2, 3, 12}, {4, 4, 4}, {8, 8, 8},    {16, 16, 16},
                  {32, 32, 32}, {3, 5, 60}, {8, 2, 8}, {64, 64, 64}, {6, 4, 12}};
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        struct core_twin_cfg g = {cases[i].r, cases[i].c, 16, 16, 16};
+        struct core_params g = {cases[i].r, cases[i].c, 16, 16, 16};
         assert_int_equal(core_twin_w(&g), cases[i].w);
-        assert_int_equal(core_twin_cfg_check(&g), 0);
+        assert_int_equal(core_twin_params_check(&g), 0);
     }
 }
 
 static void bad_configurations_are_refused(void **state)
 {
     (void)state;
-    const struct core_twin_cfg bad[] = {
+    const struct core_params bad[] = {
         {0, 8, 16, 16, 16},          {8, 65, 16, 16, 16},
         {7, 9, 16, 16, 16}, /* W = 252 */
         {8, 8, 1, 16, 16},           {8, 8, 16, 16, 0},
         {8, 8, 0x10000000u, 16, 16}, /* more than 2 GiB of map */
     };
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-        assert_int_equal(core_twin_cfg_check(&bad[i]), -EINVAL);
+        assert_int_equal(core_twin_params_check(&bad[i]), -EINVAL);
         assert_null(core_twin_create(&bad[i]));
     }
 }
@@ -260,7 +260,7 @@ static void run_against_reference(struct core_twin *t, const struct core_cmd *c,
 static void random_gemms_match_the_reference(void **state)
 {
     (void)state;
-    const struct core_twin_cfg cfgs[] = {
+    const struct core_params cfgs[] = {
         {8, 8, 512, 512, 512}, {2, 3, 64, 64, 64}, {1, 1, 256, 256, 256}, {16, 16, 256, 256, 256}};
     uint64_t rng = 42;
     for (size_t g = 0; g < ARRAY_LEN(cfgs); g++) {
@@ -305,7 +305,7 @@ static void special_values(void **state)
     static const uint32_t olds[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu,
                                     0x3F800000u, 0xBF800000u, 0x7F800000u, 0xFF800000u,
                                     0x7F800001u, 0xFFC12345u, 0x7F7FFFFFu, 0x00800000u};
-    struct core_twin_cfg g = {1, 1, 16, 16, 16};
+    struct core_params g = {1, 1, 16, 16, 16};
     struct core_twin *t = core_twin_create(&g);
     assert_non_null(t);
     const size_t n = ARRAY_LEN(sp);
@@ -368,7 +368,7 @@ static void bad_command_writes_nothing(void **state)
 static void accumulate_is_old_plus_dot_not_ref_gemm_accumulate(void **state)
 {
     (void)state;
-    struct core_twin_cfg g = {1, 1, 16, 16, 16};
+    struct core_params g = {1, 1, 16, 16, 16};
     struct core_twin *t = core_twin_create(&g);
     assert_non_null(t);
     core_twin_a(t)[0] = core_twin_a(t)[1] = 0x3380; /* 2^-24 */

@@ -43,26 +43,6 @@ struct fx {
     struct dma_env_cfg cfg;
 };
 
-static void tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-
-static void tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-
-static void tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
-static const char *tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* A small SRAM (48 KiB of a 64 KiB map: not a power of two), latency 3, 16 reads in flight. */
 static void small_params(struct dma_params *p)
 {
@@ -81,7 +61,7 @@ static struct fx *fx_open(const struct dma_env_cfg *cfg)
     f->cfg = *cfg;
     if (dma_twin_create(&cfg->params, &f->tw, msg, sizeof(msg)))
         fail_msg("twin: %s", msg);
-    struct dma_dut dut = {"twin", f->tw, tw_set, tw_get, tw_step, tw_error};
+    struct dma_dut dut = dma_dut_twin(f->tw);
     if (dma_env_create(cfg, &dut, NULL, &f->env, msg, sizeof(msg)))
         fail_msg("env: %s", msg);
     f->scn = dma_scn_create(f->env, cfg->seed);

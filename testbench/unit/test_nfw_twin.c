@@ -133,10 +133,7 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
         memset(&in, 0, sizeof(in));
         nfw_twin_get(y->twin, &o);
         dram_port_drive(y->port, &mr);
-        in.mem_req_ready = mr.req_ready;
-        in.mem_rsp_valid = mr.rsp_valid;
-        in.mem_rsp_rdata = mr.rdata;
-        in.mem_rsp_err = mr.err;
+        nfw_in_mem(&in, &mr);
         nfw_bfm_drive(y->bfm, &o, &in);
         if (sent < n) {
             in.cmd_valid = true;
@@ -144,8 +141,7 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
             in.cmd_len = (uint32_t)cmd[sent][1];
         }
         nfw_twin_set(y->twin, &in);
-        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        nfw_out_mem(&o, &rq);
         dram_port_clock(y->port, &rq);
         if (nfw_bfm_clock(y->bfm, &o, &in))
             fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, nfw_bfm_errmsg(y->bfm));

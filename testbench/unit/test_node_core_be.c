@@ -21,7 +21,7 @@
 
 static void test_tlm_backend(void **state)
 {
-    struct core_twin_cfg cfg = {8, 8, 64, 64, 64};
+    struct core_params cfg = {8, 8, 64, 64, 64};
     struct core_twin_map map;
     char msg[CORE_BE_MSG_LEN];
     const struct core_be_ops *o = &core_be_tlm_ops;
@@ -71,7 +71,7 @@ static void test_tlm_backend(void **state)
     assert_int_equal(res.status, CORE_ERR_DIM);
     o->destroy(h);
 
-    struct core_twin_cfg bad = {0, 8, 64, 64, 64};
+    struct core_params bad = {0, 8, 64, 64, 64};
     assert_null(o->create(&bad, 1, msg, sizeof(msg)));
     assert_non_null(strstr(msg, "bad configuration"));
 }

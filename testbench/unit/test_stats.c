@@ -27,23 +27,7 @@
 
 static int setup(void **state)
 {
-    struct tmpdir *c = calloc(1, sizeof(*c));
-
-    if (!c || tmpdir_make(c, "test_stats")) {
-        free(c);
-        return -1;
-    }
-    *state = c;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct tmpdir *c = *state;
-    int rc = tmpdir_remove(c);
-
-    free(c);
-    return rc;
+    return tmpdir_setup(state, "test_stats");
 }
 
 static void put_text(const char *path, const char *text)
@@ -476,12 +460,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_define_set_add),
         cmocka_unit_test(test_conflicts_and_names),
-        cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_special_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_many_counters, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_special_values, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_many_counters, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_table, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_errors, setup, tmpdir_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,23 +26,7 @@
 
 static int setup(void **state)
 {
-    struct tmpdir *c = calloc(1, sizeof(*c));
-
-    if (!c || tmpdir_make(c, "test_trace")) {
-        free(c);
-        return -1;
-    }
-    *state = c;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct tmpdir *c = *state;
-    int rc = tmpdir_remove(c);
-
-    free(c);
-    return rc;
+    return tmpdir_setup(state, "test_trace");
 }
 
 static void assert_msg_has(const char *msg, const char *needle)
@@ -371,12 +355,12 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_events_and_metadata, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_lanes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_and_metadata, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_lanes, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_cap, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_deterministic, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_errors, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_empty, setup, tmpdir_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
