@@ -1,8 +1,9 @@
 /*
  * vpipe: C interface to a verilated single-stream block, one valid/ready
  * input and one valid/ready output carrying up to 64 payload bits
- * (rtl/common: cmn_skid_buf, cmn_fifo). Each such block has its own shim
- * (csim/shim/<module>.cpp) implementing this header; a test links one of them.
+ * (rtl/common: cmn_skid_buf, cmn_fifo). One shim, csim/shim/vpipe.cpp, serves
+ * them all: it is compiled once per verilated block and configuration
+ * (VPIPE_MODULE names the block), and a test links one of them.
  *
  * Cycle protocol, as for every shim: vpipe_rtl_set() drives the inputs,
  * vpipe_rtl_get() settles the model and reads the outputs that hold before the
