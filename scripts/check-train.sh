@@ -10,7 +10,8 @@
 # a run resumed from a
 # checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
 # truncated or foreign checkpoint and a conflicting option are refused; SIGINT stops after the
-# current step with a checkpoint (exit 130); plot.sh renders the PNGs.
+# current step with a checkpoint (exit 130); plot.sh renders the PNGs. And `flashstream model`
+# prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
 fs=${1:?usage: check-train.sh FLASHSTREAM WORKDIR}
@@ -148,6 +149,18 @@ if "$here/plots/plot.sh" "$a" >"$work/plot.log" 2>&1 && [ -s "$a/loss.png" ] && 
   ok "plot.sh renders the PNGs"
 else
   not_ok "plot.sh renders the PNGs" "$work/plot.log"
+fi
+
+# ---- flashstream model
+"$fs" model --table >"$work/model.log" 2>&1
+rc_table=$?
+"$fs" model --model gpt3-like:3x1 >>"$work/model.log" 2>&1
+rc_bad=$?
+if [ "$rc_table" -eq 0 ] && grep -q "^t5-like:2x4 " "$work/model.log" && [ "$rc_bad" -eq 2 ] &&
+  grep -qF "width W 3 is not accepted" "$work/model.log"; then
+  ok "model: --table, and a bad spec refused"
+else
+  not_ok "model: --table, and a bad spec refused" "$work/model.log"
 fi
 
 echo "1..$n"
