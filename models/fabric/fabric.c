@@ -32,21 +32,6 @@ struct fabric {
     struct fabric_stats st;
 };
 
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!e)
-        return code;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 void fabric_cfg_default(struct fabric_cfg *c)
 {
     memset(c, 0, sizeof(*c));
@@ -58,7 +43,7 @@ void fabric_cfg_default(struct fabric_cfg *c)
     c->sum_Bps = 12500000000ull;          /* (ours) adders keep up with one link */
 }
 
-int fabric_cfg_validate(const struct fabric_cfg *c, struct fabric_err *e)
+int fabric_cfg_validate(const struct fabric_cfg *c, struct err *e)
 {
     if (c->n_an < 1 || c->n_an > FABRIC_MAX_AN)
         return err_set(e, -EINVAL, "fabric n_an = %u; accepted 1..%u", c->n_an, FABRIC_MAX_AN);
@@ -90,7 +75,7 @@ void fabric_destroy(struct fabric *f)
     free(f);
 }
 
-int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric_err *e)
+int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct err *e)
 {
     uint32_t count[32]; /* switches per level, [0] = root */
     uint32_t first[32]; /* node number of a level's first switch */
@@ -213,7 +198,7 @@ static uint64_t chunk_size(const struct fabric_cfg *c, uint64_t bytes, uint64_t 
 }
 
 int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *done, uint64_t *last,
-                     struct fabric_err *e)
+                     struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = now;
@@ -250,7 +235,7 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
 }
 
 int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint64_t *done,
-                  struct fabric_err *e)
+                  struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = 0;
@@ -290,8 +275,7 @@ int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint6
     return 0;
 }
 
-int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
-                       struct fabric_err *e)
+int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done, struct err *e)
 {
     return fabric_reduce(f, ready, sizeof(float), done, e);
 }

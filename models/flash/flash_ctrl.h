@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_stream.h"
 
@@ -96,11 +96,11 @@ struct flash_ctrl {
     uint64_t t_xfer_ps;  /* one page on the channel */
     unsigned char *unit; /* functional mode: one program unit of pages (planes x page) */
     struct flash_ctrl_stats st;
-    struct flash_err err;
+    struct err err;
 };
 
 /* 0 or -ENOMEM. fms must outlive the controller. */
-int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_err *e);
+int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct err *e);
 void flash_ctrl_fini(struct flash_ctrl *c);
 
 /*

@@ -10,10 +10,10 @@ struct flash_fms {
     struct flash_die *die;
     struct flash_chan *chan;
     struct flash_res ctrl;
-    struct flash_err err;
+    struct err err;
 };
 
-int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct flash_err *e)
+int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
 {
     struct flash_fms *f;
     uint32_t i;
@@ -25,13 +25,13 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         return rc;
     f = calloc(1, sizeof(*f));
     if (!f)
-        return flash_err_set(e, -ENOMEM, "flash fms: out of memory");
+        return err_set(e, -ENOMEM, "flash fms: out of memory");
     f->cfg = *cfg;
     f->n_dies = flash_geom_dies(&cfg->geom);
     f->chan = calloc(cfg->geom.channels, sizeof(*f->chan));
     f->die = calloc(f->n_dies, sizeof(*f->die));
     if (!f->chan || !f->die) {
-        rc = flash_err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
+        rc = err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
         goto out_free;
     }
     for (i = 0; i < cfg->geom.channels; i++)
@@ -84,11 +84,11 @@ static int check_die(struct flash_fms *f, const char *op, const struct flash_mpo
 {
     if (o->die < f->n_dies)
         return 0;
-    return flash_err_set(&f->err, -EINVAL,
-                         "flash %s refused: die index %u is out of range; accepted 0..%u "
-                         "(%u channels x %u chips x %u dies)",
-                         op, o->die, f->n_dies - 1, f->cfg.geom.channels,
-                         f->cfg.geom.chips_per_chan, f->cfg.geom.dies_per_chip);
+    return err_set(&f->err, -EINVAL,
+                   "flash %s refused: die index %u is out of range; accepted 0..%u "
+                   "(%u channels x %u chips x %u dies)",
+                   op, o->die, f->n_dies - 1, f->cfg.geom.channels, f->cfg.geom.chips_per_chan,
+                   f->cfg.geom.dies_per_chip);
 }
 
 static struct flash_chan *chan_of(struct flash_fms *f, uint32_t die)
@@ -252,10 +252,10 @@ int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_
     int rc;
 
     if (a->page != 0)
-        return flash_err_set(&f->err, -EINVAL,
-                             "flash erase refused at %s: NAND erases whole blocks; accepted "
-                             "page 0 (the block address), got page %u",
-                             flash_addr_fmt(a, buf, sizeof(buf)), a->page);
+        return err_set(&f->err, -EINVAL,
+                       "flash erase refused at %s: NAND erases whole blocks; accepted "
+                       "page 0 (the block address), got page %u",
+                       flash_addr_fmt(a, buf, sizeof(buf)), a->page);
     rc = addr_op(f, a, &op);
     if (rc)
         return rc;

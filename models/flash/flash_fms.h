@@ -36,7 +36,7 @@
 #include "models/flash/flash_cfg.h"
 #include "models/flash/flash_chan.h"
 #include "models/flash/flash_die.h"
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_res.h"
 
 struct flash_fms;
@@ -61,7 +61,7 @@ struct flash_fms_stats {
 };
 
 /* Validates cfg (flash_cfg_validate) and builds an erased FMS. 0, -EINVAL, -ENOMEM. */
-int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct flash_err *e);
+int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e);
 void flash_fms_destroy(struct flash_fms *f);
 
 const struct flash_cfg *flash_fms_cfg(const struct flash_fms *f);

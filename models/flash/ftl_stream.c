@@ -38,7 +38,7 @@ struct ftl_stream {
     uint64_t lpages_written, ppages, pages_read, sb_erases, replaced;
     uint64_t t_first_write;
     bool written;
-    struct flash_err err;
+    struct err err;
 };
 
 void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_region *r)
@@ -98,9 +98,9 @@ static int replace_block(struct ftl_stream *s, uint32_t die, uint32_t p, uint32_
         int rc = ftl_bbm_replace(s->bbm, dp, blk, &spare, &s->err);
 
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' PB %u at %s: %s", s->cfg.name,
-                                    blk - s->cfg.first_block,
-                                    addr_str(s, die, p, old, buf, sizeof(buf)), why);
+            return err_prefix(&s->err, rc, "stream '%s' PB %u at %s: %s", s->cfg.name,
+                              blk - s->cfg.first_block, addr_str(s, die, p, old, buf, sizeof(buf)),
+                              why);
         s->replaced++;
         b = flash_fms_block(s->fms, die, p, spare);
         assert(b);
@@ -154,8 +154,8 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
         rc = flash_fms_erase(s->fms, now, &op, &t);
         if (rc && rc != -EIO) {
             /* Not expected: the stream only erases good blocks it owns. */
-            return flash_err_prefix(&s->err, rc, "stream '%s' erase of PB %u: %s", s->cfg.name, pbn,
-                                    flash_fms_errmsg(s->fms));
+            return err_prefix(&s->err, rc, "stream '%s' erase of PB %u: %s", s->cfg.name, pbn,
+                              flash_fms_errmsg(s->fms));
         }
         end = flash_res_later(end, t);
         for (uint32_t p = 0; p < s->planes; p++) {
@@ -172,9 +172,9 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
             if (rc) {
                 retire(s, pbn);
                 *done = end;
-                return flash_err_prefix(&s->err, rc,
-                                        "superblock retired, stream capacity now %u of %u PBs",
-                                        s->cfg.n_blocks - s->n_retired, s->cfg.n_blocks);
+                return err_prefix(&s->err, rc,
+                                  "superblock retired, stream capacity now %u of %u PBs",
+                                  s->cfg.n_blocks - s->n_retired, s->cfg.n_blocks);
             }
         }
     }
@@ -208,10 +208,10 @@ static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn)
         *pbn = p;
         return 0;
     }
-    return flash_err_set(&s->err, -ENOSPC,
-                         "stream '%s' has no free physical block: %u live, %u retired of %u; "
-                         "release consumed LBs first",
-                         s->cfg.name, s->n_live, s->n_retired, s->cfg.n_blocks);
+    return err_set(&s->err, -ENOSPC,
+                   "stream '%s' has no free physical block: %u live, %u retired of %u; "
+                   "release consumed LBs first",
+                   s->cfg.name, s->n_live, s->n_retired, s->cfg.n_blocks);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -239,7 +239,7 @@ static int scan_bad(struct ftl_stream *s)
 }
 
 int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
-                      struct ftl_stream **out, struct flash_err *e)
+                      struct ftl_stream **out, struct err *e)
 {
     const struct flash_cfg *fc = flash_fms_cfg(fms);
     const struct flash_geom *g = &fc->geom;
@@ -249,37 +249,37 @@ int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct f
 
     *out = NULL;
     if (!c->name[0])
-        return flash_err_set(e, -EINVAL, "ftl stream: empty name; accepted 1..%d characters",
-                             FTL_NAME_LEN - 1);
+        return err_set(e, -EINVAL, "ftl stream: empty name; accepted 1..%d characters",
+                       FTL_NAME_LEN - 1);
     if (!c->n_blocks || (uint64_t)c->first_block + c->n_blocks > g->blocks_per_plane)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': blocks %u..%u do not fit in a plane of %u "
-                             "blocks; accepted a non-empty range inside 0..%u",
-                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
-                             g->blocks_per_plane, g->blocks_per_plane - 1);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': blocks %u..%u do not fit in a plane of %u "
+                       "blocks; accepted a non-empty range inside 0..%u",
+                       c->name, c->first_block, c->first_block + c->n_blocks - 1,
+                       g->blocks_per_plane, g->blocks_per_plane - 1);
     if (c->first_block < bbm->spare_first + bbm->spare_count &&
         bbm->spare_first < c->first_block + c->n_blocks)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': blocks %u..%u overlap the spare blocks %u..%u; "
-                             "accepted a range outside the spares",
-                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
-                             bbm->spare_first, bbm->spare_first + bbm->spare_count - 1);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': blocks %u..%u overlap the spare blocks %u..%u; "
+                       "accepted a range outside the spares",
+                       c->name, c->first_block, c->first_block + c->n_blocks - 1, bbm->spare_first,
+                       bbm->spare_first + bbm->spare_count - 1);
     if (nl > c->n_blocks)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': %u logical blocks need as many physical ones; "
-                             "accepted n_lblocks 1..%u (n_blocks) or 0",
-                             c->name, nl, c->n_blocks);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': %u logical blocks need as many physical ones; "
+                       "accepted n_lblocks 1..%u (n_blocks) or 0",
+                       c->name, nl, c->n_blocks);
     if (!c->pe_budget)
-        return flash_err_set(e, -EINVAL, "ftl stream '%s': P/E budget 0; accepted >= 1", c->name);
+        return err_set(e, -EINVAL, "ftl stream '%s': P/E budget 0; accepted >= 1", c->name);
     if (bbm->n_dp != flash_geom_dies(g) * g->planes_per_die || bbm->blocks != g->blocks_per_plane)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': the bad-block manager was built for another "
-                             "geometry (%u planes x %u blocks); accepted one built for this FMS",
-                             c->name, bbm->n_dp, bbm->blocks);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': the bad-block manager was built for another "
+                       "geometry (%u planes x %u blocks); accepted one built for this FMS",
+                       c->name, bbm->n_dp, bbm->blocks);
 
     s = calloc(1, sizeof(*s));
     if (!s)
-        return flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+        return err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
     s->cfg = *c;
     s->cfg.name[FTL_NAME_LEN - 1] = '\0';
     s->cfg.n_lblocks = nl;
@@ -294,7 +294,7 @@ int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct f
     s->lb = calloc(nl, sizeof(*s->lb));
     s->pb = calloc(c->n_blocks, sizeof(*s->pb));
     if (!s->lb || !s->pb) {
-        rc = flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+        rc = err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
         goto out_free;
     }
     for (uint32_t i = 0; i < nl; i++)
@@ -330,28 +330,28 @@ static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages)
         uint64_t start = i == first ? lpn % s->sbp : 0;
 
         if (l->pbn >= 0 && l->wp == s->sbp)
-            return flash_err_set(&s->err, -EBUSY,
-                                 "stream '%s' write at LPN %llu: LB %llu holds live data (full "
-                                 "since its first write at %llu ps); release it before "
-                                 "rewriting",
-                                 s->cfg.name, (unsigned long long)lpn, (unsigned long long)i,
-                                 (unsigned long long)l->t_write);
+            return err_set(&s->err, -EBUSY,
+                           "stream '%s' write at LPN %llu: LB %llu holds live data (full "
+                           "since its first write at %llu ps); release it before "
+                           "rewriting",
+                           s->cfg.name, (unsigned long long)lpn, (unsigned long long)i,
+                           (unsigned long long)l->t_write);
         if (l->wp != start)
-            return flash_err_set(&s->err, -EINVAL,
-                                 "stream '%s' write at LPN %llu refused: streams are "
-                                 "append-only; LB %llu takes its next page at LPN %llu",
-                                 s->cfg.name, (unsigned long long)(i * s->sbp + start),
-                                 (unsigned long long)i, (unsigned long long)(i * s->sbp + l->wp));
+            return err_set(&s->err, -EINVAL,
+                           "stream '%s' write at LPN %llu refused: streams are "
+                           "append-only; LB %llu takes its next page at LPN %llu",
+                           s->cfg.name, (unsigned long long)(i * s->sbp + start),
+                           (unsigned long long)i, (unsigned long long)(i * s->sbp + l->wp));
         if (l->pbn < 0)
             need++;
     }
     if (need > s->cfg.n_blocks - s->n_live - s->n_retired)
-        return flash_err_set(&s->err, -ENOSPC,
-                             "stream '%s' write at LPN %llu needs %u free physical blocks; "
-                             "%u live and %u retired of %u leave %u; release consumed LBs "
-                             "first",
-                             s->cfg.name, (unsigned long long)lpn, need, s->n_live, s->n_retired,
-                             s->cfg.n_blocks, s->cfg.n_blocks - s->n_live - s->n_retired);
+        return err_set(&s->err, -ENOSPC,
+                       "stream '%s' write at LPN %llu needs %u free physical blocks; "
+                       "%u live and %u retired of %u leave %u; release consumed LBs "
+                       "first",
+                       s->cfg.name, (unsigned long long)lpn, need, s->n_live, s->n_retired,
+                       s->cfg.n_blocks, s->cfg.n_blocks - s->n_live - s->n_retired);
     return 0;
 }
 
@@ -369,13 +369,13 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
     if (!npages)
         return 0;
     if (lpn >= s->lpages || npages > s->lpages - lpn)
-        return flash_err_set(&s->err, -ENOSPC,
-                             "stream '%s' overflow: write of %llu pages at LPN %llu ends past "
-                             "the logical space of %llu pages (%u LBs of %llu pages); "
-                             "accepted LPN + pages <= %llu",
-                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, s->cfg.n_lblocks,
-                             (unsigned long long)s->sbp, (unsigned long long)s->lpages);
+        return err_set(&s->err, -ENOSPC,
+                       "stream '%s' overflow: write of %llu pages at LPN %llu ends past "
+                       "the logical space of %llu pages (%u LBs of %llu pages); "
+                       "accepted LPN + pages <= %llu",
+                       s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, s->cfg.n_lblocks, (unsigned long long)s->sbp,
+                       (unsigned long long)s->lpages);
     rc = write_check(s, lpn, npages);
     if (rc)
         return rc;
@@ -410,8 +410,8 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
             data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t);
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
-                                    (unsigned long long)cur);
+            return err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
+                              (unsigned long long)cur);
         end = flash_res_later(end, t);
         l->wp += n;
         cur += n;
@@ -455,27 +455,26 @@ static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t
         uint64_t age = now > l->t_write ? now - l->t_write : 0;
 
         if (l->pbn < 0)
-            return flash_err_set(&s->err, -ENODATA,
-                                 "stream '%s' read of LPN %llu: LB %llu was never written (or "
-                                 "was released); accepted LPNs of written pages",
-                                 s->cfg.name,
-                                 (unsigned long long)(lpn > i * s->sbp ? lpn : i * s->sbp),
-                                 (unsigned long long)i);
+            return err_set(&s->err, -ENODATA,
+                           "stream '%s' read of LPN %llu: LB %llu was never written (or "
+                           "was released); accepted LPNs of written pages",
+                           s->cfg.name, (unsigned long long)(lpn > i * s->sbp ? lpn : i * s->sbp),
+                           (unsigned long long)i);
         if (l->wp < end)
-            return flash_err_set(&s->err, -ENODATA,
-                                 "stream '%s' read of LPN %llu: never written; LB %llu holds "
-                                 "LPNs %llu..%lld",
-                                 s->cfg.name, (unsigned long long)(i * s->sbp + end - 1),
-                                 (unsigned long long)i, (unsigned long long)(i * s->sbp),
-                                 (long long)(i * s->sbp + l->wp) - 1);
+            return err_set(&s->err, -ENODATA,
+                           "stream '%s' read of LPN %llu: never written; LB %llu holds "
+                           "LPNs %llu..%lld",
+                           s->cfg.name, (unsigned long long)(i * s->sbp + end - 1),
+                           (unsigned long long)i, (unsigned long long)(i * s->sbp),
+                           (long long)(i * s->sbp + l->wp) - 1);
         if (s->cfg.check_retention && s->cfg.retention_s < UINT64_MAX / FLASH_PS_PER_S &&
             age > s->cfg.retention_s * FLASH_PS_PER_S)
-            return flash_err_set(&s->err, -ESTALE,
-                                 "stream '%s' read of LB %llu: data written %.0f s ago, past "
-                                 "the stream's retention of %llu s; accepted reads within "
-                                 "retention",
-                                 s->cfg.name, (unsigned long long)i, (double)age / FLASH_PS_PER_S,
-                                 (unsigned long long)s->cfg.retention_s);
+            return err_set(&s->err, -ESTALE,
+                           "stream '%s' read of LB %llu: data written %.0f s ago, past "
+                           "the stream's retention of %llu s; accepted reads within "
+                           "retention",
+                           s->cfg.name, (unsigned long long)i, (double)age / FLASH_PS_PER_S,
+                           (unsigned long long)s->cfg.retention_s);
     }
     return 0;
 }
@@ -494,11 +493,11 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
     if (!npages)
         return 0;
     if (lpn >= s->lpages || npages > s->lpages - lpn)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' read of %llu pages at LPN %llu ends past the "
-                             "logical space of %llu pages; accepted LPN + pages <= %llu",
-                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' read of %llu pages at LPN %llu ends past the "
+                       "logical space of %llu pages; accepted LPN + pages <= %llu",
+                       s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, (unsigned long long)s->lpages);
     rc = read_check(s, now, lpn, npages);
     if (rc)
         return rc;
@@ -520,8 +519,8 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
             data[plane0 + q] = dst + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_read(s->fms, cmds.t_ready, &op, dst ? data : NULL, &t);
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
-                                    (unsigned long long)cur);
+            return err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
+                              (unsigned long long)cur);
         end = flash_res_later(end, t);
         cur += n;
         left -= n;
@@ -541,17 +540,17 @@ int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_
 
     *done = now;
     if ((uint64_t)lbn + count > s->cfg.n_lblocks)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' release of LBs %u..%llu: beyond the %u LBs of the "
-                             "stream; accepted LBs 0..%u",
-                             s->cfg.name, lbn, (unsigned long long)lbn + count - 1,
-                             s->cfg.n_lblocks, s->cfg.n_lblocks - 1);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' release of LBs %u..%llu: beyond the %u LBs of the "
+                       "stream; accepted LBs 0..%u",
+                       s->cfg.name, lbn, (unsigned long long)lbn + count - 1, s->cfg.n_lblocks,
+                       s->cfg.n_lblocks - 1);
     for (uint32_t i = lbn; i < lbn + count; i++)
         if (s->lb[i].pbn < 0)
-            return flash_err_set(&s->err, -EINVAL,
-                                 "stream '%s' release of LB %u: not mapped (never written or "
-                                 "already released); accepted mapped LBs",
-                                 s->cfg.name, i);
+            return err_set(&s->err, -EINVAL,
+                           "stream '%s' release of LB %u: not mapped (never written or "
+                           "already released); accepted mapped LBs",
+                           s->cfg.name, i);
     for (uint32_t i = lbn; i < lbn + count; i++) {
         struct lblock *l = &s->lb[i];
         uint32_t pbn = (uint32_t)l->pbn;
@@ -604,11 +603,11 @@ int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uin
     int rc;
 
     if (lpn >= s->lpages || !max)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' lookup of %llu pages at LPN %llu: outside the logical "
-                             "space of %llu pages; accepted LPN < %llu and at least one page",
-                             s->cfg.name, (unsigned long long)max, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' lookup of %llu pages at LPN %llu: outside the logical "
+                       "space of %llu pages; accepted LPN < %llu and at least one page",
+                       s->cfg.name, (unsigned long long)max, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, (unsigned long long)s->lpages);
     if (k > max)
         k = (uint32_t)max;
     rc = read_check(s, now, lpn, k);
@@ -637,50 +636,48 @@ int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint
     char b1[80], b2[80];
 
     if (lpn >= s->lpages)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu: outside the logical space "
-                             "of %llu pages; accepted LPN < %llu",
-                             s->cfg.name, (unsigned long long)lpn, (unsigned long long)s->lpages,
-                             (unsigned long long)s->lpages);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu: outside the logical space "
+                       "of %llu pages; accepted LPN < %llu",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)s->lpages,
+                       (unsigned long long)s->lpages);
     if (pbn >= s->cfg.n_blocks)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu: PB %u out of range; "
-                             "accepted 0..%u",
-                             s->cfg.name, (unsigned long long)lpn, pbn, s->cfg.n_blocks - 1);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu: PB %u out of range; "
+                       "accepted 0..%u",
+                       s->cfg.name, (unsigned long long)lpn, pbn, s->cfg.n_blocks - 1);
     l = &s->lb[lpn / s->sbp];
     off = lpn % s->sbp;
     if (l->pbn >= 0 && l->wp == s->sbp)
-        return flash_err_set(&s->err, -EBUSY,
-                             "stream '%s' hardware page at LPN %llu: LB %llu holds live data; "
-                             "release it before rewriting",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp));
+        return err_set(&s->err, -EBUSY,
+                       "stream '%s' hardware page at LPN %llu: LB %llu holds live data; "
+                       "release it before rewriting",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp));
     if (l->wp != off)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu refused: streams are "
-                             "append-only; LB %llu takes its next page at LPN %llu",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp),
-                             (unsigned long long)(lpn - off + l->wp));
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu refused: streams are "
+                       "append-only; LB %llu takes its next page at LPN %llu",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp),
+                       (unsigned long long)(lpn - off + l->wp));
     if (l->pbn < 0 && s->pb[pbn] != PB_FREE)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu opens LB %llu in PB %u, "
-                             "which is %s; accepted a free (erased) PB",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp), pbn, state[s->pb[pbn]]);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu opens LB %llu in PB %u, "
+                       "which is %s; accepted a free (erased) PB",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp),
+                       pbn, state[s->pb[pbn]]);
     if (l->pbn >= 0 && (uint32_t)l->pbn != pbn)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu in PB %u, but LB %llu is "
-                             "mapped to PB %lld",
-                             s->cfg.name, (unsigned long long)lpn, pbn,
-                             (unsigned long long)(lpn / s->sbp), (long long)l->pbn);
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu in PB %u, but LB %llu is "
+                       "mapped to PB %lld",
+                       s->cfg.name, (unsigned long long)lpn, pbn,
+                       (unsigned long long)(lpn / s->sbp), (long long)l->pbn);
     ftl_stream_ppa(s, lpn, pbn, &want);
     if (memcmp(&want, a, sizeof(want)))
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu (PB %u) was programmed at "
-                             "%s; the layout and spare remap put it at %s",
-                             s->cfg.name, (unsigned long long)lpn, pbn, ppa_str(a, b1, sizeof(b1)),
-                             ppa_str(&want, b2, sizeof(b2)));
+        return err_set(&s->err, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu (PB %u) was programmed at "
+                       "%s; the layout and spare remap put it at %s",
+                       s->cfg.name, (unsigned long long)lpn, pbn, ppa_str(a, b1, sizeof(b1)),
+                       ppa_str(&want, b2, sizeof(b2)));
     if (l->pbn < 0) {
         s->pb[pbn] = PB_LIVE;
         s->n_live++;

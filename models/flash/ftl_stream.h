@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
@@ -90,7 +90,7 @@ void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_regio
 /* The stream uses fms and bbm (not owned; they must outlive it). Blocks of its range already
  * bad are replaced from spares. 0, -EINVAL (bad settings), -ENOSPC (spares), -ENOMEM. */
 int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
-                      struct ftl_stream **out, struct flash_err *e);
+                      struct ftl_stream **out, struct err *e);
 void ftl_stream_destroy(struct ftl_stream *s);
 
 /*

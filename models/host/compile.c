@@ -57,20 +57,6 @@ void hc_res_name(uint32_t res, char *buf, size_t len)
                  an[(res - HC_RES_FIXED) % HC_RES_AN_N]);
 }
 
-static int err_set(struct hc_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct hc_err *e, int code, const char *fmt, ...)
-{
-    if (e) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static uint64_t ru64(uint64_t x, uint64_t a)
 {
     return (x + a - 1) / a * a;
@@ -102,7 +88,7 @@ struct cc {
     uint32_t n_buf, cap_buf;
     uint32_t tmp[4 * MAX_RW + 64];
     int err;
-    struct hc_err *e;
+    struct err *e;
     /* geometry */
     unsigned w;
     uint32_t a_half, b_half, c_half; /* elements per scratchpad half */
@@ -974,7 +960,7 @@ static int emit_program(struct cc *c)
 
 /* ---------------------------------------------------------------- compile */
 
-static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
+static int check_cfg(const struct hc_cfg *cfg, struct err *e)
 {
     const struct core_twin_cfg *k = &cfg->core;
 
@@ -1140,7 +1126,7 @@ static void alloc_all(struct cc *c)
     new_wn_buffers(c);
 }
 
-int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct hc_err *e)
+int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct err *e)
 {
     struct cc *c;
     int rc;
@@ -1320,7 +1306,7 @@ struct vrow {
 
 struct vt {
     FILE *out;
-    struct hc_err *e;
+    struct err *e;
     size_t elen;
     int rc;
     unsigned fails;
@@ -1403,7 +1389,7 @@ static void validate_batch_split(struct vt *v, const struct hc_cfg *cfg)
 static int validate_counts(struct vt *v, const struct hc_cfg *cfg)
 {
     struct hc_cfg c2 = *cfg;
-    struct hc_err ce;
+    struct err ce;
     int rc;
 
     if (c2.n_an)
@@ -1469,7 +1455,7 @@ static void validate_sram(struct vt *v, const struct hc_cfg *cfg)
 static void validate_tensor_buffers(struct vt *v, const struct hc_cfg *cfg)
 {
     struct hc_prog *p = NULL;
-    struct hc_err ce;
+    struct err ce;
 
     hc_compile(cfg, &p, &ce);
     if (!p)
@@ -1556,7 +1542,7 @@ static void validate_flash_streams(struct vt *v, const struct hc_cfg *cfg)
         validate_stream(v, cfg, &f[i]);
 }
 
-int hc_validate(const struct hc_cfg *cfg, FILE *out, struct hc_err *e)
+int hc_validate(const struct hc_cfg *cfg, FILE *out, struct err *e)
 {
     struct vt v = {.out = out, .e = e};
     bool stopped;

@@ -91,20 +91,6 @@ struct machine {
     size_t cap_iv;
 };
 
-static int err_set(struct machine_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct machine_err *e, int code, const char *fmt, ...)
-{
-    if (e) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* ---------------------------------------------------------------- configuration */
 
 static void flash_small(struct flash_cfg *f)
@@ -119,7 +105,7 @@ static void flash_small(struct flash_cfg *f)
 
 void machine_cfg_default(struct machine_cfg *c)
 {
-    struct dnn_err e;
+    struct err e;
 
     memset(c, 0, sizeof(*c));
     dnn_model_parse(&c->model, "fc-mnist", &e);
@@ -150,7 +136,7 @@ void machine_cfg_default(struct machine_cfg *c)
 
 void machine_cfg_small(struct machine_cfg *c)
 {
-    struct dnn_err e;
+    struct err e;
 
     machine_cfg_default(c);
     dnn_model_parse(&c->model, "mlp:64-32-10", &e);
@@ -174,7 +160,7 @@ const char *machine_fidelity_name(enum machine_fidelity f)
                                    : "?";
 }
 
-int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e)
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e)
 {
     for (int i = 0; i <= MACHINE_LOCKSTEP; i++)
         if (s && strcmp(s, machine_fidelity_name((enum machine_fidelity)i)) == 0) {
@@ -220,11 +206,11 @@ static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cf
     h->act_fresh_lb = c->act_fresh_lb;
 }
 
-static int check_rt_cfg(const struct machine_cfg *c, struct machine_err *e)
+static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
 {
-    struct dnn_err de;
-    struct fabric_err fe;
-    struct flash_err le;
+    struct err de;
+    struct err fe;
+    struct err le;
     char msg[256];
     struct fabric_cfg fc = c->fabric;
 
@@ -250,10 +236,10 @@ static int check_rt_cfg(const struct machine_cfg *c, struct machine_err *e)
     return 0;
 }
 
-int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e)
+int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct hc_err he;
+    struct err he;
     int rc = check_rt_cfg(c, e);
     if (rc) {
         if (out)
@@ -267,10 +253,10 @@ int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err 
     return rc;
 }
 
-int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e)
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct hc_err he;
+    struct err he;
     struct hc_prog *p;
     int rc = check_rt_cfg(c, e);
     if (rc)
@@ -399,7 +385,7 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
 {
     uint32_t N = r->cfg.n_an;
     struct dram *an_tbs[MACHINE_MAX_AN];
-    struct fabric_err fe;
+    struct err fe;
     uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
@@ -568,10 +554,10 @@ static void on_done(struct sim *sim, void *user)
 }
 
 /* Run program x from now until every command is done. */
-static int run(struct machine *r, struct exec *x, struct machine_err *e)
+static int run(struct machine *r, struct exec *x, struct err *e)
 {
     const struct hc_prog *p = x->p;
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
 
     msg[0] = 0;
     r->errmsg = msg;
@@ -716,14 +702,14 @@ static enum anode_mode anode_mode_of(enum machine_fidelity f)
     return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
-int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e)
+int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e)
 {
     struct machine *r;
     struct hc_cfg h;
-    struct hc_err he;
-    struct dnn_err de;
-    struct fabric_err fe;
-    char msg[MACHINE_ERR_LEN];
+    struct err he;
+    struct err de;
+    struct err fe;
+    char msg[ERR_MSG_LEN];
     struct dnn_params *p0 = NULL;
     int rc;
 
@@ -866,9 +852,9 @@ uint64_t machine_now(const struct machine *r)
     return sim_now(r->sim);
 }
 
-int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e)
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
     if (f != MACHINE_TLM && f != MACHINE_RTL && f != MACHINE_LOCKSTEP)
         return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
@@ -888,10 +874,9 @@ enum machine_fidelity machine_get_fidelity(const struct machine *r)
     return r->fid;
 }
 
-int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
-                       struct machine_err *e)
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
     if (an >= r->cfg.n_an)
         return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
     int rc = anode_trace_core(r->an[an], o, msg, sizeof(msg));
@@ -901,12 +886,12 @@ int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts 
 /* ---------------------------------------------------------------- data */
 
 int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        uint32_t count, struct machine_err *e)
+                        uint32_t count, struct err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
     uint64_t now = sim_now(r->sim), last = now;
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
 
     if (!count || count % B)
         return err_set(e, -EINVAL,
@@ -938,9 +923,9 @@ uint32_t machine_batches_pending(const struct machine *r)
     return anode_shards(r->an[0]);
 }
 
-int machine_clear_inputs(struct machine *r, struct machine_err *e)
+int machine_clear_inputs(struct machine *r, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
         int rc = anode_clear_shards(r->an[n], sim_now(r->sim), msg, sizeof(msg));
         if (rc)
@@ -951,9 +936,9 @@ int machine_clear_inputs(struct machine *r, struct machine_err *e)
 
 /* ---------------------------------------------------------------- steps */
 
-int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e)
+int machine_step(struct machine *r, struct machine_step_info *info, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
     uint64_t t0 = sim_now(r->sim);
     int rc;
 
@@ -985,14 +970,14 @@ int machine_step(struct machine *r, struct machine_step_info *info, struct machi
 }
 
 int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        struct machine_step_info *info, struct machine_err *e)
+                        struct machine_step_info *info, struct err *e)
 {
     int rc = machine_load_inputs(r, images, labels, r->cfg.batch, e);
     return rc ? rc : machine_step(r, info, e);
 }
 
 int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                 uint32_t *correct, float *logits, struct machine_err *e)
+                 uint32_t *correct, float *logits, struct err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
@@ -1050,10 +1035,10 @@ const struct dnn_params *machine_params(const struct machine *r)
     return wnode_params(r->wn);
 }
 
-int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e)
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e)
 {
     struct dnn_params *d = wnode_params(r->wn);
-    char msg[MACHINE_ERR_LEN];
+    char msg[ERR_MSG_LEN];
     uint64_t done;
 
     if (p->model.n_layers != d->model.n_layers)

@@ -12,7 +12,7 @@
 void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, const char *name,
                         uint64_t *bytes, uint64_t *lb_bytes)
 {
-    struct flash_err e;
+    struct err e;
     const struct ftl_region *r = ftl_layout_find(l, name);
 
     *bytes = 0;
@@ -28,7 +28,7 @@ void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, 
 int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
                 const char *const *names, uint32_t n, struct dram *tb)
 {
-    struct flash_err e;
+    struct err e;
     int rc;
 
     memset(f, 0, sizeof(*f));

@@ -53,7 +53,7 @@ struct nflash {
     uint32_t page_bytes;
     unsigned char *page_buf; /* write staging */
     uint64_t page_cap;
-    char msg[512];
+    char msg[ERR_MSG_LEN];
 };
 
 /* Stream capacity of region `name` of layout l on geometry g: bytes, and bytes per LB. 0 if

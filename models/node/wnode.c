@@ -73,7 +73,7 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
 {
     struct wnode *w = calloc(1, sizeof(*w));
     struct ftl_layout lay;
-    struct dnn_err de;
+    struct err de;
     int rc;
 
     *out = NULL;
@@ -219,7 +219,7 @@ static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint6
     uint32_t l = c->layer;
     uint64_t nw = (uint64_t)w->p->model.layer[l].in * w->p->model.layer[l].out;
     uint64_t nb = w->p->model.layer[l].out, params = nw + nb;
-    struct dnn_err de;
+    struct err de;
     int rc;
 
     if (grow((unsigned char **)&w->dw, &w->dw_cap, params * 4))
@@ -305,7 +305,7 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
 
 int wnode_end_step(struct wnode *w, char *msg, size_t len)
 {
-    struct dnn_err de;
+    struct err de;
     int rc = dnn_params_end_step(w->p, &de);
     if (rc)
         snprintf(msg, len, "wn optimizer: %s", de.msg);

@@ -33,7 +33,7 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     struct ftl_bbm bbm;
     struct ftl_stream_cfg sc;
     struct ftl_stream *s = NULL;
-    struct flash_err e;
+    struct err e;
     const struct ftl_region *spare;
     uint64_t lpn, t, end = 0;
     double t0;

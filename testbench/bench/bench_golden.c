@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     struct dnn_opt o;
     struct dnn_params *p = NULL;
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     struct dnn_rng r;
     double t_step[RUNS], t_eval[RUNS], mac_step, mac_fwd;
     uint8_t *img, *lab;

@@ -69,7 +69,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     struct dram_port *port = NULL;
     struct nfw_bfm_cfg bc;
     struct nfw_bfm *bfm = NULL;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     char msg[256] = "";
     uint64_t cycles = 0, rng = 1, sbp, nlb, done = 0;
     unsigned sent = 0, quiet = 0;

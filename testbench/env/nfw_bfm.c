@@ -51,7 +51,7 @@ struct nfw_bfm {
     struct nfw_out prev;
     struct nfw_in prev_in;
     struct nfw_bfm_stats st_;
-    struct flash_err err;
+    struct err err;
 };
 
 void nfw_bfm_cfg_default(struct nfw_bfm_cfg *c)
@@ -67,7 +67,7 @@ static bool stall(struct nfw_bfm *b, unsigned pct)
 }
 
 int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl_bbm *bbm,
-                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct flash_err *e)
+                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct err *e)
 {
     const struct flash_geom *g = &flash_fms_cfg(fms)->geom;
     struct nfw_bfm *b;
@@ -76,24 +76,23 @@ int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl
     if (g->planes_per_die != p->planes || g->channels != p->channels ||
         g->chips_per_chan * g->dies_per_chip != p->dies_per_chan ||
         g->pages_per_block != p->pages_per_block || g->page_bytes != p->page_bytes)
-        return flash_err_set(e, -EINVAL,
-                             "nfw bfm: the pipeline (%u planes, %u channels x %u dies, %u pages "
-                             "per block, %u B pages) and the flash model (%u planes, %u channels "
-                             "x %u dies, %u pages per block, %u B pages) differ; accepted the "
-                             "same geometry",
-                             p->planes, p->channels, p->dies_per_chan, p->pages_per_block,
-                             p->page_bytes, g->planes_per_die, g->channels,
-                             g->chips_per_chan * g->dies_per_chip, g->pages_per_block,
-                             g->page_bytes);
+        return err_set(e, -EINVAL,
+                       "nfw bfm: the pipeline (%u planes, %u channels x %u dies, %u pages "
+                       "per block, %u B pages) and the flash model (%u planes, %u channels "
+                       "x %u dies, %u pages per block, %u B pages) differ; accepted the "
+                       "same geometry",
+                       p->planes, p->channels, p->dies_per_chan, p->pages_per_block, p->page_bytes,
+                       g->planes_per_die, g->channels, g->chips_per_chan * g->dies_per_chip,
+                       g->pages_per_block, g->page_bytes);
     if (!cfg->period_ps)
-        return flash_err_set(e, -EINVAL, "nfw bfm: period_ps = 0; accepted >= 1");
+        return err_set(e, -EINVAL, "nfw bfm: period_ps = 0; accepted >= 1");
     b = calloc(1, sizeof(*b));
     if (!b)
-        return flash_err_set(e, -ENOMEM, "nfw bfm: out of memory");
+        return err_set(e, -ENOMEM, "nfw bfm: out of memory");
     b->unit = calloc(p->planes, p->page_bytes);
     if (!b->unit) {
         free(b);
-        return flash_err_set(e, -ENOMEM, "nfw bfm: out of memory");
+        return err_set(e, -ENOMEM, "nfw bfm: out of memory");
     }
     b->p = *p;
     b->cfg = *cfg;
@@ -142,10 +141,10 @@ static int push_op(struct nfw_bfm *b, uint8_t op, unsigned stream, unsigned idx,
     struct cfg_op *o;
 
     if (b->q_len == CFGQ)
-        return flash_err_set(&b->err, -ENOSPC,
-                             "nfw bfm: %u firmware operations already queued; run the pipeline "
-                             "to send them",
-                             CFGQ);
+        return err_set(&b->err, -ENOSPC,
+                       "nfw bfm: %u firmware operations already queued; run the pipeline "
+                       "to send them",
+                       CFGQ);
     o = &b->q[(b->q_head + b->q_len++) % CFGQ];
     o->op = op;
     o->stream = (uint8_t)stream;
@@ -185,13 +184,12 @@ int nfw_bfm_sync_bbt(struct nfw_bfm *b)
                     if (i == b->p.bbt_entries)
                         i = fre;
                     if (i == 256)
-                        return flash_err_set(&b->err, -ENOSPC,
-                                             "nfw bfm: die %u plane %u block %u is replaced by "
-                                             "spare %u, but all %u bad-block table entries of "
-                                             "the pipeline are in use; accepted at most %u "
-                                             "replacements in the hardware-written streams",
-                                             die, pl, blk, spare, b->p.bbt_entries,
-                                             b->p.bbt_entries);
+                        return err_set(&b->err, -ENOSPC,
+                                       "nfw bfm: die %u plane %u block %u is replaced by "
+                                       "spare %u, but all %u bad-block table entries of "
+                                       "the pipeline are in use; accepted at most %u "
+                                       "replacements in the hardware-written streams",
+                                       die, pl, blk, spare, b->p.bbt_entries, b->p.bbt_entries);
                     rc =
                         push_op(b, NFW_CFG_BBT, 0, i, blk | pl << 16 | die << 20, spare | 1u << 31);
                     if (rc)
@@ -211,18 +209,18 @@ int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s)
     int rc;
 
     if (id >= b->p.streams || id >= MAX_STREAMS)
-        return flash_err_set(&b->err, -EINVAL, "nfw bfm: stream id %u; accepted 0..%u", id,
-                             b->p.streams - 1);
+        return err_set(&b->err, -EINVAL, "nfw bfm: stream id %u; accepted 0..%u", id,
+                       b->p.streams - 1);
     if (sc->n_blocks > b->p.max_pbs || sc->n_lblocks > 65535 || sc->first_block > 65535)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: stream '%s' has %u physical blocks from block %u; the "
-                             "pipeline's allocator takes at most %u",
-                             sc->name, sc->n_blocks, sc->first_block, b->p.max_pbs);
+        return err_set(&b->err, -EINVAL,
+                       "nfw bfm: stream '%s' has %u physical blocks from block %u; the "
+                       "pipeline's allocator takes at most %u",
+                       sc->name, sc->n_blocks, sc->first_block, b->p.max_pbs);
     if (!sc->erase_on_release)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: stream '%s' defers erases to allocation; the hardware "
-                             "allocator needs erased blocks: accepted erase_on_release",
-                             sc->name);
+        return err_set(&b->err, -EINVAL,
+                       "nfw bfm: stream '%s' defers erases to allocation; the hardware "
+                       "allocator needs erased blocks: accepted erase_on_release",
+                       sc->name);
     b->st[id] = s;
     rc = push_op(b, NFW_CFG_SET_STREAM, id, 0, sc->first_block | sc->n_blocks << 16, sc->n_lblocks);
     for (uint32_t pbn = 0; !rc && pbn < sc->n_blocks; pbn++)
@@ -241,21 +239,21 @@ int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count
     int rc;
 
     if (!s || count > 64)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: release of %u LBs of stream %u; accepted an attached "
-                             "stream and at most 64 LBs at a time",
-                             count, id);
+        return err_set(&b->err, -EINVAL,
+                       "nfw bfm: release of %u LBs of stream %u; accepted an attached "
+                       "stream and at most 64 LBs at a time",
+                       count, id);
     for (uint32_t i = 0; i < count; i++) {
         rc = ftl_stream_lookup(s, lbn + i, &pbns[i]);
         if (rc)
-            return flash_err_set(&b->err, -EINVAL,
-                                 "nfw bfm: release of LB %u of stream %u: "
-                                 "not mapped",
-                                 lbn + i, id);
+            return err_set(&b->err, -EINVAL,
+                           "nfw bfm: release of LB %u of stream %u: "
+                           "not mapped",
+                           lbn + i, id);
     }
     rc = ftl_stream_release(s, nfw_bfm_now(b), lbn, count, &done);
     if (rc && rc != -ENOSPC)
-        return flash_err_set(&b->err, rc, "nfw bfm: %s", ftl_stream_errmsg(s));
+        return err_set(&b->err, rc, "nfw bfm: %s", ftl_stream_errmsg(s));
     /* Replacements first, so a freed block is never programmed before its spare is known. */
     rc = nfw_bfm_sync_bbt(b);
     for (uint32_t i = 0; !rc && i < count; i++)
@@ -312,22 +310,22 @@ static int check_hold(struct nfw_bfm *b, const struct nfw_out *o)
         (!o->prog_valid || o->prog_die != p->prog_die || o->prog_plane != p->prog_plane ||
          o->prog_block != p->prog_block || o->prog_page != p->prog_page ||
          o->prog_first != p->prog_first || o->prog_last != p->prog_last))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled program command changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: a stalled program command changed or dropped",
+                       (unsigned long long)b->cycle);
     if (p->pdat_valid && !pi->pdat_ready &&
         (!o->pdat_valid || o->pdat_data != p->pdat_data || o->pdat_last != p->pdat_last))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled data beat changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: a stalled data beat changed or dropped",
+                       (unsigned long long)b->cycle);
     if (p->done_valid && !pi->done_ready &&
         (!o->done_valid || o->done_lpn != p->done_lpn || o->done_block != p->done_block ||
          o->done_die != p->done_die || o->done_plane != p->done_plane ||
          o->done_page != p->done_page || o->done_pbn != p->done_pbn ||
          o->done_stream != p->done_stream || o->done_err != p->done_err))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled completion changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: a stalled completion changed or dropped",
+                       (unsigned long long)b->cycle);
     return 0;
 }
 
@@ -337,13 +335,12 @@ static int take_prog(struct nfw_bfm *b, const struct nfw_out *o)
 
     if (o->prog_die >= b->dies || o->prog_chan != o->prog_die % b->p.channels ||
         o->prog_plane >= b->p.planes || o->prog_page >= b->p.pages_per_block)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: program command channel %u die %u plane %u "
-                             "page %u; accepted die < %u on channel die %% %u, plane < %u, page "
-                             "< %u",
-                             (unsigned long long)b->cycle, o->prog_chan, o->prog_die, o->prog_plane,
-                             o->prog_page, b->dies, b->p.channels, b->p.planes,
-                             b->p.pages_per_block);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: program command channel %u die %u plane %u "
+                       "page %u; accepted die < %u on channel die %% %u, plane < %u, page "
+                       "< %u",
+                       (unsigned long long)b->cycle, o->prog_chan, o->prog_die, o->prog_plane,
+                       o->prog_page, b->dies, b->p.channels, b->p.planes, b->p.pages_per_block);
     c = &b->cq[(b->cq_head + b->cq_len++) % CMDQ];
     c->chan = o->prog_chan;
     c->die = o->prog_die;
@@ -370,20 +367,20 @@ static int program_unit(struct nfw_bfm *b)
         const struct pcmd *c = &b->upage[i];
 
         if (c->die != op.die || c->page != op.page || (i && c->plane <= b->upage[i - 1].plane))
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: page %u of a unit is die %u page %u "
-                                 "plane %u after die %u page %u plane %u; accepted one die and "
-                                 "page, planes ascending",
-                                 (unsigned long long)b->cycle, i, c->die, c->page, c->plane, op.die,
-                                 op.page, i ? b->upage[i - 1].plane : 0);
+            return err_set(&b->err, -EPROTO,
+                           "nfw bfm cycle %llu: page %u of a unit is die %u page %u "
+                           "plane %u after die %u page %u plane %u; accepted one die and "
+                           "page, planes ascending",
+                           (unsigned long long)b->cycle, i, c->die, c->page, c->plane, op.die,
+                           op.page, i ? b->upage[i - 1].plane : 0);
         op.plane_mask |= 1u << c->plane;
         op.block[c->plane] = c->block;
         data[c->plane] = b->unit + (size_t)i * b->p.page_bytes;
     }
     rc = flash_fms_program(b->fms, nfw_bfm_now(b), &op, data, &done);
     if (rc)
-        return flash_err_set(&b->err, -EIO, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
-                             flash_fms_errmsg(b->fms));
+        return err_set(&b->err, -EIO, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
+                       flash_fms_errmsg(b->fms));
     b->st_.units++;
     if (done > b->st_.last_program_ps)
         b->st_.last_program_ps = done;
@@ -397,24 +394,24 @@ static int take_beat(struct nfw_bfm *b, const struct nfw_out *o)
     unsigned char *dst;
 
     if (!b->cq_len)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a data beat before its program command",
-                             (unsigned long long)b->cycle);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: a data beat before its program command",
+                       (unsigned long long)b->cycle);
     if (b->beat == 0) {
         if (c->first != (b->un == 0))
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: page with first = %d after %u pages of "
-                                 "its unit",
-                                 (unsigned long long)b->cycle, c->first, b->un);
+            return err_set(&b->err, -EPROTO,
+                           "nfw bfm cycle %llu: page with first = %d after %u pages of "
+                           "its unit",
+                           (unsigned long long)b->cycle, c->first, b->un);
         b->upage[b->un] = *c;
     }
     dst = b->unit + (size_t)b->un * b->p.page_bytes + 8 * b->beat;
     for (int i = 0; i < 8; i++)
         dst[i] = (unsigned char)(o->pdat_data >> (8 * i));
     if (o->pdat_last != (b->beat == b->bpp - 1))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: last flag %d on beat %u of a %u-beat page",
-                             (unsigned long long)b->cycle, o->pdat_last, b->beat, b->bpp);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: last flag %d on beat %u of a %u-beat page",
+                       (unsigned long long)b->cycle, o->pdat_last, b->beat, b->bpp);
     if (++b->beat < b->bpp)
         return 0;
     /* A page is complete. */
@@ -425,9 +422,9 @@ static int take_beat(struct nfw_bfm *b, const struct nfw_out *o)
     b->cq_len--;
     if (c->last || b->un == b->p.planes) {
         if (!c->last)
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: %u pages in a unit without a last flag",
-                                 (unsigned long long)b->cycle, b->un);
+            return err_set(&b->err, -EPROTO,
+                           "nfw bfm cycle %llu: %u pages in a unit without a last flag",
+                           (unsigned long long)b->cycle, b->un);
         return program_unit(b);
     }
     return 0;
@@ -440,14 +437,14 @@ static int take_done(struct nfw_bfm *b, const struct nfw_out *o)
     int rc;
 
     if (!s)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: completion for stream %u, which is not "
-                             "attached",
-                             (unsigned long long)b->cycle, o->done_stream);
+        return err_set(&b->err, -EPROTO,
+                       "nfw bfm cycle %llu: completion for stream %u, which is not "
+                       "attached",
+                       (unsigned long long)b->cycle, o->done_stream);
     rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a);
     if (rc)
-        return flash_err_set(&b->err, rc, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
-                             ftl_stream_errmsg(s));
+        return err_set(&b->err, rc, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
+                       ftl_stream_errmsg(s));
     b->st_.done++;
     b->st_.err_pages += o->done_err;
     return 0;

@@ -68,7 +68,7 @@ static int set_key(void *opts, const char *kv)
     struct fb_opts *o = opts;
     char key[64];
     const char *eq = strchr(kv, '=');
-    struct flash_err e;
+    struct err e;
 
     if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
         fprintf(stderr,
@@ -89,7 +89,7 @@ static int set_key(void *opts, const char *kv)
 static int set_cache_program(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
-    struct flash_err e;
+    struct err e;
 
     if (flash_cfg_set(&o->cfg, "cache_program", val, &e)) {
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
@@ -181,7 +181,7 @@ static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(const struct fb_opts *o)
 {
-    struct flash_err e;
+    struct err e;
 
     if (flash_cfg_validate(&o->cfg, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
@@ -267,7 +267,7 @@ static int layout_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, uin
 {
     struct ftl_layout lay;
     const struct ftl_region *r, *spare;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     if (o->node == NODE_WN)
         ftl_layout_wn(&lay);
@@ -308,7 +308,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
     struct ftl_stream_cfg sc;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
     int rc;
 

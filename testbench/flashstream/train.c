@@ -148,7 +148,6 @@ struct train {
     double last_acc;
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
-    char last_ckpt_err[600];
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -438,7 +437,7 @@ static const char *opt_summary(const struct dnn_opt *o, char *buf, size_t len)
 
 static int build_model(struct train *t)
 {
-    struct dnn_err e;
+    struct err e;
     char spec[CKPT_SPEC_MAX];
 
     if (t->o.n_hidden) {
@@ -539,7 +538,7 @@ static int adopt_checkpoint(struct train *t)
 {
     const struct ckpt_info *c = &t->resume_info;
     const struct dnn_opt *co = &c->opt;
-    struct dnn_err e;
+    struct err e;
     char have[CKPT_SPEC_MAX];
     const char *clash;
     char what[600] = "";
@@ -571,7 +570,7 @@ static int adopt_checkpoint(struct train *t)
 
 static int load_data(struct train *t)
 {
-    struct dnn_err e;
+    struct err e;
 
     if (dnn_idx_load_fashion(t->o.data, true, &t->train_set, &e) ||
         dnn_idx_load_fashion(t->o.data, false, &t->test_set, &e)) {
@@ -677,7 +676,7 @@ static void machine_cfg(struct train *t, uint64_t samples)
  * model does not compile or fit (the reasons on stderr). */
 static int compile_or_validate(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     uint64_t samples = t->o.train_samples ? t->o.train_samples : FM_TRAIN_SAMPLES;
     int rc;
 
@@ -699,7 +698,7 @@ static int compile_or_validate(struct train *t)
 
 static int make_machine(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != MACHINE_TLM;
     uint64_t run_steps = t->target - t->start_step;
 
@@ -732,7 +731,7 @@ static int make_machine(struct train *t)
         return -1;
     }
     if (t->o.golden_check) {
-        struct dnn_err de;
+        struct err de;
 
         if (t->o.resume) {
             if (ckpt_load_new(t->o.resume, &t->gold, NULL, &de)) {
@@ -880,7 +879,7 @@ static int open_outputs(struct train *t)
 
 static int start_waves(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     char dir[512];
     int rc;
 
@@ -917,7 +916,7 @@ static int feed(struct train *t, uint64_t k)
 {
     uint64_t epoch = k / t->bpe, bi = k % t->bpe;
     uint32_t B = (uint32_t)t->o.batch, n;
-    struct machine_err e;
+    struct err e;
 
     if (machine_batches_pending(t->rt))
         return 0;
@@ -1174,7 +1173,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
 static int evaluate(struct train *t, uint64_t step_done)
 {
-    struct machine_err e;
+    struct err e;
     uint32_t correct = 0;
     double acc, w0 = cli_wall_s();
 
@@ -1186,7 +1185,7 @@ static int evaluate(struct train *t, uint64_t step_done)
     }
     acc = (double)correct / (double)t->test_set.count;
     if (t->golden_ok) {
-        struct dnn_err de;
+        struct err de;
         uint32_t gc = 0;
 
         if (dnn_golden_eval(t->gold, t->test_set.images, t->test_set.labels, t->test_set.count,
@@ -1233,11 +1232,10 @@ static int checkpoint(struct train *t, uint64_t step_done)
                            .batch_size = (uint32_t)t->o.batch,
                            .nodes = (uint32_t)t->o.nodes,
                            .samples = t->train_set.count};
-    struct dnn_err e;
+    struct err e;
 
     if (ckpt_save(t->ckpt_path, machine_params(t->rt), &run, &e)) {
         /* A failed write leaves the previous checkpoint intact: warn and go on. */
-        snprintf(t->last_ckpt_err, sizeof(t->last_ckpt_err), "%s", e.msg);
         say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
             e.msg);
         return -1;
@@ -1253,7 +1251,7 @@ static int golden_step(struct train *t, uint64_t k, float loss)
 {
     uint32_t B = (uint32_t)t->o.batch;
     uint8_t *img = malloc((size_t)B * FM_INPUTS), *lab = malloc(B);
-    struct dnn_err e;
+    struct err e;
     float gl;
     int rc = -1;
 
@@ -1313,7 +1311,7 @@ static void trace_step(struct train *t, uint64_t k, const struct machine_step_in
 
 static int train_loop(struct train *t, uint64_t *done)
 {
-    struct machine_err e;
+    struct err e;
     uint64_t k;
 
     *done = t->start_step;

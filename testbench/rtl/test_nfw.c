@@ -153,7 +153,7 @@ static void tb_reset(struct tb *t)
 static struct tb *tb_open(const struct opts *o, uint64_t seed)
 {
     struct tb *t = calloc(1, sizeof(*t));
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ftl_stream_cfg sc;
     struct dram_cfg dc;
     struct dram_port_cfg pc;

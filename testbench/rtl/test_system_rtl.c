@@ -66,8 +66,8 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
     struct data d;
@@ -189,7 +189,7 @@ static void test_lockstep_reports_divergence(void **state)
     struct core_be_ops bad = core_be_rtl_ops;
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     struct data d;
     (void)state;
     bad.read = bad_read;
@@ -215,7 +215,7 @@ static void test_rtl_config_mismatch(void **state)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.core.a_words = c.core.b_words = c.core.c_words = 1024;

@@ -17,7 +17,7 @@
 #include "models/dnn/dnn_rng.h"
 #include "models/ref/bf16.h"
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -262,7 +262,7 @@ static void test_lr_schedules(void **state)
 static void test_opt_validate(void **state)
 {
     struct dnn_opt o;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
@@ -299,7 +299,7 @@ static void test_step_protocol(void **state)
     struct dnn_model m;
     struct dnn_opt o;
     struct dnn_params *p;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     float dw0[16 * 32] = {0}, db0[32] = {0}, dw1[32 * 4] = {0}, db1[4] = {0};
     float *dw[2] = {dw0, dw1}, *db[2] = {db0, db1};
 

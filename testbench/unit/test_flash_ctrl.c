@@ -36,7 +36,7 @@ struct fixture {
     struct ftl_bbm bbm;
     struct ftl_stream *s;
     struct flash_ctrl c;
-    struct flash_err err;
+    struct err err;
     unsigned char *tb; /* the tensor buffer the sink writes */
     uint64_t sink_delay, last_t[64];
     unsigned n_deliv, fail_after;

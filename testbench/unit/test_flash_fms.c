@@ -22,7 +22,7 @@ static uint64_t T_CMD, T_XFER, T_PROG, T_R, T_BERS, T_CTRL_WR, T_CTRL_RD;
 struct fixture {
     struct flash_cfg cfg;
     struct flash_fms *fms;
-    struct flash_err err;
+    struct err err;
 };
 
 /* 2 channels x 2 chips x 1 die, 4 planes, 8 blocks of 4 pages: dies 0 and 2 share channel 0. */
@@ -338,7 +338,7 @@ static void test_full_geometry_is_sparse(void **state)
 {
     struct flash_cfg c;
     struct flash_fms *fms;
-    struct flash_err e;
+    struct err e;
     struct flash_addr a = {.channel = 63, .chip = 1, .plane = 7, .block = 682, .page = 0};
     unsigned char page[4096] = {1, 2, 3};
     unsigned char back[4096];

@@ -38,7 +38,7 @@ struct fixture {
     struct ftl_bbm bbm;
     struct ftl_stream_cfg sc;
     struct ftl_stream *s;
-    struct flash_err err;
+    struct err err;
 };
 
 static void small_cfg(struct flash_cfg *c)
@@ -571,7 +571,7 @@ static void test_paper_v_stream_lifetime(void **state)
     struct ftl_stream_cfg sc;
     struct ftl_stream *s;
     struct ftl_stream_stats st;
-    struct flash_err e;
+    struct err e;
     uint64_t lpn, done, bytes;
 
     (void)state;
@@ -639,7 +639,7 @@ static void node_streams(void (*layout)(struct ftl_layout *), uint32_t n_streams
     struct ftl_stream_cfg sc;
     struct ftl_stream *s[FTL_LAYOUT_MAX] = {0};
     struct ftl_stream_stats st;
-    struct flash_err e;
+    struct err e;
     const struct ftl_region *spare;
     uint64_t lpn, done;
     uint32_t n = 0;

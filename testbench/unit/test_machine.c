@@ -49,7 +49,7 @@ static void data_free(struct data *d)
 static struct machine *make(struct machine_cfg *c)
 {
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     if (machine_create(c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     return r;
@@ -59,7 +59,7 @@ static void train(struct machine *r, const struct data *d, uint32_t first, uint3
 {
     const struct machine_cfg *c = machine_config(r);
     uint32_t in = dnn_model_inputs(&c->model);
-    struct machine_err e;
+    struct err e;
     for (uint32_t k = first; k < first + steps; k++)
         if (machine_train_batch(r, d->images + (size_t)k * c->batch * in, d->labels + k * c->batch,
                                 NULL, &e))
@@ -83,8 +83,8 @@ static void test_eval_matches_golden(void **state)
 {
     struct machine_cfg c;
     struct data d;
-    struct dnn_err de;
-    struct machine_err e;
+    struct err de;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
@@ -111,7 +111,7 @@ static void test_eval_matches_golden(void **state)
 static struct dnn_params *params_copy(const struct dnn_params *p)
 {
     struct dnn_params *q;
-    struct dnn_err de;
+    struct err de;
     assert_int_equal(dnn_params_create(&p->model, &p->opt, 0, &q, &de), 0);
     for (uint32_t l = 0; l < p->model.n_layers; l++) {
         size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out,
@@ -135,8 +135,8 @@ static void test_checkpoint_round_trip(void **state)
 {
     struct machine_cfg c;
     struct data d;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
@@ -297,7 +297,7 @@ static void test_v_stream_release(void **state)
     }
 }
 
-static void expect(int rc, int want, const struct machine_err *e, const char *needle)
+static void expect(int rc, int want, const struct err *e, const char *needle)
 {
     assert_int_equal(rc, want);
     if (!strstr(e->msg, needle))
@@ -308,8 +308,8 @@ static void test_bad_configs(void **state)
 {
     struct machine_cfg c;
     struct machine *r = NULL;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     enum machine_fidelity f;
     (void)state;
 
@@ -347,7 +347,7 @@ static void test_bad_configs(void **state)
 static void test_bad_calls(void **state)
 {
     struct machine_cfg c;
-    struct machine_err e;
+    struct err e;
     struct data d;
     uint32_t ok;
     (void)state;

@@ -63,7 +63,7 @@ struct sys {
 
 static void sys_open(struct sys *y)
 {
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ftl_layout lay;
     struct ftl_stream_cfg sc;
     struct dram_cfg dc;
@@ -188,7 +188,7 @@ static void test_paper_geometry_round_trip(void **state)
     struct rb k;
     struct flash_ctrl ctrl;
     struct flash_ctrl_sink sink = {rb_deliver, &k};
-    struct flash_err e;
+    struct err e;
     const struct nfw_bfm_stats *st;
     double gbps;
 
@@ -234,7 +234,7 @@ static void test_twin_checks_parameters(void **state)
 {
     struct nfw_params p;
     struct nfw_twin *t;
-    struct flash_err e;
+    struct err e;
 
     (void)state;
     nfw_params_default(&p);
@@ -265,7 +265,7 @@ static void test_bfm_checks_geometry_and_streams(void **state)
     struct ftl_stream *s;
     struct nfw_bfm_cfg bc;
     struct nfw_bfm *b;
-    struct flash_err e;
+    struct err e;
 
     (void)state;
     nfw_params_default(&p);

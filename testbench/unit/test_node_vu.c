@@ -59,7 +59,7 @@ static void test_against_golden_taps(void **state)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_grads g;
-    struct dnn_err de;
+    struct err de;
     static struct taps s;
     uint8_t images[B * 40], labels[B];
     uint64_t rs = 11;

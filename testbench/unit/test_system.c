@@ -94,7 +94,7 @@ struct run {
 
 static void cfg_for(const struct run *ru, struct machine_cfg *c)
 {
-    struct dnn_err de;
+    struct err de;
     machine_cfg_small(c);
     assert_int_equal(dnn_model_parse(&c->model, ru->model, &de), 0);
     c->n_an = ru->n_an;
@@ -120,8 +120,8 @@ static void check_run(const struct run *ru)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
     struct data d;
