@@ -187,6 +187,7 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
     unsigned char *buf;
     char spec[CKPT_SPEC_MAX];
     struct afile af;
+    struct err ae; /* the file's message, said of the checkpoint */
     uint32_t c;
     size_t hb;
     int n, rc;
@@ -207,10 +208,10 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
     buf = malloc(CHUNK);
     if (!buf)
         return err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
-    rc = afile_open(&af, path);
+    rc = afile_open(&af, path, &ae);
     if (rc) {
         free(buf);
-        return err_set(e, rc, "checkpoint %s", af.msg);
+        return err_set(e, rc, "checkpoint %s", ae.msg);
     }
     hb = encode_header(p, run, h, spec, (size_t)n);
     c = crc(0, h, hb);
@@ -237,9 +238,9 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
     if (!af.err && fwrite(buf, 1, 4, af.f) != 4)
         afile_fail(&af, "write", errno);
     free(buf);
-    rc = afile_commit(&af);
+    rc = afile_commit(&af, &ae);
     if (rc)
-        return err_set(e, rc, "checkpoint %s", af.msg);
+        return err_set(e, rc, "checkpoint %s", ae.msg);
     return 0;
 }
 

@@ -460,6 +460,7 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
 {
     const struct hc_prog *p = x->p;
     uint64_t now = sim_now(r->sim), end = now, free_at = now;
+    struct err ke;
     int rc;
 
     if (r->err || x->rbusy[k] || x->rnext[k] >= x->rq0[k + 1])
@@ -509,11 +510,11 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     r->step_gemms += c->kind == HC_GEMM;
     rc = 0;
     if (free_at < end)
-        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL);
+        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL, &ke);
     if (!rc)
-        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL);
+        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, &ke);
     if (rc) {
-        snprintf(r->errmsg, r->errlen, "event kernel: %s", sim_last_error(r->sim));
+        snprintf(r->errmsg, r->errlen, "event kernel: %s", ke.msg);
         r->err = rc;
         sim_stop(r->sim);
     }
@@ -575,10 +576,12 @@ static int run(struct machine *r, struct exec *x, struct err *e)
     for (uint32_t k = 0; k < p->n_res; k++)
         try_start(r, x, k);
     if (!r->err) {
-        int rc = sim_run(r->sim);
+        struct err ke;
+        int rc = sim_run(r->sim, &ke);
         if (rc && !r->err) {
             r->err = rc;
-            snprintf(msg, sizeof(msg), "event kernel: %s", sim_last_error(r->sim));
+            err_prefix(&ke, rc, "event kernel");
+            memcpy(msg, ke.msg, sizeof(msg));
         }
     }
     if (!r->err && x->done != p->n_cmd) {
@@ -737,12 +740,14 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
     r->n_res = r->train->n_res;
     r->resname = calloc(r->n_res, sizeof(*r->resname));
     r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
-    r->sim = sim_create();
-    if (!r->resname || !r->res_busy_ps || !r->sim) {
+    if (!r->resname || !r->res_busy_ps) {
         rc = err_set(e, -ENOMEM, "machine: out of memory");
         goto fail;
     }
-    sim_set_error_stream(r->sim, NULL);
+    if ((rc = sim_create(&r->sim, e))) {
+        err_prefix(e, rc, "machine");
+        goto fail;
+    }
     for (uint32_t k = 0; k < r->n_res; k++)
         hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
     if ((rc = exec_init(r, &r->xt, r->train, true)) ||
@@ -807,7 +812,7 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
         err_set(e, rc, "preload: %s", msg);
         goto fail;
     }
-    sim_run_until(r->sim, done);
+    sim_run_until(r->sim, done, NULL);
     if ((rc = machine_set_fidelity(r, c->fidelity, e)))
         goto fail;
     *out = r;
@@ -914,7 +919,7 @@ int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t 
                 last = done;
         }
     }
-    sim_run_until(r->sim, last);
+    sim_run_until(r->sim, last, NULL);
     return 0;
 }
 
@@ -1073,7 +1078,7 @@ int machine_set_params(struct machine *r, const struct dnn_params *p, struct err
     int rc = wnode_preload(r->wn, sim_now(r->sim), &done, msg, sizeof(msg));
     if (rc)
         return err_set(e, rc, "restore: %s", msg);
-    sim_run_until(r->sim, done);
+    sim_run_until(r->sim, done, NULL);
     return 0;
 }
 

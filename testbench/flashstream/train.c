@@ -405,13 +405,13 @@ static int csv_f32(struct stats_csv *c, float v)
     char buf[32];
 
     if (!isfinite(v))
-        return stats_csv_f64(c, v);
+        return stats_csv_f64(c, v, NULL);
     for (int prec = 6; prec <= 9; prec++) {
         snprintf(buf, sizeof(buf), "%.*g", prec, (double)v);
         if (strtof(buf, NULL) == v)
             break;
     }
-    return stats_csv_str(c, buf);
+    return stats_csv_str(c, buf, NULL);
 }
 
 static const char *opt_summary(const struct dnn_opt *o, char *buf, size_t len)
@@ -783,8 +783,8 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
         if (n != ncols || strtoull(field[step_col], NULL, 10) >= before)
             continue;
         for (size_t i = 0; i < n; i++)
-            stats_csv_str(c, field[i]);
-        stats_csv_end_row(c);
+            stats_csv_str(c, field[i], NULL);
+        stats_csv_end_row(c, NULL);
     }
     fclose(f);
 }
@@ -792,13 +792,15 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
 static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
                                   const char *const cols[])
 {
-    char path[600], err[700];
+    char path[600];
     struct stats_csv *c;
+    struct err e;
 
     snprintf(path, sizeof(path), "%s/%s", t->out_dir, name);
-    c = stats_csv_open(path, n, cols, err, sizeof(err));
-    if (!c)
-        fprintf(stderr, "flashstream train: %s\n", err);
+    if (stats_csv_open(path, n, cols, &c, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        return NULL;
+    }
     return c;
 }
 
@@ -811,12 +813,18 @@ static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "l
 /* trace.json's tracks of the host; 0 or -1 (message printed). */
 static int open_trace(struct train *t)
 {
-    struct trace *tr = trace_create(t->o.trace_max);
+    struct trace_cfg cfg = {.max_events = t->o.trace_max};
+    struct trace *tr;
+    struct err e;
 
-    if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
-        trace_track(tr, "host", "layers", &t->host_layers) ||
-        trace_track(tr, "host", "events", &t->host_marks)) {
-        fprintf(stderr, "flashstream train: out of memory for the trace\n");
+    if (trace_create(&cfg, &tr, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        return -1;
+    }
+    if (trace_track(tr, "host", "steps", &t->host_steps, &e) ||
+        trace_track(tr, "host", "layers", &t->host_layers, &e) ||
+        trace_track(tr, "host", "events", &t->host_marks, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         trace_destroy(tr);
         return -1;
     }
@@ -1049,10 +1057,11 @@ static int map_resources(struct train *t)
         return -1;
     for (size_t i = 0; i < t->n_res; i++) {
         char proc[64], thr[64];
+        struct err e;
 
         split_resource(machine_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
-        if (trace_track(t->trace, proc, thr, &t->res_track[i])) {
-            fprintf(stderr, "flashstream train: trace: %s\n", trace_errmsg(t->trace));
+        if (trace_track(t->trace, proc, thr, &t->res_track[i], &e)) {
+            fprintf(stderr, "flashstream train: %s\n", e.msg);
             return -1;
         }
     }
@@ -1074,16 +1083,16 @@ static void take_layer_recs(struct train *t, bool trace_it)
         const struct machine_layer_rec *x = &r[i];
         uint64_t span = x->end_ps > x->start_ps ? x->end_ps - x->start_ps : 0;
 
-        stats_csv_u64(t->layers_csv, x->step);
-        stats_csv_u64(t->layers_csv, x->layer);
-        stats_csv_str(t->layers_csv, machine_pass_name(x->pass));
-        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6);
-        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6);
-        stats_csv_fixed(t->layers_csv, ps_us(span), 6);
+        stats_csv_u64(t->layers_csv, x->step, NULL);
+        stats_csv_u64(t->layers_csv, x->layer, NULL);
+        stats_csv_str(t->layers_csv, machine_pass_name(x->pass), NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6, NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6, NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(span), 6, NULL);
         for (int p = 0; p < MACHINE_PH_N; p++)
-            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6);
-        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on));
-        stats_csv_end_row(t->layers_csv);
+            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6, NULL);
+        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on), NULL);
+        stats_csv_end_row(t->layers_csv, NULL);
         if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= MACHINE_BWD) {
             struct layer_sum *s = &t->lsum[2 * (x->layer - 1) + x->pass];
 
@@ -1104,7 +1113,7 @@ static void take_layer_recs(struct train *t, bool trace_it)
             snprintf(name, sizeof(name), "L%u %s", x->layer, machine_pass_name(x->pass));
             trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
                            "layer", a,
-                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS);
+                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS, NULL);
         }
     }
     machine_clear_records(t->rt);
@@ -1142,7 +1151,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
         if (b[i].res < t->n_res)
             trace_complete(t->trace, t->res_track[b[i].res], t->sim_offset_ps + b[i].start_ps, dur,
-                           busy_label(&b[i]), NULL, NULL, 0);
+                           busy_label(&b[i]), NULL, NULL, 0, NULL);
     }
     if (!t->timeline_done && n && (sorted = malloc(n * sizeof(*sorted)))) {
         for (size_t i = 0; i < n; i++)
@@ -1153,18 +1162,18 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
             if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
                 continue;
-            stats_csv_str(t->timeline_csv, machine_resource_name(t->rt, x->res));
-            stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6);
-            stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6);
-            stats_csv_str(t->timeline_csv, busy_label(x));
-            stats_csv_end_row(t->timeline_csv);
+            stats_csv_str(t->timeline_csv, machine_resource_name(t->rt, x->res), NULL);
+            stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6, NULL);
+            stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6, NULL);
+            stats_csv_str(t->timeline_csv, busy_label(x), NULL);
+            stats_csv_end_row(t->timeline_csv, NULL);
         }
         free(sorted);
     }
     if (dropped)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + info->end_ps,
                       "busy intervals dropped by the runtime's cap", &TRACE_U64("dropped", dropped),
-                      1);
+                      1, NULL);
     t->timeline_done = true;
     machine_clear_busy(t->rt);
 }
@@ -1198,16 +1207,16 @@ static int evaluate(struct train *t, uint64_t step_done)
             return -1;
         }
     }
-    stats_csv_u64(t->acc_csv, step_done ? (step_done - 1) / t->bpe : 0);
-    stats_csv_u64(t->acc_csv, step_done);
-    stats_csv_fixed(t->acc_csv, acc, 4);
-    stats_csv_u64(t->acc_csv, correct);
-    stats_csv_u64(t->acc_csv, t->test_set.count);
-    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3);
-    stats_csv_end_row(t->acc_csv);
+    stats_csv_u64(t->acc_csv, step_done ? (step_done - 1) / t->bpe : 0, NULL);
+    stats_csv_u64(t->acc_csv, step_done, NULL);
+    stats_csv_fixed(t->acc_csv, acc, 4, NULL);
+    stats_csv_u64(t->acc_csv, correct, NULL);
+    stats_csv_u64(t->acc_csv, t->test_set.count, NULL);
+    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3, NULL);
+    stats_csv_end_row(t->acc_csv, NULL);
     if (t->trace)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
-                      "test accuracy", &TRACE_F64("accuracy", acc), 1);
+                      "test accuracy", &TRACE_F64("accuracy", acc), 1, NULL);
     if (step_done % t->bpe == 0)
         say(t,
             "epoch %" PRIu64 " done (step %" PRIu64 "): test accuracy %.4f (%u of %u) [%.1f s]\n",
@@ -1243,7 +1252,7 @@ static int checkpoint(struct train *t, uint64_t step_done)
     t->ckpt_step = step_done;
     if (t->trace)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt), "checkpoint",
-                      &TRACE_U64("step", step_done), 1);
+                      &TRACE_U64("step", step_done), 1, NULL);
     return 0;
 }
 
@@ -1284,14 +1293,14 @@ out:
 /* loss.csv's row of step k. */
 static void loss_row(struct train *t, uint64_t k, const struct machine_step_info *info, float lr)
 {
-    stats_csv_u64(t->loss_csv, k);
-    stats_csv_u64(t->loss_csv, k / t->bpe);
+    stats_csv_u64(t->loss_csv, k, NULL);
+    stats_csv_u64(t->loss_csv, k / t->bpe, NULL);
     csv_f32(t->loss_csv, info->loss);
     csv_f32(t->loss_csv, lr);
-    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6);
-    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6);
-    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->rt)));
-    stats_csv_end_row(t->loss_csv);
+    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6, NULL);
+    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6, NULL);
+    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->rt)), NULL);
+    stats_csv_end_row(t->loss_csv, NULL);
 }
 
 /* trace.json's record of step k, and the busy intervals of its resources. */
@@ -1305,7 +1314,7 @@ static void trace_step(struct train *t, uint64_t k, const struct machine_step_in
 
     snprintf(name, sizeof(name), "step %" PRIu64, k);
     trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
-                   info->end_ps - info->start_ps, name, "step", a, 5);
+                   info->end_ps - info->start_ps, name, "step", a, 5, NULL);
     take_busy(t, info);
 }
 
@@ -1328,7 +1337,8 @@ static int train_loop(struct train *t, uint64_t *done)
             say(t, "step %" PRIu64 ": switched from rtl to %s\n", k, fid_names[t->o.fidelity]);
             if (t->trace)
                 trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
-                              "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1);
+                              "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1,
+                              NULL);
         }
         if (feed(t, k))
             return -1;
@@ -1553,18 +1563,18 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
     for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
                                 argv[i]);
-    stats_meta(s, "command", buf);
-    stats_meta(s, "model", t->spec);
-    stats_meta(s, "optimizer", opt_summary(&machine_params(t->rt)->opt, buf, sizeof(buf)));
+    stats_meta(s, "command", buf, NULL);
+    stats_meta(s, "model", t->spec, NULL);
+    stats_meta(s, "optimizer", opt_summary(&machine_params(t->rt)->opt, buf, sizeof(buf)), NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
-    stats_meta(s, "seed", buf);
+    stats_meta(s, "seed", buf, NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
-    stats_meta(s, "machine", buf);
+    stats_meta(s, "machine", buf, NULL);
     snprintf(buf, sizeof(buf), "rtl for %" PRIu64 " steps, then %s", t->o.rtl_steps,
              fid_names[t->o.fidelity]);
-    stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity]);
+    stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity], NULL);
     if (t->o.resume)
-        stats_meta(s, "resumed_from", t->o.resume);
+        stats_meta(s, "resumed_from", t->o.resume, NULL);
 }
 
 /* stats.json's layers.*: the sums of layers.csv per layer and pass. */
@@ -1579,18 +1589,18 @@ static void layer_stats(struct stats *s, const struct train *t)
                 continue;
             snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
                      machine_pass_name((enum machine_pass)pass));
-            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
+            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps, NULL);
             for (int p = 0; p < MACHINE_PH_N; p++) {
                 snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
                          machine_pass_name((enum machine_pass)pass),
                          machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
-                              ls->phase_ps[p]);
+                              ls->phase_ps[p], NULL);
                 snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
                          machine_pass_name((enum machine_pass)pass),
                          machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
-                              ls->waited[p]);
+                              ls->waited[p], NULL);
             }
         }
     }
@@ -1598,54 +1608,57 @@ static void layer_stats(struct stats *s, const struct train *t)
 
 static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
 {
-    struct stats *s = stats_create();
+    struct stats *s;
+    struct err e;
     char path[600];
     size_t n;
     const struct machine_counter *c;
     uint64_t sim = machine_now(t->rt);
     int rc = 0;
 
-    if (!s)
+    if (stats_create(&s, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         return -1;
+    }
     describe_run(s, t, argc, argv);
 
     c = machine_counters(t->rt, &n);
     for (size_t i = 0; i < n; i++) {
-        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64)
-                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64);
+        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64, &e)
+                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64, &e);
         if (r && !rc) {
-            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", stats_errmsg(s));
+            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", e.msg);
             rc = 0;
         }
     }
-    stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps);
+    stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps, NULL);
     stats_set_u64(s, "train.first_step", "count", "step the run started at (0, or resumed)",
-                  t->start_step);
+                  t->start_step, NULL);
     stats_set_u64(s, "train.images", "count", "training images processed by this invocation",
-                  t->images);
-    stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe);
-    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss);
+                  t->images, NULL);
+    stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe, NULL);
+    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
     if (t->last_acc_step >= 0) {
-        stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc);
+        stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc, NULL);
         stats_set_u64(s, "train.test_accuracy_step", "count", "step it was measured after",
-                      (uint64_t)t->last_acc_step);
+                      (uint64_t)t->last_acc_step, NULL);
     }
-    stats_set_u64(s, "train.sim_time_ps", "ps", "simulated time of this invocation", sim);
+    stats_set_u64(s, "train.sim_time_ps", "ps", "simulated time of this invocation", sim, NULL);
     stats_set_u64(s, "train.sim_time_total_ps", "ps",
                   "simulated time including the run before the checkpoint resumed from",
-                  t->sim_offset_ps + sim);
-    stats_set_f64(s, "train.wall_s", "s", "wall-clock time of the training loop", wall);
+                  t->sim_offset_ps + sim, NULL);
+    stats_set_f64(s, "train.wall_s", "s", "wall-clock time of the training loop", wall, NULL);
     stats_set_f64(s, "train.wall_images_per_s", "images/s", "simulator speed",
-                  wall > 0 ? (double)t->images / wall : 0.0);
+                  wall > 0 ? (double)t->images / wall : 0.0, NULL);
     stats_set_f64(s, "train.sim_images_per_s", "images/s", "simulated machine throughput",
-                  sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
+                  sim ? (double)t->images / ((double)sim * 1e-12) : 0.0, NULL);
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
-                  dnn_params_digest(machine_params(t->rt)));
+                  dnn_params_digest(machine_params(t->rt)), NULL);
     layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
-    if (stats_write_json(s, path)) {
-        fprintf(stderr, "flashstream train: %s\n", stats_errmsg(s));
+    if (stats_write_json(s, path, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         rc = -1;
     }
     stats_destroy(s);
@@ -1654,11 +1667,11 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
 
 static int close_csv(struct stats_csv **c)
 {
-    char err[700];
+    struct err e;
     int rc = 0;
 
-    if (*c && stats_csv_close(*c, err, sizeof(err))) {
-        fprintf(stderr, "flashstream train: %s\n", err);
+    if (*c && stats_csv_close(*c, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         rc = -1;
     }
     *c = NULL;
@@ -1676,11 +1689,12 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
     rc |= close_csv(&t->timeline_csv);
     if (t->trace) {
         char path[600];
+        struct err e;
 
-        trace_meta(t->trace, "model", t->spec);
+        trace_meta(t->trace, "model", t->spec, NULL);
         snprintf(path, sizeof(path), "%s/trace.json", t->out_dir);
-        if (trace_write(t->trace, path)) {
-            fprintf(stderr, "flashstream train: %s\n", trace_errmsg(t->trace));
+        if (trace_write(t->trace, path, &e)) {
+            fprintf(stderr, "flashstream train: %s\n", e.msg);
             rc = -1;
         }
     }
