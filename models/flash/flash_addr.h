@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/flash/flash_cfg.h"
 #include "csim/err.h"
+#include "models/flash/flash_cfg.h"
 
 struct flash_addr {
     uint32_t channel;

@@ -28,9 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_addr.h"
 #include "models/flash/flash_cfg.h"
-#include "csim/err.h"
 
 struct flash_block {
     uint32_t pe;          /* erase count: P/E cycles used */

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "models/flash/flash_cfg.h"
 #include "csim/err.h"
+#include "models/flash/flash_cfg.h"
 
 struct ftl_bbm {
     uint32_t n_dp;        /* die-planes */

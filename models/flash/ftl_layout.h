@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_cfg.h"
 #include "csim/err.h"
+#include "models/flash/flash_cfg.h"
 
 #define FTL_LAYOUT_MAX   8
 #define FTL_SEC_PER_DAY  86400ull

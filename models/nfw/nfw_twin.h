@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "csim/shim/nfw.h"
 #include "csim/err.h"
+#include "csim/shim/nfw.h"
 
 struct nfw_twin;
 

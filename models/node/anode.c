@@ -53,6 +53,7 @@ static int scratch(struct anode *a, int i, size_t n)
 int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, char *msg,
                  size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     struct anode *a = calloc(1, sizeof(*a));
     struct ftl_layout lay;
     int rc;
@@ -69,9 +70,9 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     if (rc)
         goto out_free;
     ftl_layout_an(&lay);
-    rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb);
+    rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb, &fe);
     if (rc) {
-        snprintf(msg, len, "%s flash: %s", a->name, a->fl.msg);
+        snprintf(msg, len, "%s flash: %s", a->name, fe.msg);
         goto out_tb;
     }
     a->s_nv = nflash_stream(&a->fl, "NV");
@@ -181,6 +182,7 @@ int anode_trace_core(struct anode *a, const struct vtrace_opts *o, char *msg, si
 int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
                      uint32_t r, uint32_t inputs, uint64_t *done, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     size_t px = (size_t)r * inputs;
     int rc;
 
@@ -201,9 +203,9 @@ int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const
     memcpy(a->s[0], images, px);
     memcpy(a->s[0] + px, labels, r);
     struct slog_ext x;
-    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, a->s[0], px + r, &x, done);
+    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, a->s[0], px + r, &x, done, &fe);
     if (rc) {
-        snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+        snprintf(msg, len, "%s NV stream: %s", a->name, fe.msg);
         return rc;
     }
     a->shard[(a->sh_head + a->sh_n) % a->sh_cap] = x;
@@ -218,10 +220,11 @@ uint32_t anode_shards(const struct anode *a)
 
 int anode_clear_shards(struct anode *a, uint64_t now, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     while (a->sh_n) {
-        int rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->shard[a->sh_head]);
+        int rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->shard[a->sh_head], &fe);
         if (rc) {
-            snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+            snprintf(msg, len, "%s NV stream: %s", a->name, fe.msg);
             return rc;
         }
         a->sh_head = (a->sh_head + 1) % a->sh_cap;
@@ -423,6 +426,7 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
 static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                       uint64_t *free_at, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     int rc;
 
     if (c->kind == HC_FLASH_RD && c->op == HC_S_NV) {
@@ -434,7 +438,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
         a->have_cur = true;
         a->sh_head = (a->sh_head + 1) % a->sh_cap;
         a->sh_n--;
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at, &fe);
         a->st.flash_rd_bytes += a->cur.bytes;
     } else if (c->kind == HC_FLASH_RD && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
@@ -443,7 +447,8 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
                      l + 1);
             return -ENODATA;
         }
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at,
+                            &fe);
         a->st.flash_rd_bytes += a->act[l].bytes;
     } else if (c->kind == HC_FLASH_WR && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
@@ -452,7 +457,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
             return -EINVAL;
         }
         rc = nflash_write_tb(&a->fl, (uint32_t)a->s_v, now, c->u.fl.tb, c->bytes, &a->act[l], end,
-                             free_at);
+                             free_at, &fe);
         if (!rc)
             a->act_ok[l] = true;
         a->st.flash_wr_bytes += c->bytes;
@@ -462,7 +467,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
         return -EINVAL;
     }
     if (rc)
-        snprintf(msg, len, "%s: %s", a->name, a->fl.msg);
+        snprintf(msg, len, "%s: %s", a->name, fe.msg);
     return rc;
 }
 
@@ -510,6 +515,7 @@ int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c,
 
 int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     int rc = 0;
     uint64_t done;
 
@@ -517,16 +523,16 @@ int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size
         if (!a->act_ok[l])
             continue;
         a->act_ok[l] = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_v, now, &a->act[l])))
-            snprintf(msg, len, "%s V stream: %s", a->name, a->fl.msg);
+        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_v, now, &a->act[l], &fe)))
+            snprintf(msg, len, "%s V stream: %s", a->name, fe.msg);
     }
     if (a->have_cur) {
         a->have_cur = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->cur)))
-            snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->cur, &fe)))
+            snprintf(msg, len, "%s NV stream: %s", a->name, fe.msg);
     }
-    if (!rc && fresh_lb && (rc = slog_align(&a->fl.log[a->s_v], now, &done)))
-        snprintf(msg, len, "%s V stream: %s", a->name, a->fl.log[a->s_v].msg);
+    if (!rc && fresh_lb && (rc = slog_align(&a->fl.log[a->s_v], now, &done, &fe)))
+        snprintf(msg, len, "%s V stream: %s", a->name, fe.msg);
     return rc;
 }
 

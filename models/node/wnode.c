@@ -71,6 +71,7 @@ static void params_copy(struct dnn_params *d, const struct dnn_params *s)
 int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
                  char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     struct wnode *w = calloc(1, sizeof(*w));
     struct ftl_layout lay;
     struct err de;
@@ -92,9 +93,9 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
     if (rc)
         goto out_params;
     ftl_layout_wn(&lay);
-    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb);
+    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb, &fe);
     if (rc) {
-        snprintf(msg, len, "wn flash: %s", w->fl.msg);
+        snprintf(msg, len, "wn flash: %s", fe.msg);
         goto out_tb;
     }
     for (int i = 0; i < R_N; i++)
@@ -173,11 +174,12 @@ static uint64_t record_bytes(const struct dnn_params *p, int k, uint32_t l)
 static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x, uint64_t now,
                    char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     int rc = 0;
     if (w->ok[k][l]) {
-        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l]);
+        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], &fe);
         if (rc)
-            snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+            snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], fe.msg);
     }
     w->rec[k][l] = *x;
     w->ok[k][l] = true;
@@ -186,6 +188,7 @@ static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x,
 
 int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     *done = now;
     for (uint32_t l = 0; l < w->p->model.n_layers; l++) {
         for (int k = 0; k < R_N; k++) {
@@ -194,9 +197,9 @@ int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size
             if (grow(&w->buf, &w->cap, n))
                 return -ENOMEM;
             record(w->p, k, l, w->buf);
-            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t);
+            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t, &fe);
             if (rc) {
-                snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+                snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], fe.msg);
                 return rc;
             }
             if ((rc = replace(w, k, l, &x, now, msg, len)))
@@ -260,6 +263,7 @@ static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint6
 int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
                uint64_t *end, uint64_t *free_at, char *msg, size_t len)
 {
+    struct err fe; /* the flash's message, said of this node */
     int k = kind_of(c->op), rc;
     uint32_t l = c->u.fl.rec;
 
@@ -282,10 +286,10 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
                      l + 1);
             return -ENODATA;
         }
-        rc =
-            nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at,
+                            &fe);
         if (rc) {
-            snprintf(msg, len, "wn: %s", w->fl.msg);
+            snprintf(msg, len, "wn: %s", fe.msg);
             return rc;
         }
         w->st.flash_rd_bytes += w->rec[k][l].bytes;
@@ -293,9 +297,10 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
         return 0;
     }
     struct slog_ext x;
-    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at);
+    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at,
+                         &fe);
     if (rc) {
-        snprintf(msg, len, "wn: %s", w->fl.msg);
+        snprintf(msg, len, "wn: %s", fe.msg);
         return rc;
     }
     w->st.flash_wr_bytes += c->bytes;

@@ -120,7 +120,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     nfw_bfm_cfg_default(&bc);
     bc.period_ps = PERIOD_PS;
     if (dram_port_create(dram, &pc, &port, msg, sizeof(msg)) ||
-        nfw_bfm_create(&p, fms, &bbm, &bc, &bfm, &e) || nfw_bfm_attach(bfm, 0, s))
+        nfw_bfm_create(&p, fms, &bbm, &bc, &bfm, &e) || nfw_bfm_attach(bfm, 0, s, &e))
         goto out_bbm;
     {
         struct nfw_in in = {.rst = true};
@@ -153,16 +153,16 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
                                    o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
         dram_port_clock(port, &rq);
-        if (nfw_bfm_clock(bfm, &o, &in)) {
-            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
+        if (nfw_bfm_clock(bfm, &o, &in, &e)) {
+            fprintf(stderr, "bench_nfw: %s\n", e.msg);
             cycles = 0;
             goto out_bbm;
         }
         sent += in.cmd_valid && o.cmd_ready;
         /* The firmware releases each LB as soon as it is full: the stream keeps rotating. */
         if (o.done_valid && in.done_ready && ++done % sbp == 0 &&
-            nfw_bfm_release(bfm, 0, (uint32_t)((done / sbp - 1) % nlb), 1)) {
-            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
+            nfw_bfm_release(bfm, 0, (uint32_t)((done / sbp - 1) % nlb), 1, &e)) {
+            fprintf(stderr, "bench_nfw: %s\n", e.msg);
             cycles = 0;
             goto out_bbm;
         }

@@ -198,7 +198,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
         flash_addr_from_die_index(&t->fc.geom, flash_geom_dies(&t->fc.geom) - 1, &a);
         a.plane = t->prm.planes - 1;
         a.block = 7;
-        ok(flash_fms_mark_bad(t->fms, &a), "mark bad", "");
+        ok(flash_fms_mark_bad(t->fms, &a, &e), "mark bad", "");
     }
     for (unsigned s = 0; s < t->n_streams; s++) {
         memset(&sc, 0, sizeof(sc));
@@ -222,7 +222,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
 
         flash_addr_from_die_index(&t->fc.geom, 2 % flash_geom_dies(&t->fc.geom), &a);
         a.block = 3;
-        ok(flash_fms_inject_erase_fail(t->fms, &a), "inject", "");
+        ok(flash_fms_inject_erase_fail(t->fms, &a, &e), "inject", "");
     }
     ok(flash_ctrl_init(&t->ctrl, t->fms, &e), "controller", e.msg);
 
@@ -256,7 +256,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     ok(nfw_bfm_create(&t->prm, t->fms, &t->bbm, &bc, &t->bfm, &e), "bfm", e.msg);
     tb_reset(t);
     for (unsigned s = 0; s < t->n_streams; s++)
-        ok(nfw_bfm_attach(t->bfm, s, t->st[s]), "attach", nfw_bfm_errmsg(t->bfm));
+        ok(nfw_bfm_attach(t->bfm, s, t->st[s], &e), "attach", e.msg);
     return t;
 }
 
@@ -293,6 +293,7 @@ static void check_out_hold(struct tb *t, const struct nfw_out *o)
 
 static void tb_cycle(struct tb *t)
 {
+    struct err e;
     struct nfw_out o, o2, ot;
     struct nfw_in in;
     struct mem_port_rsp mr;
@@ -332,9 +333,9 @@ static void tb_cycle(struct tb *t)
     rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
                                o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
     dram_port_clock(t->port, &rq);
-    rc = nfw_bfm_clock(t->bfm, &o, &in);
+    rc = nfw_bfm_clock(t->bfm, &o, &in, &e);
     if (rc)
-        fail_msg("seed %llu: %s", (unsigned long long)args.seed, nfw_bfm_errmsg(t->bfm));
+        fail_msg("seed %llu: %s", (unsigned long long)args.seed, e.msg);
     if (in.cmd_valid && o.cmd_ready) {
         t->sent++;
         t->offered = false;
@@ -434,6 +435,7 @@ static int rb_deliver(void *user, uint64_t addr, const void *data, uint32_t len,
  * so the zero padding is checked too) and compare with the bytes of the tensor buffer. */
 static void verify_cmds(struct tb *t, unsigned from)
 {
+    struct err e;
     uint64_t pb = t->prm.page_bytes;
     unsigned char *buf = malloc(pb + 16);
     struct rb_sink k = {buf, pb + 16};
@@ -450,12 +452,12 @@ static void verify_cmds(struct tb *t, unsigned from)
             int rc;
 
             memset(buf, 0xA5, pb + 16);
-            rc =
-                flash_ctrl_read(&t->ctrl, t->st[c->stream], nfw_bfm_now(t->bfm), &rq, &sink, &done);
+            rc = flash_ctrl_read(&t->ctrl, t->st[c->stream], nfw_bfm_now(t->bfm), &rq, &sink, &done,
+                                 &e);
             if (rc)
                 fail_msg("seed %llu command %u (stream %u LPN %llu): read back: %s",
                          (unsigned long long)args.seed, i, c->stream, (unsigned long long)lpn,
-                         flash_ctrl_errmsg(&t->ctrl));
+                         e.msg);
             for (uint64_t j = 0; j < pb + 16; j++) {
                 unsigned char w = j < 8 || j >= pb + 8 ? 0xA5 : want[j - 8];
 
@@ -474,13 +476,14 @@ static void verify_cmds(struct tb *t, unsigned from)
 /* Release the LBs that are full: the firmware consumed them. */
 static void release_full(struct tb *t)
 {
+    struct err e;
     for (unsigned s = 0; s < t->n_streams; s++) {
         uint64_t nlb = t->lpages[s] / t->sbp;
 
         for (uint32_t l = 0; l < nlb; l++) {
             if (t->lb_wp[s][l] < t->sbp)
                 continue;
-            ok(nfw_bfm_release(t->bfm, s, l, 1), "release", nfw_bfm_errmsg(t->bfm));
+            ok(nfw_bfm_release(t->bfm, s, l, 1, &e), "release", e.msg);
             t->lb_wp[s][l] = 0;
         }
     }

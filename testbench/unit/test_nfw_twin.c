@@ -103,7 +103,7 @@ static void sys_open(struct sys *y)
         nfw_twin_set(y->twin, &in);
         nfw_twin_step(y->twin, 2);
     }
-    assert_int_equal(nfw_bfm_attach(y->bfm, 0, y->v), 0);
+    assert_int_equal(nfw_bfm_attach(y->bfm, 0, y->v, &e), 0);
 }
 
 static void sys_close(struct sys *y)
@@ -121,6 +121,7 @@ static void sys_close(struct sys *y)
 /* Run the twin with commands cmd[0..n) offered in order until all is written and reported. */
 static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
 {
+    struct err e;
     unsigned sent = 0, quiet = 0;
     uint64_t c0 = y->cycle;
 
@@ -147,8 +148,8 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
         rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
                                    o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
         dram_port_clock(y->port, &rq);
-        if (nfw_bfm_clock(y->bfm, &o, &in))
-            fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, nfw_bfm_errmsg(y->bfm));
+        if (nfw_bfm_clock(y->bfm, &o, &in, &e))
+            fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, e.msg);
         sent += in.cmd_valid && o.cmd_ready;
         nfw_twin_step(y->twin, 1);
         y->cycle++;
@@ -219,8 +220,8 @@ static void test_paper_geometry_round_trip(void **state)
         struct flash_ctrl_req rq = {.lpn = lpn, .offset = 0, .bytes = k.len, .tb_addr = 0};
         uint64_t done;
 
-        if (flash_ctrl_read(&ctrl, y.v, nfw_bfm_now(y.bfm), &rq, &sink, &done))
-            fail_msg("read back: %s", flash_ctrl_errmsg(&ctrl));
+        if (flash_ctrl_read(&ctrl, y.v, nfw_bfm_now(y.bfm), &rq, &sink, &done, &e))
+            fail_msg("read back: %s", e.msg);
         if (memcmp(k.buf, y.tb + cmd[i][0], k.len))
             fail_msg("command %u: data read back differ", i);
         lpn += k.len / 4096;
@@ -289,11 +290,11 @@ static void test_bfm_checks_geometry_and_streams(void **state)
     p.max_pbs = 100;
     nfw_bfm_destroy(b);
     assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), 0);
-    assert_int_equal(nfw_bfm_attach(b, 0, s), -EINVAL);
-    assert_msg_has(nfw_bfm_errmsg(b), "stream 'big' has 600 physical blocks from block 10; the "
-                                      "pipeline's allocator takes at most 100");
-    assert_int_equal(nfw_bfm_attach(b, 2, s), -EINVAL);
-    assert_msg_has(nfw_bfm_errmsg(b), "stream id 2; accepted 0..1");
+    assert_int_equal(nfw_bfm_attach(b, 0, s, &e), -EINVAL);
+    assert_msg_has(e.msg, "stream 'big' has 600 physical blocks from block 10; the "
+                          "pipeline's allocator takes at most 100");
+    assert_int_equal(nfw_bfm_attach(b, 2, s, &e), -EINVAL);
+    assert_msg_has(e.msg, "stream id 2; accepted 0..1");
     nfw_bfm_destroy(b);
     ftl_stream_destroy(s);
     ftl_bbm_fini(&bbm);
