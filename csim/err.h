@@ -23,6 +23,10 @@
 #define CSIM_ERR_H
 
 /* Bytes of a message, NUL included: longer ones are cut at ERR_MSG_LEN - 1 characters. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ERR_MSG_LEN 1024
 
 struct err {
@@ -38,5 +42,9 @@ int err_prefix(struct err *e, int code, const char *fmt, ...) __attribute__((for
 
 /* Empty message (NULL: nothing). */
 void err_clear(struct err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -211,7 +211,7 @@ static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
     struct err de;
     struct err fe;
     struct err le;
-    char msg[256];
+    struct err te;
     struct fabric_cfg fc = c->fabric;
 
     if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
@@ -226,8 +226,8 @@ static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
         return err_set(e, -EINVAL, "AN flash: %s", le.msg);
     if (flash_cfg_validate(&c->wn_flash, &le))
         return err_set(e, -EINVAL, "WN flash: %s", le.msg);
-    if (dram_cfg_check(&c->tb, msg, sizeof(msg)))
-        return err_set(e, -EINVAL, "tensor buffer: %s", msg);
+    if (dram_cfg_check(&c->tb, &te))
+        return err_set(e, -EINVAL, "tensor buffer: %s", te.msg);
     if (!c->core_period_ps || !c->optu.period_ps || !c->vu.lanes || !c->optu.lanes)
         return err_set(e, -EINVAL,
                        "clocks and lanes: core_period_ps %" PRIu64 ", optu.period_ps %" PRIu64

@@ -66,9 +66,11 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     a->cfg = *cfg;
     a->dmat = dmat;
     snprintf(a->name, sizeof(a->name), "an%u", cfg->index);
-    rc = dram_create(&cfg->tb, &a->tb, msg, len);
-    if (rc)
+    rc = dram_create(&cfg->tb, &a->tb, &fe);
+    if (rc) {
+        snprintf(msg, len, "%s", fe.msg);
         goto out_free;
+    }
     ftl_layout_an(&lay);
     rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb, &fe);
     if (rc) {

@@ -152,6 +152,7 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
     struct dmat *t = calloc(1, sizeof(*t));
     struct dram_cfg tb;
     struct dram_port_cfg pc;
+    struct err de; /* a part's message, for msg */
     int rc;
 
     *out = NULL;
@@ -167,15 +168,19 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
     dram_cfg_default(&tb);
     if (params->tb_bytes > tb.size_bytes)
         tb.size_bytes = params->tb_bytes;
-    rc = dram_create(&tb, &t->tb, msg, len);
-    if (rc)
+    rc = dram_create(&tb, &t->tb, &de);
+    if (rc) {
+        snprintf(msg, len, "%s", de.msg);
         goto fail;
+    }
     dram_port_cfg_default(&pc);
     pc.period_ps = period_ps;
     pc.name = "dma";
-    rc = dram_port_create(t->tb, &pc, &t->port, msg, len);
-    if (rc)
+    rc = dram_port_create(&pc, t->tb, &t->port, &de);
+    if (rc) {
+        snprintf(msg, len, "%s", de.msg);
         goto fail;
+    }
     t->sram = calloc(params->sram_lat, sizeof(*t->sram));
     t->cap = 256;
     t->tab = calloc(t->cap, sizeof(*t->tab));

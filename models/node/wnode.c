@@ -89,9 +89,11 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
         goto out_free;
     }
     params_copy(w->p, p);
-    rc = dram_create(&cfg->tb, &w->tb, msg, len);
-    if (rc)
+    rc = dram_create(&cfg->tb, &w->tb, &de);
+    if (rc) {
+        snprintf(msg, len, "%s", de.msg);
         goto out_params;
+    }
     ftl_layout_wn(&lay);
     rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb, &fe);
     if (rc) {

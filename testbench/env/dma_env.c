@@ -57,6 +57,7 @@ int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
                    const struct dma_dut *shadow, struct dma_env **out, char *msg, size_t msglen)
 {
     struct dma_env *e = calloc(1, sizeof(*e));
+    struct err de;
     int rc = -ENOMEM;
     if (!e)
         return -ENOMEM;
@@ -67,14 +68,14 @@ int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
         e->has_shadow = true;
     }
     e->rng = cfg->seed ^ 0x5eed0fd3aull;
-    rc = dram_create(&cfg->dram, &e->dram, msg, msglen);
+    rc = dram_create(&cfg->dram, &e->dram, &de);
     if (rc)
-        goto out_free;
+        goto out_dram;
     struct dram_port_cfg pc = cfg->port;
     pc.seed = cfg->seed * 3 + 1;
-    rc = dram_port_create(e->dram, &pc, &e->port, msg, msglen);
+    rc = dram_port_create(&pc, e->dram, &e->port, &de);
     if (rc)
-        goto out_free;
+        goto out_dram;
     struct dma_sram_cfg sc = {.bytes = cfg->params.sram_bytes,
                               .rd_lat = cfg->params.sram_lat,
                               .stall_pct = cfg->sram_stall_pct,
@@ -100,6 +101,9 @@ int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
     *out = e;
     return 0;
 
+out_dram:
+    if (msg && msglen)
+        snprintf(msg, msglen, "%s", de.msg);
 out_free:
     dma_env_destroy(e);
     return rc;

@@ -35,7 +35,7 @@ struct dma_scn *dma_scn_create(struct dma_env *e, uint64_t seed)
     s->rng = seed ^ 0xd1ce5ull;
     struct dram_cfg rc = *dram_get_cfg(dma_env_dram(e));
     struct dma_params p;
-    if (dram_create(&rc, &s->ref_tb, NULL, 0))
+    if (dram_create(&rc, &s->ref_tb, NULL))
         goto out_free;
     dma_env_params(e, &p);
     s->sram_bytes = p.sram_bytes;

@@ -158,7 +158,6 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     struct dram_cfg dc;
     struct dram_port_cfg pc;
     struct nfw_bfm_cfg bc;
-    char msg[256] = "";
 
     assert_non_null(t);
     t->rng = seed;
@@ -229,7 +228,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     /* Tensor buffer: random contents. */
     dram_cfg_default(&dc);
     dc.size_bytes = TB_BYTES;
-    ok(dram_create(&dc, &t->dram, msg, sizeof(msg)), "dram", msg);
+    ok(dram_create(&dc, &t->dram, &e), "dram", e.msg);
     t->tb = malloc(TB_BYTES);
     assert_non_null(t->tb);
     for (size_t i = 0; i < TB_BYTES; i += 8) {
@@ -244,7 +243,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     pc.rsp_stall_pct = o->sp.mem_rsp;
     pc.seed = seed * 3 + 1;
     pc.name = "nfw";
-    ok(dram_port_create(t->dram, &pc, &t->port, msg, sizeof(msg)), "dram port", msg);
+    ok(dram_port_create(&pc, t->dram, &t->port, &e), "dram port", e.msg);
 
     nfw_bfm_cfg_default(&bc);
     bc.period_ps = PERIOD_PS;

@@ -69,7 +69,6 @@ static void sys_open(struct sys *y)
     struct dram_cfg dc;
     struct dram_port_cfg pc;
     struct nfw_bfm_cfg bc;
-    char msg[256];
     uint64_t rng = 7;
 
     memset(y, 0, sizeof(*y));
@@ -83,7 +82,7 @@ static void sys_open(struct sys *y)
     assert_int_equal(ftl_stream_create(y->fms, &y->bbm, &sc, &y->v, &e), 0);
     dram_cfg_default(&dc);
     dc.size_bytes = TB_BYTES;
-    assert_int_equal(dram_create(&dc, &y->dram, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_create(&dc, &y->dram, &e), 0);
     y->tb = malloc(TB_BYTES);
     assert_non_null(y->tb);
     for (size_t i = 0; i < TB_BYTES; i += 8) {
@@ -94,7 +93,7 @@ static void sys_open(struct sys *y)
     assert_int_equal(dram_write(y->dram, 0, y->tb, TB_BYTES), 0);
     dram_port_cfg_default(&pc);
     pc.name = "nfw";
-    assert_int_equal(dram_port_create(y->dram, &pc, &y->port, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_port_create(&pc, y->dram, &y->port, &e), 0);
     nfw_bfm_cfg_default(&bc);
     assert_int_equal(nfw_bfm_create(&y->p, y->fms, &y->bbm, &bc, &y->bfm, &e), 0);
     {

@@ -35,7 +35,6 @@ static struct fx *fx_open(bool payload)
     struct fx *f = calloc(1, sizeof(*f));
     struct dram_cfg dc;
     struct ftl_layout lay;
-    char msg[256];
     static const char *const names[2] = {"NV", "V"};
     assert_non_null(f);
     flash_cfg_default(&f->cfg);
@@ -45,7 +44,7 @@ static struct fx *fx_open(bool payload)
     f->cfg.geom.pages_per_block = 4;
     f->cfg.sw.store_payload = payload;
     dram_cfg_default(&dc);
-    assert_int_equal(dram_create(&dc, &f->tb, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_create(&dc, &f->tb, &e), 0);
     ftl_layout_an(&lay);
     if (nflash_init(&f->fl, &f->cfg, &lay, names, 2, f->tb, &e))
         fail_msg("%s", e.msg);
