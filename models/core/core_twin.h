@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/core.h"
 
 #ifdef __cplusplus
@@ -53,8 +54,8 @@ struct core_twin_result {
 
 struct core_twin;
 
-/* 0, or -EINVAL (with a message on stderr) when the configuration is not one the RTL builds. */
-int core_twin_cfg_check(const struct core_twin_cfg *cfg);
+/* 0, or -EINVAL when the configuration is not one the RTL builds. */
+int core_twin_cfg_check(const struct core_twin_cfg *cfg, struct err *e);
 /* Elements per SRAM word: lcm(rows, cols, 4). */
 unsigned core_twin_w(const struct core_twin_cfg *cfg);
 void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map);
@@ -64,8 +65,8 @@ enum core_status core_twin_check(const struct core_twin_cfg *cfg, const struct c
 /* The command's cycle count (0 for a bad command); see rtl/core/README.md. */
 uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd);
 
-/* A twin with zeroed pads; NULL on a bad configuration or no memory. */
-struct core_twin *core_twin_create(const struct core_twin_cfg *cfg);
+/* A twin with zeroed pads; -EINVAL on a bad configuration, -ENOMEM. */
+int core_twin_create(const struct core_twin_cfg *cfg, struct core_twin **out, struct err *e);
 void core_twin_destroy(struct core_twin *t);
 const struct core_twin_cfg *core_twin_config(const struct core_twin *t);
 

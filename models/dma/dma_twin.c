@@ -702,7 +702,7 @@ static void step_one(struct dma_twin *t)
 
 /* ---------------------------------------------------------------- interface */
 
-int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg, size_t msglen)
+int dma_twin_create(const struct dma_params *p, struct dma_twin **out, struct err *e)
 {
     const char *why = NULL;
     if (p->sram_addr_bits < 4 || p->sram_addr_bits > 40)
@@ -718,21 +718,18 @@ int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg
         why = "max_rd_out, desc_depth and cpl_depth must be powers of two >= 2";
     else if (p->max_wr_out < 1)
         why = "max_wr_out (MaxWrOut) must be >= 1";
-    if (why) {
-        if (msg && msglen)
-            snprintf(msg, msglen, "dma_twin: %s", why);
-        return -EINVAL;
-    }
+    if (why)
+        return err_set(e, -EINVAL, "dma_twin: %s", why);
     struct dma_twin *t = calloc(1, sizeof(*t));
     if (!t)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dma_twin: out of memory");
     t->p = *p;
     if (ring_init(&t->desc_q, sizeof(struct dma_desc), p->desc_depth) ||
         ring_init(&t->meta_q, sizeof(uint16_t), p->max_rd_out) ||
         ring_init(&t->data_q, sizeof(uint64_t), p->max_rd_out) ||
         ring_init(&t->cpl_q, sizeof(struct dma_cpl), p->cpl_depth)) {
         dma_twin_destroy(t);
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dma_twin: out of memory for its queues");
     }
     reset(t);
     *out = t;

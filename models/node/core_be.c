@@ -20,15 +20,15 @@ struct tlm {
 static void *tlm_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
 {
     struct tlm *h = calloc(1, sizeof(*h));
+    struct err te;
     (void)seed;
     if (!h) {
         snprintf(msg, len, "core twin: out of memory");
         return NULL;
     }
-    h->t = core_twin_create(cfg);
-    if (!h->t) {
-        snprintf(msg, len, "core twin: bad configuration %ux%u pads %u/%u/%u words", cfg->rows,
-                 cfg->cols, cfg->a_words, cfg->b_words, cfg->c_words);
+    if (core_twin_create(cfg, &h->t, &te)) {
+        snprintf(msg, len, "core twin: bad configuration %ux%u pads %u/%u/%u words (%s)", cfg->rows,
+                 cfg->cols, cfg->a_words, cfg->b_words, cfg->c_words, te.msg);
         free(h);
         return NULL;
     }

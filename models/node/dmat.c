@@ -161,9 +161,11 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
         return -ENOMEM;
     }
     t->params = *params;
-    rc = dma_twin_create(params, &t->tw, msg, len);
-    if (rc)
+    rc = dma_twin_create(params, &t->tw, &de);
+    if (rc) {
+        snprintf(msg, len, "%s", de.msg);
         goto fail;
+    }
     /* The node's tensor buffer: the default DDR4 channels, at least tb_bytes. */
     dram_cfg_default(&tb);
     if (params->tb_bytes > tb.size_bytes)

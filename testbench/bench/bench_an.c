@@ -49,7 +49,7 @@ int main(void)
     double cps[RUNS];
     struct an_result r = {0};
     uint64_t cycles = 0;
-    char msg[512];
+    char msg[ERR_MSG_LEN];
     for (int run = 0; run < RUNS; run++) {
         struct an_sys s;
         if (an_flow_open(&s, true, &rp.core, &ec, msg, sizeof(msg))) {

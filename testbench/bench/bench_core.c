@@ -164,9 +164,12 @@ int main(int argc, char **argv)
 
     core_params(p, &cfg);
     core_twin_map(&cfg, &map);
-    struct core_twin *t = core_twin_create(&cfg);
-    if (!t)
+    struct core_twin *t;
+    struct err e;
+    if (core_twin_create(&cfg, &t, &e)) {
+        fprintf(stderr, "bench_core: %s\n", e.msg);
         return 1;
+    }
     unsigned w = map.w;
     struct core_cmd cmd = {.m = DIM, .n = DIM, .k = DIM, .lda = DIM, .ldb = DIM, .ldc = DIM};
     if (core_twin_check(&cfg, &cmd) != CORE_OK || DIM % w) {

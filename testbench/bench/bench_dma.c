@@ -95,8 +95,10 @@ static uint32_t run_one(bool rtl, const struct dma_desc *d, uint64_t *sim_cycles
     } else {
         dma_rtl_destroy(r);
         r = NULL;
-        if (dma_twin_create(&c.params, &t, msg, sizeof(msg))) {
-            fprintf(stderr, "bench_dma: %s\n", msg);
+        struct err te;
+
+        if (dma_twin_create(&c.params, &t, &te)) {
+            fprintf(stderr, "bench_dma: %s\n", te.msg);
             return 0;
         }
         dut = (struct dma_dut){"twin", t, tw_set, tw_get, tw_step, NULL};

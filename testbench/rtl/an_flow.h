@@ -144,11 +144,13 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twi
         c.params = rp.dma;
         dut = (struct dma_dut){"an_top", s, an_flow_set, an_flow_get, an_flow_step, NULL};
     } else {
-        if (dma_twin_create(&c.params, &s->tw, msg, len))
-            return -1;
-        s->core = core_twin_create(core);
-        if (!s->core) {
-            snprintf(msg, len, "an_flow: core twin configuration rejected");
+        struct err te;
+
+        int rc = dma_twin_create(&c.params, &s->tw, &te);
+
+        if (rc || (rc = core_twin_create(core, &s->core, &te))) {
+            err_prefix(&te, rc, "an_flow");
+            snprintf(msg, len, "%s", te.msg);
             return -1;
         }
         dut = (struct dma_dut){"twin",         s->tw,           an_flow_tw_set,

@@ -56,7 +56,7 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
     uint32_t *want = malloc(nc * 4);
     uint8_t *got[2];
     struct an_result res[2];
-    char msg[512];
+    char msg[ERR_MSG_LEN];
     assert_non_null(A);
     assert_non_null(W);
     assert_non_null(want);

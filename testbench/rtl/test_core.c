@@ -131,8 +131,7 @@ static void dut_open(struct dut *d, uint64_t seed)
     assert_non_null(d->p);
     core_params(d->p, &d->cfg);
     core_twin_map(&d->cfg, &d->map);
-    d->img = core_twin_create(&d->cfg);
-    assert_non_null(d->img);
+    assert_int_equal(core_twin_create(&d->cfg, &d->img, NULL), 0);
     d->known = calloc(d->map.end, 1);
     assert_non_null(d->known);
     d->rng = seed ^ 0xc0de;

@@ -93,8 +93,9 @@ static struct fx *fx_open(const struct dma_env_cfg *cfg, const char *waves)
                                 .scopes = args.scopes};
         assert_int_equal(dma_rtl_trace(f->rtl, &o), 0);
     }
-    if (dma_twin_create(&cfg->params, &f->tw, msg, sizeof(msg)))
-        fail_msg("twin: %s", msg);
+    struct err e;
+    if (dma_twin_create(&cfg->params, &f->tw, &e))
+        fail_msg("twin: %s", e.msg);
     struct dma_dut rtl = {"rtl", f->rtl, rtl_set, rtl_get, rtl_step, NULL};
     struct dma_dut tw = {"twin", f->tw, tw_set, tw_get, tw_step, tw_error};
     if (dma_env_create(cfg, &rtl, &tw, &f->env, msg, sizeof(msg)))

@@ -79,8 +79,9 @@ static struct fx *fx_open(const struct dma_env_cfg *cfg)
     char msg[256] = "";
     assert_non_null(f);
     f->cfg = *cfg;
-    if (dma_twin_create(&cfg->params, &f->tw, msg, sizeof(msg)))
-        fail_msg("twin: %s", msg);
+    struct err e;
+    if (dma_twin_create(&cfg->params, &f->tw, &e))
+        fail_msg("twin: %s", e.msg);
     struct dma_dut dut = {"twin", f->tw, tw_set, tw_get, tw_step, tw_error};
     if (dma_env_create(cfg, &dut, NULL, &f->env, msg, sizeof(msg)))
         fail_msg("env: %s", msg);
@@ -111,20 +112,21 @@ static void test_params_are_checked(void **state)
     (void)state;
     struct dma_params p;
     struct dma_twin *t = NULL;
-    char msg[256];
+    struct err e = {""};
     small_params(&p);
     p.max_rd_out = 12;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "powers of two"));
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "powers of two"));
     small_params(&p);
     p.sram_bytes = 1 << 17;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "SramBytes"));
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "SramBytes"));
     small_params(&p);
     p.sram_lat = 0;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "sram_lat (SramLat) must be 1..63"));
     small_params(&p);
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), 0);
+    assert_int_equal(dma_twin_create(&p, &t, &e), 0);
     dma_twin_destroy(t);
 }
 
