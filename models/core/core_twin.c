@@ -385,16 +385,16 @@ __attribute__((noinline)) static void strip(const float *const a[IROWS], const v
     }
 }
 
-static int gemm(struct core_twin *t, const struct core_cmd *cmd)
+static int gemm(struct core_twin *t, const struct core_cmd *cmd, struct err *e)
 {
     size_t m = cmd->m, n = cmd->n, k = cmd->k;
     size_t nvec = (n + 3) / 4;
 
     /* op(A) as floats, M x K row-major, plus one zero row for the rows past M. */
-    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0)
-        return -ENOMEM;
-    if (grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
-        return -ENOMEM;
+    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0 ||
+        grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
+        return err_set(e, -ENOMEM,
+                       "core_twin: out of memory for the operands of a %zux%zux%zu GEMM", m, n, k);
     for (size_t i = 0; i < m; i++)
         for (size_t kk = 0; kk < k; kk++)
             t->af[i * k + kk] = operand(cmd->trans_a ? t->a[cmd->a_addr + kk * cmd->lda + i]
@@ -438,13 +438,14 @@ static int gemm(struct core_twin *t, const struct core_cmd *cmd)
     return 0;
 }
 
-int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res)
+int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res,
+                   struct err *e)
 {
     res->status = core_twin_check(&t->cfg, cmd);
     res->cycles = 0;
     if (res->status != CORE_OK)
         return 0;
-    int err = gemm(t, cmd);
+    int err = gemm(t, cmd, e);
     if (err)
         return err;
     res->cycles = core_twin_cycles(&t->cfg, cmd);

@@ -88,7 +88,8 @@ int core_twin_dma_read(const struct core_twin *t, uint32_t addr, uint64_t *data)
  * is a status, not an error: it returns 0 and writes nothing). Returns -ENOMEM, with *res
  * undefined, only when the host is out of memory for the kernel's scratch.
  */
-int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res);
+int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res,
+                   struct err *e);
 
 #ifdef __cplusplus
 }

@@ -66,8 +66,7 @@ struct machine {
     /* run state */
     struct exec *cur;
     int err;
-    char *errmsg;
-    size_t errlen;
+    struct err *run_err; /* run()'s message while it runs: the event callbacks write it */
     float loss;
     uint64_t step_commands, step_gemms;
     /* scratch */
@@ -208,26 +207,22 @@ static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cf
 
 static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
 {
-    struct err de;
-    struct err fe;
-    struct err le;
-    struct err te;
     struct fabric_cfg fc = c->fabric;
 
     if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
         return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
                        MACHINE_MAX_AN);
-    if (dnn_params_opt_validate(&c->opt, &de))
-        return err_set(e, -EINVAL, "optimizer: %s", de.msg);
+    if (dnn_params_opt_validate(&c->opt, e))
+        return err_prefix(e, -EINVAL, "optimizer");
     fc.n_an = c->n_an;
-    if (fabric_cfg_validate(&fc, &fe))
-        return err_set(e, -EINVAL, "fabric: %s", fe.msg);
-    if (flash_cfg_validate(&c->an_flash, &le))
-        return err_set(e, -EINVAL, "AN flash: %s", le.msg);
-    if (flash_cfg_validate(&c->wn_flash, &le))
-        return err_set(e, -EINVAL, "WN flash: %s", le.msg);
-    if (dram_cfg_check(&c->tb, &te))
-        return err_set(e, -EINVAL, "tensor buffer: %s", te.msg);
+    if (fabric_cfg_validate(&fc, e))
+        return err_prefix(e, -EINVAL, "fabric");
+    if (flash_cfg_validate(&c->an_flash, e))
+        return err_prefix(e, -EINVAL, "AN flash");
+    if (flash_cfg_validate(&c->wn_flash, e))
+        return err_prefix(e, -EINVAL, "WN flash");
+    if (dram_cfg_check(&c->tb, e))
+        return err_prefix(e, -EINVAL, "tensor buffer");
     if (!c->core_period_ps || !c->optu.period_ps || !c->vu.lanes || !c->optu.lanes)
         return err_set(e, -EINVAL,
                        "clocks and lanes: core_period_ps %" PRIu64 ", optu.period_ps %" PRIu64
@@ -239,7 +234,6 @@ static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
 int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct err he;
     int rc = check_rt_cfg(c, e);
     if (rc) {
         if (out)
@@ -247,24 +241,23 @@ int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e)
         return rc;
     }
     hc_from_machine(c, false, &h);
-    rc = hc_validate(&h, out, &he);
+    rc = hc_validate(&h, out, e);
     if (rc)
-        err_set(e, rc, "the model does not fit the machine: %s", he.msg);
+        err_prefix(e, rc, "the model does not fit the machine");
     return rc;
 }
 
 int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct err he;
     struct hc_prog *p;
     int rc = check_rt_cfg(c, e);
     if (rc)
         return rc;
     hc_from_machine(c, false, &h);
-    rc = hc_compile(&h, &p, &he);
+    rc = hc_compile(&h, &p, e);
     if (rc)
-        return err_set(e, rc, "compile: %s", he.msg);
+        return err_prefix(e, rc, "compile");
     hc_print(p, out);
     hc_prog_free(p);
     return 0;
@@ -385,7 +378,6 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
 {
     uint32_t N = r->cfg.n_an;
     struct dram *an_tbs[MACHINE_MAX_AN];
-    struct err fe;
     uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
@@ -396,9 +388,9 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
                                    c->bytes);
         if (rc)
             return rc;
-        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, &fe);
+        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)
-            snprintf(r->errmsg, r->errlen, "fabric broadcast: %s", fe.msg);
+            err_prefix(r->run_err, rc, "fabric broadcast");
         /* the WN's down link is free once it has sent every chunk; the tree forwards them */
         *free_at = now + fabric_xfer_ps(fabric_cfg(r->fab), c->bytes);
         if (*free_at > *end)
@@ -413,16 +405,16 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
         if (rc)
             return rc;
         r->loss = sum / (float)r->cfg.batch;
-        rc = fabric_gather_loss(r->fab, ready, end, &fe);
+        rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
     } else {
         rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
                                 c->u.fab.dst);
         if (rc)
             return rc;
-        rc = fabric_reduce(r->fab, ready, c->bytes, end, &fe);
+        rc = fabric_reduce(r->fab, ready, c->bytes, end, r->run_err);
     }
     if (rc)
-        snprintf(r->errmsg, r->errlen, "fabric: %s", fe.msg);
+        err_prefix(r->run_err, rc, "fabric");
     if (*end < now)
         *end = now;
     *free_at = *end;
@@ -460,7 +452,6 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
 {
     const struct hc_prog *p = x->p;
     uint64_t now = sim_now(r->sim), end = now, free_at = now;
-    struct err ke;
     int rc;
 
     if (r->err || x->rbusy[k] || x->rnext[k] >= x->rq0[k + 1])
@@ -487,12 +478,12 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
         rc = exec_fabric(r, x, c, now, &end, &free_at);
     else if (c->node == HC_WN)
-        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->errmsg, r->errlen);
+        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->run_err);
     else
-        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->errmsg, r->errlen);
+        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->run_err);
     if (rc) {
-        if (!r->errmsg[0])
-            snprintf(r->errmsg, r->errlen, "command %u '%s' failed (%d)", id, c->label, rc);
+        if (!r->run_err->msg[0]) /* the fabric's byte movers say nothing of their own */
+            err_set(r->run_err, rc, "command %u '%s' failed (%d)", id, c->label, rc);
         r->err = rc;
         sim_stop(r->sim);
         return;
@@ -510,11 +501,12 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     r->step_gemms += c->kind == HC_GEMM;
     rc = 0;
     if (free_at < end)
-        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL, &ke);
+        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL,
+                             r->run_err);
     if (!rc)
-        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, &ke);
+        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, r->run_err);
     if (rc) {
-        snprintf(r->errmsg, r->errlen, "event kernel: %s", ke.msg);
+        err_prefix(r->run_err, rc, "event kernel");
         r->err = rc;
         sim_stop(r->sim);
     }
@@ -558,11 +550,10 @@ static void on_done(struct sim *sim, void *user)
 static int run(struct machine *r, struct exec *x, struct err *e)
 {
     const struct hc_prog *p = x->p;
-    char msg[ERR_MSG_LEN];
+    struct err re; /* the message of the run's first failure */
 
-    msg[0] = 0;
-    r->errmsg = msg;
-    r->errlen = sizeof(msg);
+    err_clear(&re);
+    r->run_err = &re;
     r->err = 0;
     r->cur = x;
     x->done = 0;
@@ -580,18 +571,17 @@ static int run(struct machine *r, struct exec *x, struct err *e)
         int rc = sim_run(r->sim, &ke);
         if (rc && !r->err) {
             r->err = rc;
-            err_prefix(&ke, rc, "event kernel");
-            memcpy(msg, ke.msg, sizeof(msg));
+            err_set(&re, rc, "event kernel: %s", ke.msg);
         }
     }
     if (!r->err && x->done != p->n_cmd) {
         r->err = -EDEADLK;
-        snprintf(msg, sizeof(msg), "scheduler: %u of %u commands done, nothing left to run",
-                 x->done, p->n_cmd);
+        err_set(&re, -EDEADLK, "scheduler: %u of %u commands done, nothing left to run", x->done,
+                p->n_cmd);
     }
-    r->errmsg = NULL;
+    r->run_err = NULL;
     if (r->err)
-        return err_set(e, r->err, "%s", msg);
+        return err_set(e, r->err, "%s", re.msg);
     return 0;
 }
 
@@ -709,10 +699,6 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
 {
     struct machine *r;
     struct hc_cfg h;
-    struct err he;
-    struct err de;
-    struct err fe;
-    char msg[ERR_MSG_LEN];
     struct dnn_params *p0 = NULL;
     int rc;
 
@@ -728,13 +714,13 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
     r->fid = MACHINE_TLM;
 
     hc_from_machine(c, false, &h);
-    if ((rc = hc_compile(&h, &r->train, &he))) {
-        err_set(e, rc, "compile: %s", he.msg);
+    if ((rc = hc_compile(&h, &r->train, e))) {
+        err_prefix(e, rc, "compile");
         goto fail;
     }
     hc_from_machine(c, true, &h);
-    if ((rc = hc_compile(&h, &r->eval, &he))) {
-        err_set(e, rc, "compile (evaluation): %s", he.msg);
+    if ((rc = hc_compile(&h, &r->eval, e))) {
+        err_prefix(e, rc, "compile (evaluation)");
         goto fail;
     }
     r->n_res = r->train->n_res;
@@ -766,12 +752,12 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
         dp.sram_addr_bits++;
     dp.sram_lat = CORE_DMA_LATENCY;
     dp.tb_bytes = c->tb.size_bytes;
-    if ((rc = dmat_create(&dp, c->core_period_ps, &r->dmat, msg, sizeof(msg)))) {
-        err_set(e, rc, "AN DMA: %s", msg);
+    if ((rc = dmat_create(&dp, c->core_period_ps, &r->dmat, e))) {
+        err_prefix(e, rc, "AN DMA");
         goto fail;
     }
-    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, &fe))) {
-        err_set(e, rc, "fabric: %s", fe.msg);
+    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, e))) {
+        err_prefix(e, rc, "fabric");
         goto fail;
     }
     for (uint32_t n = 0; n < c->n_an; n++) {
@@ -784,13 +770,11 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
                                .rtl = c->rtl,
                                .seed = c->seed,
                                .batch = c->batch};
-        if ((rc = anode_create(&ac, r->dmat, &r->an[n], msg, sizeof(msg)))) {
-            err_set(e, rc, "%s", msg);
+        if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             goto fail;
-        }
     }
-    if ((rc = dnn_params_create(&c->model, &c->opt, c->init_seed, &p0, &de))) {
-        err_set(e, rc, "parameters: %s", de.msg);
+    if ((rc = dnn_params_create(&c->model, &c->opt, c->init_seed, &p0, e))) {
+        err_prefix(e, rc, "parameters");
         goto fail;
     }
     struct wnode_cfg wc = {.tb = c->tb,
@@ -801,15 +785,13 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
                            .cost_sgd = c->optu.cost_sgd,
                            .cost_adam = c->optu.cost_adam,
                            .state_payload = c->wn_state_payload};
-    rc = wnode_create(&wc, p0, &r->wn, msg, sizeof(msg));
+    rc = wnode_create(&wc, p0, &r->wn, e);
     dnn_params_destroy(p0);
-    if (rc) {
-        err_set(e, rc, "%s", msg);
+    if (rc)
         goto fail;
-    }
     uint64_t done;
-    if ((rc = wnode_preload(r->wn, 0, &done, msg, sizeof(msg)))) {
-        err_set(e, rc, "preload: %s", msg);
+    if ((rc = wnode_preload(r->wn, 0, &done, e))) {
+        err_prefix(e, rc, "preload");
         goto fail;
     }
     sim_run_until(r->sim, done, NULL);
@@ -859,15 +841,15 @@ uint64_t machine_now(const struct machine *r)
 
 int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e)
 {
-    char msg[ERR_MSG_LEN];
     if (f != MACHINE_TLM && f != MACHINE_RTL && f != MACHINE_LOCKSTEP)
         return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
-        int rc = anode_set_mode(r->an[n], anode_mode_of(f), msg, sizeof(msg));
+        int rc = anode_set_mode(r->an[n], anode_mode_of(f), e);
         if (rc) {
+            /* back to the mode they had (it worked before): the message stays this one's */
             for (uint32_t k = 0; k < n; k++)
-                anode_set_mode(r->an[k], anode_mode_of(r->fid), msg, sizeof(msg));
-            return err_set(e, rc, "%s", msg);
+                anode_set_mode(r->an[k], anode_mode_of(r->fid), NULL);
+            return rc;
         }
     }
     r->fid = f;
@@ -881,11 +863,9 @@ enum machine_fidelity machine_get_fidelity(const struct machine *r)
 
 int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e)
 {
-    char msg[ERR_MSG_LEN];
     if (an >= r->cfg.n_an)
         return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
-    int rc = anode_trace_core(r->an[an], o, msg, sizeof(msg));
-    return rc ? err_set(e, rc, "%s", msg) : 0;
+    return anode_trace_core(r->an[an], o, e);
 }
 
 /* ---------------------------------------------------------------- data */
@@ -896,7 +876,6 @@ int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t 
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
     uint64_t now = sim_now(r->sim), last = now;
-    char msg[ERR_MSG_LEN];
 
     if (!count || count % B)
         return err_set(e, -EINVAL,
@@ -911,10 +890,10 @@ int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t 
         for (uint32_t n = 0; n < N; n++) {
             size_t row = (size_t)b * B + (size_t)n * rr;
             uint64_t done;
-            int rc = anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done,
-                                      msg, sizeof(msg));
+            int rc =
+                anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done, e);
             if (rc)
-                return err_set(e, rc, "load inputs, batch %u: %s", b, msg);
+                return err_prefix(e, rc, "load inputs, batch %u", b);
             if (done > last)
                 last = done;
         }
@@ -930,11 +909,10 @@ uint32_t machine_batches_pending(const struct machine *r)
 
 int machine_clear_inputs(struct machine *r, struct err *e)
 {
-    char msg[ERR_MSG_LEN];
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
-        int rc = anode_clear_shards(r->an[n], sim_now(r->sim), msg, sizeof(msg));
+        int rc = anode_clear_shards(r->an[n], sim_now(r->sim), e);
         if (rc)
-            return err_set(e, rc, "%s", msg);
+            return rc;
     }
     return 0;
 }
@@ -943,7 +921,6 @@ int machine_clear_inputs(struct machine *r, struct err *e)
 
 int machine_step(struct machine *r, struct machine_step_info *info, struct err *e)
 {
-    char msg[ERR_MSG_LEN];
     uint64_t t0 = sim_now(r->sim);
     int rc;
 
@@ -954,11 +931,11 @@ int machine_step(struct machine *r, struct machine_step_info *info, struct err *
     rc = run(r, &r->xt, e);
     if (rc)
         return rc;
-    if ((rc = wnode_end_step(r->wn, msg, sizeof(msg))))
-        return err_set(e, rc, "%s", msg);
+    if ((rc = wnode_end_step(r->wn, e)))
+        return rc;
     for (uint32_t n = 0; n < r->cfg.n_an; n++)
-        if ((rc = anode_end_step(r->an[n], sim_now(r->sim), r->cfg.act_fresh_lb, msg, sizeof(msg))))
-            return err_set(e, rc, "%s", msg);
+        if ((rc = anode_end_step(r->an[n], sim_now(r->sim), r->cfg.act_fresh_lb, e)))
+            return rc;
     if ((rc = make_records(r, &r->xt)))
         return err_set(e, rc, "records: out of memory");
     r->steps++;
@@ -1043,7 +1020,6 @@ const struct dnn_params *machine_params(const struct machine *r)
 int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e)
 {
     struct dnn_params *d = wnode_params(r->wn);
-    char msg[ERR_MSG_LEN];
     uint64_t done;
 
     if (p->model.n_layers != d->model.n_layers)
@@ -1075,9 +1051,9 @@ int machine_set_params(struct machine *r, const struct dnn_params *p, struct err
     d->step = p->step;
     d->updated = 0;
     d->opt = p->opt;
-    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, msg, sizeof(msg));
+    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, e);
     if (rc)
-        return err_set(e, rc, "restore: %s", msg);
+        return err_prefix(e, rc, "restore");
     sim_run_until(r->sim, done, NULL);
     return 0;
 }

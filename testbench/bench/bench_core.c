@@ -210,7 +210,7 @@ int main(int argc, char **argv)
         double t0 = bench_wall_s(), dt;
         do {
             struct core_twin_result res;
-            if (core_twin_exec(t, &cmd, &res) != 0 || res.status != CORE_OK)
+            if (core_twin_exec(t, &cmd, &res, NULL) != 0 || res.status != CORE_OK)
                 abort();
             n++;
             dt = bench_wall_s() - t0;

@@ -208,7 +208,7 @@ static inline int an_flow_gemm(struct an_sys *s, const struct core_cmd *cmd, str
         core_twin_dma_write(s->core, a, v, 0xff);
     }
     struct core_twin_result res;
-    if (core_twin_exec(s->core, cmd, &res)) {
+    if (core_twin_exec(s->core, cmd, &res, NULL)) {
         snprintf(msg, len, "an_flow: core twin out of memory");
         return -1;
     }

@@ -176,9 +176,10 @@ static void test_switch_modes(void **state)
  * must stop at the first GEMM whose output it reads back, with a report. */
 static unsigned reads_left;
 
-static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf,
+                    struct err *e)
 {
-    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf);
+    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf, e);
     if (!rc && reads_left && --reads_left == 0)
         ((unsigned char *)buf)[0] ^= 1;
     return rc;

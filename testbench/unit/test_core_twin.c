@@ -256,7 +256,7 @@ static void run_against_reference(struct core_twin *t, const struct core_cmd *c,
                               core_twin_b(t) + c->b_addr, c->ldb, c->trans_b, dot, c->n, false),
                      0);
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, c, &res), 0);
+    assert_int_equal(core_twin_exec(t, c, &res, NULL), 0);
     assert_int_equal(res.status, CORE_OK);
     assert_int_equal(res.cycles, core_twin_cycles(core_twin_config(t), c));
     for (uint32_t e = 0; e < m.c_elems; e++) {
@@ -344,7 +344,7 @@ static void special_values(void **state)
                     struct core_cmd c = {
                         .m = 1, .n = 1, .k = k, .lda = 4, .ldb = 4, .ldc = 4, .accumulate = o > 0};
                     struct core_twin_result res;
-                    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+                    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
                     assert_int_equal(res.status, CORE_OK);
                     uint32_t s = fp32_mac_clear(a[0], b[0]);
                     for (uint32_t kk = 1; kk < k; kk++)
@@ -371,7 +371,7 @@ static void bad_command_writes_nothing(void **state)
         core_twin_c(t)[i] = i * 2654435761u;
     struct core_cmd c = {.m = 8, .n = 8, .k = 8, .lda = 8, .ldb = 8, .ldc = 12};
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
     assert_int_equal(res.status, CORE_ERR_ALIGN);
     assert_int_equal(res.cycles, 0);
     for (uint32_t i = 0; i < 4096; i++)
@@ -396,7 +396,7 @@ static void accumulate_is_old_plus_dot_not_ref_gemm_accumulate(void **state)
     core_twin_c(t)[0] = 0x3F800000u;
     struct core_cmd c = {.m = 1, .n = 1, .k = 2, .lda = 4, .ldb = 4, .ldc = 4, .accumulate = true};
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
     assert_int_equal(core_twin_c(t)[0], 0x3F800001u); /* 1 + 2^-23 */
     uint32_t ref = 0x3F800000u;
     assert_int_equal(
