@@ -126,12 +126,13 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
  */
 /* Broadcast: `bytes` bytes at src of wn_tb, to dst of every AN's buffer. */
 int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
-                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes);
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes, struct err *e);
 /* Reduce: the fp32 vectors of bytes / 4 elements at src of every AN's buffer, summed in node
  * order (fabric_reduce_f32), to dst of wn_tb. */
 int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
-                       struct dram *wn_tb, uint64_t dst);
+                       struct dram *wn_tb, uint64_t dst, struct err *e);
 /* Loss gather: the fp32 at src of every AN's buffer, summed in node order, in *sum. */
-int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum);
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum,
+                            struct err *e);
 
 #endif

@@ -339,10 +339,10 @@ static void plan_score(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, s
 
 /*
  * Choose tile sizes and scratchpad layouts for C[M x N] = op(A) op(B) with K whole. 0, or
- * -ENOSPC with the reason (the K panel does not fit) in why.
+ * -ENOSPC with the reason (the K panel does not fit) in e.
  */
 static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
-                     char *why, size_t whylen)
+                     struct err *e)
 {
     unsigned w = c->w;
     bool found = false;
@@ -387,12 +387,11 @@ static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, str
         return 0;
     uint64_t need_a = foot(w, LAY_PK, 1, K) < foot(w, LAY_KP, 1, K) ? foot(w, LAY_PK, 1, K)
                                                                     : foot(w, LAY_KP, 1, K);
-    snprintf(why, whylen,
-             "GEMM %ux%ux%u: a K-panel of K = %u needs at least %" PRIu64
-             " elements of a scratchpad half (A half %u, B half %u, C half %u elements; K is "
-             "never split)",
-             M, N, K, K, need_a, c->a_half, c->b_half, c->c_half);
-    return -ENOSPC;
+    return err_set(e, -ENOSPC,
+                   "GEMM %ux%ux%u: a K-panel of K = %u needs at least %" PRIu64
+                   " elements of a scratchpad half (A half %u, B half %u, C half %u elements; K "
+                   "is never split)",
+                   M, N, K, K, need_a, c->a_half, c->b_half, c->c_half);
 }
 
 /* The DMA descriptor that loads panel [p0, p0 + cnt) of an operand into the SRAM. */
@@ -575,13 +574,12 @@ static int emit_gemm(struct cc *c, const struct gemm *gm)
 {
     struct plan pl;
     struct held_store st = {.valid = false};
-    char why[256];
     uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX, ha = 0, hb = 0;
-    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, why, sizeof(why));
+    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, c->e);
 
     if (rc) {
-        c->err = err_set(c->e, rc, "layer %u %s %s: %s", gm->layer + 1, pass_short(gm->pass),
-                         gemm_names[gm->g], why);
+        c->err = err_prefix(c->e, rc, "layer %u %s %s", gm->layer + 1, pass_short(gm->pass),
+                            gemm_names[gm->g]);
         return rc;
     }
     for (uint32_t t = 0, T = pl.tm * pl.tn; t <= T; t++) {
@@ -1413,9 +1411,10 @@ struct gemm_shape {
 static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
                           const struct gemm_shape *g)
 {
-    char check[96], need[64], cap[64], why[512] = "";
+    char check[96], need[64], cap[64];
+    struct err why = {""};
     struct plan pl;
-    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, why, sizeof(why));
+    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, &why);
     uint64_t kp = g->k < c->w ? c->w : ru64(g->k, c->w);
 
     snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", layer + 1, g->name, g->m,
@@ -1424,7 +1423,7 @@ static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
     snprintf(cap, sizeof(cap), "half-pad %u el", c->a_half < c->b_half ? c->a_half : c->b_half);
     if (!rc)
         snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)", pl.tm * pl.tn);
-    vt_add(v, &(struct vrow){check, need, cap, why, rc == 0, -ENOSPC});
+    vt_add(v, &(struct vrow){check, need, cap, why.msg, rc == 0, -ENOSPC});
 }
 
 /* SRAM: every GEMM of every layer must tile. */

@@ -385,9 +385,9 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
         an_tbs[n] = anode_tb(r->an[n]);
     if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast_data(r->fab, wnode_tb(r->wn), c->u.fab.src, an_tbs, c->u.fab.dst,
-                                   c->bytes);
+                                   c->bytes, r->run_err);
         if (rc)
-            return rc;
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)
             err_prefix(r->run_err, rc, "fabric broadcast");
@@ -401,16 +401,16 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
         ready[n] = ready_on(x, c, n, now);
     if (c->kind == HC_LOSS_GATHER) {
         float sum;
-        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum);
+        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
         if (rc)
-            return rc;
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
         r->loss = sum / (float)r->cfg.batch;
         rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
     } else {
         rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
-                                c->u.fab.dst);
+                                c->u.fab.dst, r->run_err);
         if (rc)
-            return rc;
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
         rc = fabric_reduce(r->fab, ready, c->bytes, end, r->run_err);
     }
     if (rc)
@@ -482,8 +482,6 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     else
         rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->run_err);
     if (rc) {
-        if (!r->run_err->msg[0]) /* the fabric's byte movers say nothing of their own */
-            err_set(r->run_err, rc, "command %u '%s' failed (%d)", id, c->label, rc);
         r->err = rc;
         sim_stop(r->sim);
         return;
