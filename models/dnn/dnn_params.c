@@ -254,9 +254,10 @@ void dnn_params_destroy(struct dnn_params *p)
     free(p);
 }
 
-int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64_t seed,
-                      struct dnn_params **out, struct err *e)
+int dnn_params_create(const struct dnn_params_cfg *cfg, struct dnn_params **out, struct err *e)
 {
+    const struct dnn_model *m = cfg->model;
+    const struct dnn_opt *o = cfg->opt;
     struct dnn_params *p;
     int rc;
 
@@ -291,7 +292,7 @@ int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64
                            nw);
         }
     }
-    dnn_params_init(p, seed);
+    dnn_params_init(p, cfg->seed);
     *out = p;
     return 0;
 }

@@ -95,10 +95,16 @@ int dnn_params_opt_validate(const struct dnn_opt *o, struct err *e);
 float dnn_params_lr(const struct dnn_opt *o, uint64_t k);
 void dnn_params_scalars(const struct dnn_opt *o, uint64_t k, struct dnn_params_scalars *s);
 
-/* Allocate the state of model m with optimizer o and initialise it from seed
- * (dnn_params_init). -EINVAL (bad model or optimizer) or -ENOMEM, with a message. */
-int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64_t seed,
-                      struct dnn_params **out, struct err *e);
+/* What a parameter set is made of (both copied by dnn_params_create). */
+struct dnn_params_cfg {
+    const struct dnn_model *model;
+    const struct dnn_opt *opt;
+    uint64_t seed; /* of the initial weights (dnn_params_init) */
+};
+
+/* Allocate the state of cfg's model with its optimizer and initialise it from its seed.
+ * -EINVAL (bad model or optimizer) or -ENOMEM. */
+int dnn_params_create(const struct dnn_params_cfg *cfg, struct dnn_params **out, struct err *e);
 void dnn_params_destroy(struct dnn_params *p);
 
 /* Glorot-uniform weights from one splitmix64 stream seeded with `seed`, drawn layer 0..L-1,

@@ -235,7 +235,7 @@ static int scan_bad(struct ftl_stream *s)
     return 0;
 }
 
-int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
+int ftl_stream_create(const struct ftl_stream_cfg *c, struct flash_fms *fms, struct ftl_bbm *bbm,
                       struct ftl_stream **out, struct err *e)
 {
     const struct flash_cfg *fc = flash_fms_cfg(fms);

@@ -89,7 +89,7 @@ void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_regio
 
 /* The stream uses fms and bbm (not owned; they must outlive it). Blocks of its range already
  * bad are replaced from spares. 0, -EINVAL (bad settings), -ENOSPC (spares), -ENOMEM. */
-int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
+int ftl_stream_create(const struct ftl_stream_cfg *c, struct flash_fms *fms, struct ftl_bbm *bbm,
                       struct ftl_stream **out, struct err *e);
 void ftl_stream_destroy(struct ftl_stream *s);
 

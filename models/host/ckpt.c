@@ -503,7 +503,8 @@ int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *i
     rc = ckpt_read_info(path, &in, e);
     if (rc)
         return rc;
-    rc = dnn_params_create(&in.model, &in.opt, in.run.seed, &p, e);
+    rc = dnn_params_create(
+        &(struct dnn_params_cfg){.model = &in.model, .opt = &in.opt, .seed = in.run.seed}, &p, e);
     if (rc)
         return rc;
     rc = ckpt_load(path, p, info, e);

@@ -771,7 +771,9 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             goto fail;
     }
-    if ((rc = dnn_params_create(&c->model, &c->opt, c->init_seed, &p0, e))) {
+    if ((rc = dnn_params_create(
+             &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed},
+             &p0, e))) {
         err_prefix(e, rc, "parameters");
         goto fail;
     }

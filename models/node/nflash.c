@@ -56,7 +56,7 @@ int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_
             goto out;
         }
         ftl_stream_cfg_from_region(&sc, r);
-        rc = ftl_stream_create(f->fms, &f->bbm, &sc, &f->s[i], e);
+        rc = ftl_stream_create(&sc, f->fms, &f->bbm, &f->s[i], e);
         if (rc)
             goto out;
         f->name[i] = names[i];

@@ -79,7 +79,8 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
     if (!w)
         return err_set(e, -ENOMEM, "wn: out of memory");
     w->cfg = *cfg;
-    rc = dnn_params_create(&p->model, &p->opt, 0, &w->p, e);
+    rc = dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
+                           &w->p, e);
     if (rc) {
         err_prefix(e, rc, "wn");
         goto out_free;

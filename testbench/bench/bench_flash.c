@@ -50,7 +50,7 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     if (rc)
         goto out_fms;
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    rc = ftl_stream_create(fms, &bbm, &sc, &s, &e);
+    rc = ftl_stream_create(&sc, fms, &bbm, &s, &e);
     if (rc)
         goto out_bbm;
 

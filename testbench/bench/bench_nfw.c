@@ -104,7 +104,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     sc.n_blocks = p.max_pbs < 64 ? p.max_pbs : 64;
     sc.pe_budget = 1000;
     sc.erase_on_release = true;
-    if (ftl_stream_create(fms, &bbm, &sc, &s, &e))
+    if (ftl_stream_create(&sc, fms, &bbm, &s, &e))
         goto out_bbm;
     sbp = ftl_stream_sb_pages(s);
     nlb = ftl_stream_lpages(s) / sbp;
@@ -118,7 +118,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     pc.name = "nfw";
     nfw_bfm_cfg_default(&bc);
     bc.period_ps = PERIOD_PS;
-    if (dram_port_create(&pc, dram, &port, &e) || nfw_bfm_create(&p, fms, &bbm, &bc, &bfm, &e) ||
+    if (dram_port_create(&pc, dram, &port, &e) || nfw_bfm_create(&bc, &p, fms, &bbm, &bfm, &e) ||
         nfw_bfm_attach(bfm, 0, s, &e))
         goto out_bbm;
     {

@@ -65,8 +65,8 @@ static bool stall(struct nfw_bfm *b, unsigned pct)
     return pct && rng_below(&b->rng, 100) < pct;
 }
 
-int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl_bbm *bbm,
-                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct err *e)
+int nfw_bfm_create(const struct nfw_bfm_cfg *cfg, const struct nfw_params *p, struct flash_fms *fms,
+                   struct ftl_bbm *bbm, struct nfw_bfm **out, struct err *e)
 {
     const struct flash_geom *g = &flash_fms_cfg(fms)->geom;
     struct nfw_bfm *b;

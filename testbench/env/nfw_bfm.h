@@ -64,8 +64,8 @@ void nfw_bfm_cfg_default(struct nfw_bfm_cfg *c);
 
 /* fms and bbm must outlive the BFM; the pipeline's geometry must be the flash model's
  * (planes, channels, dies, pages per block, page size). 0, -EINVAL (message), -ENOMEM. */
-int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl_bbm *bbm,
-                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct err *e);
+int nfw_bfm_create(const struct nfw_bfm_cfg *cfg, const struct nfw_params *p, struct flash_fms *fms,
+                   struct ftl_bbm *bbm, struct nfw_bfm **out, struct err *e);
 void nfw_bfm_destroy(struct nfw_bfm *b);
 
 /* Stream id -> FTL stream: queues SET_STREAM (and USE_PB for blocks that are not free, BBT

@@ -322,7 +322,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
         y->bbm_ok = !rc;
     }
     if (!rc)
-        rc = ftl_stream_create(y->fms, &y->bbm, &sc, &y->s, &e);
+        rc = ftl_stream_create(&sc, y->fms, &y->bbm, &y->s, &e);
     if (!rc) {
         rc = flash_ctrl_init(&y->ctrl, y->fms, &e);
         y->ctrl_ok = !rc;

@@ -738,7 +738,10 @@ static int make_machine(struct train *t)
                 fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
                 return -1;
             }
-        } else if (dnn_params_create(&t->model, &t->opt, t->o.seed, &t->gold, &de)) {
+        } else if (dnn_params_create(&(struct dnn_params_cfg){.model = &t->model,
+                                                              .opt = &t->opt,
+                                                              .seed = t->o.seed},
+                                     &t->gold, &de)) {
             fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
             return -1;
         }

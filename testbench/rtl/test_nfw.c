@@ -208,7 +208,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
         sc.pe_budget = 1000;
         sc.retention_s = FTL_SEC_PER_DAY;
         sc.erase_on_release = true;
-        ok(ftl_stream_create(t->fms, &t->bbm, &sc, &t->st[s], &e), "stream", e.msg);
+        ok(ftl_stream_create(&sc, t->fms, &t->bbm, &t->st[s], &e), "stream", e.msg);
         t->lpages[s] = ftl_stream_lpages(t->st[s]);
         t->expect[s] = calloc(t->lpages[s], t->prm.page_bytes);
         assert_non_null(t->expect[s]);
@@ -252,7 +252,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     bc.done_stall_pct = o->sp.done;
     bc.cfg_stall_pct = o->sp.cfg;
     bc.seed = seed * 5 + 2;
-    ok(nfw_bfm_create(&t->prm, t->fms, &t->bbm, &bc, &t->bfm, &e), "bfm", e.msg);
+    ok(nfw_bfm_create(&bc, &t->prm, t->fms, &t->bbm, &t->bfm, &e), "bfm", e.msg);
     tb_reset(t);
     for (unsigned s = 0; s < t->n_streams; s++)
         ok(nfw_bfm_attach(t->bfm, s, t->st[s], &e), "attach", e.msg);

@@ -88,7 +88,11 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
 
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     for (uint32_t k = 0; k < steps; k++) {
         struct machine_step_info info;

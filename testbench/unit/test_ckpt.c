@@ -124,7 +124,9 @@ static struct dnn_params *make(const char *spec, bool adam, uint64_t seed)
         o.sched = DNN_LR_COSINE;
         o.total_steps = 100;
     }
-    assert_int_equal(dnn_params_create(&m, &o, seed, &p, &e), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = seed}, &p, &e),
+        0);
     return p;
 }
 

@@ -60,7 +60,8 @@ static struct dnn_params *make_params(const char *spec, const struct dnn_opt *o,
     struct dnn_params *p;
     struct err e = {{0}};
 
-    if (dnn_model_parse(&m, spec, &e) || dnn_params_create(&m, o, seed, &p, &e))
+    if (dnn_model_parse(&m, spec, &e) ||
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = o, .seed = seed}, &p, &e))
         fail_msg("%s", e.msg);
     return p;
 }

@@ -57,8 +57,12 @@ static void test_init_glorot(void **state)
     (void)state;
     assert_int_equal(dnn_model_parse(&m, "mlp:16-32-4", NULL), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 42, &p, NULL), 0);
-    assert_int_equal(dnn_params_create(&m, &o, 42, &q, NULL), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 42}, &p, NULL),
+        0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 42}, &q, NULL),
+        0);
     assert_true(dnn_params_equal(p, q));
     assert_true(dnn_params_digest(p) == dnn_params_digest(q));
 
@@ -306,7 +310,8 @@ static void test_step_protocol(void **state)
     (void)state;
     assert_int_equal(dnn_model_parse(&m, "mlp:16-32-4", NULL), 0);
     dnn_params_opt_adam(&o, 1e-3f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &p, &e), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &p, &e), 0);
     assert_non_null(p->layer[0].w_m);
 
     assert_int_equal(dnn_params_update_layer(p, 1, dw1, db1, &e), 0);
@@ -328,7 +333,9 @@ static void test_step_protocol(void **state)
     dnn_params_destroy(p);
 
     o.lr = -1.0f;
-    assert_int_equal(dnn_params_create(&m, &o, 1, &p, &e), -EINVAL);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &p, &e),
+        -EINVAL);
     assert_null(p);
 }
 

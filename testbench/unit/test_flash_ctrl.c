@@ -89,7 +89,7 @@ static int make(void **state, bool payload, bool multi_plane)
     f->tb = malloc(TB_BYTES);
     if (!f->tb || flash_fms_create(&f->cfg, &f->fms, &f->err) ||
         ftl_bbm_init(&f->bbm, &f->cfg.geom, 14, 2, &f->err) ||
-        ftl_stream_create(f->fms, &f->bbm, &sc, &f->s, &f->err) ||
+        ftl_stream_create(&sc, f->fms, &f->bbm, &f->s, &f->err) ||
         flash_ctrl_init(&f->c, f->fms, &f->err))
         return -1;
     memset(f->tb, GUARD, TB_BYTES);

@@ -114,14 +114,14 @@ static void make_stream(struct fixture *f, uint32_t first, uint32_t n, uint32_t 
     int rc;
 
     stream_cfg(&f->sc, first, n, nl);
-    rc = ftl_stream_create(f->fms, &f->bbm, &f->sc, &f->s, &f->err);
+    rc = ftl_stream_create(&f->sc, f->fms, &f->bbm, &f->s, &f->err);
     if (rc)
         fail_msg("ftl_stream_create: %s", f->err.msg);
 }
 
 static void make_stream_cfg(struct fixture *f)
 {
-    int rc = ftl_stream_create(f->fms, &f->bbm, &f->sc, &f->s, &f->err);
+    int rc = ftl_stream_create(&f->sc, f->fms, &f->bbm, &f->s, &f->err);
 
     if (rc)
         fail_msg("ftl_stream_create: %s", f->err.msg);
@@ -536,17 +536,17 @@ static void test_stream_settings_errors(void **state)
     struct ftl_stream *s = NULL;
 
     stream_cfg(&f->sc, 10, 5, 0);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "overlap the spare blocks 14..15");
     stream_cfg(&f->sc, 12, 5, 0);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "do not fit in a plane of 16 blocks");
     stream_cfg(&f->sc, 1, 4, 5);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "5 logical blocks need as many physical ones");
     stream_cfg(&f->sc, 1, 4, 0);
     f->sc.pe_budget = 0;
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_null(s);
 }
 
@@ -599,7 +599,7 @@ static void test_paper_v_stream_lifetime(void **state)
     assert_int_equal(flash_fms_create(&c, &fms, &e), 0);
     assert_int_equal(ftl_bbm_init(&bbm, &c.geom, 672, 11, &e), 0);
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s, &e), 0);
     assert_int_equal(ftl_stream_lpages(s), 579ull * 786432);
     assert_int_equal(ftl_stream_append(s, 0, 8192, NULL, &lpn, &done, &e), 0);
     bytes = 8192ull * 4096;
@@ -673,7 +673,7 @@ static void node_streams(void (*layout)(struct ftl_layout *), uint32_t n_streams
         if (lay.r[i].kind != FTL_REGION_STREAM)
             continue;
         ftl_stream_cfg_from_region(&sc, &lay.r[i]);
-        assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s[n], &e), 0);
+        assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s[n], &e), 0);
         assert_int_equal(ftl_stream_append(s[n], 0, 64, NULL, &lpn, &done, &e), 0);
         ftl_stream_stats(s[n], done, &st);
         assert_string_equal(st.name, lay.r[i].name);

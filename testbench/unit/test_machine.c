@@ -112,7 +112,10 @@ static struct dnn_params *params_copy(const struct dnn_params *p)
 {
     struct dnn_params *q;
     struct err de;
-    assert_int_equal(dnn_params_create(&p->model, &p->opt, 0, &q, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
+                          &q, &de),
+        0);
     for (uint32_t l = 0; l < p->model.n_layers; l++) {
         size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out,
                nb = p->model.layer[l].out;
@@ -162,13 +165,17 @@ static void test_checkpoint_round_trip(void **state)
     struct dnn_opt o;
     assert_int_equal(dnn_model_parse(&m, "mlp:64-16-10", &de), 0);
     dnn_params_opt_adam(&o, 0.1f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "layer 1 is 64x16"));
     dnn_params_destroy(other);
     assert_int_equal(dnn_model_parse(&m, "mlp:64-32-10", &de), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "optimizer"));
     dnn_params_destroy(other);

@@ -79,7 +79,7 @@ static void sys_open(struct sys *y)
     ftl_layout_an(&lay);
     assert_int_equal(ftl_bbm_init(&y->bbm, &y->fc.geom, 672, 11, &e), 0);
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    assert_int_equal(ftl_stream_create(y->fms, &y->bbm, &sc, &y->v, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, y->fms, &y->bbm, &y->v, &e), 0);
     dram_cfg_default(&dc);
     dc.size_bytes = TB_BYTES;
     assert_int_equal(dram_create(&dc, &y->dram, &e), 0);
@@ -95,7 +95,7 @@ static void sys_open(struct sys *y)
     pc.name = "nfw";
     assert_int_equal(dram_port_create(&pc, y->dram, &y->port, &e), 0);
     nfw_bfm_cfg_default(&bc);
-    assert_int_equal(nfw_bfm_create(&y->p, y->fms, &y->bbm, &bc, &y->bfm, &e), 0);
+    assert_int_equal(nfw_bfm_create(&bc, &y->p, y->fms, &y->bbm, &y->bfm, &e), 0);
     {
         struct nfw_in in = {.rst = true};
 
@@ -274,21 +274,21 @@ static void test_bfm_checks_geometry_and_streams(void **state)
     nfw_bfm_cfg_default(&bc);
     assert_int_equal(flash_fms_create(&fc, &fms, &e), 0);
     assert_int_equal(ftl_bbm_init(&bbm, &fc.geom, 672, 11, &e), 0);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), -EINVAL);
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), -EINVAL);
     assert_msg_has(e.msg, "the pipeline (2 planes, 2 channels x 2 dies, 4 pages per block, 256 B "
                           "pages) and the flash model (8 planes, 64 channels x 2 dies");
     paper_params(&p);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), 0);
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), 0);
     memset(&sc, 0, sizeof(sc));
     strcpy(sc.name, "big");
     sc.first_block = 10;
     sc.n_blocks = 600;
     sc.pe_budget = 10;
     sc.erase_on_release = true;
-    assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s, &e), 0);
     p.max_pbs = 100;
     nfw_bfm_destroy(b);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), 0);
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), 0);
     assert_int_equal(nfw_bfm_attach(b, 0, s, &e), -EINVAL);
     assert_msg_has(e.msg, "stream 'big' has 600 physical blocks from block 10; the "
                           "pipeline's allocator takes at most 100");

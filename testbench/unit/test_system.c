@@ -132,7 +132,11 @@ static void check_run(const struct run *ru)
     data_make(&d, ru->batch * ru->steps, in, C, SEED + ru->n_an);
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     assert_true(dnn_params_equal(gp, machine_params(r)));
 
