@@ -194,7 +194,7 @@ struct hc_prog {
     struct hc_region an_tb[HC_MAX_REGIONS], wn_tb[HC_MAX_REGIONS];
     uint32_t n_an_tb, n_wn_tb;
     uint64_t an_tb_used, wn_tb_used;
-    /* TB addresses the runtime needs */
+    /* TB addresses the machine needs */
     uint64_t an_in;     /* input shard: r x inputs u8, then r labels */
     uint64_t an_logits; /* r x classes fp32 */
     uint64_t an_cls;    /* r predicted classes (eval) */

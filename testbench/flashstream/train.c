@@ -116,7 +116,7 @@ struct train {
     uint32_t bpe;                /* batches per epoch */
     uint64_t start_step, target; /* steps [start_step, target) run here */
     struct machine_cfg cfg;
-    struct machine *rt;
+    struct machine *machine;
     struct dnn_params *resume_params;
     struct ckpt_info resume_info;
     uint64_t sim_offset_ps; /* simulated time before the checkpoint resumed from */
@@ -133,7 +133,7 @@ struct train {
     struct stats_csv *loss_csv, *layers_csv, *acc_csv, *timeline_csv;
     struct trace *trace;
     uint32_t host_steps, host_layers, host_marks;
-    uint32_t *res_track; /* trace track of each runtime resource */
+    uint32_t *res_track; /* trace track of each of the machine's resources */
     size_t n_res;
     bool timeline_done;
     struct layer_sum *lsum; /* [n_layers][2] */
@@ -246,7 +246,7 @@ static const struct cli_opt train_options[] = {
      CLI_STR(TRAIN_FIELD(wave_scopes))},
     {CLI_OPT("no-waves", NULL, grp_simulation, "no FST"), CLI_SET_STR(TRAIN_FIELD(waves), "")},
     {CLI_OPT("pad-words", "N", grp_simulation,
-             "words of each core scratchpad (default: the runtime's; the\n"
+             "words of each core scratchpad (default: the machine's; the\n"
              "verilated core linked for --rtl-steps may need 512)"),
      CLI_U64(TRAIN_FIELD(pad_words), 2, 1u << 20)},
     {CLI_OPT("golden-check", NULL, grp_simulation,
@@ -656,7 +656,7 @@ static int plan(struct train *t)
 }
 
 /* The machine's configuration for the options; `samples` is what its NV streams must hold. */
-static void machine_cfg(struct train *t, uint64_t samples)
+static void build_machine_cfg(struct train *t, uint64_t samples)
 {
     machine_cfg_default(&t->cfg);
     t->cfg.model = t->model;
@@ -682,7 +682,7 @@ static int compile_or_validate(struct train *t)
 
     t->target = t->o.steps ? t->o.steps : t->o.epochs * (samples / t->o.batch);
     build_opt(t);
-    machine_cfg(t, samples / t->o.batch * t->o.batch);
+    build_machine_cfg(t, samples / t->o.batch * t->o.batch);
     if (t->o.only == ONLY_COMPILE)
         rc = machine_compile_listing(&t->cfg, stdout, &e);
     else
@@ -711,15 +711,15 @@ static int make_machine(struct train *t)
     if (cap > run_steps)
         cap = run_steps;
     t->chunk_cap = (uint32_t)cap;
-    machine_cfg(t, t->chunk_cap * t->o.batch);
+    build_machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
-    if (machine_create(&t->cfg, &t->rt, &e)) {
+    if (machine_create(&t->cfg, &t->machine, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
         if (need_rtl && strstr(e.msg, "pads"))
             fprintf(stderr, "  (--pad-words N sets the machine's pads to the linked model's)\n");
         return -1;
     }
-    if (t->resume_params && machine_set_params(t->rt, t->resume_params, &e)) {
+    if (t->resume_params && machine_set_params(t->machine, t->resume_params, &e)) {
         fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
         return -1;
     }
@@ -912,7 +912,7 @@ static int start_waves(struct train *t)
                              .last_cycle = t->o.wave_cycles - 1,
                              .scopes = t->o.wave_scopes,
                              .period_ps = t->cfg.core_period_ps};
-    if (machine_trace_core(t->rt, 0, &vo, &e)) {
+    if (machine_trace_core(t->machine, 0, &vo, &e)) {
         fprintf(stderr, "flashstream train: cannot write waves to '%s': %s\n", t->waves_path,
                 e.msg);
         return -1;
@@ -929,7 +929,7 @@ static int feed(struct train *t, uint64_t k)
     uint32_t B = (uint32_t)t->o.batch, n;
     struct err e;
 
-    if (machine_batches_pending(t->rt))
+    if (machine_batches_pending(t->machine))
         return 0;
     if ((int64_t)epoch != t->order_epoch) {
         dnn_idx_shuffle(t->order, t->train_set.count, t->o.seed + epoch);
@@ -941,7 +941,7 @@ static int feed(struct train *t, uint64_t k)
     if (n > t->target - k)
         n = (uint32_t)(t->target - k);
     dnn_idx_gather(&t->train_set, t->order + bi * B, n * B, t->chunk_images, t->chunk_labels);
-    if (machine_load_inputs(t->rt, t->chunk_images, t->chunk_labels, n * B, &e)) {
+    if (machine_load_inputs(t->machine, t->chunk_images, t->chunk_labels, n * B, &e)) {
         fprintf(stderr, "flashstream train: step %" PRIu64 ": loading %u batches: %s\n", k, n,
                 e.msg);
         return -1;
@@ -984,7 +984,7 @@ static void draw_bar(struct train *t, uint64_t k, bool force)
                  " loss %.4f %.0f img/s %s ETA %s",
                  k, t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe,
                  t->last_loss, el > 0 ? (double)t->images / el : 0.0,
-                 machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+                 machine_fidelity_name(machine_get_fidelity(t->machine)), eta);
     barw = w - n - 4;
     if (barw > 40)
         barw = 40;
@@ -1032,7 +1032,7 @@ static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t si
         k_done, t->target, (k_done - 1) / t->bpe + 1, (t->target + t->bpe - 1) / t->bpe,
         t->log_sum / (double)t->log_n, t->log_n, (double)lr, el > 0 ? (double)t->images / el : 0.0,
         (double)(t->sim_offset_ps + sim_ps) / 1e9,
-        machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+        machine_fidelity_name(machine_get_fidelity(t->machine)), eta);
     t->log_n = 0;
     t->log_sum = 0;
 }
@@ -1054,7 +1054,7 @@ static void split_resource(const char *name, char *proc, size_t plen, char *thr,
 
 static int map_resources(struct train *t)
 {
-    t->n_res = machine_resources(t->rt);
+    t->n_res = machine_resources(t->machine);
     t->res_track = calloc(t->n_res ? t->n_res : 1, sizeof(*t->res_track));
     if (!t->res_track)
         return -1;
@@ -1062,7 +1062,7 @@ static int map_resources(struct train *t)
         char proc[64], thr[64];
         struct err e;
 
-        split_resource(machine_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
+        split_resource(machine_resource_name(t->machine, i), proc, sizeof(proc), thr, sizeof(thr));
         if (trace_track(t->trace, proc, thr, &t->res_track[i], &e)) {
             fprintf(stderr, "flashstream train: %s\n", e.msg);
             return -1;
@@ -1080,7 +1080,7 @@ static bool traced(const struct train *t, uint64_t k)
 static void take_layer_recs(struct train *t, bool trace_it)
 {
     size_t n;
-    const struct machine_layer_rec *r = machine_layer_recs(t->rt, &n);
+    const struct machine_layer_rec *r = machine_layer_recs(t->machine, &n);
 
     for (size_t i = 0; i < n; i++) {
         const struct machine_layer_rec *x = &r[i];
@@ -1119,7 +1119,7 @@ static void take_layer_recs(struct train *t, bool trace_it)
                            MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS, NULL);
         }
     }
-    machine_clear_records(t->rt);
+    machine_clear_records(t->machine);
 }
 
 static const char *busy_label(const struct machine_busy *b)
@@ -1127,7 +1127,7 @@ static const char *busy_label(const struct machine_busy *b)
     return b->label && *b->label ? b->label : "busy";
 }
 
-/* timeline.csv order: resource (the runtime's order: one block of rows per node), then start. */
+/* timeline.csv order: resource (the machine's order: one block of rows per node), then start. */
 static int busy_cmp(const void *pa, const void *pb)
 {
     const struct machine_busy *a = *(const struct machine_busy *const *)pa;
@@ -1146,7 +1146,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 {
     size_t n;
     uint64_t dropped;
-    const struct machine_busy *b = machine_busy(t->rt, &n, &dropped);
+    const struct machine_busy *b = machine_busy(t->machine, &n, &dropped);
     const struct machine_busy **sorted = NULL;
 
     for (size_t i = 0; i < n; i++) {
@@ -1165,7 +1165,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
             if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
                 continue;
-            stats_csv_str(t->timeline_csv, machine_resource_name(t->rt, x->res), NULL);
+            stats_csv_str(t->timeline_csv, machine_resource_name(t->machine, x->res), NULL);
             stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6, NULL);
             stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6, NULL);
             stats_csv_str(t->timeline_csv, busy_label(x), NULL);
@@ -1175,10 +1175,10 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
     }
     if (dropped)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + info->end_ps,
-                      "busy intervals dropped by the runtime's cap", &TRACE_U64("dropped", dropped),
+                      "busy intervals dropped by the machine's cap", &TRACE_U64("dropped", dropped),
                       1, NULL);
     t->timeline_done = true;
-    machine_clear_busy(t->rt);
+    machine_clear_busy(t->machine);
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -1189,8 +1189,8 @@ static int evaluate(struct train *t, uint64_t step_done)
     uint32_t correct = 0;
     double acc, w0 = cli_wall_s();
 
-    if (machine_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct,
-                     NULL, &e)) {
+    if (machine_eval(t->machine, t->test_set.images, t->test_set.labels, t->test_set.count,
+                     &correct, NULL, &e)) {
         fprintf(stderr, "\nflashstream train: test accuracy after step %" PRIu64 ": %s\n",
                 step_done, e.msg);
         return -1;
@@ -1215,10 +1215,10 @@ static int evaluate(struct train *t, uint64_t step_done)
     stats_csv_fixed(t->acc_csv, acc, 4, NULL);
     stats_csv_u64(t->acc_csv, correct, NULL);
     stats_csv_u64(t->acc_csv, t->test_set.count, NULL);
-    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3, NULL);
+    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->machine)), 3, NULL);
     stats_csv_end_row(t->acc_csv, NULL);
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
                       "test accuracy", &TRACE_F64("accuracy", acc), 1, NULL);
     if (step_done % t->bpe == 0)
         say(t,
@@ -1240,13 +1240,13 @@ static int checkpoint(struct train *t, uint64_t step_done)
     struct ckpt_run run = {.seed = t->o.seed,
                            .epoch = step_done / t->bpe,
                            .batch = step_done % t->bpe,
-                           .sim_time_ps = t->sim_offset_ps + machine_now(t->rt),
+                           .sim_time_ps = t->sim_offset_ps + machine_now(t->machine),
                            .batch_size = (uint32_t)t->o.batch,
                            .nodes = (uint32_t)t->o.nodes,
                            .samples = t->train_set.count};
     struct err e;
 
-    if (ckpt_save(t->ckpt_path, machine_params(t->rt), &run, &e)) {
+    if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
         /* A failed write leaves the previous checkpoint intact: warn and go on. */
         say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
             e.msg);
@@ -1254,8 +1254,8 @@ static int checkpoint(struct train *t, uint64_t step_done)
     }
     t->ckpt_step = step_done;
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt), "checkpoint",
-                      &TRACE_U64("step", step_done), 1, NULL);
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
+                      "checkpoint", &TRACE_U64("step", step_done), 1, NULL);
     return 0;
 }
 
@@ -1276,12 +1276,12 @@ static int golden_step(struct train *t, uint64_t k, float loss)
         fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
         goto out;
     }
-    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, machine_params(t->rt))) {
+    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, machine_params(t->machine))) {
         fprintf(stderr,
                 "\nflashstream train: --golden-check: step %" PRIu64
                 " differs from the golden trainer: loss %.9g vs %.9g, params digest %016" PRIx64
                 " vs %016" PRIx64 "\n",
-                k, (double)loss, (double)gl, dnn_params_digest(machine_params(t->rt)),
+                k, (double)loss, (double)gl, dnn_params_digest(machine_params(t->machine)),
                 dnn_params_digest(t->gold));
         goto out;
     }
@@ -1302,7 +1302,7 @@ static void loss_row(struct train *t, uint64_t k, const struct machine_step_info
     csv_f32(t->loss_csv, lr);
     stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6, NULL);
     stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6, NULL);
-    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->rt)), NULL);
+    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->machine)), NULL);
     stats_csv_end_row(t->loss_csv, NULL);
 }
 
@@ -1313,7 +1313,7 @@ static void trace_step(struct train *t, uint64_t k, const struct machine_step_in
     struct trace_arg a[] = {
         TRACE_F64("loss", info->loss), TRACE_F64("lr", lr), TRACE_U64("commands", info->commands),
         TRACE_U64("gemms", info->gemms),
-        TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->rt)))};
+        TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->machine)))};
 
     snprintf(name, sizeof(name), "step %" PRIu64, k);
     trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
@@ -1330,24 +1330,24 @@ static int train_loop(struct train *t, uint64_t *done)
     for (k = t->start_step; k < t->target && !stop_requested; k++) {
         struct machine_step_info info;
         bool tr = traced(t, k);
-        float lr = dnn_params_lr(&machine_params(t->rt)->opt, k);
+        float lr = dnn_params_lr(&machine_params(t->machine)->opt, k);
 
         if (t->o.rtl_steps && k == t->start_step + t->o.rtl_steps) {
-            if (machine_set_fidelity(t->rt, (enum machine_fidelity)t->o.fidelity, &e)) {
+            if (machine_set_fidelity(t->machine, (enum machine_fidelity)t->o.fidelity, &e)) {
                 fprintf(stderr, "\nflashstream train: step %" PRIu64 ": %s\n", k, e.msg);
                 return -1;
             }
             say(t, "step %" PRIu64 ": switched from rtl to %s\n", k, fid_names[t->o.fidelity]);
             if (t->trace)
-                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
+                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
                               "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1,
                               NULL);
         }
         if (feed(t, k))
             return -1;
         if (t->trace)
-            machine_record_busy(t->rt, tr, tr ? (size_t)t->o.trace_max : 0);
-        if (machine_step(t->rt, &info, &e)) {
+            machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
+        if (machine_step(t->machine, &info, &e)) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
             return -1;
         }
@@ -1501,7 +1501,7 @@ static size_t end_rows(const struct machine_counter *c, size_t n, struct end_row
 static void print_endurance(struct train *t)
 {
     size_t n, nr;
-    const struct machine_counter *c = machine_counters(t->rt, &n);
+    const struct machine_counter *c = machine_counters(t->machine, &n);
     struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
     bool cols[END_COLS] = {false};
 
@@ -1509,7 +1509,7 @@ static void print_endurance(struct train *t)
         return;
     nr = end_rows(c, n, rows, cols);
     if (!nr) {
-        printf("\nflash endurance: the runtime reports no flash stream counters\n");
+        printf("\nflash endurance: the machine reports no flash stream counters\n");
         free(rows);
         return;
     }
@@ -1568,7 +1568,8 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
                                 argv[i]);
     stats_meta(s, "command", buf, NULL);
     stats_meta(s, "model", t->spec, NULL);
-    stats_meta(s, "optimizer", opt_summary(&machine_params(t->rt)->opt, buf, sizeof(buf)), NULL);
+    stats_meta(s, "optimizer", opt_summary(&machine_params(t->machine)->opt, buf, sizeof(buf)),
+               NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
     stats_meta(s, "seed", buf, NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
@@ -1616,7 +1617,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     char path[600];
     size_t n;
     const struct machine_counter *c;
-    uint64_t sim = machine_now(t->rt);
+    uint64_t sim = machine_now(t->machine);
     int rc = 0;
 
     if (stats_create(&s, &e)) {
@@ -1625,7 +1626,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     }
     describe_run(s, t, argc, argv);
 
-    c = machine_counters(t->rt, &n);
+    c = machine_counters(t->machine, &n);
     for (size_t i = 0; i < n; i++) {
         int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64, &e)
                             : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64, &e);
@@ -1657,7 +1658,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
                   sim ? (double)t->images / ((double)sim * 1e-12) : 0.0, NULL);
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
-                  dnn_params_digest(machine_params(t->rt)), NULL);
+                  dnn_params_digest(machine_params(t->machine)), NULL);
     layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
     if (stats_write_json(s, path, &e)) {
@@ -1747,7 +1748,7 @@ static void cleanup(struct train *t)
         dnn_golden_fini(&t->golden);
     dnn_params_destroy(t->gold);
     dnn_params_destroy(t->resume_params);
-    machine_destroy(t->rt);
+    machine_destroy(t->machine);
     dnn_idx_fini(&t->train_set);
     dnn_idx_fini(&t->test_set);
     free(t->order);
@@ -1878,7 +1879,7 @@ int cmd_train(int argc, char **argv)
     if (end_of_run(t, rc, done))
         goto out;
 
-    uint64_t steps = done - t->start_step, sim = machine_now(t->rt);
+    uint64_t steps = done - t->start_step, sim = machine_now(t->machine);
     printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
            "simulated by the host, %.0f images/s on the simulated machine\n",
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
@@ -1887,7 +1888,8 @@ int cmd_train(int argc, char **argv)
         "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
         "%016" PRIx64 "%s\n",
         t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
-        dnn_params_digest(machine_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
+        dnn_params_digest(machine_params(t->machine)),
+        t->golden_ok ? " (golden check: equal)" : "");
     print_layer_table(t, steps);
     print_endurance(t);
     if (write_outputs(t, steps, wall, argc, argv))
