@@ -14,19 +14,22 @@
  *     required arguments, such as the model an object sits on, go between cfg and out.
  *   - A layer that passes a lower layer's failure on adds its own context in front with
  *     err_prefix ("stream 'W': <the lower message>").
- *   - On success e is left as it was; read e->msg only after a non-zero return.
- *   - Functions on hot paths that cannot fail take no err.
+ *   - Read e->msg only after a non-zero return: a call that succeeds may have written to it
+ *     on the way (a failure it recovered from).
+ *   - Functions on hot paths that cannot fail take no err. Accessors that model what a memory
+ *     or port answers (dram_read/dram_write and their beats, core_twin_dma_*) return the code
+ *     the hardware sees, with no message: their caller says what it was moving.
  * Not modelled: logging (the caller prints e->msg), error codes beyond errno, chains of causes.
  * Units: none.
  */
 #ifndef CSIM_ERR_H
 #define CSIM_ERR_H
 
-/* Bytes of a message, NUL included: longer ones are cut at ERR_MSG_LEN - 1 characters. */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Bytes of a message, NUL included: longer ones are cut at ERR_MSG_LEN - 1 characters. */
 #define ERR_MSG_LEN 1024
 
 struct err {
