@@ -23,7 +23,6 @@
 #include "models/core/core_twin.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,27 +77,23 @@ unsigned core_twin_w(const struct core_params *cfg)
     return l / gcd_u(l, 4) * 4;
 }
 
-int core_twin_params_check(const struct core_params *cfg)
+int core_twin_params_check(const struct core_params *cfg, struct err *e)
 {
-    if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64) {
-        fprintf(stderr, "core_twin: rows and cols must be 1..64, got %u x %u\n",
-                cfg ? cfg->rows : 0, cfg ? cfg->cols : 0);
-        return -EINVAL;
-    }
-    if (core_twin_w(cfg) > 64) {
-        fprintf(stderr, "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)\n",
-                core_twin_w(cfg), cfg->rows, cfg->cols);
-        return -EINVAL;
-    }
+    if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64)
+        return err_set(e, -EINVAL, "core_twin: rows and cols must be 1..64, got %u x %u",
+                       cfg ? cfg->rows : 0, cfg ? cfg->cols : 0);
+    if (core_twin_w(cfg) > 64)
+        return err_set(e, -EINVAL,
+                       "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)",
+                       core_twin_w(cfg), cfg->rows, cfg->cols);
     uint64_t w = core_twin_w(cfg);
     uint64_t bytes =
         ((uint64_t)cfg->a_words + cfg->b_words) * w * 2 + (uint64_t)cfg->c_words * w * 4;
-    if (cfg->a_words < 2 || cfg->b_words < 2 || cfg->c_words < 2 || bytes > 0x80000000ull) {
-        fprintf(stderr,
-                "core_twin: pads of %u/%u/%u words: each needs >= 2 words and all fit in 2 GiB\n",
-                cfg->a_words, cfg->b_words, cfg->c_words);
-        return -EINVAL;
-    }
+    if (cfg->a_words < 2 || cfg->b_words < 2 || cfg->c_words < 2 || bytes > 0x80000000ull)
+        return err_set(e, -EINVAL,
+                       "core_twin: pads of %u/%u/%u words: each needs >= 2 words and all fit in "
+                       "2 GiB",
+                       cfg->a_words, cfg->b_words, cfg->c_words);
     return 0;
 }
 
@@ -178,14 +173,16 @@ uint64_t core_twin_cycles(const struct core_params *cfg, const struct core_cmd *
 
 /* ---------------------------------------------------------------- twin */
 
-struct core_twin *core_twin_create(const struct core_params *cfg)
+int core_twin_create(const struct core_params *cfg, struct core_twin **out, struct err *e)
 {
-    if (core_twin_params_check(cfg) != 0)
-        return NULL;
+    int rc = core_twin_params_check(cfg, e);
 
+    *out = NULL;
+    if (rc)
+        return rc;
     struct core_twin *t = calloc(1, sizeof(*t));
     if (!t)
-        return NULL;
+        return err_set(e, -ENOMEM, "core_twin: out of memory");
     t->cfg = *cfg;
     core_twin_map(cfg, &t->map);
     t->a = calloc(t->map.a_elems, sizeof(*t->a));
@@ -197,7 +194,8 @@ struct core_twin *core_twin_create(const struct core_params *cfg)
     t->c = calloc(t->map.c_elems, sizeof(*t->c));
     if (!t->c)
         goto out_free_b;
-    return t;
+    *out = t;
+    return 0;
 
 out_free_b:
     free(t->b);
@@ -205,7 +203,8 @@ out_free_a:
     free(t->a);
 out_free_twin:
     free(t);
-    return NULL;
+    return err_set(e, -ENOMEM, "core_twin: out of memory for pads of %u/%u/%u words", cfg->a_words,
+                   cfg->b_words, cfg->c_words);
 }
 
 void core_twin_destroy(struct core_twin *t)
@@ -385,16 +384,16 @@ __attribute__((noinline)) static void strip(const float *const a[IROWS], const v
     }
 }
 
-static int gemm(struct core_twin *t, const struct core_cmd *cmd)
+static int gemm(struct core_twin *t, const struct core_cmd *cmd, struct err *e)
 {
     size_t m = cmd->m, n = cmd->n, k = cmd->k;
     size_t nvec = (n + 3) / 4;
 
     /* op(A) as floats, M x K row-major, plus one zero row for the rows past M. */
-    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0)
-        return -ENOMEM;
-    if (grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
-        return -ENOMEM;
+    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0 ||
+        grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
+        return err_set(e, -ENOMEM,
+                       "core_twin: out of memory for the operands of a %zux%zux%zu GEMM", m, n, k);
     for (size_t i = 0; i < m; i++)
         for (size_t kk = 0; kk < k; kk++)
             t->af[i * k + kk] = operand(cmd->trans_a ? t->a[cmd->a_addr + kk * cmd->lda + i]
@@ -438,13 +437,14 @@ static int gemm(struct core_twin *t, const struct core_cmd *cmd)
     return 0;
 }
 
-int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res)
+int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res,
+                   struct err *e)
 {
     res->status = core_twin_check(&t->cfg, cmd);
     res->cycles = 0;
     if (res->status != CORE_OK)
         return 0;
-    int err = gemm(t, cmd);
+    int err = gemm(t, cmd, e);
     if (err)
         return err;
     res->cycles = core_twin_cycles(&t->cfg, cmd);

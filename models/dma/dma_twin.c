@@ -652,7 +652,7 @@ static void step_one(struct dma_twin *t)
 
 /* ---------------------------------------------------------------- interface */
 
-int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg, size_t msglen)
+int dma_twin_create(const struct dma_params *p, struct dma_twin **out, struct err *e)
 {
     const char *why = NULL;
     if (p->sram_addr_bits < 4 || p->sram_addr_bits > 40)
@@ -668,14 +668,11 @@ int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg
         why = "max_rd_out, desc_depth and cpl_depth must be powers of two >= 2";
     else if (p->max_wr_out < 1)
         why = "max_wr_out (MaxWrOut) must be >= 1";
-    if (why) {
-        if (msg && msglen)
-            snprintf(msg, msglen, "dma_twin: %s", why);
-        return -EINVAL;
-    }
+    if (why)
+        return err_set(e, -EINVAL, "dma_twin: %s", why);
     struct dma_twin *t = calloc(1, sizeof(*t));
     if (!t)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dma_twin: out of memory");
     t->p = *p;
     if (cmn_fifo_init(&t->desc_q, p->desc_depth, sizeof(struct dma_desc)) ||
         cmn_fifo_init(&t->meta_q, p->max_rd_out, sizeof(uint16_t)) ||
@@ -684,7 +681,7 @@ int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg
         cmn_skid_buf_init(&t->mem, sizeof(struct req)) ||
         cmn_skid_buf_init(&t->sram, sizeof(struct req))) {
         dma_twin_destroy(t);
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dma_twin: out of memory for its queues");
     }
     reset(t);
     *out = t;

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "csim/res.h"
+#include "csim/err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +52,6 @@ extern "C" {
 #define DRAM_MAX_SIZE       (1ull << 40) /* the memory port carries 40-bit addresses */
 #define DRAM_MAX_CHANNELS   64u
 #define DRAM_MAX_REQUESTERS 16u
-#define DRAM_ERR_LEN        256u
 
 #define DRAM_PS_PER_NS 1000ull
 
@@ -81,10 +81,10 @@ struct dram;
 void dram_cfg_default(struct dram_cfg *c);
 
 /* 0, or -EINVAL with a message naming the key, its value and what is accepted. */
-int dram_cfg_check(const struct dram_cfg *c, char *msg, size_t msglen);
+int dram_cfg_check(const struct dram_cfg *c, struct err *e);
 
-/* Create a model (cfg is copied); 0 or -EINVAL (bad cfg, message in msg) / -ENOMEM. */
-int dram_create(const struct dram_cfg *cfg, struct dram **out, char *msg, size_t msglen);
+/* Create a model (cfg is copied); 0 or -EINVAL (bad cfg) / -ENOMEM. */
+int dram_create(const struct dram_cfg *cfg, struct dram **out, struct err *e);
 void dram_destroy(struct dram *d);
 const struct dram_cfg *dram_get_cfg(const struct dram *d);
 

@@ -11,7 +11,7 @@
 #include "csim/res.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,21 +33,6 @@ struct fabric {
     struct fabric_stats st;
 };
 
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!e)
-        return code;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 void fabric_cfg_default(struct fabric_cfg *c)
 {
     memset(c, 0, sizeof(*c));
@@ -59,7 +44,7 @@ void fabric_cfg_default(struct fabric_cfg *c)
     c->sum_Bps = 12500000000ull;          /* (ours) adders keep up with one link */
 }
 
-int fabric_cfg_validate(const struct fabric_cfg *c, struct fabric_err *e)
+int fabric_cfg_validate(const struct fabric_cfg *c, struct err *e)
 {
     if (c->n_an < 1 || c->n_an > FABRIC_MAX_AN)
         return err_set(e, -EINVAL, "fabric n_an = %u; accepted 1..%u", c->n_an, FABRIC_MAX_AN);
@@ -91,7 +76,7 @@ void fabric_destroy(struct fabric *f)
     free(f);
 }
 
-int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric_err *e)
+int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct err *e)
 {
     uint32_t count[32]; /* switches per level, [0] = root */
     uint32_t first[32]; /* node number of a level's first switch */
@@ -209,7 +194,7 @@ static uint64_t chunk_size(const struct fabric_cfg *c, uint64_t bytes, uint64_t 
 }
 
 int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *done, uint64_t *last,
-                     struct fabric_err *e)
+                     struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = now;
@@ -242,7 +227,7 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
 }
 
 int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint64_t *done,
-                  struct fabric_err *e)
+                  struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = 0;
@@ -275,8 +260,7 @@ int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint6
     return 0;
 }
 
-int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
-                       struct fabric_err *e)
+int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done, struct err *e)
 {
     return fabric_reduce(f, ready, sizeof(float), done, e);
 }
@@ -295,43 +279,61 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
 
 /* ---------------------------------------------------------------- the bytes moved */
 
-static int scratch(struct fabric *f, size_t n)
+static int scratch(struct fabric *f, const char *what, size_t n, struct err *e)
 {
     if (n <= f->buf_cap)
         return 0;
     unsigned char *b = realloc(f->buf, n);
     if (!b)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "fabric %s: out of memory for %zu bytes of scratch", what, n);
     f->buf = b;
     f->buf_cap = n;
     return 0;
 }
 
-int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
-                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes)
+/* A region of AN n's tensor buffer (n < 0: the WN's) that is not inside it. */
+static int outside(const char *what, int n, uint64_t addr, uint64_t bytes, struct err *e)
 {
-    if (scratch(f, bytes))
-        return -ENOMEM;
+    char node[16];
+
+    if (n < 0)
+        snprintf(node, sizeof(node), "WN");
+    else
+        snprintf(node, sizeof(node), "AN %d", n);
+    return err_set(e, -ERANGE,
+                   "fabric %s: %s tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                   " is outside the buffer",
+                   what, node, addr, bytes);
+}
+
+int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes, struct err *e)
+{
+    int rc = scratch(f, "broadcast", bytes, e);
+
+    if (rc)
+        return rc;
     if (dram_read(wn_tb, src, f->buf, bytes))
-        return -ERANGE;
+        return outside("broadcast", -1, src, bytes, e);
     for (uint32_t n = 0; n < f->cfg.n_an; n++)
         if (dram_write(an_tbs[n], dst, f->buf, bytes))
-            return -ERANGE;
+            return outside("broadcast", (int)n, dst, bytes, e);
     return 0;
 }
 
 /* Every AN's fp32 vector of count elements at src, summed in node order; *sum in the scratch. */
-static int sum_partials(struct fabric *f, struct dram *const *an_tbs, uint64_t src, size_t count,
-                        float **sum)
+static int sum_partials(struct fabric *f, const char *what, struct dram *const *an_tbs,
+                        uint64_t src, size_t count, float **sum, struct err *e)
 {
     uint32_t N = f->cfg.n_an;
+    int rc = scratch(f, what, (size_t)(N + 1) * count * 4, e);
 
-    if (scratch(f, (size_t)(N + 1) * count * 4))
-        return -ENOMEM;
+    if (rc)
+        return rc;
     for (uint32_t n = 0; n < N; n++) {
         float *p = (float *)f->buf + (size_t)n * count;
         if (dram_read(an_tbs[n], src, p, count * 4))
-            return -ERANGE;
+            return outside(what, (int)n, src, count * 4, e);
         f->part[n] = p;
     }
     *sum = (float *)f->buf + (size_t)N * count;
@@ -340,23 +342,24 @@ static int sum_partials(struct fabric *f, struct dram *const *an_tbs, uint64_t s
 }
 
 int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
-                       struct dram *wn_tb, uint64_t dst)
+                       struct dram *wn_tb, uint64_t dst, struct err *e)
 {
     size_t count = bytes / 4;
     float *sum;
-    int rc = sum_partials(f, an_tbs, src, count, &sum);
+    int rc = sum_partials(f, "reduce", an_tbs, src, count, &sum, e);
 
     if (rc)
         return rc;
     if (dram_write(wn_tb, dst, sum, count * 4))
-        return -ERANGE;
+        return outside("reduce", -1, dst, count * 4, e);
     return 0;
 }
 
-int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum)
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum,
+                            struct err *e)
 {
     float *s;
-    int rc = sum_partials(f, an_tbs, src, 1, &s);
+    int rc = sum_partials(f, "loss gather", an_tbs, src, 1, &s, e);
 
     if (rc)
         return rc;

@@ -148,7 +148,7 @@ static void key_value(const struct flash_cfg *c, const struct key *k, char *buf,
         snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-static int key_check(const struct flash_cfg *c, const struct key *k, struct flash_err *e)
+static int key_check(const struct flash_cfg *c, const struct key *k, struct err *e)
 {
     uint64_t v = key_get(c, k);
     char rng[64], val[64];
@@ -157,8 +157,8 @@ static int key_check(const struct flash_cfg *c, const struct key *k, struct flas
         return 0;
     key_range(k, rng, sizeof(rng));
     key_value(c, k, val, sizeof(val));
-    return flash_err_set(e, -EINVAL, "flash config: %s = %s is out of range; accepted %s (%s)",
-                         k->name, val, rng, k->help);
+    return err_set(e, -EINVAL, "flash config: %s = %s is out of range; accepted %s (%s)", k->name,
+                   val, rng, k->help);
 }
 
 static bool is_pow2(uint64_t v)
@@ -166,7 +166,7 @@ static bool is_pow2(uint64_t v)
     return v && !(v & (v - 1));
 }
 
-int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e)
+int flash_cfg_validate(const struct flash_cfg *c, struct err *e)
 {
     const struct flash_geom *g = &c->geom;
     const struct flash_timing *t = &c->tim;
@@ -178,25 +178,25 @@ int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e)
             return rc;
     }
     if (!is_pow2(g->page_bytes))
-        return flash_err_set(e, -EINVAL,
-                             "flash config: page_bytes = %u is not a power of two; accepted "
-                             "64, 128, ..., 65536",
-                             g->page_bytes);
+        return err_set(e, -EINVAL,
+                       "flash config: page_bytes = %u is not a power of two; accepted "
+                       "64, 128, ..., 65536",
+                       g->page_bytes);
     if (t->bus_width_bits % 8)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: bus_width_bits = %u is not a multiple of 8; "
-                             "accepted 8, 16, 24, ..., 64",
-                             t->bus_width_bits);
+        return err_set(e, -EINVAL,
+                       "flash config: bus_width_bits = %u is not a multiple of 8; "
+                       "accepted 8, 16, 24, ..., 64",
+                       t->bus_width_bits);
     if (t->ctrl_cmd_bytes % g->page_bytes)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: ctrl_cmd_bytes = %u is not a multiple of "
-                             "page_bytes = %u; accepted k x %u for k >= 1",
-                             t->ctrl_cmd_bytes, g->page_bytes, g->page_bytes);
+        return err_set(e, -EINVAL,
+                       "flash config: ctrl_cmd_bytes = %u is not a multiple of "
+                       "page_bytes = %u; accepted k x %u for k >= 1",
+                       t->ctrl_cmd_bytes, g->page_bytes, g->page_bytes);
     if ((uint64_t)g->channels * g->chips_per_chan * g->dies_per_chip > 65536)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: channels x chips_per_chan x dies_per_chip = "
-                             "%u x %u x %u dies is too many; accepted at most 65536",
-                             g->channels, g->chips_per_chan, g->dies_per_chip);
+        return err_set(e, -EINVAL,
+                       "flash config: channels x chips_per_chan x dies_per_chip = "
+                       "%u x %u x %u dies is too many; accepted at most 65536",
+                       g->channels, g->chips_per_chan, g->dies_per_chip);
     return 0;
 }
 
@@ -218,7 +218,7 @@ static int parse_bool(const char *s, uint64_t *v)
     return -EINVAL;
 }
 
-int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct flash_err *e)
+int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct err *e)
 {
     const struct key *k = NULL;
     uint64_t v = 0;
@@ -229,40 +229,40 @@ int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struc
         if (!strcmp(keys[i].name, key))
             k = &keys[i];
     if (!k)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: unknown key '%s'; flash_cfg_fprint_keys() lists "
-                             "the accepted keys (e.g. channels, t_prog_ns, cache_program)",
-                             key);
+        return err_set(e, -EINVAL,
+                       "flash config: unknown key '%s'; flash_cfg_fprint_keys() lists "
+                       "the accepted keys (e.g. channels, t_prog_ns, cache_program)",
+                       key);
     key_range(k, rng, sizeof(rng));
     errno = 0;
     if (k->type == KEY_BOOL) {
         if (parse_bool(value, &v))
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not a switch value; accepted "
-                                 "on/off, true/false, yes/no, 1/0",
-                                 key, value);
+            return err_set(e, -EINVAL,
+                           "flash config: %s = '%s' is not a switch value; accepted "
+                           "on/off, true/false, yes/no, 1/0",
+                           key, value);
     } else if (k->type == KEY_TIME) {
         double ns = strtod(value, &end);
 
         if (end == value || *end || errno || !(ns >= 0.0) || ns > 1e12)
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not a time in ns; accepted a "
-                                 "decimal number in %s",
-                                 key, value, rng);
+            return err_set(e, -EINVAL,
+                           "flash config: %s = '%s' is not a time in ns; accepted a "
+                           "decimal number in %s",
+                           key, value, rng);
         v = (uint64_t)(ns * (double)FLASH_PS_PER_NS + 0.5);
     } else {
         unsigned long long u = strtoull(value, &end, 0);
 
         if (end == value || *end || errno || value[0] == '-')
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not an unsigned integer; "
-                                 "accepted %s",
-                                 key, value, rng);
+            return err_set(e, -EINVAL,
+                           "flash config: %s = '%s' is not an unsigned integer; "
+                           "accepted %s",
+                           key, value, rng);
         v = u;
     }
     if (v < k->min || v > k->max)
-        return flash_err_set(e, -ERANGE, "flash config: %s = '%s' is out of range; accepted %s",
-                             key, value, rng);
+        return err_set(e, -ERANGE, "flash config: %s = '%s' is out of range; accepted %s", key,
+                       value, rng);
     key_put(c, k, v);
     return 0;
 }

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 
 #define FLASH_MAX_PLANES 16 /* planes per die the models accept */
 
@@ -78,14 +78,14 @@ struct flash_bounds {
 void flash_cfg_default(struct flash_cfg *c);
 
 /* 0 or -EINVAL naming the first bad key, its value and the accepted range. */
-int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e);
+int flash_cfg_validate(const struct flash_cfg *c, struct err *e);
 
 /*
  * Set one key from text, e.g. ("t_prog_ns", "100000") or ("cache_program", "off"). Keys are
  * listed by flash_cfg_fprint_keys(). -EINVAL (unknown key, unparsable value) or -ERANGE.
  * Cross-key rules are checked by flash_cfg_validate().
  */
-int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct flash_err *e);
+int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct err *e);
 
 /* Print every key with its current value, unit and accepted range. */
 void flash_cfg_fprint_keys(FILE *f, const struct flash_cfg *c);

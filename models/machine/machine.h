@@ -64,7 +64,7 @@
  *   - machine_counters(): every counter of the run (name "an0.core.busy_ps", value, unit).
  *
  * Errors: functions that act return 0 or a negative errno with a message for people in the
- * caller's struct machine_err (what was wrong, where, what is accepted).
+ * caller's struct err (what was wrong, where, what is accepted).
  */
 #ifndef MODELS_MACHINE_MACHINE_H
 #define MODELS_MACHINE_MACHINE_H
@@ -74,6 +74,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "csim/err.h"
 #include "csim/shim/vtrace.h"
 #include "csim/shim/core.h"
 #include "csim/shim/dma.h"
@@ -85,12 +86,7 @@
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
 
-#define MACHINE_MAX_AN  64
-#define MACHINE_ERR_LEN 1024
-
-struct machine_err {
-    char msg[MACHINE_ERR_LEN];
-};
+#define MACHINE_MAX_AN 64
 
 enum machine_fidelity {
     MACHINE_TLM = 0,      /* C twin of the core */
@@ -165,14 +161,14 @@ void machine_cfg_small(struct machine_cfg *c);
 
 const char *machine_fidelity_name(enum machine_fidelity f);
 /* "tlm", "rtl", "lockstep": 0, or -EINVAL naming the text and what is accepted. */
-int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e);
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e);
 
 /*
  * --compile_only: compile cfg and print the per-node command sequences, one line per command
  * (id, node, kind, layer/pass, sizes, dependencies), with the tensor-buffer allocation. 0, or
  * the error of compilation (a model that does not fit: see machine_validate).
  */
-int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e);
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *e);
 /*
  * --validate_only: check that the model fits the machine and print a table of every check
  * (need, capacity, OK/FAIL): B divisible by N, dimensions, SRAM panels of every GEMM (K is never
@@ -180,7 +176,7 @@ int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machi
  * fits; -ENOSPC (capacity) or -EINVAL (bad configuration) with every failed check's reason in
  * e. out may be NULL.
  */
-int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e);
+int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e);
 
 struct machine;
 
@@ -190,7 +186,7 @@ struct machine;
  * flash. That preload takes simulated time; the first step starts after it.
  * 0, -EINVAL, -ENOSPC, -ENOMEM (message in e).
  */
-int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e);
+int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e);
 void machine_destroy(struct machine *r);
 const struct machine_cfg *machine_config(const struct machine *r);
 
@@ -206,11 +202,11 @@ const struct machine_cfg *machine_config(const struct machine *r);
  * machine_clear_inputs first).
  */
 int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        uint32_t count, struct machine_err *e);
+                        uint32_t count, struct err *e);
 /* Batches loaded and not yet trained on. */
 uint32_t machine_batches_pending(const struct machine *r);
 /* Drop every pending batch (their NV-stream blocks are released). */
-int machine_clear_inputs(struct machine *r, struct machine_err *e);
+int machine_clear_inputs(struct machine *r, struct err *e);
 
 /* ---- training ---- */
 
@@ -227,10 +223,10 @@ struct machine_step_info {
 /* One training step on the next pending batch. -ENODATA (nothing loaded), -EPROTO (lockstep
  * divergence: the report is in e), other errors of the blocks. info may be NULL. After any
  * error other than -ENODATA the machine is left mid-step: report and machine_destroy it. */
-int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e);
+int machine_step(struct machine *r, struct machine_step_info *info, struct err *e);
 /* machine_load_inputs of one batch (B samples), then machine_step. */
 int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        struct machine_step_info *info, struct machine_err *e);
+                        struct machine_step_info *info, struct err *e);
 
 /*
  * Test accuracy: forward passes of `count` samples (any count >= 1) on the ANs with the current
@@ -240,17 +236,16 @@ int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t 
  * logits (may be NULL): [count x classes] fp32.
  */
 int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                 uint32_t *correct, float *logits, struct machine_err *e);
+                 uint32_t *correct, float *logits, struct err *e);
 
 /* ---- fidelity and waves ---- */
 
 /* Takes effect at the next step. -EINVAL when rtl/lockstep is asked and cfg.rtl is NULL or the
  * RTL model's configuration differs from cfg.core (the message says both). */
-int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e);
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e);
 enum machine_fidelity machine_get_fidelity(const struct machine *r);
 /* Start an FST trace of AN an's RTL core (rtl or lockstep mode only). */
-int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
-                       struct machine_err *e);
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e);
 
 /* ---- parameters (checkpoints) ---- */
 
@@ -260,7 +255,7 @@ const struct dnn_params *machine_params(const struct machine *r);
 /* Restore: copy p (same model and optimizer kind) into the WN, masters, bf16 copies, state and
  * step count, and rewrite them into the WN's flash (simulated time passes; no step runs).
  * -EINVAL naming the mismatch. */
-int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e);
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e);
 
 /* ---- records for stats.json, layers.csv and trace.json ---- */
 

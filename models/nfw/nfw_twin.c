@@ -167,42 +167,40 @@ void nfw_params_default(struct nfw_params *p)
     p->max_reads = 64;
 }
 
-static int check_params(const struct nfw_params *p, struct flash_err *e)
+static int check_params(const struct nfw_params *p, struct err *e)
 {
     if (!pow2(p->page_bytes) || p->page_bytes < 64 || p->page_bytes > 65536)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: PageBytes = %u; accepted a power of two 64..65536",
-                             p->page_bytes);
+        return err_set(e, -EINVAL, "nfw twin: PageBytes = %u; accepted a power of two 64..65536",
+                       p->page_bytes);
     if (p->planes < 1 || p->planes > 16)
-        return flash_err_set(e, -EINVAL, "nfw twin: Planes = %u; accepted 1..16", p->planes);
+        return err_set(e, -EINVAL, "nfw twin: Planes = %u; accepted 1..16", p->planes);
     if (!pow2(p->channels) || p->dies_per_chan < 1 ||
         (uint64_t)p->channels * p->dies_per_chan > 4096)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: Channels = %u, DiesPerChan = %u; accepted a power of "
-                             "two and at least 1, at most 4096 dies",
-                             p->channels, p->dies_per_chan);
+        return err_set(e, -EINVAL,
+                       "nfw twin: Channels = %u, DiesPerChan = %u; accepted a power of "
+                       "two and at least 1, at most 4096 dies",
+                       p->channels, p->dies_per_chan);
     if (p->pages_per_block < 1 || p->pages_per_block > 65536)
-        return flash_err_set(e, -EINVAL, "nfw twin: PagesPerBlock = %u; accepted 1..65536",
-                             p->pages_per_block);
+        return err_set(e, -EINVAL, "nfw twin: PagesPerBlock = %u; accepted 1..65536",
+                       p->pages_per_block);
     if (p->streams < 1 || p->streams > MAX_STREAMS)
-        return flash_err_set(e, -EINVAL, "nfw twin: Streams = %u; accepted 1..16", p->streams);
+        return err_set(e, -EINVAL, "nfw twin: Streams = %u; accepted 1..16", p->streams);
     if (p->max_pbs < 2 || p->max_pbs > 65536)
-        return flash_err_set(e, -EINVAL, "nfw twin: MaxPbs = %u; accepted 2..65536", p->max_pbs);
+        return err_set(e, -EINVAL, "nfw twin: MaxPbs = %u; accepted 2..65536", p->max_pbs);
     if (p->bbt_entries < 1 || p->bbt_entries > MAX_BBT)
-        return flash_err_set(e, -EINVAL, "nfw twin: BbtEntries = %u; accepted 1..256",
-                             p->bbt_entries);
+        return err_set(e, -EINVAL, "nfw twin: BbtEntries = %u; accepted 1..256", p->bbt_entries);
     if (!pow2(p->slots) || p->slots < 2 || p->slots < p->planes)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: Slots = %u; accepted a power of two >= 2 and >= "
-                             "Planes (%u)",
-                             p->slots, p->planes);
+        return err_set(e, -EINVAL,
+                       "nfw twin: Slots = %u; accepted a power of two >= 2 and >= "
+                       "Planes (%u)",
+                       p->slots, p->planes);
     if (!pow2(p->max_reads) || p->max_reads < 2)
-        return flash_err_set(e, -EINVAL, "nfw twin: MaxReads = %u; accepted a power of two >= 2",
-                             p->max_reads);
+        return err_set(e, -EINVAL, "nfw twin: MaxReads = %u; accepted a power of two >= 2",
+                       p->max_reads);
     return 0;
 }
 
-int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct flash_err *e)
+int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct err *e)
 {
     struct nfw_twin *t;
     int rc;
@@ -213,7 +211,7 @@ int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct fl
         return rc;
     t = calloc(1, sizeof(*t));
     if (!t)
-        return flash_err_set(e, -ENOMEM, "nfw twin: out of memory");
+        return err_set(e, -ENOMEM, "nfw twin: out of memory");
     t->p = *p;
     t->dies = p->channels * p->dies_per_chan;
     t->bpp = p->page_bytes / 8;
@@ -231,7 +229,7 @@ int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct fl
         cmn_fifo_init(&t->flightq, FLIGHT_DEPTH, sizeof(struct page_rec)) ||
         cmn_fifo_init(&t->doneq, DONE_DEPTH, sizeof(struct page_rec))) {
         nfw_twin_destroy(t);
-        return flash_err_set(e, -ENOMEM, "nfw twin: out of memory for %u page buffers", p->slots);
+        return err_set(e, -ENOMEM, "nfw twin: out of memory for %u page buffers", p->slots);
     }
     *out = t;
     return 0;

@@ -21,18 +21,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/dma.h"
 
 struct dmat;
 
 /* params: the DMA's parameters; sram_bytes is the size of the core's DMA map. 0, -EINVAL or
- * -ENOMEM with the reason in msg. */
-int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out, char *msg,
-                size_t len);
+ * -ENOMEM. */
+int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out,
+                struct err *e);
 void dmat_destroy(struct dmat *t);
 
-/* Cycles of descriptor d (0 and a message in msg for a descriptor the DMA rejects). */
-int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len);
+/* Cycles of descriptor d (an error for a descriptor the DMA rejects). */
+int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e);
 
 /* Distinct descriptors simulated, and lookups answered from the memo. */
 uint64_t dmat_simulated(const struct dmat *t);

@@ -775,7 +775,7 @@ static int build_block(struct zoo_block *k, const struct block_def *def, const s
 }
 
 /* "family:WxD" with W, D in {1, 2, 4}; 0 or -EINVAL (message). */
-static int parse_spec(const char *spec, struct zoo_shape *sh, struct dnn_err *e)
+static int parse_spec(const char *spec, struct zoo_shape *sh, struct err *e)
 {
     const char *colon = spec ? strchr(spec, ':') : NULL;
     size_t fam_len = colon ? (size_t)(colon - spec) : 0;
@@ -783,25 +783,22 @@ static int parse_spec(const char *spec, struct zoo_shape *sh, struct dnn_err *e)
     unsigned w, d;
 
     if (!spec || !*spec)
-        return dnn_err_set(e, -EINVAL, "model: no spec given; " ACCEPTED);
+        return err_set(e, -EINVAL, "model: no spec given; " ACCEPTED);
     if (colon && fam_len == strlen("gpt3-like") && !strncmp(spec, "gpt3-like", fam_len))
         sh->family = ZOO_GPT3_LIKE;
     else if (colon && fam_len == strlen("t5-like") && !strncmp(spec, "t5-like", fam_len))
         sh->family = ZOO_T5_LIKE;
     else
-        return dnn_err_set(e, -EINVAL, "model '%s' is not known; " ACCEPTED, spec);
+        return err_set(e, -EINVAL, "model '%s' is not known; " ACCEPTED, spec);
     if (strlen(size) != 3 || size[0] < '0' || size[0] > '9' || size[1] != 'x' || size[2] < '0' ||
         size[2] > '9')
-        return dnn_err_set(e, -EINVAL, "model '%s': the size '%s' is not WxD; " ACCEPTED, spec,
-                           size);
+        return err_set(e, -EINVAL, "model '%s': the size '%s' is not WxD; " ACCEPTED, spec, size);
     w = (unsigned)(size[0] - '0');
     d = (unsigned)(size[2] - '0');
     if (w != 1 && w != 2 && w != 4)
-        return dnn_err_set(e, -EINVAL, "model '%s': width W %u is not accepted; " ACCEPTED, spec,
-                           w);
+        return err_set(e, -EINVAL, "model '%s': width W %u is not accepted; " ACCEPTED, spec, w);
     if (d != 1 && d != 2 && d != 4)
-        return dnn_err_set(e, -EINVAL, "model '%s': depth D %u is not accepted; " ACCEPTED, spec,
-                           d);
+        return err_set(e, -EINVAL, "model '%s': depth D %u is not accepted; " ACCEPTED, spec, d);
     sh->w = w;
     sh->d = d;
     return 0;
@@ -826,7 +823,7 @@ static void shape_fill(struct zoo_shape *sh)
     }
 }
 
-int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct dnn_err *e)
+int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e)
 {
     struct zoo_model *m;
     struct zoo_shape sh = {0};
@@ -839,10 +836,10 @@ int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct d
     if (rc)
         return rc;
     if (batch < 1 || batch > ZOO_MAX_BATCH)
-        return dnn_err_set(e, -EINVAL,
-                           "model '%s': batch %u is not accepted; accepted 1..%u sequences per "
-                           "core",
-                           spec, batch, ZOO_MAX_BATCH);
+        return err_set(e, -EINVAL,
+                       "model '%s': batch %u is not accepted; accepted 1..%u sequences per "
+                       "core",
+                       spec, batch, ZOO_MAX_BATCH);
     sh.batch = batch;
     shape_fill(&sh);
     x = (struct dims){
@@ -857,7 +854,7 @@ int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct d
     };
     m = calloc(1, sizeof(*m));
     if (!m)
-        return dnn_err_set(e, -ENOMEM, "model '%s': out of memory", spec);
+        return err_set(e, -ENOMEM, "model '%s': out of memory", spec);
     snprintf(m->spec, sizeof(m->spec), "%s:%ux%u", zoo_family_name(sh.family), sh.w, sh.d);
     m->shape = sh;
     defs = sh.family == ZOO_GPT3_LIKE ? gpt_blocks : t5_blocks;
@@ -873,7 +870,7 @@ int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct d
     }
     if (rc) {
         zoo_destroy(m);
-        return dnn_err_set(e, rc, "model '%s': out of memory", spec);
+        return err_set(e, rc, "model '%s': out of memory", spec);
     }
     *out = m;
     return 0;

@@ -33,7 +33,7 @@
  * tensor buffer).
  * Units: elements; bytes (bf16 weights and activations, 2 B; a norm's saved output carries its
  * fp32 1/sigma per row, 4 B); FLOP, a multiply-add counting 2 (a GEMM: 2 m n k per instance).
- * Errors: functions that act return 0 or -errno and write one line into a struct dnn_err.
+ * Errors: functions that act return 0 or -errno and write one line into a struct err.
  */
 #ifndef MODELS_ZOO_ZOO_H
 #define MODELS_ZOO_ZOO_H
@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 
 #define ZOO_SEQ       2048u /* tokens per sequence, every model (paper, Table 3) */
 #define ZOO_MAX_BATCH 64u   /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
@@ -223,7 +223,7 @@ struct zoo_model {
  * sequences per core (1..ZOO_MAX_BATCH). 0 and *out (free with zoo_destroy), or -EINVAL with a
  * message naming the spec or batch and what is accepted, or -ENOMEM.
  */
-int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct dnn_err *e);
+int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e);
 
 void zoo_destroy(struct zoo_model *m);
 

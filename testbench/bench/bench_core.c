@@ -165,9 +165,12 @@ int main(int argc, char **argv)
 
     core_rtl_params(p, &cfg);
     core_twin_map(&cfg, &map);
-    struct core_twin *t = core_twin_create(&cfg);
-    if (!t)
+    struct core_twin *t;
+    struct err e;
+    if (core_twin_create(&cfg, &t, &e)) {
+        fprintf(stderr, "bench_core: %s\n", e.msg);
         return 1;
+    }
     unsigned w = map.w;
     struct core_cmd cmd = {.m = DIM, .n = DIM, .k = DIM, .lda = DIM, .ldb = DIM, .ldc = DIM};
     if (core_twin_check(&cfg, &cmd) != CORE_OK || DIM % w) {
@@ -208,7 +211,7 @@ int main(int argc, char **argv)
         double t0 = bench_wall_s(), dt;
         do {
             struct core_twin_result res;
-            if (core_twin_exec(t, &cmd, &res) != 0 || res.status != CORE_OK)
+            if (core_twin_exec(t, &cmd, &res, NULL) != 0 || res.status != CORE_OK)
                 abort();
             n++;
             dt = bench_wall_s() - t0;

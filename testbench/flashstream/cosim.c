@@ -48,15 +48,24 @@ static uint64_t payload(const struct cosim *c, uint64_t i)
 static void produce(struct sim *sim, void *user)
 {
     struct cosim *c = user;
+    struct err e;
     uint64_t n = 1 + rng_next(&c->rng) % (2 * c->o.burst - 1);
     if (n > c->o.beats - c->made)
         n = c->o.beats - c->made;
     c->made += n;
-    sim_clock_wake(c->clk);
+    if (sim_clock_wake(c->clk, &e))
+        goto out_fail;
     if (c->made < c->o.beats) {
         uint64_t gap = c->o.gap_ns / 2 + rng_next(&c->rng) % (c->o.gap_ns + 1);
-        sim_schedule_in(sim, gap * SIM_NS, 0, "producer", produce, c, NULL);
+        if (sim_schedule_in(sim, gap * SIM_NS, 0, "producer", produce, c, NULL, &e))
+            goto out_fail;
     }
+    return;
+
+out_fail:
+    fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+    c->error = 1;
+    sim_stop(sim);
 }
 
 static bool fifo_tick(struct sim *sim, void *user)
@@ -166,13 +175,17 @@ static void report(const struct cosim *c, const struct vpipe_params *prm, double
 int cmd_cosim(int argc, char **argv)
 {
     struct cosim c = {0};
+    struct err e;
     int rc = parse(argc, argv, &c.o);
     if (rc)
         return rc > 0 ? 0 : 2;
     c.rng = c.o.seed;
-    c.sim = sim_create();
+    if (sim_create(&c.sim, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+        return 1;
+    }
     c.fifo = vpipe_rtl_create(c.o.seed);
-    if (!c.sim || !c.fifo) {
+    if (!c.fifo) {
         fprintf(stderr, "flashstream cosim: out of memory\n");
         return 1;
     }
@@ -201,13 +214,17 @@ int cmd_cosim(int argc, char **argv)
                                .tick = fifo_tick,
                                .user = &c,
                                .start_idle = true};
-    c.clk = sim_clock_create_cfg(c.sim, &cc);
-    if (!c.clk)
+    if (sim_clock_create(&cc, c.sim, &c.clk, &e) ||
+        sim_schedule_at(c.sim, 2 * c.o.period_ps, 0, "producer", produce, &c, NULL, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
         return 1;
-    sim_schedule_at(c.sim, 2 * c.o.period_ps, 0, "producer", produce, &c, NULL);
+    }
 
     double t0 = cli_wall_s();
-    sim_run(c.sim);
+    if (sim_run(c.sim, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+        c.error = 1;
+    }
     double wall = cli_wall_s() - t0;
 
     bool ok = !c.error && c.recvd == c.o.beats;

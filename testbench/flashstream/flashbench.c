@@ -68,7 +68,7 @@ static int set_key(void *opts, const char *kv)
     struct fb_opts *o = opts;
     char key[64];
     const char *eq = strchr(kv, '=');
-    struct flash_err e;
+    struct err e;
 
     if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
         fprintf(stderr,
@@ -89,7 +89,7 @@ static int set_key(void *opts, const char *kv)
 static int set_cache_program(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
-    struct flash_err e;
+    struct err e;
 
     if (flash_cfg_set(&o->cfg, "cache_program", val, &e)) {
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
@@ -181,7 +181,7 @@ static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(const struct fb_opts *o)
 {
-    struct flash_err e;
+    struct err e;
 
     if (flash_cfg_validate(&o->cfg, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
@@ -267,7 +267,7 @@ static int layout_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, uin
 {
     struct ftl_layout lay;
     const struct ftl_region *r, *spare;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     if (o->node == NODE_WN)
         ftl_layout_wn(&lay);
@@ -308,7 +308,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
     struct ftl_stream_cfg sc;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
     int rc;
 
@@ -322,7 +322,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
         y->bbm_ok = !rc;
     }
     if (!rc)
-        rc = ftl_stream_create(y->fms, &y->bbm, &sc, &y->s, &e);
+        rc = ftl_stream_create(&sc, y->fms, &y->bbm, &y->s, &e);
     if (!rc) {
         rc = flash_ctrl_init(&y->ctrl, y->fms, &e);
         y->ctrl_ok = !rc;
@@ -384,15 +384,15 @@ struct fb_result {
 
 static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, uint64_t *end)
 {
+    struct err e;
     uint64_t chunk = o->cfg.tim.ctrl_cmd_bytes / o->cfg.geom.page_bytes, lpn, t;
 
     *end = 0;
     for (uint64_t p = 0; p < pages; p += chunk) {
         uint64_t n = pages - p < chunk ? pages - p : chunk;
 
-        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t)) {
-            fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n",
-                    ftl_stream_errmsg(y->s));
+        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t, &e)) {
+            fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n", e.msg);
             return -1;
         }
         *end = t > *end ? t : *end;
@@ -404,6 +404,7 @@ static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, ui
 static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, uint64_t t,
                        uint64_t *wp, uint64_t n_lb, uint64_t *rng, uint64_t *done)
 {
+    struct err e;
     uint64_t pb = o->cfg.geom.page_bytes, pages = o->bs / pb, off, lpn;
     uint64_t slots = o->size / o->bs, sbp = ftl_stream_sb_pages(y->s);
     struct flash_ctrl_req rq;
@@ -411,14 +412,14 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
 
     switch (o->rw) {
     case RW_WRITE:
-        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done);
+        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done, &e);
         break;
     case RW_RANDWRITE: {
         uint64_t lb = rng_below(rng, n_lb);
 
         while (wp[lb] + pages > sbp) /* full: the next one with room */
             lb = (lb + 1) % n_lb;
-        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done);
+        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done, &e);
         wp[lb] += pages;
         break;
     }
@@ -429,15 +430,13 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
         rq.offset = (uint32_t)(off % pb);
         rq.bytes = o->bs;
         rq.tb_addr = 0;
-        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done);
+        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done, &e);
         if (rc)
-            fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
-                    flash_ctrl_errmsg(&y->ctrl));
+            fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i, e.msg);
         return rc;
     }
     if (rc)
-        fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
-                ftl_stream_errmsg(y->s));
+        fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i, e.msg);
     return rc;
 }
 

@@ -94,7 +94,7 @@ static int print_table(void)
     for (int i = 0; i < ZOO_PAPER_ROWS; i++) {
         const struct zoo_paper_row *p = &zoo_paper_table3[i];
         struct zoo_model *m;
-        struct dnn_err e = {{0}};
+        struct err e = {{0}};
 
         if (zoo_build(p->spec, 1, &m, &e)) {
             fprintf(stderr, "flashstream model: %s\n", e.msg);
@@ -254,7 +254,7 @@ int cmd_model(int argc, char **argv)
     }
     if (o.model) {
         struct zoo_model *m;
-        struct dnn_err e = {{0}};
+        struct err e = {{0}};
 
         if (zoo_build(o.model, (uint32_t)o.batch, &m, &e)) {
             fprintf(stderr, "flashstream model: --model: %s\n", e.msg);

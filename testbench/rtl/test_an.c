@@ -61,7 +61,7 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
     uint32_t *want = malloc(nc * 4);
     uint8_t *got[2];
     struct an_result res[2];
-    char msg[512];
+    struct err err;
     assert_non_null(A);
     assert_non_null(W);
     assert_non_null(want);
@@ -74,8 +74,8 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
 
     for (int form = 0; form < 2; form++) {
         struct an_sys s;
-        if (an_flow_open(&s, form == 0, &core, ecfg, msg, sizeof(msg)))
-            fail_msg("seed %llu: %s", (unsigned long long)seed, msg);
+        if (an_flow_open(&s, form == 0, &core, ecfg, &err))
+            fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
         if (form == 0 && waves && args.waves) {
             struct vtrace_opts o = {.path = args.waves,
                                     .first_cycle = args.first_cycle,
@@ -83,8 +83,8 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
                                     .scopes = args.scopes};
             assert_int_equal(an_rtl_trace(s.a, &o), 0);
         }
-        if (an_flow_layer(&s, L, A, W, &res[form], msg, sizeof(msg)))
-            fail_msg("seed %llu %s: %s", (unsigned long long)seed, form ? "twin" : "rtl", msg);
+        if (an_flow_layer(&s, L, A, W, &res[form], &err))
+            fail_msg("seed %llu %s: %s", (unsigned long long)seed, form ? "twin" : "rtl", err.msg);
         got[form] = malloc(nc * 4 + 2 * AN_GUARD);
         assert_non_null(got[form]);
         assert_int_equal(

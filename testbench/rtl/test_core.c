@@ -131,8 +131,7 @@ static void dut_open(struct dut *d, uint64_t seed)
     assert_non_null(d->p);
     core_rtl_params(d->p, &d->cfg);
     core_twin_map(&d->cfg, &d->map);
-    d->img = core_twin_create(&d->cfg);
-    assert_non_null(d->img);
+    assert_int_equal(core_twin_create(&d->cfg, &d->img, NULL), 0);
     d->known = calloc(d->map.end, 1);
     assert_non_null(d->known);
     d->rng = seed ^ 0xc0de;
@@ -347,7 +346,7 @@ static void tick(struct dut *d)
     if (d->cmd_valid && out.cmd_ready) {
         struct cmd_slot *s = &d->cmds[d->c_sent++];
         s->accepted = now;
-        assert_int_equal(core_twin_exec(d->img, &s->cmd, &s->want), 0);
+        assert_int_equal(core_twin_exec(d->img, &s->cmd, &s->want, NULL), 0);
         if (s->want.status == CORE_OK)
             mark_result(d, &s->cmd);
         d->cmd_valid = false;

@@ -41,8 +41,8 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
     struct rand_data d;
@@ -64,7 +64,11 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
 
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     for (uint32_t k = 0; k < steps; k++) {
         struct machine_step_info info;
@@ -152,9 +156,10 @@ static void test_switch_modes(void **state)
  * must stop at the first GEMM whose output it reads back, with a report. */
 static unsigned reads_left;
 
-static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf,
+                    struct err *e)
 {
-    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf);
+    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf, e);
     if (!rc && reads_left && --reads_left == 0)
         ((unsigned char *)buf)[0] ^= 1;
     return rc;
@@ -165,7 +170,7 @@ static void test_lockstep_reports_divergence(void **state)
     struct core_be_ops bad = core_be_rtl_ops;
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     struct rand_data d;
     (void)state;
     bad.read = bad_read;
@@ -191,7 +196,7 @@ static void test_rtl_config_mismatch(void **state)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.core.a_words = c.core.b_words = c.core.c_words = 1024;

@@ -23,7 +23,7 @@
 static struct machine *make(struct machine_cfg *c)
 {
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     if (machine_create(c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     return r;
@@ -33,7 +33,7 @@ static void train(struct machine *r, const struct rand_data *d, uint32_t first, 
 {
     const struct machine_cfg *c = machine_config(r);
     uint32_t in = dnn_model_inputs(&c->model);
-    struct machine_err e;
+    struct err e;
     for (uint32_t k = first; k < first + steps; k++)
         if (machine_train_batch(r, d->images + (size_t)k * c->batch * in, d->labels + k * c->batch,
                                 NULL, &e))
@@ -57,8 +57,8 @@ static void test_eval_matches_golden(void **state)
 {
     struct machine_cfg c;
     struct rand_data d;
-    struct dnn_err de;
-    struct machine_err e;
+    struct err de;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
@@ -85,8 +85,11 @@ static void test_eval_matches_golden(void **state)
 static struct dnn_params *params_copy(const struct dnn_params *p)
 {
     struct dnn_params *q;
-    struct dnn_err de;
-    assert_int_equal(dnn_params_create(&p->model, &p->opt, 0, &q, &de), 0);
+    struct err de;
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
+                          &q, &de),
+        0);
     for (uint32_t l = 0; l < p->model.n_layers; l++) {
         size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out,
                nb = p->model.layer[l].out;
@@ -109,8 +112,8 @@ static void test_checkpoint_round_trip(void **state)
 {
     struct machine_cfg c;
     struct rand_data d;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
@@ -136,13 +139,17 @@ static void test_checkpoint_round_trip(void **state)
     struct dnn_opt o;
     assert_int_equal(dnn_model_parse(&m, "mlp:64-16-10", &de), 0);
     dnn_params_opt_adam(&o, 0.1f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "layer 1 is 64x16"));
     dnn_params_destroy(other);
     assert_int_equal(dnn_model_parse(&m, "mlp:64-32-10", &de), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "optimizer"));
     dnn_params_destroy(other);
@@ -271,7 +278,7 @@ static void test_v_stream_release(void **state)
     }
 }
 
-static void expect(int rc, int want, const struct machine_err *e, const char *needle)
+static void expect(int rc, int want, const struct err *e, const char *needle)
 {
     assert_int_equal(rc, want);
     if (!strstr(e->msg, needle))
@@ -282,8 +289,8 @@ static void test_bad_configs(void **state)
 {
     struct machine_cfg c;
     struct machine *r = NULL;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     enum machine_fidelity f;
     (void)state;
 
@@ -321,7 +328,7 @@ static void test_bad_configs(void **state)
 static void test_bad_calls(void **state)
 {
     struct machine_cfg c;
-    struct machine_err e;
+    struct err e;
     struct rand_data d;
     uint32_t ok;
     (void)state;

@@ -64,7 +64,7 @@ struct run {
 
 static void cfg_for(const struct run *ru, struct machine_cfg *c)
 {
-    struct dnn_err de;
+    struct err de;
     machine_cfg_small(c);
     assert_int_equal(dnn_model_parse(&c->model, ru->model, &de), 0);
     c->n_an = ru->n_an;
@@ -90,8 +90,8 @@ static void check_run(const struct run *ru)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
     struct rand_data d;
@@ -102,7 +102,11 @@ static void check_run(const struct run *ru)
     assert_int_equal(rand_data_make(&d, ru->batch * ru->steps, in, C, SEED + ru->n_an), 0);
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     assert_true(dnn_params_equal(gp, machine_params(r)));
 

@@ -42,7 +42,7 @@ static const struct {
 static struct zoo_model *build(const char *spec, uint32_t batch)
 {
     struct zoo_model *m = NULL;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
     if (zoo_build(spec, batch, &m, &e))
         fail_msg("zoo_build(%s, %u): %s", spec, batch, e.msg);
@@ -296,7 +296,7 @@ static void test_bad_specs_refused(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct zoo_model *m = (struct zoo_model *)&bad; /* must be cleared */
-        struct dnn_err e = {{0}};
+        struct err e = {{0}};
 
         assert_int_equal(zoo_build(bad[i].spec, 1, &m, &e), -EINVAL);
         assert_null(m);
@@ -307,7 +307,7 @@ static void test_bad_specs_refused(void **state)
     }
     for (uint32_t batch = 0; batch <= ZOO_MAX_BATCH + 1; batch += ZOO_MAX_BATCH + 1) {
         struct zoo_model *m = NULL;
-        struct dnn_err e = {{0}};
+        struct err e = {{0}};
 
         assert_int_equal(zoo_build("gpt3-like:1x1", batch, &m, &e), -EINVAL);
         assert_null(m);
