@@ -539,33 +539,118 @@ out:
     return rc;
 }
 
+/* order[i]: the index of the i-th event in output order (by time, then duration, track). */
+static int sort_events(const struct trace *t, uint64_t *order)
+{
+    struct key *keys = malloc(t->n_evs * sizeof(*keys));
+
+    if (!keys)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->n_evs; i++)
+        keys[i] = (struct key){
+            .ts = t->evs[i].ts, .dur = t->evs[i].dur, .idx = i, .track = t->evs[i].track};
+    qsort(keys, t->n_evs, sizeof(*keys), key_cmp);
+    for (size_t i = 0; i < t->n_evs; i++)
+        order[i] = keys[i].idx;
+    free(keys);
+    return 0;
+}
+
+/* The metadata events: names and order of the processes, and of the threads (a track's lanes). */
+static void emit_names(const struct trace *t, struct afile *af, bool *first)
+{
+    for (uint32_t p = 0; p < t->n_procs; p++) {
+        emit(af, meta_ev("process_name", p + 1, 0, false, "name", t->str[t->procs[p]], 0), first);
+        emit(af, meta_ev("process_sort_index", p + 1, 0, false, "sort_index", NULL, p), first);
+    }
+    for (uint32_t k = 0; k < t->n_tracks; k++) {
+        const struct track *tr = &t->tracks[k];
+
+        for (uint32_t l = 0; l < tr->lanes; l++) {
+            char name[320];
+
+            if (l)
+                snprintf(name, sizeof(name), "%s #%u", t->str[tr->thread], l + 1);
+            else
+                snprintf(name, sizeof(name), "%s", t->str[tr->thread]);
+            emit(af, meta_ev("thread_name", tr->proc + 1, tr->tid0 + l, true, "name", name, 0),
+                 first);
+            emit(af,
+                 meta_ev("thread_sort_index", tr->proc + 1, tr->tid0 + l, true, "sort_index", NULL,
+                         tr->tid0 + l),
+                 first);
+        }
+    }
+}
+
+/* The global instant event that says how many events the cap dropped. */
+static void emit_drop_note(const struct trace *t, struct afile *af, bool *first)
+{
+    char note[256];
+    cJSON *o = cJSON_CreateObject();
+
+    snprintf(note, sizeof(note),
+             "trace truncated: %" PRIu64 " events after the first %" PRIu64
+             " were dropped (raise the event cap to keep them)",
+             t->dropped, t->max_events);
+    if (o && (!cJSON_AddStringToObject(o, "name", note) || !cJSON_AddStringToObject(o, "ph", "i") ||
+              !cJSON_AddStringToObject(o, "s", "g") || !add_us(o, "ts", t->first_drop_ps))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    emit(af, o, first);
+}
+
+/* "otherData": the run's metadata and the event counts. */
+static void emit_other_data(const struct trace *t, struct afile *af)
+{
+    cJSON *other = cJSON_CreateObject();
+    char *text;
+
+    if (!other)
+        afile_fail(af, "format (out of memory)", ENOMEM);
+    for (size_t i = 0; other && i < t->n_meta; i++)
+        if (!cJSON_AddStringToObject(other, t->meta[i].key, t->meta[i].value))
+            afile_fail(af, "format (out of memory)", ENOMEM);
+    if (other) {
+        const struct {
+            const char *key;
+            uint64_t v;
+        } counts[] = {
+            {"events", t->n_evs}, {"dropped_events", t->dropped}, {"max_events", t->max_events}};
+
+        for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+            char buf[32];
+
+            snprintf(buf, sizeof(buf), "%" PRIu64, counts[i].v);
+            if (!cJSON_AddRawToObject(other, counts[i].key, buf))
+                afile_fail(af, "format (out of memory)", ENOMEM);
+        }
+    }
+    text = other ? cJSON_PrintUnformatted(other) : NULL;
+    cJSON_Delete(other);
+    if (!text)
+        afile_fail(af, "format (out of memory)", ENOMEM);
+    else if (fputs(text, af->f) == EOF || fputs("}\n", af->f) == EOF)
+        afile_fail(af, "write", errno);
+    free(text);
+}
+
 int trace_write(struct trace *t, const char *path, struct err *e)
 {
-    struct key *keys = NULL;
     uint64_t *order = NULL;
     uint32_t *lane_of = NULL;
     struct afile af;
     bool first = true;
-    cJSON *other = NULL;
-    char *text;
     int rc;
 
     if (t->n_evs) {
-        keys = malloc(t->n_evs * sizeof(*keys));
         order = malloc(t->n_evs * sizeof(*order));
         lane_of = malloc(t->n_evs * sizeof(*lane_of));
-        if (!keys || !order || !lane_of) {
+        if (!order || !lane_of || sort_events(t, order)) {
             rc = err_set(e, -ENOMEM, "trace: out of memory writing '%s'", path);
             goto out_free;
         }
-        for (size_t i = 0; i < t->n_evs; i++)
-            keys[i] = (struct key){
-                .ts = t->evs[i].ts, .dur = t->evs[i].dur, .idx = i, .track = t->evs[i].track};
-        qsort(keys, t->n_evs, sizeof(*keys), key_cmp);
-        for (size_t i = 0; i < t->n_evs; i++)
-            order[i] = keys[i].idx;
-        free(keys);
-        keys = NULL;
     }
     for (uint32_t k = 0; k < t->n_tracks; k++)
         t->tracks[k].lanes = 1;
@@ -586,85 +671,23 @@ int trace_write(struct trace *t, const char *path, struct err *e)
     }
     if (fputs("{\"traceEvents\":[", af.f) == EOF)
         afile_fail(&af, "write", errno);
-    /* Names and order of processes and threads. */
-    for (uint32_t p = 0; p < t->n_procs; p++) {
-        emit(&af, meta_ev("process_name", p + 1, 0, false, "name", t->str[t->procs[p]], 0), &first);
-        emit(&af, meta_ev("process_sort_index", p + 1, 0, false, "sort_index", NULL, p), &first);
-    }
-    for (uint32_t k = 0; k < t->n_tracks; k++) {
-        const struct track *tr = &t->tracks[k];
-
-        for (uint32_t l = 0; l < tr->lanes; l++) {
-            char name[320];
-
-            if (l)
-                snprintf(name, sizeof(name), "%s #%u", t->str[tr->thread], l + 1);
-            else
-                snprintf(name, sizeof(name), "%s", t->str[tr->thread]);
-            emit(&af, meta_ev("thread_name", tr->proc + 1, tr->tid0 + l, true, "name", name, 0),
-                 &first);
-            emit(&af,
-                 meta_ev("thread_sort_index", tr->proc + 1, tr->tid0 + l, true, "sort_index", NULL,
-                         tr->tid0 + l),
-                 &first);
-        }
-    }
+    emit_names(t, &af, &first);
     for (uint64_t i = 0; i < t->n_evs && !af.err; i++) {
         const struct ev *ev = &t->evs[order[i]];
         const struct track *tr = &t->tracks[ev->track];
 
         emit(&af, event_json(t, ev, tr->proc + 1, tr->tid0 + lane_of[i]), &first);
     }
-    if (t->dropped) {
-        char note[256];
-        cJSON *o = cJSON_CreateObject();
-
-        snprintf(note, sizeof(note),
-                 "trace truncated: %" PRIu64 " events after the first %" PRIu64
-                 " were dropped (raise the event cap to keep them)",
-                 t->dropped, t->max_events);
-        if (o &&
-            (!cJSON_AddStringToObject(o, "name", note) || !cJSON_AddStringToObject(o, "ph", "i") ||
-             !cJSON_AddStringToObject(o, "s", "g") || !add_us(o, "ts", t->first_drop_ps))) {
-            cJSON_Delete(o);
-            o = NULL;
-        }
-        emit(&af, o, &first);
-    }
+    if (t->dropped)
+        emit_drop_note(t, &af, &first);
     if (fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":", af.f) == EOF)
         afile_fail(&af, "write", errno);
-    other = cJSON_CreateObject();
-    if (!other)
-        afile_fail(&af, "format (out of memory)", ENOMEM);
-    for (size_t i = 0; other && i < t->n_meta; i++)
-        if (!cJSON_AddStringToObject(other, t->meta[i].key, t->meta[i].value))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-    if (other) {
-        char buf[32];
-
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->n_evs);
-        if (!cJSON_AddRawToObject(other, "events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->dropped);
-        if (!cJSON_AddRawToObject(other, "dropped_events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->max_events);
-        if (!cJSON_AddRawToObject(other, "max_events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-    }
-    text = other ? cJSON_PrintUnformatted(other) : NULL;
-    cJSON_Delete(other);
-    if (!text)
-        afile_fail(&af, "format (out of memory)", ENOMEM);
-    else if (fputs(text, af.f) == EOF || fputs("}\n", af.f) == EOF)
-        afile_fail(&af, "write", errno);
-    free(text);
+    emit_other_data(t, &af);
     rc = afile_commit(&af, e);
     if (rc)
         err_prefix(e, rc, "trace");
 
 out_free:
-    free(keys);
     free(order);
     free(lane_of);
     return rc;
