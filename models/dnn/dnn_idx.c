@@ -102,6 +102,25 @@ static int check_magic(const char *path, uint32_t magic, uint32_t want, struct e
                                                 : "idx1-ubyte: unsigned byte labels");
 }
 
+/* Open path and read its header of hlen bytes into h: the magic (must be want), then the rest
+ * (described by rest, for the message). 0 with *f open, or the error with the file closed. */
+static int open_header(const char *path, uint32_t want, unsigned char *h, size_t hlen,
+                       const char *rest, gzFile *f, struct err *e)
+{
+    int rc = open_file(path, f, e);
+
+    if (rc)
+        return rc;
+    rc = read_exact(*f, path, h, 4, 0, "the 4-byte magic number", e);
+    if (!rc)
+        rc = check_magic(path, be32(h), want, e);
+    if (!rc)
+        rc = read_exact(*f, path, h + 4, hlen - 4, 4, rest, e);
+    if (rc)
+        gzclose(*f);
+    return rc;
+}
+
 int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
 {
     unsigned char h[16];
@@ -111,19 +130,10 @@ int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
     int rc;
 
     memset(s, 0, sizeof(*s));
-    rc = open_file(path, &f, e);
+    rc = open_header(path, DNN_IDX_MAGIC_IMAGES, h, sizeof(h),
+                     "the rest of the 16-byte idx3 header (count, rows, cols)", &f, e);
     if (rc)
         return rc;
-    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
-    if (rc)
-        goto out_close;
-    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_IMAGES, e);
-    if (rc)
-        goto out_close;
-    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4,
-                    "the rest of the 16-byte idx3 header (count, rows, cols)", e);
-    if (rc)
-        goto out_close;
     count = be32(h + 4);
     rows = be32(h + 8);
     cols = be32(h + 12);
@@ -176,19 +186,10 @@ int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *
     int rc;
 
     memset(s, 0, sizeof(*s));
-    rc = open_file(path, &f, e);
+    rc = open_header(path, DNN_IDX_MAGIC_LABELS, h, sizeof(h),
+                     "the rest of the 8-byte idx1 header (count)", &f, e);
     if (rc)
         return rc;
-    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
-    if (rc)
-        goto out_close;
-    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_LABELS, e);
-    if (rc)
-        goto out_close;
-    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4, "the rest of the 8-byte idx1 header (count)",
-                    e);
-    if (rc)
-        goto out_close;
     count = be32(h + 4);
     if (count < 1 || count > DNN_IDX_MAX_COUNT) {
         rc = err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
