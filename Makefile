@@ -32,7 +32,7 @@ CFP       := -ffp-contract=off
 CFLAGS    := -std=c11 -g $(CWARN) $(CFP)
 REL_OPT   := -O2
 SAN_OPT   := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDLIBS    := -lcmocka -lcjson -lz -lm
+LDLIBS    := -lcmocka -lcjson -linih -lz -lm
 
 # ---------------------------------------------------------------- Verilator
 VROOT     := /usr/share/verilator
