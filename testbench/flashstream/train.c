@@ -102,6 +102,7 @@ struct train_opts {
     const char *config;         /* --config: the machine description file */
     const char *sets[MAX_SETS]; /* --set SECTION.KEY=VALUE, in order */
     int n_sets;
+    bool nodes_described; /* nodes is the activation_nodes of --config or --set, not --nodes */
     int only;     /* ONLY_*: print the compiled program, the fit table or the configuration */
     unsigned set; /* SET_* */
 };
@@ -346,9 +347,10 @@ static int validate(struct train_opts *o)
     }
     if (o->batch % o->nodes) {
         fprintf(stderr,
-                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                "flashstream train: --batch %" PRIu64 " is not a multiple of %s %" PRIu64
                 " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
-                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+                o->batch, o->nodes_described ? "machine.activation_nodes" : "--nodes", o->nodes,
+                (o->batch / o->nodes + 1) * o->nodes);
         return -1;
     }
     if (o->steps && !(o->set & SET_EPOCHS))
@@ -366,10 +368,12 @@ static int load_machine(struct train *t)
 
     if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
         return -1;
-    if (!(o->set & SET_NODES))
+    if (!(o->set & SET_NODES)) {
         o->nodes = machine_ini_cfg(t->ini)->n_an;
+        o->nodes_described = machine_ini_given(t->ini, "machine", "activation_nodes");
+    }
     /* Given in the description: the checkpoint of --resume must agree, as with --nodes. */
-    if (machine_ini_given(t->ini, "machine", "activation_nodes"))
+    if (o->nodes_described)
         o->set |= SET_NODES;
     return 0;
 }
