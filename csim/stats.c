@@ -42,6 +42,12 @@ struct meta {
     char *value;
 };
 
+/* One value of the run's configuration ("config" in the JSON). */
+struct cfgval {
+    char *section, *key, *value;
+    enum stats_cfg_kind kind;
+};
+
 struct stats {
     struct stats_ctr **ctrs; /* in definition order */
     size_t n_ctrs, cap_ctrs;
@@ -49,6 +55,8 @@ struct stats {
     size_t n_tab, cap_tab;
     struct meta *meta;
     size_t n_meta, cap_meta;
+    struct cfgval *cfg; /* in insertion order */
+    size_t n_cfg, cap_cfg;
 };
 
 static uint64_t hash(const char *p, size_t n)
@@ -122,6 +130,12 @@ void stats_destroy(struct stats *s)
         free(s->meta[i].value);
     }
     free(s->meta);
+    for (size_t i = 0; i < s->n_cfg; i++) {
+        free(s->cfg[i].section);
+        free(s->cfg[i].key);
+        free(s->cfg[i].value);
+    }
+    free(s->cfg);
     free(s->tab);
     free(s->ctrs);
     free(s);
@@ -462,6 +476,89 @@ out_nomem:
     return err_set(e, -ENOMEM, "stats: out of memory");
 }
 
+/* Whether text is a JSON number: strtod reads all of it, and it has only the characters of
+ * one (no "inf", "nan", hexadecimal or leading '+'). */
+static bool json_number(const char *text)
+{
+    char *end;
+
+    if (!*text || text[0] == '+' || strspn(text, "0123456789.eE+-") != strlen(text))
+        return false;
+    (void)strtod(text, &end);
+    return *end == '\0';
+}
+
+int stats_config(struct stats *s, const char *section, const char *key, enum stats_cfg_kind kind,
+                 const char *value, struct err *e)
+{
+    struct cfgval *c = NULL;
+    char *v;
+
+    if ((kind == STATS_CFG_NUMBER && !json_number(value)) ||
+        (kind == STATS_CFG_BOOL && strcmp(value, "true") && strcmp(value, "false")))
+        return err_set(e, -EINVAL, "stats: config %s.%s = '%s' is not a JSON %s", section, key,
+                       value, kind == STATS_CFG_BOOL ? "true or false" : "number");
+    for (size_t i = 0; i < s->n_cfg && !c; i++)
+        if (!strcmp(s->cfg[i].section, section) && !strcmp(s->cfg[i].key, key))
+            c = &s->cfg[i];
+    v = strdup(value);
+    if (!v)
+        return err_set(e, -ENOMEM, "stats: out of memory");
+    if (c) {
+        free(c->value);
+        c->value = v;
+        c->kind = kind;
+        return 0;
+    }
+    if (s->n_cfg == s->cap_cfg) {
+        size_t cap = s->cap_cfg ? 2 * s->cap_cfg : 64;
+        struct cfgval *n = realloc(s->cfg, cap * sizeof(*n));
+
+        if (!n) {
+            free(v);
+            return err_set(e, -ENOMEM, "stats: out of memory");
+        }
+        s->cfg = n;
+        s->cap_cfg = cap;
+    }
+    c = &s->cfg[s->n_cfg];
+    c->section = strdup(section);
+    c->key = strdup(key);
+    c->value = v;
+    c->kind = kind;
+    if (!c->section || !c->key) {
+        free(c->section);
+        free(c->key);
+        free(v);
+        return err_set(e, -ENOMEM, "stats: out of memory");
+    }
+    s->n_cfg++;
+    return 0;
+}
+
+/* The "config" object: sections in the order of their first value. NULL: out of memory. */
+static cJSON *config_json(const struct stats *s)
+{
+    cJSON *root = cJSON_CreateObject();
+
+    for (size_t i = 0; root && i < s->n_cfg; i++) {
+        const struct cfgval *c = &s->cfg[i];
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, c->section), *v;
+
+        if (!sec)
+            sec = cJSON_AddObjectToObject(root, c->section);
+        v = c->kind == STATS_CFG_NUMBER ? cJSON_CreateRaw(c->value)
+            : c->kind == STATS_CFG_BOOL ? cJSON_CreateBool(!strcmp(c->value, "true"))
+                                        : cJSON_CreateString(c->value);
+        if (!sec || !v || !cJSON_AddItemToObject(sec, c->key, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(root);
+            return NULL;
+        }
+    }
+    return root;
+}
+
 /* ---- deterministic order ---- */
 
 static bool is_digit(char c)
@@ -629,7 +726,7 @@ out_fail:
 
 int stats_write_json(struct stats *s, const char *path, struct err *e)
 {
-    cJSON *doc = cJSON_CreateObject(), *meta, *tree;
+    cJSON *doc = cJSON_CreateObject(), *meta, *tree, *config;
     struct afile af;
     char *text = NULL;
     int rc;
@@ -641,6 +738,12 @@ int stats_write_json(struct stats *s, const char *path, struct err *e)
     for (size_t i = 0; i < s->n_meta; i++)
         if (!cJSON_AddStringToObject(meta, s->meta[i].key, s->meta[i].value))
             goto out_nomem;
+    if (s->n_cfg) {
+        config = config_json(s);
+        if (!config)
+            goto out_nomem;
+        cJSON_AddItemToObject(doc, "config", config);
+    }
     tree = tree_json(s);
     if (!tree)
         goto out_nomem;

@@ -11,6 +11,7 @@
  * Written to JSON (cJSON) as
  *     {"format": "flashstream-stats", "version": 1,
  *      "meta": {"key": "value", ...},                          (insertion order)
+ *      "config": {"section": {"key": value, ...}, ...},        (insertion order; only if set)
  *      "stats": {"an0": {"core": {"busy_ps": {"value": 123, "unit": "ps", "desc": "..."}}}}}
  * with groups nested by path component and keys in a deterministic order that does not depend
  * on the order of definition: component by component, digit runs compared as numbers
@@ -93,6 +94,19 @@ size_t stats_count(const struct stats *s);
 /* A run description written under "meta" (e.g. "command", "model", "seed"), in insertion
  * order; setting a key again replaces its value in place. key: 1..63 printable characters. */
 int stats_meta(struct stats *s, const char *key, const char *value, struct err *e);
+
+/* The configuration of the run, written under "config" as {section: {key: value}}: sections in
+ * the order of their first value, keys in insertion order; setting a key again replaces its
+ * value in place. NUMBER: value is the text of a JSON number ("1.25", "4096"), written as
+ * given (exact); BOOL: "true" or "false"; STRING: any text. 0, -EINVAL (a number or switch
+ * that is not one), -ENOMEM. */
+enum stats_cfg_kind {
+    STATS_CFG_STRING = 0,
+    STATS_CFG_NUMBER = 1,
+    STATS_CFG_BOOL = 2,
+};
+int stats_config(struct stats *s, const char *section, const char *key, enum stats_cfg_kind kind,
+                 const char *value, struct err *e);
 
 /* Write the registry to path as JSON, atomically. 0, -ENOMEM, or the -errno of the write. */
 int stats_write_json(struct stats *s, const char *path, struct err *e);

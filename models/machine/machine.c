@@ -112,6 +112,7 @@ void machine_cfg_default(struct machine_cfg *c)
     c->init_seed = 1;
     c->batch = 64;
     c->n_an = 4;
+    c->cores_per_an = 1;
     c->core = (struct core_params){
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
     c->core_period_ps = 1250; /* (derived) 0.8 GHz, docs/sources.md */
@@ -126,6 +127,10 @@ void machine_cfg_default(struct machine_cfg *c)
     c->an_flash.sw.store_payload = false;
     c->wn_flash.sw.store_payload = false;
     fabric_cfg_default(&c->fabric);
+    /* (derived) PCIe Gen4 x32 (paper, Table 4): 16 GT/s x 32 lanes x 128/130 / 8 bits */
+    c->host.link_Bps = 63015384615ull;
+    c->host.latency_ps = 1000000; /* (ours) about one PCIe round trip; not timed yet */
+    c->storage = MACHINE_STORAGE_BEHEMOTH;
     c->keep_output_resident = false;
     c->act_fresh_lb = false;
     c->fidelity = MACHINE_TLM;
@@ -149,6 +154,34 @@ void machine_cfg_small(struct machine_cfg *c)
     c->an_flash.sw.store_payload = true;
     c->wn_flash.sw.store_payload = true;
     c->wn_state_payload = true;
+}
+
+const char *const machine_storage_names[MACHINE_STORAGE_N] = {"behemoth", "ssd-raid0", "ideal"};
+
+int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
+{
+    const struct core_params *k = &c->core;
+
+    if (c->cores_per_an != 1)
+        return err_set(e, -EINVAL,
+                       "machine.cores_per_node = %u: training runs one core per Activation "
+                       "Node; more need the payload-free performance mode",
+                       c->cores_per_an);
+    if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64)
+        return err_set(e, -EINVAL,
+                       "core.rows x core.cols = %u x %u: training runs the core's C twin or "
+                       "its RTL, which build rows and cols 1..64 with lcm(rows, cols, 4) <= 64; "
+                       "larger arrays (same cycle formula) are for the payload-free "
+                       "performance mode",
+                       k->rows, k->cols);
+    if (c->storage != MACHINE_STORAGE_BEHEMOTH)
+        return err_set(
+            e, -EINVAL,
+            "storage.backend = %s: training runs on the Behemoth FMS of every node "
+            "(behemoth); %s is for the payload-free performance mode",
+            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "?",
+            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "it");
+    return 0;
 }
 
 const char *machine_fidelity_name(enum machine_fidelity f)
@@ -209,6 +242,8 @@ static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
 {
     struct fabric_cfg fc = c->fabric;
 
+    if (machine_cfg_supported(c, e))
+        return -EINVAL;
     if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
         return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
                        MACHINE_MAX_AN);
@@ -750,7 +785,7 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
         dp.sram_addr_bits++;
     dp.sram_lat = CORE_DMA_LATENCY;
     dp.tb_bytes = c->tb.size_bytes;
-    if ((rc = dmat_create(&dp, c->core_period_ps, &r->dmat, e))) {
+    if ((rc = dmat_create(&dp, &c->tb, c->core_period_ps, &r->dmat, e))) {
         err_prefix(e, rc, "AN DMA");
         goto fail;
     }

@@ -105,6 +105,26 @@ struct machine_optu_cfg {
     uint32_t cost_adam; /* 4 */
 };
 
+/* The host's link to the machine (paper: PCIe Gen4 x32). Described, not timed yet: the host
+ * preloads inputs and reads results without simulated transfer time. */
+struct machine_host_cfg {
+    uint64_t link_Bps;   /* bytes per second, each direction: 63015384615 (derived) */
+    uint64_t latency_ps; /* one transfer's latency: 1 us (ours) */
+};
+
+/* Where the nodes keep weights, activations and inputs. Only MACHINE_STORAGE_BEHEMOTH (each
+ * node's FMS, flash_cfg) trains; the others are described for a payload-free performance
+ * mode: a conventional SSD array (RAID 0) and an ideal store whose accesses are free. */
+enum machine_storage {
+    MACHINE_STORAGE_BEHEMOTH = 0,
+    MACHINE_STORAGE_SSD_RAID0 = 1,
+    MACHINE_STORAGE_IDEAL = 2,
+    MACHINE_STORAGE_N
+};
+
+/* Their names in the machine description: "behemoth", "ssd-raid0", "ideal". */
+extern const char *const machine_storage_names[MACHINE_STORAGE_N];
+
 struct machine_cfg {
     /* ---- the training job ---- */
     struct dnn_model model; /* dnn_model_parse(&model, "fc-mnist", ...) */
@@ -115,6 +135,7 @@ struct machine_cfg {
                                0: one batch) */
     /* ---- the machine ---- */
     uint32_t n_an;                /* N Activation Nodes, 1..MACHINE_MAX_AN */
+    uint32_t cores_per_an;        /* cores of each AN: 1 (training runs one core per AN) */
     struct core_params core;      /* each AN's core: array and scratchpad words */
     uint64_t core_period_ps;      /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
     struct vu_cfg vu;             /* AN vector unit timing */
@@ -124,6 +145,8 @@ struct machine_cfg {
     struct flash_cfg an_flash;    /* each AN's FMS */
     struct flash_cfg wn_flash;    /* the WN's FMS */
     struct fabric_cfg fabric;     /* n_an is overwritten with n_an */
+    struct machine_host_cfg host; /* the host link (not timed yet) */
+    enum machine_storage storage; /* MACHINE_STORAGE_BEHEMOTH */
     bool keep_output_resident;    /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
     bool act_fresh_lb;            /* each step's activations start a fresh logical block of the
                                      V stream, released after the backward pass (so the FTL's
@@ -148,9 +171,11 @@ struct machine_cfg {
 /*
  * Defaults: fc-mnist (784-256-128-10), SGD lr 0.01 momentum 0.9 wd 0, init seed 1, B 64,
  * 4 ANs, an 8 x 8 core with 4096-word pads (64 KiB A, 64 KiB B, 128 KiB C: ours), core clock
- * 1250 ps, vu/optimizer/DMA/DRAM/fabric defaults of their modules, the Behemoth FMS
- * (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash model (the bytes
- * of live records are kept beside it: models/node/nflash.h), tlm.
+ * 1250 ps, one core per AN, vu/optimizer/DMA/DRAM/fabric defaults of their modules, the
+ * Behemoth FMS (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash
+ * model (the bytes of live records are kept beside it: models/node/nflash.h), the host link of
+ * PCIe Gen4 x32 (not timed), the Behemoth storage, tlm. configs/fc-mnist.ini writes the
+ * machine's part of them out, each with its source.
  */
 void machine_cfg_default(struct machine_cfg *c);
 /* A small machine for tests: a 64-32-10 MLP, B 8, the 8 x 8 core with 512-word pads (the
@@ -158,6 +183,15 @@ void machine_cfg_default(struct machine_cfg *c);
  * of 4 KiB: 256 KiB per logical block) on every node, with the bytes stored in the flash
  * model's pages (wn_state_payload on too). */
 void machine_cfg_small(struct machine_cfg *c);
+
+/*
+ * Whether training can run c's machine: one core per AN, a core array the C twin and the RTL
+ * build (rows and cols 1..64, lcm(rows, cols, 4) <= 64), the Behemoth storage. 0, or -EINVAL
+ * naming the key (as the machine description spells it, models/machine/machine_ini.h) and
+ * saying that the payload-free performance mode is the one meant to accept it. Part of
+ * machine_validate and machine_create.
+ */
+int machine_cfg_supported(const struct machine_cfg *c, struct err *e);
 
 const char *machine_fidelity_name(enum machine_fidelity f);
 /* "tlm", "rtl", "lockstep": 0, or -EINVAL naming the text and what is accepted. */

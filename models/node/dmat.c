@@ -142,8 +142,8 @@ static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, str
     return 0;
 }
 
-int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out,
-                struct err *e)
+int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, uint64_t period_ps,
+                struct dmat **out, struct err *e)
 {
     struct dmat *t = calloc(1, sizeof(*t));
     struct dram_cfg tb;
@@ -158,8 +158,11 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
     rc = dma_twin_create(params, &t->tw, e);
     if (rc)
         goto fail;
-    /* The node's tensor buffer: the default DDR4 channels, at least tb_bytes. */
-    dram_cfg_default(&tb);
+    /* The node's tensor buffer: its DDR4 channels, at least tb_bytes. */
+    if (tb_cfg)
+        tb = *tb_cfg;
+    else
+        dram_cfg_default(&tb);
     if (params->tb_bytes > tb.size_bytes)
         tb.size_bytes = params->tb_bytes;
     rc = dram_create(&tb, &t->tb, e);

@@ -3,14 +3,15 @@
  * the stream FTL and the controller.
  *
  * Requests of --bs bytes, --iodepth at a time, --size bytes in all, on one stream of the node's
- * layout. Writes go through the stream FTL (ftl_stream: controller command cost, append, page
- * layout striped over channels and dies, multi-plane program); reads through the controller's
- * read path (flash_ctrl: command cost, FTL lookup, striped die reads). Timing only: no payload.
- * A request is submitted when one of the iodepth in flight completes (all start at time 0), so
- * the models serve them in time order. Prints bandwidth, IOPS, latency percentiles and the
- * configuration's theoretical bound with each of its terms: channel bus, program (or read)
- * rate with and without cache program, controller time per command, and the queue depth over
- * the unloaded latency (Little's law).
+ * layout. The flash is --node's in the machine of --config and --set (configs/README.md; a key
+ * without a section is a flash key: --set channels=16 is --set flash.channels=16). Writes go
+ * through the stream FTL (ftl_stream: controller command cost, append, page layout striped over
+ * channels and dies, multi-plane program); reads through the controller's read path (flash_ctrl:
+ * command cost, FTL lookup, striped die reads). Timing only: no payload. A request is submitted
+ * when one of the iodepth in flight completes (all start at time 0), so the models serve them in
+ * time order. Prints bandwidth, IOPS, latency percentiles and the configuration's theoretical bound
+ * with each of its terms: channel bus, program (or read) rate with and without cache program,
+ * controller time per command, and the queue depth over the unloaded latency (Little's law).
  *
  * Patterns: write = appends at the stream's append point; read = the same range read in order
  * (written first, not timed); randread = requests at random bs-aligned offsets of that range;
@@ -25,6 +26,7 @@
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
 #include "models/flash/ftl_stream.h"
+#include "models/machine/machine_ini.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
 
@@ -42,13 +44,20 @@ static const char *const rw_names[] = {"write", "read", "randwrite", "randread"}
 enum node { NODE_AN, NODE_WN };
 static const char *const node_names[] = {"an", "wn"};
 
+#define MAX_SETS 64 /* --set and --cache-program options */
+
 struct fb_opts {
     int rw; /* enum rw */
     uint64_t bs, iodepth, size, seed;
     const char *stream;                /* region name of the node's layout */
-    int node;                          /* enum node: whose layout */
+    int node;                          /* enum node: whose layout and flash */
     uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
-    struct flash_cfg cfg;
+    const char *config;                /* --config: the machine description */
+    const char *sets[MAX_SETS];        /* --set, --cache-program: "section.key=value" */
+    int n_sets;
+    char set_text[MAX_SETS][48];  /* the assignment of a --cache-program, at its index */
+    bool list_keys, list_layouts; /* --keys, --layout: print, do not run */
+    struct flash_cfg cfg;         /* the node's flash of the machine described */
 };
 
 /* Everything one run needs; built afresh per run. */
@@ -63,38 +72,26 @@ struct fb_sys {
 
 /* ------------------------------------------------------------------ options */
 
-static int set_key(void *opts, const char *kv)
-{
-    struct fb_opts *o = opts;
-    char key[64];
-    const char *eq = strchr(kv, '=');
-    struct err e;
-
-    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
-        fprintf(stderr,
-                "flashstream flashbench: --set '%s': accepted KEY=VALUE, e.g. "
-                "channels=16 (--keys lists the keys)\n",
-                kv);
-        return -1;
-    }
-    memcpy(key, kv, (size_t)(eq - kv));
-    key[eq - kv] = '\0';
-    if (flash_cfg_set(&o->cfg, key, eq + 1, &e)) {
-        fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
-        return -1;
-    }
-    return 0;
-}
-
+/* --cache-program VAL: --set flash.cache_program=VAL, in its place among the --set options. */
 static int set_cache_program(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
+    struct flash_cfg scratch;
     struct err e;
 
-    if (flash_cfg_set(&o->cfg, "cache_program", val, &e)) {
+    flash_cfg_default(&scratch);
+    if (flash_cfg_set(&scratch, "cache_program", val, &e)) {
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
         return -1;
     }
+    if (o->n_sets == MAX_SETS) {
+        fprintf(stderr, "flashstream flashbench: give --set and --cache-program at most %d times\n",
+                MAX_SETS);
+        return -1;
+    }
+    snprintf(o->set_text[o->n_sets], sizeof(o->set_text[0]), "flash.cache_program=%s", val);
+    o->sets[o->n_sets] = o->set_text[o->n_sets];
+    o->n_sets++;
     return 0;
 }
 
@@ -116,26 +113,14 @@ static int set_range(void *opts, const char *val)
     return 0;
 }
 
-static int print_keys(void *opts, const char *val)
+static void print_layouts(const struct fb_opts *o)
 {
-    struct fb_opts *o = opts;
-
-    (void)val;
-    flash_cfg_fprint_keys(stdout, &o->cfg);
-    return CLI_DONE;
-}
-
-static int print_layouts(void *opts, const char *val)
-{
-    struct fb_opts *o = opts;
     struct ftl_layout l;
 
-    (void)val;
     ftl_layout_an(&l);
     ftl_layout_fprint(stdout, &l, &o->cfg.geom);
     ftl_layout_wn(&l);
     ftl_layout_fprint(stdout, &l, &o->cfg.geom);
-    return CLI_DONE;
 }
 
 #define FB_FIELD(member) CLI_FIELD(struct fb_opts, member)
@@ -153,24 +138,31 @@ static const struct cli_opt fb_options[] = {
              "stream of the node's layout (default V; AN: NV V, WN: T W M O)"),
      CLI_STR(FB_FIELD(stream))},
     {CLI_OPT("node", "an|wn", NULL,
-             "layout: Activation Node (paper Table 2) or Weight Node (ours)"),
+             "layout and flash: Activation Node (paper Table 2) or Weight\n"
+             "Node (ours)"),
      CLI_ENUM_NOCASE(FB_FIELD(node), node_names)},
     {CLI_OPT("range", "FIRST:N", NULL,
              "instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
              "plane (for geometries other than 683 blocks per plane)"),
      CLI_CALL(set_range)},
-    {CLI_OPT("set", "KEY=VALUE", NULL,
-             "flash parameter, repeatable (--keys lists them), e.g.\n"
+    {CLI_OPT("config", "FILE", NULL,
+             "the machine description (configs/README.md); the flash\n"
+             "of --node's nodes is benchmarked (default: the built-in\n"
+             "machine of configs/fc-mnist.ini)"),
+     CLI_STR_OK(FB_FIELD(config), cli_nonempty, "a file name")},
+    {CLI_OPT("set", "[SECTION.]KEY=VALUE", NULL,
+             "set a key of the machine after --config, repeatable; a KEY\n"
+             "alone is flash.KEY (--keys lists them), e.g.\n"
              "--set channels=16 --set t_prog_ns=200000"),
-     CLI_CALL(set_key)},
+     CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), MAX_SETS)},
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
     {CLI_OPT("seed", "N", NULL, "random offsets (default 1)"),
      CLI_U64(FB_FIELD(seed), 0, UINT64_MAX)},
     {CLI_OPT("keys", NULL, NULL, "list the flash parameters with their values and ranges"),
-     CLI_CALL(print_keys)},
+     CLI_FLAG(FB_FIELD(list_keys))},
     {CLI_OPT("layout", NULL, NULL, "print the block layouts of both node types and exit"),
-     CLI_CALL(print_layouts)},
+     CLI_FLAG(FB_FIELD(list_layouts))},
     {0},
 };
 
@@ -204,6 +196,18 @@ static int validate(const struct fb_opts *o)
     return 0;
 }
 
+/* The flash of --node in the machine of --config and --set; 0 or -1 (message printed). */
+static int load_flash(struct fb_opts *o)
+{
+    struct machine_ini *m;
+
+    if (cli_machine(&fb_cli, o->config, o->sets, o->n_sets, "flash", &m))
+        return -1;
+    o->cfg = o->node == NODE_WN ? machine_ini_cfg(m)->wn_flash : machine_ini_cfg(m)->an_flash;
+    machine_ini_destroy(m);
+    return 0;
+}
+
 /* 0 (run), CLI_DONE (help or a list printed: exit 0), -1 (error printed). */
 static int parse(int argc, char **argv, struct fb_opts *o)
 {
@@ -215,11 +219,20 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->seed = 1;
     o->stream = "V";
     o->node = NODE_AN;
-    flash_cfg_default(&o->cfg);
-    o->cfg.sw.store_payload = false;
 
     int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
-    return rc ? rc : validate(o);
+    if (rc)
+        return rc;
+    if (load_flash(o))
+        return -1;
+    if (o->list_keys || o->list_layouts) {
+        if (o->list_keys)
+            flash_cfg_fprint_keys(stdout, &o->cfg);
+        if (o->list_layouts)
+            print_layouts(o);
+        return CLI_DONE;
+    }
+    return validate(o);
 }
 
 /* ------------------------------------------------------------------ the system under test */

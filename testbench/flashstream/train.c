@@ -2,7 +2,8 @@
  * flashstream train: train a fully connected classifier on Fashion-MNIST on the simulated
  * machine (models/machine/machine.h): one Weight Node, N Activation Nodes, the fabric.
  *
- * The driver: option parsing; the data (IDX files, the seeded sample order of
+ * The driver: option parsing; the machine of --config and --set (models/machine/machine_ini.h,
+ * configs/README.md); the data (IDX files, the seeded sample order of
  * models/dnn/README.md section 2.3: epoch e visits dnn_idx_shuffle(count, seed + e), batches
  * are consecutive runs of B, a last partial batch is dropped), preloaded into the ANs' NV
  * streams; the fidelity plan (the first --rtl-steps steps on the verilated core with waves,
@@ -10,7 +11,8 @@
  * of each logging interval; the test accuracy after each epoch; checkpoints every K steps and
  * --resume; at the end a per-layer table of where the time went and the flash endurance
  * figures. Outputs in OUTDIR (default out/<run>), each written atomically:
- *     stats.json    every counter of the machine and of the run, with units
+ *     stats.json    every counter of the machine and of the run, with units, and the
+ *                   machine's effective configuration ("config": every key of --show-config)
  *     layers.csv    one row per step, layer and pass: phases and what the layer waited on
  *     trace.json    the busy intervals of the traced steps, one track per resource (Perfetto)
  *     loss.csv      step, epoch, loss, lr, simulated time, step time, fidelity
@@ -32,6 +34,7 @@
 #include "models/dnn/dnn_params.h"
 #include "models/host/ckpt.h"
 #include "models/machine/machine.h"
+#include "models/machine/machine_ini.h"
 #include "models/node/core_be.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -59,7 +62,9 @@ static const char *const opt_names[] = {"sgd", "adam"};
 static const char *const sched_names[] = {"const", "step", "cosine"};
 static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
 
-enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE };
+enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE, ONLY_SHOW_CONFIG };
+
+#define MAX_SETS 64 /* --set options */
 
 /* Options given on the command line: what may conflict with the checkpoint of --resume, and
  * what changes a default that depends on other options. */
@@ -94,7 +99,11 @@ struct train_opts {
     uint64_t trace_from, trace_steps, trace_max;
     uint64_t train_samples, test_samples;
     bool golden_check;
-    int only;     /* ONLY_*: print the compiled program or the fit table, no training */
+    const char *config;         /* --config: the machine description file */
+    const char *sets[MAX_SETS]; /* --set SECTION.KEY=VALUE, in order */
+    int n_sets;
+    bool nodes_described; /* nodes is the activation_nodes of --config or --set, not --nodes */
+    int only;     /* ONLY_*: print the compiled program, the fit table or the configuration */
     unsigned set; /* SET_* */
 };
 
@@ -108,6 +117,7 @@ struct layer_sum {
 
 struct train {
     struct train_opts o;
+    struct machine_ini *ini; /* the machine of --config and --set */
     char out_dir[512], waves_path[512], ckpt_path[600];
     char spec[CKPT_SPEC_MAX];
     struct dnn_model model;
@@ -171,11 +181,19 @@ static bool run_name_ok(const char *s)
     return true;
 }
 
-static const char grp_model[] = "model and data", grp_training[] = "training",
-                  grp_simulation[] = "simulation", grp_outputs[] = "outputs",
-                  grp_instead[] = "instead of training";
+static const char grp_model[] = "model and data", grp_machine[] = "machine",
+                  grp_training[] = "training", grp_simulation[] = "simulation",
+                  grp_outputs[] = "outputs", grp_instead[] = "instead of training";
 
 _Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
+
+static int print_config_keys(void *opts, const char *val)
+{
+    (void)opts;
+    (void)val;
+    machine_ini_markdown(stdout);
+    return CLI_DONE;
+}
 
 #define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
 
@@ -196,7 +214,17 @@ static const struct cli_opt train_options[] = {
              "evaluate on the first N test samples (default all 10000)"),
      CLI_U64(TRAIN_FIELD(test_samples), 1, DNN_IDX_MAX_COUNT)},
 
-    {CLI_OPT("nodes", "N", grp_training, "Activation Nodes (default 4)"),
+    {CLI_OPT("config", "FILE", grp_machine,
+             "the machine description (configs/README.md; default: the\n"
+             "machine of configs/fc-mnist.ini, built in)"),
+     CLI_STR_OK(TRAIN_FIELD(config), cli_nonempty, "a file name")},
+    {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
+             "set one key of the machine, after --config; repeatable"),
+     CLI_STR_LIST(TRAIN_FIELD(sets), offsetof(struct train_opts, n_sets), MAX_SETS)},
+
+    {CLI_OPT("nodes", "N", grp_training,
+             "Activation Nodes (default 4); overrides\n"
+             "machine.activation_nodes of --config and --set"),
      CLI_U64(TRAIN_FIELD(nodes), 1, MACHINE_MAX_AN), .given = SET_NODES},
     {CLI_OPT("batch", "B", grp_training, "global batch, a multiple of --nodes (default 64)"),
      CLI_U64(TRAIN_FIELD(batch), 1, 1u << 20), .given = SET_BATCH},
@@ -247,7 +275,8 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("no-waves", NULL, grp_simulation, "no FST"), CLI_SET_STR(TRAIN_FIELD(waves), "")},
     {CLI_OPT("pad-words", "N", grp_simulation,
              "words of each core scratchpad (default: the machine's; the\n"
-             "verilated core linked for --rtl-steps may need 512)"),
+             "verilated core linked for --rtl-steps may need 512);\n"
+             "overrides core.pad_{a,b,c}_words"),
      CLI_U64(TRAIN_FIELD(pad_words), 2, 1u << 20)},
     {CLI_OPT("golden-check", NULL, grp_simulation,
              "train the golden model alongside, compare every step"),
@@ -289,6 +318,15 @@ static const struct cli_opt train_options[] = {
              "status 1 and the reasons when it does not fit"),
      CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {CLI_OPT("show-config", NULL, grp_instead,
+             "print the machine's effective configuration (every key,\n"
+             "after --config, --set, --nodes and --pad-words) as a\n"
+             "machine description file and exit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_SHOW_CONFIG)},
+    {CLI_OPT("config-keys", NULL, grp_instead,
+             "print every key of the machine description as Markdown\n"
+             "tables (the one in configs/README.md) and exit"),
+     CLI_CALL(print_config_keys)},
     {0},
 };
 
@@ -309,9 +347,10 @@ static int validate(struct train_opts *o)
     }
     if (o->batch % o->nodes) {
         fprintf(stderr,
-                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                "flashstream train: --batch %" PRIu64 " is not a multiple of %s %" PRIu64
                 " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
-                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+                o->batch, o->nodes_described ? "machine.activation_nodes" : "--nodes", o->nodes,
+                (o->batch / o->nodes + 1) * o->nodes);
         return -1;
     }
     if (o->steps && !(o->set & SET_EPOCHS))
@@ -321,9 +360,29 @@ static int validate(struct train_opts *o)
     return 0;
 }
 
-/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
-static int parse(int argc, char **argv, struct train_opts *o)
+/* The machine of --config and --set; --nodes, when not given, is its activation_nodes. 0 or -1
+ * (message printed). */
+static int load_machine(struct train *t)
 {
+    struct train_opts *o = &t->o;
+
+    if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
+        return -1;
+    if (!(o->set & SET_NODES)) {
+        o->nodes = machine_ini_cfg(t->ini)->n_an;
+        o->nodes_described = machine_ini_given(t->ini, "machine", "activation_nodes");
+    }
+    /* Given in the description: the checkpoint of --resume must agree, as with --nodes. */
+    if (o->nodes_described)
+        o->set |= SET_NODES;
+    return 0;
+}
+
+/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
+static int parse(int argc, char **argv, struct train *t)
+{
+    struct train_opts *o = &t->o;
+
     *o = (struct train_opts){.nodes = 4,
                              .batch = 64,
                              .epochs = 1,
@@ -346,7 +405,11 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .trace_max = TRACE_DEFAULT_MAX_EVENTS};
     int rc = cli_parse(&train_cli, argc, argv, o, &o->set);
 
-    return rc ? rc : validate(o);
+    if (rc)
+        return rc;
+    if (load_machine(t))
+        return -1;
+    return validate(o);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -655,10 +718,11 @@ static int plan(struct train *t)
     return 0;
 }
 
-/* The machine's configuration for the options; `samples` is what its NV streams must hold. */
+/* The machine's configuration: the machine of --config and --set, and the job of the options;
+ * `samples` is what its NV streams must hold. */
 static void build_machine_cfg(struct train *t, uint64_t samples)
 {
-    machine_cfg_default(&t->cfg);
+    t->cfg = *machine_ini_cfg(t->ini);
     t->cfg.model = t->model;
     t->cfg.opt = t->opt;
     t->cfg.init_seed = t->o.seed;
@@ -694,6 +758,15 @@ static int compile_or_validate(struct train *t)
         return 1;
     }
     return 0;
+}
+
+/* --show-config: the machine the options describe, every key, as a description file. */
+static void show_config(struct train *t)
+{
+    build_machine_cfg(t, t->o.batch);
+    machine_ini_write(stdout, &t->cfg,
+                      "the machine's effective configuration (flashstream train --show-config)");
+    fflush(stdout);
 }
 
 static int make_machine(struct train *t)
@@ -1625,6 +1698,11 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
         return -1;
     }
     describe_run(s, t, argc, argv);
+    if (machine_ini_stats(&t->cfg, s, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        stats_destroy(s);
+        return -1;
+    }
 
     c = machine_counters(t->machine, &n);
     for (size_t i = 0; i < n; i++) {
@@ -1749,6 +1827,7 @@ static void cleanup(struct train *t)
     dnn_params_destroy(t->gold);
     dnn_params_destroy(t->resume_params);
     machine_destroy(t->machine);
+    machine_ini_destroy(t->ini);
     dnn_idx_fini(&t->train_set);
     dnn_idx_fini(&t->test_set);
     free(t->order);
@@ -1847,6 +1926,7 @@ static int end_of_run(struct train *t, int rc, uint64_t done)
 int cmd_train(int argc, char **argv)
 {
     struct train *t = calloc(1, sizeof(*t));
+    struct err e;
     uint64_t done = 0;
     double wall;
     int rc, status = 1;
@@ -1857,12 +1937,22 @@ int cmd_train(int argc, char **argv)
     }
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
-    rc = parse(argc, argv, &t->o);
+    rc = parse(argc, argv, t);
     if (rc) {
-        free(t);
-        return rc > 0 ? 0 : 2;
+        status = rc > 0 ? 0 : 2;
+        goto out;
     }
     if (build_model(t)) {
+        status = 2;
+        goto out;
+    }
+    if (t->o.only == ONLY_SHOW_CONFIG) {
+        show_config(t);
+        status = 0;
+        goto out;
+    }
+    if (machine_cfg_supported(machine_ini_cfg(t->ini), &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         status = 2;
         goto out;
     }

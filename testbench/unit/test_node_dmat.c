@@ -26,7 +26,7 @@ static struct dmat *open_dmat(void)
     p.sram_addr_bits = 18;
     p.sram_bytes = 3 * 65536; /* the core map of 8x8 with 4096-word pads: 64 + 64 + 128 KiB */
     p.sram_bytes += 65536;
-    if (dmat_create(&p, 1250, &t, &e))
+    if (dmat_create(&p, NULL, 1250, &t, &e))
         fail_msg("%s", e.msg);
     return t;
 }

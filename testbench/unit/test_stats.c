@@ -2,10 +2,10 @@
  * test_stats: the statistics registry (csim/stats.h) and its writers. Counters: define, find,
  * set, add, type and unit conflicts, counter/group conflicts, bad names. stats.json: read back
  * with cJSON, groups nested, uint64 exact to 2^64 - 1, NaN as null, key order independent of the
- * definition order (an2 before an10), meta in insertion order. CSV: header, quoting, field
- * counts. Atomic writes: a write that cannot create its temporary file, or whose writes fail
- * (the temporary file is a symlink to /dev/full), leaves the existing file byte for byte and no
- * temporary file behind.
+ * definition order (an2 before an10), meta in insertion order, the configuration object typed
+ * and in insertion order. CSV: header, quoting, field counts. Atomic writes: a write that
+ * cannot create its temporary file, or whose writes fail (the temporary file is a symlink to
+ * /dev/full), leaves the existing file byte for byte and no temporary file behind.
  */
 #include <errno.h>
 #include <math.h>
@@ -310,6 +310,51 @@ static void test_json_special_values(void **state)
     stats_destroy(s);
 }
 
+/* The configuration object: sections in the order of their first key, keys in insertion order,
+ * a key set again replaced in place, numbers written exactly, switches and strings typed. */
+static void test_json_config(void **state)
+{
+    struct err e = {""};
+    struct tmpdir *c = *state;
+    struct stats *s = new_stats();
+    cJSON *doc, *cfg, *core;
+    char *t;
+
+    assert_int_equal(stats_config(s, "core", "rows", STATS_CFG_NUMBER, "8", &e), 0);
+    assert_int_equal(stats_config(s, "host", "link", STATS_CFG_NUMBER, "63015.384615", &e), 0);
+    assert_int_equal(stats_config(s, "core", "fast", STATS_CFG_BOOL, "true", &e), 0);
+    assert_int_equal(stats_config(s, "core", "rows", STATS_CFG_NUMBER, "18446744073709551615", &e),
+                     0);
+    assert_int_equal(stats_config(s, "storage", "backend", STATS_CFG_STRING, "ssd-raid0", &e), 0);
+    assert_int_equal(stats_config(s, "core", "cols", STATS_CFG_NUMBER, "inf", &e), -EINVAL);
+    assert_msg_has(e.msg, "core.cols = 'inf' is not a JSON number");
+    assert_int_equal(stats_config(s, "core", "cols", STATS_CFG_NUMBER, "0x10", &e), -EINVAL);
+    assert_int_equal(stats_config(s, "core", "fast", STATS_CFG_BOOL, "on", &e), -EINVAL);
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "cfg.json"), &e), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "cfg.json"));
+    doc = cJSON_Parse(t);
+    assert_non_null(doc);
+    cfg = cJSON_GetObjectItemCaseSensitive(doc, "config");
+    assert_string_equal(cfg->child->string, "core");
+    assert_string_equal(cfg->child->next->string, "host");
+    core = cJSON_GetObjectItemCaseSensitive(cfg, "core");
+    assert_string_equal(core->child->string, "rows");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(core, "fast")));
+    assert_null(cJSON_GetObjectItemCaseSensitive(core, "cols"));
+    assert_non_null(strstr(t, "18446744073709551615")); /* not rounded through a double */
+    assert_non_null(strstr(t, "63015.384615"));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+                            cJSON_GetObjectItemCaseSensitive(cfg, "storage"), "backend")
+                            ->valuestring,
+                        "ssd-raid0");
+    /* "config" sits between "meta" and "stats". */
+    assert_true(strstr(t, "\"meta\"") < strstr(t, "\"config\"") &&
+                strstr(t, "\"config\"") < strstr(t, "\"stats\""));
+    cJSON_Delete(doc);
+    free(t);
+    stats_destroy(s);
+}
+
 static void test_json_many_counters(void **state)
 {
     struct err e = {""};
@@ -501,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_conflicts_and_names),
         cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_json_special_values, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_config, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_json_many_counters, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_csv_table, setup, tmpdir_teardown),
