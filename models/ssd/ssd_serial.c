@@ -1,0 +1,80 @@
+#include "models/ssd/ssd_serial.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct flash_err *e)
+{
+    memset(s, 0, sizeof(*s));
+    s->heap = malloc((size_t)n * sizeof(*s->heap));
+    if (!s->heap)
+        return flash_err_set(e, -ENOMEM, "ssd: out of memory for %u slots", n);
+    s->n = n;
+    return 0;
+}
+
+void ssd_slots_fini(struct ssd_slots *s)
+{
+    free(s->heap);
+    memset(s, 0, sizeof(*s));
+}
+
+static uint64_t heap_pop(struct ssd_slots *s)
+{
+    uint64_t top = s->heap[0], x = s->heap[--s->held];
+    uint32_t i = 0;
+
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+
+        if (c >= s->held)
+            break;
+        if (c + 1 < s->held && s->heap[c + 1] < s->heap[c])
+            c++;
+        if (s->heap[c] >= x)
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->held)
+        s->heap[i] = x;
+    return top;
+}
+
+bool ssd_slots_blocked(const struct ssd_slots *s)
+{
+    return s->pending >= s->n;
+}
+
+uint64_t ssd_slots_take(struct ssd_slots *s, uint64_t t)
+{
+    uint64_t at = t;
+
+    /* Slots released by t are free. */
+    while (s->held && s->heap[0] <= t)
+        heap_pop(s);
+    if (s->held + s->pending >= s->n) {
+        assert(s->held); /* ssd_slots_blocked says when this would fail */
+        at = heap_pop(s);
+        s->waits++;
+        s->wait_ps += at - t;
+    }
+    s->pending++;
+    return at;
+}
+
+void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release)
+{
+    uint32_t i;
+
+    assert(s->pending > 0);
+    s->pending--;
+    i = s->held++;
+    while (i && s->heap[(i - 1) / 2] > t_release) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = t_release;
+}
