@@ -52,8 +52,11 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e)
     s->page_bytes = cfg->nand.geom.page_bytes;
     s->payload = cfg->nand.sw.store_payload;
     s->die = calloc(s->g.dies, sizeof(*s->die));
-    if (!s->die) {
+    s->next_start = malloc(s->g.dies * sizeof(*s->next_start));
+    if (!s->die || !s->next_start) {
         rc = flash_err_set(e, -ENOMEM, "ssd: out of memory for %u dies", s->g.dies);
+        free(s->next_start);
+        free(s->die);
         free(s);
         return rc;
     }
@@ -62,6 +65,7 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e)
 
         x->host.unit = x->gcf.unit = x->gc.victim = SSD_NONE;
         x->q_head = x->q_tail = SSD_NONE;
+        s->next_start[d] = UINT64_MAX;
     }
     rc = flash_fms_create(&cfg->nand, &s->fms, e);
     if (!rc)
@@ -91,6 +95,7 @@ void ssd_destroy(struct ssd *s)
     if (s->map.unit)
         ssd_map_fini(&s->map);
     flash_fms_destroy(s->fms);
+    free(s->next_start);
     free(s->die);
     free(s);
 }

@@ -41,8 +41,8 @@ struct ssd_die {
     uint32_t q_head, q_tail, q_len; /* host rows waiting for their program, oldest first */
     struct ssd_row gc_row;          /* the GC's row being filled */
     struct ssd_gc gc;
-    enum ssd_op next_op;
-    uint64_t next_start;
+    enum ssd_op next_op; /* its start is in struct ssd's next_start[], kept compact for the
+                          * scan of every die that finds the earliest */
 };
 
 struct ssd {
@@ -61,6 +61,7 @@ struct ssd {
     uint64_t queued_rows;   /* host rows queued on all dies */
     uint64_t host_prog_end; /* end of the latest host row program */
     struct ssd_die *die;    /* [g.dies] */
+    uint64_t *next_start;   /* [g.dies]: start of each die's next operation, UINT64_MAX: none */
     unsigned char *sram;    /* functional mode: host rows, GC rows, the GC read buffer */
     unsigned char *gc_buf;  /* one row: a GC read lands here */
     struct ssd_stats st;

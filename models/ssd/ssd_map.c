@@ -114,6 +114,15 @@ void ssd_map_write(struct ssd_map *m, uint64_t lpn, uint32_t ppn)
     m->unit[ssd_map_unit_of(m, ppn)].valid++;
 }
 
+void ssd_map_move(struct ssd_map *m, uint64_t lpn, uint32_t old, uint32_t ppn)
+{
+    assert(m->unit[ssd_map_unit_of(m, ppn)].state == SSD_UNIT_OPEN && !m->p2l[ppn]);
+    invalidate(m, old);
+    m->l2p[lpn] = ppn + 1;
+    m->p2l[ppn] = (uint32_t)lpn + 1;
+    m->unit[ssd_map_unit_of(m, ppn)].valid++;
+}
+
 uint32_t ssd_map_alloc(struct ssd_map *m, uint32_t die)
 {
     uint32_t *pool = &m->free_pool[(size_t)die * m->units_per_die];

@@ -85,6 +85,16 @@ static inline uint32_t ssd_map_lpn(const struct ssd_map *m, uint32_t ppn)
 /* lpn now lives at ppn (a page of an OPEN unit): its old page, if any, becomes invalid. */
 void ssd_map_write(struct ssd_map *m, uint64_t lpn, uint32_t ppn);
 
+/* GC moved lpn from old (its current page) to ppn (a page of an OPEN unit). As ssd_map_write,
+ * without reading the L2P entry: GC knows the old page from the reverse map. */
+void ssd_map_move(struct ssd_map *m, uint64_t lpn, uint32_t old, uint32_t ppn);
+
+/* Bring the L2P entry of lpn into the cache ahead of a write to it. */
+static inline void ssd_map_prefetch(const struct ssd_map *m, uint64_t lpn)
+{
+    __builtin_prefetch(&m->l2p[lpn], 1);
+}
+
 /* The free unit of die with the fewest erases, now OPEN; SSD_NONE if the pool is empty. */
 uint32_t ssd_map_alloc(struct ssd_map *m, uint32_t die);
 

@@ -34,27 +34,25 @@ void ssd_sched_update(struct ssd *s, uint32_t d)
         t_gc = ssd_later(x->gc.cursor, f_rd);
     if (gc && (x->gc.forced || !host || t_gc < t_host)) {
         x->next_op = SSD_OP_GC_STEP;
-        x->next_start = t_gc;
+        s->next_start[d] = t_gc;
     } else if (host) {
         x->next_op = SSD_OP_HOST_PROGRAM;
-        x->next_start = t_host;
+        s->next_start[d] = t_host;
     } else {
         x->next_op = SSD_OP_NONE;
+        s->next_start[d] = UINT64_MAX;
     }
 }
 
+/* The die whose next operation starts first, SSD_NONE if none has one. */
 static uint32_t earliest_die(const struct ssd *s)
 {
-    uint32_t best = SSD_NONE;
+    uint32_t best = 0;
 
-    for (uint32_t d = 0; d < s->g.dies; d++) {
-        const struct ssd_die *x = &s->die[d];
-
-        if (x->next_op != SSD_OP_NONE &&
-            (best == SSD_NONE || x->next_start < s->die[best].next_start))
+    for (uint32_t d = 1; d < s->g.dies; d++)
+        if (s->next_start[d] < s->next_start[best])
             best = d;
-    }
-    return best;
+    return s->next_start[best] == UINT64_MAX ? SSD_NONE : best;
 }
 
 /* ------------------------------------------------------------------ GC */
@@ -84,9 +82,9 @@ void ssd_gc_kick(struct ssd *s, uint32_t d, uint64_t t)
     }
 }
 
-/* A moved page (its bytes at data in functional mode), ready at t, joins the die's GC row,
- * which is programmed as soon as it is full. */
-static int gc_put(struct ssd *s, uint32_t d, uint64_t lpn, const unsigned char *data, uint64_t t,
+/* A page moved from old (its bytes at data in functional mode), ready at t, joins the die's
+ * GC row, which is programmed as soon as it is full. */
+static int gc_put(struct ssd *s, uint32_t d, uint32_t old, const unsigned char *data, uint64_t t,
                   struct flash_err *e)
 {
     struct ssd_row *row = &s->die[d].gc_row;
@@ -100,7 +98,7 @@ static int gc_put(struct ssd *s, uint32_t d, uint64_t lpn, const unsigned char *
             return rc;
     }
     ppn = row->unit * s->g.unit_pages + row->row * s->g.planes + row->fill;
-    ssd_map_write(&s->map, lpn, ppn);
+    ssd_map_move(&s->map, ssd_map_lpn(&s->map, old), old, ppn);
     if (data)
         memcpy(row->buf + (size_t)row->fill * s->page_bytes, data, s->page_bytes);
     row->fill++;
@@ -114,6 +112,10 @@ static int gc_put(struct ssd *s, uint32_t d, uint64_t lpn, const unsigned char *
 static uint32_t valid_mask(const struct ssd *s, uint32_t u, uint32_t row)
 {
     uint32_t base = u * s->g.unit_pages + row * s->g.planes, mask = 0;
+
+    /* The victim's reverse map is read row after row: ask for the rows ahead early. */
+    if (row + 4 < s->g.rows)
+        __builtin_prefetch(&s->map.p2l[base + 4 * s->g.planes]);
 
     for (uint32_t p = 0; p < s->g.planes; p++)
         if (s->map.p2l[base + p])
@@ -160,6 +162,9 @@ static int move_row(struct ssd *s, uint32_t d, uint32_t row, uint32_t mask, uint
         op.block[p] = g->victim % s->g.units_per_die;
         if (s->payload)
             bufs[p] = s->gc_buf + (size_t)p * s->page_bytes;
+        /* The map entries of the moved pages are scattered: fetch them all at once. */
+        if (mask & (1u << p))
+            ssd_map_prefetch(&s->map, ssd_map_lpn(&s->map, base + p));
     }
     rc = flash_fms_read(s->fms, t, &op, s->payload ? bufs : NULL, &t_read);
     if (rc)
@@ -172,7 +177,7 @@ static int move_row(struct ssd *s, uint32_t d, uint32_t row, uint32_t mask, uint
             continue;
         /* The firmware handles the move when it issues the read (its time stays near now). */
         t_fw = ssd_serial_claim(&s->fw, t, s->cfg.t_fw_gc_ps);
-        rc = gc_put(s, d, ssd_map_lpn(&s->map, base + p), bufs[p], ssd_later(t_read, t_fw), e);
+        rc = gc_put(s, d, base + p, bufs[p], ssd_later(t_read, t_fw), e);
         s->st.gc_pages++;
     }
     g->vrow = row + 1;
@@ -237,8 +242,8 @@ static int host_program(struct ssd *s, uint32_t d, struct flash_err *e)
 static int run_die(struct ssd *s, uint32_t d, struct flash_err *e)
 {
     struct ssd_die *x = &s->die[d];
-    int rc =
-        x->next_op == SSD_OP_HOST_PROGRAM ? host_program(s, d, e) : gc_step(s, d, x->next_start, e);
+    int rc = x->next_op == SSD_OP_HOST_PROGRAM ? host_program(s, d, e)
+                                               : gc_step(s, d, s->next_start[d], e);
 
     ssd_sched_update(s, d);
     return rc;
@@ -250,7 +255,7 @@ int ssd_sched_until(struct ssd *s, uint64_t t, struct flash_err *e)
         uint32_t d = earliest_die(s);
         int rc;
 
-        if (d == SSD_NONE || s->die[d].next_start >= t)
+        if (d == SSD_NONE || s->next_start[d] >= t)
             return 0;
         rc = run_die(s, d, e);
         if (rc)
