@@ -15,10 +15,12 @@ void ssd_cfg_default(struct ssd_cfg *c)
     c->nand.tim.t_ctrl_rd_ps = 1930 * FLASH_PS_PER_NS; /* (paper) 1.93 us per NVMe command */
     c->nand.tim.ctrl_cmd_bytes = 128 * 1024;           /* (ours) a common NVMe MDTS */
 
-    c->op = 0.07;                             /* (paper) Table 5: 7% over-provisioning */
-    c->gc_free_urgent = 2;                    /* (ours) */
-    c->gc_free_low = 6;                       /* (ours) */
-    c->gc_free_high = 8;                      /* (ours) */
+    c->op = 0.07; /* (paper) Table 5: 7% over-provisioning */
+    /* (ours) a few units per die: a unit is 24 MiB, and free units are spare space that GC
+     * cannot use (with 683 units per die, 7% is 45 spare units; the pool holds about 3). */
+    c->gc_free_urgent = 1;
+    c->gc_free_low = 3;
+    c->gc_free_high = 4;
     c->t_fw_page_ps = 1450 * FLASH_PS_PER_NS; /* (paper) Table 5: 1.45 us per 4 KB page */
     c->t_fw_gc_ps = 1450 * FLASH_PS_PER_NS;   /* (ours) a GC move updates the map the same way */
     c->sq_depth = 1024;                       /* (ours) */
@@ -263,7 +265,7 @@ void ssd_cfg_fprint_keys(FILE *f, const struct ssd_cfg *c)
         key_range(k, rng, sizeof(rng));
         key_text(k, key_get(c, k), val, sizeof(val));
         key_text(k, key_get(&d, k), def, sizeof(def));
-        fprintf(f, "%-18s = %-12s %-5s accepted %s; default %s %s: %s\n", k->name, val, k->unit,
+        fprintf(f, "%-18s = %-10s %-5s accepted %s; default %s [%s]; %s\n", k->name, val, k->unit,
                 rng, def, k->source, k->help);
     }
     fprintf(f, "NAND keys (flash_cfg; paper Table 5 unless said):\n");

@@ -17,6 +17,9 @@
  * randwrite = each request appended to a randomly chosen logical block among those the size
  * spans (the stream FTL is append-only inside a logical block: "random" writes are interleaved
  * tensors, not overwrites in place).
+ *
+ * --device ssd | raid0 runs the conventional SSD baseline instead (flashbench_ssd.c); the options
+ * of both are this file's one table.
  */
 #define _DEFAULT_SOURCE
 #include "csim/rng.h"
@@ -25,8 +28,10 @@
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
 #include "models/flash/ftl_stream.h"
+#include "models/ssd/ssd_cfg.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
+#include "testbench/flashstream/flashbench.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,19 +42,10 @@
 #include <string.h>
 #include <strings.h>
 
-enum rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
-static const char *const rw_names[] = {"write", "read", "randwrite", "randread"};
+const char *const fb_rw_names[4] = {"write", "read", "randwrite", "randread"};
+const char *const fb_device_names[3] = {"fms", "ssd", "raid0"};
 enum node { NODE_AN, NODE_WN };
 static const char *const node_names[] = {"an", "wn"};
-
-struct fb_opts {
-    int rw; /* enum rw */
-    uint64_t bs, iodepth, size, seed;
-    const char *stream;                /* region name of the node's layout */
-    int node;                          /* enum node: whose layout */
-    uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
-    struct flash_cfg cfg;
-};
 
 /* Everything one run needs; built afresh per run. */
 struct fb_sys {
@@ -79,11 +75,20 @@ static int set_key(void *opts, const char *kv)
     }
     memcpy(key, kv, (size_t)(eq - kv));
     key[eq - kv] = '\0';
+    if (ssd_cfg_is_ssd_key(key)) {
+        if (ssd_cfg_set(&o->ssd, key, eq + 1, &e)) {
+            fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
+            return -1;
+        }
+        o->ssd_key = kv;
+        return 0;
+    }
     if (flash_cfg_set(&o->cfg, key, eq + 1, &e)) {
         fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
         return -1;
     }
-    return 0;
+    /* A NAND key: the SSD's NAND takes it too (the same table, so it is accepted). */
+    return flash_cfg_set(&o->ssd.nand, key, eq + 1, &e) ? -1 : 0;
 }
 
 static int set_cache_program(void *opts, const char *val)
@@ -95,7 +100,7 @@ static int set_cache_program(void *opts, const char *val)
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
         return -1;
     }
-    return 0;
+    return flash_cfg_set(&o->ssd.nand, "cache_program", val, &e) ? -1 : 0;
 }
 
 static int set_range(void *opts, const char *val)
@@ -121,7 +126,10 @@ static int print_keys(void *opts, const char *val)
     struct fb_opts *o = opts;
 
     (void)val;
-    flash_cfg_fprint_keys(stdout, &o->cfg);
+    if (o->device == DEV_FMS)
+        flash_cfg_fprint_keys(stdout, &o->cfg);
+    else
+        ssd_cfg_fprint_keys(stdout, &o->ssd);
     return CLI_DONE;
 }
 
@@ -142,7 +150,7 @@ static int print_layouts(void *opts, const char *val)
 
 static const struct cli_opt fb_options[] = {
     {CLI_OPT("rw", "MODE", NULL, "write | read | randwrite | randread (default write)"),
-     CLI_ENUM(FB_FIELD(rw), rw_names)},
+     CLI_ENUM(FB_FIELD(rw), fb_rw_names)},
     {CLI_OPT("bs", "SIZE", NULL, "request size (default 64k; k/m/g = KiB/MiB/GiB)"),
      CLI_SIZE(FB_FIELD(bs), 1, 1ull << 30)},
     {CLI_OPT("iodepth", "N", NULL, "requests in flight (default 32)"),
@@ -161,13 +169,30 @@ static const struct cli_opt fb_options[] = {
      CLI_CALL(set_range)},
     {CLI_OPT("set", "KEY=VALUE", NULL,
              "flash parameter, repeatable (--keys lists them), e.g.\n"
-             "--set channels=16 --set t_prog_ns=200000"),
+             "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
+             "also the SSD's keys (--device ssd --keys lists them)"),
      CLI_CALL(set_key)},
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
     {CLI_OPT("seed", "N", NULL, "random offsets (default 1)"),
      CLI_U64(FB_FIELD(seed), 0, UINT64_MAX)},
-    {CLI_OPT("keys", NULL, NULL, "list the flash parameters with their values and ranges"),
+    {CLI_OPT("device", "fms|ssd|raid0", NULL,
+             "device under test: the node's flash memory system (default),\n"
+             "one conventional SSD, or raid_ssds of them in RAID 0 (the\n"
+             "paper's baseline, Table 5; models/ssd/README.md)"),
+     CLI_ENUM(FB_FIELD(device), fb_device_names)},
+    {CLI_OPT("precondition", NULL, NULL,
+             "ssd, raid0: fill the device, then random 4 KiB overwrites\n"
+             "until GC is steady (write amplification of two windows of a\n"
+             "quarter of the device within 1%), before the run"),
+     CLI_FLAG(FB_FIELD(precondition))},
+    {CLI_OPT("span", "SIZE", NULL,
+             "ssd, raid0: bytes the offsets cover (default --size, or the\n"
+             "whole device with --precondition)"),
+     CLI_SIZE(FB_FIELD(span), 4096, 1ull << 50)},
+    {CLI_OPT("keys", NULL, NULL,
+             "list the flash parameters with their values and ranges\n"
+             "(after --device ssd: the SSD's keys, their defaults and sources)"),
      CLI_CALL(print_keys)},
     {CLI_OPT("layout", NULL, NULL, "print the block layouts of both node types and exit"),
      CLI_CALL(print_layouts)},
@@ -178,11 +203,47 @@ static const struct cli_opt fb_options[] = {
 
 static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 
+/* --device ssd | raid0: the checks across options; 0 or -1 (message printed). */
+static int validate_ssd(const struct fb_opts *o)
+{
+    struct flash_err e;
+
+    if (ssd_cfg_validate(&o->ssd, &e)) {
+        fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
+        return -1;
+    }
+    if (o->bs % o->ssd.nand.geom.page_bytes) {
+        fprintf(stderr,
+                "flashstream flashbench: --bs %" PRIu64 " for --device %s: the SSD moves whole "
+                "pages; accepted a multiple of the page size %u\n",
+                o->bs, fb_device_names[o->device], o->ssd.nand.geom.page_bytes);
+        return -1;
+    }
+    if (o->size < o->bs || (o->span && o->span < o->bs)) {
+        fprintf(stderr,
+                "flashstream flashbench: --size %" PRIu64 " and --span %" PRIu64
+                " must hold one request of --bs %" PRIu64 "\n",
+                o->size, o->span, o->bs);
+        return -1;
+    }
+    return 0;
+}
+
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(const struct fb_opts *o)
 {
     struct flash_err e;
 
+    if (o->device != DEV_FMS)
+        return validate_ssd(o);
+    if (o->ssd_key || o->precondition || o->span) {
+        fprintf(stderr,
+                "flashstream flashbench: %s%s applies to --device ssd or raid0 only; the "
+                "device is fms\n",
+                o->ssd_key ? "--set " : (o->precondition ? "--precondition" : "--span"),
+                o->ssd_key ? o->ssd_key : "");
+        return -1;
+    }
     if (flash_cfg_validate(&o->cfg, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
         return -1;
@@ -217,6 +278,9 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->node = NODE_AN;
     flash_cfg_default(&o->cfg);
     o->cfg.sw.store_payload = false;
+    o->device = DEV_FMS;
+    ssd_cfg_default(&o->ssd);
+    o->ssd.nand.sw.store_payload = false;
 
     int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
     return rc ? rc : validate(o);
@@ -336,13 +400,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 
 /* ------------------------------------------------------------------ queue */
 
-/* Binary min-heap of completion times: the requests in flight. */
-struct heap {
-    uint64_t *v;
-    size_t n;
-};
-
-static void heap_push(struct heap *h, uint64_t x)
+void fb_heap_push(struct fb_heap *h, uint64_t x)
 {
     size_t i = h->n++;
 
@@ -353,7 +411,7 @@ static void heap_push(struct heap *h, uint64_t x)
     h->v[i] = x;
 }
 
-static uint64_t heap_pop(struct heap *h)
+uint64_t fb_heap_pop(struct fb_heap *h)
 {
     uint64_t top = h->v[0], x = h->v[--h->n];
     size_t i = 0;
@@ -376,11 +434,6 @@ static uint64_t heap_pop(struct heap *h)
 }
 
 /* ------------------------------------------------------------------ one run */
-
-struct fb_result {
-    uint64_t n_req, bytes, t_start, t_end;
-    uint64_t *lat; /* per request, ps */
-};
 
 static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, uint64_t *end)
 {
@@ -464,7 +517,7 @@ static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t ra
 static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
 {
     struct fb_sys y;
-    struct heap h = {0};
+    struct fb_heap h = {0};
     uint64_t pb = o->cfg.geom.page_bytes, rng = o->seed, *wp = NULL, n_lb = 0;
     uint64_t range_pages = (o->size / o->bs * o->bs + pb - 1) / pb, t = 0;
     bool rd = o->rw == RW_READ || o->rw == RW_RANDREAD;
@@ -499,12 +552,12 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
         uint64_t done;
 
         if (h.n == iodepth)
-            t = heap_pop(&h);
+            t = fb_heap_pop(&h);
         if (one_request(o, &y, i, t, wp, n_lb, &rng, &done))
             goto out_mem;
         r->lat[i] = done - t;
         r->t_end = done > r->t_end ? done : r->t_end;
-        heap_push(&h, done);
+        fb_heap_push(&h, done);
     }
     r->bytes = r->n_req * o->bs;
     rc = 0;
@@ -525,7 +578,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
+const char *fb_human(uint64_t bytes, char *buf, size_t len)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
@@ -545,8 +598,8 @@ static void print_config(const struct fb_opts *o, const char *where)
     char b1[32], b2[32];
 
     printf("flashbench: rw=%s bs=%s iodepth=%" PRIu64 " size=%s stream=%s (%s) seed=%" PRIu64 "\n",
-           rw_names[o->rw], human(o->bs, b1, sizeof(b1)), o->iodepth,
-           human(o->size, b2, sizeof(b2)), o->stream, where, o->seed);
+           fb_rw_names[o->rw], fb_human(o->bs, b1, sizeof(b1)), o->iodepth,
+           fb_human(o->size, b2, sizeof(b2)), o->stream, where, o->seed);
     printf("fms: %u ch x %u chips x %u die x %u planes, %u blocks x %u pages of %u B = %.2f "
            "TiB\n",
            g->channels, g->chips_per_chan, g->dies_per_chip, g->planes_per_die, g->blocks_per_plane,
@@ -558,11 +611,11 @@ static void print_config(const struct fb_opts *o, const char *where)
     printf("     controller %.3f us per write, %.3f us per read command of %s; cache program %s, "
            "multi-plane %s\n",
            (double)t->t_ctrl_wr_ps / FLASH_PS_PER_US, (double)t->t_ctrl_rd_ps / FLASH_PS_PER_US,
-           human(t->ctrl_cmd_bytes, b1, sizeof(b1)), o->cfg.sw.cache_program ? "on" : "off",
+           fb_human(t->ctrl_cmd_bytes, b1, sizeof(b1)), o->cfg.sw.cache_program ? "on" : "off",
            o->cfg.sw.multi_plane ? "on" : "off");
 }
 
-static void print_latency(const struct fb_result *r)
+void fb_print_latency(const struct fb_result *r)
 {
     static const double pct[] = {1, 5, 10, 50, 90, 95, 99, 99.9, 99.99};
     double sum = 0.0, sq = 0.0, avg, sd;
@@ -590,12 +643,6 @@ static void print_latency(const struct fb_result *r)
     }
 }
 
-struct term {
-    const char *name;
-    double bps;
-    char how[160];
-};
-
 /* The flash bounds of operations of ppo pages per die (bus terms from the same call): b for
  * the configuration, and for writes b_cache and b_nocache with cache program on and off. */
 static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bounds *b,
@@ -617,8 +664,7 @@ static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bo
     }
 }
 
-/* Each term, then the smallest and how much of it was achieved. */
-static void print_terms(const struct term *tm, size_t n, double achieved)
+void fb_print_terms(const struct fb_term *tm, size_t n, double achieved)
 {
     size_t best = 0;
 
@@ -645,7 +691,7 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     uint64_t cmds = (req_pages + cmd_pages - 1) / cmd_pages;
     uint32_t ppo = (uint32_t)(req_pages < g->planes_per_die ? req_pages : g->planes_per_die);
     struct flash_bounds b, b_cache, b_nocache;
-    struct term tm[4];
+    struct fb_term tm[4];
     double t_ctrl = (double)(rd ? t->t_ctrl_rd_ps : t->t_ctrl_wr_ps);
     double useful = rd ? (double)o->bs : (double)req_pages * pb;
     char b1[32];
@@ -674,13 +720,13 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     tm[2].bps = (double)o->bs / ((double)cmds * t_ctrl) * FLASH_PS_PER_S;
     snprintf(tm[2].how, sizeof(tm[2].how),
              "%" PRIu64 " command%s per request (up to %s each), %.3f us each", cmds,
-             cmds == 1 ? "" : "s", human(t->ctrl_cmd_bytes, b1, sizeof(b1)),
+             cmds == 1 ? "" : "s", fb_human(t->ctrl_cmd_bytes, b1, sizeof(b1)),
              t_ctrl / FLASH_PS_PER_US);
     tm[3].name = "queue depth";
     tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
     snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
-             o->iodepth, human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
-    print_terms(tm, 4, achieved);
+             o->iodepth, fb_human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
+    fb_print_terms(tm, 4, achieved);
 }
 
 int cmd_flashbench(int argc, char **argv)
@@ -694,6 +740,8 @@ int cmd_flashbench(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc > 0 ? 0 : 2;
+    if (o.device != DEV_FMS)
+        return fb_run_ssd(&o);
     if (sys_create(&o, &y))
         return 2;
     print_config(&o, y.where);
@@ -710,10 +758,10 @@ int cmd_flashbench(int argc, char **argv)
     wall = cli_wall_s() - wall;
     secs = (double)(r.t_end - r.t_start) / FLASH_PS_PER_S;
     bw = (double)r.bytes / secs;
-    printf("  %s: IOPS=%.0f, BW=%.2fGB/s (%.2fGiB/s)(%s/%.3fms)\n", rw_names[o.rw],
+    printf("  %s: IOPS=%.0f, BW=%.2fGB/s (%.2fGiB/s)(%s/%.3fms)\n", fb_rw_names[o.rw],
            (double)r.n_req / secs, bw / 1e9, bw / (double)(1ull << 30),
-           human(r.bytes, b1, sizeof(b1)), secs * 1e3);
-    print_latency(&r);
+           fb_human(r.bytes, b1, sizeof(b1)), secs * 1e3);
+    fb_print_latency(&r);
     print_bound(&o, (double)one.lat[0], bw);
     printf("  simulated %.3f ms of flash time in %.2f s of wall time\n", secs * 1e3, wall);
     free(one.lat);
