@@ -1,5 +1,6 @@
 #include "models/ssd/ssd.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -400,8 +401,11 @@ static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, uns
                 memset(out, 0, s->page_bytes);
             s->st.unmapped_read_pages++;
         } else if (!programmed(s, ppn)) {
-            if (out && s->payload)
-                memcpy(out, sram_copy(s, ppn), s->page_bytes);
+            const unsigned char *src = s->payload ? sram_copy(s, ppn) : NULL;
+
+            assert(!s->payload || src); /* an unprogrammed valid page is in an SRAM row */
+            if (out && src)
+                memcpy(out, src, s->page_bytes);
             s->st.sram_read_pages++;
         } else {
             rc = gather_read(s, &r, ppn, out, t_ctl, end, e);
@@ -425,8 +429,11 @@ int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf
 
         flash_fms_ctrl_cmd(s->fms, t_cmd, false, &t_ctl);
         t_end = t_ctl;
-        rc =
-            read_cmd(s, t_ctl, lpn + p, n, dst ? dst + (size_t)p * s->page_bytes : NULL, &t_end, e);
+        /* The dies' operations that start before the command's reads go first. */
+        rc = ssd_sched_until(s, t_ctl, e);
+        if (!rc)
+            rc = read_cmd(s, t_ctl, lpn + p, n, dst ? dst + (size_t)p * s->page_bytes : NULL,
+                          &t_end, e);
         ssd_slots_hold(&s->sq, t_end);
         end = ssd_later(end, t_end);
         s->st.read_cmds++;
@@ -475,6 +482,10 @@ void ssd_stats(const struct ssd *s, struct ssd_stats *st)
     st->wbuf_waits = s->wbuf.waits;
     st->wbuf_wait_ps = s->wbuf.wait_ps;
     st->fw_busy_ps = s->fw.res.busy_ps;
+    /* GC still running counts up to its cursor. */
+    for (uint32_t d = 0; d < s->g.dies; d++)
+        if (s->die[d].gc.active && s->die[d].gc.cursor > s->die[d].gc.t_start)
+            st->gc_active_ps += s->die[d].gc.cursor - s->die[d].gc.t_start;
     st->last_end = ssd_later(st->last_end, ssd_serial_free_at(&s->fw));
 }
 

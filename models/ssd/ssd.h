@@ -19,7 +19,8 @@
  *   - Read path: each command costs the controller t_ctrl_rd (serial, flash_fms's controller),
  *     then the L2P lookup (no time: the map is in DRAM), then one NAND read per run of pages
  *     that line up (same die, unit and row: a multi-plane read), all issued when the controller
- *     is done; the command completes with its last page:
+ *     is done, after the dies' queued operations that start before then; the command completes
+ *     with its last page:
  *       QD1 read of n pages of one row on an idle SSD = T_CTRL_RD + n x T_CMD + T_R + n x T_XFER
  *     Pages still in SRAM (a row not yet programmed) are served from it at no NAND cost; pages
  *     never written read as zeros at no NAND cost.
@@ -67,7 +68,7 @@ struct ssd_stats {
     uint64_t gc_victims;      /* units chosen for GC */
     uint64_t gc_erases;       /* units erased */
     uint64_t gc_forced;       /* host unit allocations that had to wait for forced GC */
-    uint64_t gc_active_ps;    /* over all dies: time from GC start to stop (background + forced) */
+    uint64_t gc_active_ps;    /* over all dies: start to stop (to the last step if running) */
     uint64_t gc_forced_ps;    /* over all forced GCs: from the host's request to the last step */
     uint64_t sram_read_pages; /* reads served from the SRAM buffer */
     uint64_t unmapped_read_pages; /* reads of pages never written */

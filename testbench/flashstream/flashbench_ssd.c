@@ -149,7 +149,9 @@ static int prepare(const struct fb_opts *o, struct dev *d, bool precondition, st
 
     *t = 0;
     if (precondition) {
-        struct ssd_precond p = {.seed = o->seed};
+        /* Not the run's own sequence of offsets: the run would overwrite the pages in the
+         * order the preconditioning wrote them, a correlation uniform traffic has not. */
+        struct ssd_precond p = {.seed = ~o->seed};
         double w = cli_wall_s();
         int rc = dev_precondition(d, &p, &x->pre, e);
 
@@ -312,16 +314,33 @@ static uint64_t request_cmds(const struct fb_opts *o, uint32_t members)
     return cmds;
 }
 
-static void write_terms(const struct fb_opts *o, double wa, uint32_t m, struct fb_term *tm)
+/* Die time per page written: WA pages programmed (planes per program; cache program hides
+ * data-in behind tPROG when it is shorter), WA - 1 pages read by GC (planes per read: t_cmd,
+ * tR, data-out), and the erases per page written. */
+static double die_ps_per_page(const struct ssd_cfg *c, double wa, double erases)
+{
+    const struct flash_timing *t = &c->nand.tim;
+    double planes = c->nand.geom.planes_per_die;
+    double xfer = (double)flash_cfg_xfer_ps(t, c->nand.geom.page_bytes);
+    double in = planes * ((double)t->t_cmd_ps + xfer), prog = (double)t->t_prog_ps;
+    double per_prog = c->nand.sw.cache_program ? (in > prog ? in : prog) : in + prog;
+    double per_read = planes * ((double)t->t_cmd_ps + xfer) + (double)t->t_r_ps;
+
+    return wa / planes * per_prog + (wa - 1.0) / planes * per_read + erases * (double)t->t_bers_ps;
+}
+
+static void write_terms(const struct fb_opts *o, const struct ssd_stats *st, uint32_t m,
+                        struct fb_term *tm)
 {
     const struct ssd_cfg *c = &o->ssd;
     const struct flash_timing *t = &c->nand.tim;
+    double wa = ssd_stats_wa(st) > 1.0 ? ssd_stats_wa(st) : 1.0;
+    double erases = st->host_write_pages ? (double)st->gc_erases / st->host_write_pages : 0.0;
     double pb = c->nand.geom.page_bytes, xfer = (double)flash_cfg_xfer_ps(t, (uint64_t)pb);
     double fw = (double)c->t_fw_page_ps + (wa - 1.0) * (double)c->t_fw_gc_ps;
     double per_page = wa * ((double)t->t_cmd_ps + xfer) + (wa - 1.0) * xfer;
-    struct flash_bounds wb;
+    uint32_t dies = flash_geom_dies(&c->nand.geom);
 
-    flash_cfg_write_bounds(&c->nand, &wb);
     tm[0].name = "firmware";
     tm[0].bps = m * pb / fw * FLASH_PS_PER_S;
     snprintf(tm[0].how, sizeof(tm[0].how),
@@ -329,9 +348,11 @@ static void write_terms(const struct fb_opts *o, double wa, uint32_t m, struct f
              (double)c->t_fw_page_ps / FLASH_PS_PER_US, (double)c->t_fw_gc_ps / FLASH_PS_PER_US,
              pb / (double)c->t_fw_page_ps * FLASH_PS_PER_S / 1e9);
     tm[1].name = "program rate";
-    tm[1].bps = m * wb.array_bps / wa;
-    snprintf(tm[1].how, sizeof(tm[1].how), "%u x %u dies x %u-page programs / WA %.3f", m,
-             flash_geom_dies(&c->nand.geom), c->nand.geom.planes_per_die, wa);
+    tm[1].bps = m * dies * pb / die_ps_per_page(c, wa, erases) * FLASH_PS_PER_S;
+    snprintf(tm[1].how, sizeof(tm[1].how),
+             "%u x %u dies; per page written: WA %.3f pages programmed, %.3f read by GC "
+             "(%u-page operations), %.4f erases",
+             m, dies, wa, wa - 1.0, c->nand.geom.planes_per_die, erases);
     tm[2].name = "channel bus";
     tm[2].bps = m * c->nand.geom.channels * pb / per_page * FLASH_PS_PER_S;
     snprintf(tm[2].how, sizeof(tm[2].how),
@@ -371,14 +392,13 @@ static void print_bound(const struct fb_opts *o, const struct ssd_stats *st, dou
                         double achieved)
 {
     uint32_t m = o->device == DEV_RAID0 ? o->ssd.raid_ssds : 1;
-    double wa = ssd_stats_wa(st) > 1.0 ? ssd_stats_wa(st) : 1.0;
     struct fb_term tm[4];
     char b1[32];
 
     if (is_read(o))
         read_terms(o, m, tm);
     else
-        write_terms(o, wa, m, tm);
+        write_terms(o, st, m, tm);
     tm[3].name = "queue depth";
     tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
     snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
