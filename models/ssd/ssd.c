@@ -290,7 +290,7 @@ int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const vo
             rc = buffer_page(s, lpn + p + i, src ? src + (size_t)(p + i) * s->page_bytes : NULL,
                              t_page, e);
         }
-        ssd_slots_hold(&s->sq, t_page);
+        ssd_slots_hold(&s->sq, t_page, 1);
         end = ssd_later(end, t_page);
         s->st.write_cmds++;
     }
@@ -434,7 +434,7 @@ int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf
         if (!rc)
             rc = read_cmd(s, t_ctl, lpn + p, n, dst ? dst + (size_t)p * s->page_bytes : NULL,
                           &t_end, e);
-        ssd_slots_hold(&s->sq, t_end);
+        ssd_slots_hold(&s->sq, t_end, 1);
         end = ssd_later(end, t_end);
         s->st.read_cmds++;
         s->st.host_read_pages += n;

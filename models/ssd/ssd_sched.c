@@ -229,8 +229,8 @@ static int host_program(struct ssd *s, uint32_t d, struct flash_err *e)
         x->q_tail = SSD_NONE;
     s->queued_rows--;
     rc = ssd_program_row(s, row, &done, e);
-    for (uint32_t k = 0; k < row->fill; k++)
-        ssd_slots_hold(&s->wbuf, done);
+    if (row->fill)
+        ssd_slots_hold(&s->wbuf, done, row->fill);
     s->host_prog_end = ssd_later(s->host_prog_end, done);
     row->next = s->free_rows;
     s->free_rows = i;

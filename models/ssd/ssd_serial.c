@@ -21,26 +21,25 @@ void ssd_slots_fini(struct ssd_slots *s)
     memset(s, 0, sizeof(*s));
 }
 
-static uint64_t heap_pop(struct ssd_slots *s)
+static void heap_pop(struct ssd_slots *s)
 {
-    uint64_t top = s->heap[0], x = s->heap[--s->held];
+    struct ssd_release x = s->heap[--s->entries];
     uint32_t i = 0;
 
     for (;;) {
         uint32_t c = 2 * i + 1;
 
-        if (c >= s->held)
+        if (c >= s->entries)
             break;
-        if (c + 1 < s->held && s->heap[c + 1] < s->heap[c])
+        if (c + 1 < s->entries && s->heap[c + 1].t < s->heap[c].t)
             c++;
-        if (s->heap[c] >= x)
+        if (s->heap[c].t >= x.t)
             break;
         s->heap[i] = s->heap[c];
         i = c;
     }
-    if (s->held)
+    if (s->entries)
         s->heap[i] = x;
-    return top;
 }
 
 bool ssd_slots_blocked(const struct ssd_slots *s)
@@ -53,11 +52,16 @@ uint64_t ssd_slots_take(struct ssd_slots *s, uint64_t t)
     uint64_t at = t;
 
     /* Slots released by t are free. */
-    while (s->held && s->heap[0] <= t)
+    while (s->entries && s->heap[0].t <= t) {
+        s->held -= s->heap[0].n;
         heap_pop(s);
+    }
     if (s->held + s->pending >= s->n) {
-        assert(s->held); /* ssd_slots_blocked says when this would fail */
-        at = heap_pop(s);
+        assert(s->entries); /* ssd_slots_blocked says when this would fail */
+        at = s->heap[0].t;
+        s->held--;
+        if (--s->heap[0].n == 0)
+            heap_pop(s);
         s->waits++;
         s->wait_ps += at - t;
     }
@@ -65,16 +69,17 @@ uint64_t ssd_slots_take(struct ssd_slots *s, uint64_t t)
     return at;
 }
 
-void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release)
+void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release, uint32_t n)
 {
     uint32_t i;
 
-    assert(s->pending > 0);
-    s->pending--;
-    i = s->held++;
-    while (i && s->heap[(i - 1) / 2] > t_release) {
+    assert(s->pending >= n);
+    s->pending -= n;
+    s->held += n;
+    i = s->entries++;
+    while (i && s->heap[(i - 1) / 2].t > t_release) {
         s->heap[i] = s->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    s->heap[i] = t_release;
+    s->heap[i] = (struct ssd_release){t_release, n};
 }

@@ -50,13 +50,20 @@ static inline uint64_t ssd_later(uint64_t a, uint64_t b)
     return flash_res_later(a, b);
 }
 
+/* Slots that come free together: one heap entry for a program's pages. */
+struct ssd_release {
+    uint64_t t;
+    uint32_t n;
+};
+
 struct ssd_slots {
-    uint32_t n;       /* slots */
-    uint32_t pending; /* taken, release time not given yet */
-    uint32_t held;    /* entries in heap: taken, with a release time */
-    uint64_t *heap;   /* release times, min-heap */
-    uint64_t waits;   /* takes that had to wait for a release */
-    uint64_t wait_ps; /* time spent waiting */
+    uint32_t n;               /* slots */
+    uint32_t pending;         /* taken, release time not given yet */
+    uint32_t held;            /* taken, with a release time (in the heap) */
+    uint32_t entries;         /* heap entries */
+    struct ssd_release *heap; /* release times, min-heap */
+    uint64_t waits;           /* takes that had to wait for a release */
+    uint64_t wait_ps;         /* time spent waiting */
 };
 
 int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct flash_err *e);
@@ -69,7 +76,7 @@ bool ssd_slots_blocked(const struct ssd_slots *s);
 /* Take a slot asked for at t; returns when it is free (>= t). Not when blocked. */
 uint64_t ssd_slots_take(struct ssd_slots *s, uint64_t t);
 
-/* A slot taken earlier comes free at t_release. */
-void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release);
+/* n slots taken earlier come free at t_release. */
+void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release, uint32_t n);
 
 #endif
