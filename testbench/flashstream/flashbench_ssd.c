@@ -291,9 +291,9 @@ static void print_ftl(const struct fb_opts *o, const struct ssd_stats *st)
            (double)st->wbuf_wait_ps / FLASH_PS_PER_MS);
     if (!st->gc_victims || !st->host_write_pages)
         return;
-    /* The members share the pages written evenly: the model of one applies to each. */
-    rho =
-        ssd_wa_util(&g, ssd_stats_mean_free(st) / (o->device == DEV_RAID0 ? o->ssd.raid_ssds : 1));
+    /* The members share the pages written evenly: the model of one applies to each, and the
+     * added-up statistics give a member's free units averaged over the pages written. */
+    rho = ssd_wa_util(&g, ssd_stats_mean_free(st));
     printf("       greedy GC model (mean field, models/ssd/README.md): WA %.3f at utilisation "
            "%.4f\n",
            ssd_wa_greedy(g.unit_pages, rho), rho);
