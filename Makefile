@@ -32,7 +32,7 @@ CFP       := -ffp-contract=off
 CFLAGS    := -std=c11 -g $(CWARN) $(CFP)
 REL_OPT   := -O2
 SAN_OPT   := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDLIBS    := -lcmocka -lcjson -lz -lm
+LDLIBS    := -lcmocka -lcjson -linih -lz -lm
 
 # ---------------------------------------------------------------- Verilator
 VROOT     := /usr/share/verilator
@@ -234,14 +234,16 @@ BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
 .PHONY: sim
 sim: deps  ## fc-mnist on Fashion-MNIST, 4 ANs: first step rtl with waves, rest of one epoch tlm
 	@$(MAKE) --no-print-directory $(FLASHSTREAM)
-	$(FLASHSTREAM) train --run sim --epochs 1 --nodes 4 --rtl-steps 1 --wave-cycles 20000 --seed $(SEED)
+	$(FLASHSTREAM) train --config configs/fc-mnist.ini --run sim --epochs 1 --nodes 4 --rtl-steps 1 \
+	    --wave-cycles 20000 --seed $(SEED)
 	@scripts/plots/plot.sh out/sim
 
 EPOCHS ?= 10
 .PHONY: train
 train: deps  ## fc-mnist to full accuracy: 4 ANs, EPOCHS (10) epochs in tlm; out/train
 	@$(MAKE) --no-print-directory $(FLASHSTREAM)
-	$(FLASHSTREAM) train --run train --epochs $(EPOCHS) --nodes 4 --no-waves --seed $(SEED)
+	$(FLASHSTREAM) train --config configs/fc-mnist.ini --run train --epochs $(EPOCHS) --nodes 4 \
+	    --no-waves --seed $(SEED)
 	@scripts/plots/plot.sh out/train
 
 RUN ?= sim

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static void set_msg(struct afile *a, const char *path, const char *tmp)
+static int set_msg(const struct afile *a, const char *path, const char *tmp, struct err *e)
 {
-    snprintf(a->msg, sizeof(a->msg), "cannot write '%s': %s '%s' failed: %s", path ? path : "?",
-             a->step, tmp ? tmp : "?", strerror(a->err));
+    return err_set(e, -a->err, "cannot write '%s': %s '%s' failed: %s", path ? path : "?", a->step,
+                   tmp ? tmp : "?", strerror(a->err));
 }
 
 int afile_fail(struct afile *a, const char *step, int err)
@@ -33,7 +33,7 @@ static void release(struct afile *a)
     a->f = NULL;
 }
 
-int afile_open(struct afile *a, const char *path)
+int afile_open(struct afile *a, const char *path, struct err *e)
 {
     size_t n = strlen(path);
     int fd;
@@ -43,7 +43,7 @@ int afile_open(struct afile *a, const char *path)
     a->tmp = malloc(n + 5);
     if (!a->path || !a->tmp) {
         afile_fail(a, "allocate a name for", ENOMEM);
-        set_msg(a, path, path);
+        set_msg(a, path, path, e);
         release(a);
         return -ENOMEM;
     }
@@ -57,7 +57,7 @@ int afile_open(struct afile *a, const char *path)
             close(fd);
             unlink(a->tmp);
         }
-        set_msg(a, a->path, a->tmp);
+        set_msg(a, a->path, a->tmp, e);
         release(a);
         return -a->err;
     }
@@ -97,12 +97,15 @@ static int sync_dir(const char *path)
     return rc;
 }
 
-int afile_commit(struct afile *a)
+int afile_commit(struct afile *a, struct err *e)
 {
     int rc;
 
-    if (!a->f) /* never opened, or already closed */
-        return afile_fail(a, "commit (not open)", EBADF);
+    if (!a->f) { /* never opened, or already closed */
+        rc = afile_fail(a, "commit (not open)", EBADF);
+        set_msg(a, a->path, a->tmp, e);
+        return rc;
+    }
     if (ferror(a->f))
         afile_fail(a, "write", errno ? errno : EIO);
     if (!a->err && fflush(a->f))
@@ -116,15 +119,14 @@ int afile_commit(struct afile *a)
         afile_fail(a, "rename", errno);
     if (a->err) {
         unlink(a->tmp);
-        set_msg(a, a->path, a->tmp);
-        rc = -a->err;
+        rc = set_msg(a, a->path, a->tmp, e);
         release(a);
         return rc;
     }
     rc = sync_dir(a->path);
     if (rc) {
         afile_fail(a, "fsync the directory of", rc);
-        set_msg(a, a->path, a->path);
+        set_msg(a, a->path, a->path, e);
         release(a);
         return -rc;
     }

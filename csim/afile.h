@@ -8,7 +8,8 @@
  * write everything to "<path>.tmp" (same directory, so rename stays within one file system),
  * fflush, fsync, fclose, rename over <path>, then fsync the directory so the rename itself is
  * durable. Any failure before the rename removes the temporary file and leaves whatever was at
- * <path> untouched, byte for byte. The step that failed and errno are kept for the message.
+ * <path> untouched, byte for byte. The step that failed and errno are kept for the message, which
+ * goes to the caller's err (csim/err.h).
  * Not modelled: concurrent writers of the same path (the last rename wins; they share the
  * temporary name), Windows, network file systems that lie about fsync.
  * Units: none.
@@ -18,25 +19,26 @@
 
 #include <stdio.h>
 
+#include "csim/err.h"
+
 struct afile {
     FILE *f;          /* write here between afile_open and afile_commit/afile_abort */
     char *path;       /* the final name */
     char *tmp;        /* "<path>.tmp" */
     const char *step; /* what failed: "create", "write", "fsync", "close", "rename", ... */
     int err;          /* errno of the first failure, 0 if none */
-    char msg[512];    /* on failure, one line for people (kept after commit/abort) */
 };
 
 /* Create "<path>.tmp" for writing (truncating a stale one). 0 or -errno (step "create"); on
- * error nothing is left open or allocated and a->msg says why. */
-int afile_open(struct afile *a, const char *path);
+ * error nothing is left open or allocated and e says why. */
+int afile_open(struct afile *a, const char *path, struct err *e);
 
 /* Flush, fsync, close, rename over the final path, fsync the directory. 0 or -errno; on error
  * the temporary file is removed and the final path is as it was (unless only the directory
  * fsync failed: the new file is then in place but its rename may not survive a crash). Also
  * fails with the first error of any earlier write (ferror) or afile_fail. Frees everything in
- * both cases; a->msg reads "cannot write '<path>': <step> '<tmp>': <strerror>". */
-int afile_commit(struct afile *a);
+ * both cases; e reads "cannot write '<path>': <step> '<tmp>' failed: <strerror>". */
+int afile_commit(struct afile *a, struct err *e);
 
 /* Give up: close and remove the temporary file, free everything. */
 void afile_abort(struct afile *a);

@@ -15,9 +15,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#define SIM_ERR_LEN  256
 #define SIM_INIT_CAP 64u
 #define POS_FREE     UINT32_MAX
 #define SLOT_MAX     (UINT32_MAX - 1u)
@@ -97,53 +97,51 @@ struct sim {
 
     struct sim_clock *clocks;
 
-    FILE *err_stream;
-    char err[SIM_ERR_LEN];
+    /* The running call's err and its first failure: a clock that cannot take its next edge
+     * fails inside the run, where only the run call can report it. */
+    struct err *run_err;
+    int run_rc;
 };
 
 /* ---- errors ---- */
 
-/* Keep the message in the sim and print it: the one place errors are reported. Returns err. */
-static int sim_fail(struct sim *sim, int err, const char *fmt, ...)
+/* A failure of the kernel's own work inside a run (a clock's next edge): the first one is
+ * written to the run call's err and returned by it. */
+static void run_fail(struct sim *sim, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int sim_fail(struct sim *sim, int err, const char *fmt, ...)
+static void run_fail(struct sim *sim, int code, const char *fmt, ...)
 {
     va_list ap;
+
+    if (sim->run_rc)
+        return;
+    sim->run_rc = code;
+    if (!sim->run_err)
+        return;
     va_start(ap, fmt);
-    vsnprintf(sim->err, sizeof(sim->err), fmt, ap);
+    vsnprintf(sim->run_err->msg, sizeof(sim->run_err->msg), fmt, ap);
     va_end(ap);
-    if (sim->err_stream)
-        fprintf(sim->err_stream, "sim: %s\n", sim->err);
-    return err;
-}
-
-const char *sim_last_error(const struct sim *sim)
-{
-    return sim->err;
-}
-
-void sim_set_error_stream(struct sim *sim, FILE *stream)
-{
-    sim->err_stream = stream;
 }
 
 /* ---- create / destroy ---- */
 
-static int pool_grow(struct sim *sim);
+static int pool_grow(struct sim *sim, struct err *e);
 
-struct sim *sim_create(void)
+int sim_create(struct sim **out, struct err *e)
 {
+    *out = NULL;
     struct sim *sim = calloc(1, sizeof(*sim));
     if (!sim)
-        return NULL;
+        return err_set(e, -ENOMEM, "out of memory creating the event kernel");
     sim->free_head = POS_FREE;
-    sim->err_stream = stderr;
-    if (pool_grow(sim) != 0) {
+    int rc = pool_grow(sim, e);
+    if (rc) {
         sim_destroy(sim);
-        return NULL;
+        return rc;
     }
-    return sim;
+    *out = sim;
+    return 0;
 }
 
 void sim_destroy(struct sim *sim)
@@ -278,11 +276,11 @@ static void heap_remove(struct sim *sim, uint32_t i)
 
 /* Double every per-slot array and the queue (cap 0 -> SIM_INIT_CAP). heap_n <= slots in use
  * <= cap, so the queue never fills first. On failure the old arrays stay valid. */
-static int pool_grow(struct sim *sim)
+static int pool_grow(struct sim *sim, struct err *e)
 {
     uint32_t old = sim->cap;
     if (old > SLOT_MAX / 2)
-        return sim_fail(sim, -ENOMEM, "event pool full (%" PRIu32 " events pending)", old);
+        return err_set(e, -ENOMEM, "event pool full (%" PRIu32 " events pending)", old);
     uint32_t cap = old ? old * 2 : SIM_INIT_CAP;
 
     size_t heap_bytes = HEAP_OFFSET + (size_t)cap * sizeof(struct sim_hent);
@@ -318,8 +316,7 @@ static int pool_grow(struct sim *sim)
 out_free_hm:
     free(hm);
 out_oom:
-    return sim_fail(sim, -ENOMEM, "out of memory growing the event pool to %" PRIu32 " events",
-                    cap);
+    return err_set(e, -ENOMEM, "out of memory growing the event pool to %" PRIu32 " events", cap);
 }
 
 static inline void slot_release(struct sim *sim, uint32_t s)
@@ -335,10 +332,10 @@ static inline void slot_release(struct sim *sim, uint32_t s)
 
 /* t already validated (t >= now). */
 static inline int enqueue(struct sim *sim, sim_time_t t, int prio, const char *name,
-                          sim_event_fn fn, void *user, sim_event_id_t *id_out)
+                          sim_event_fn fn, void *user, sim_event_id_t *id_out, struct err *e)
 {
     if (unlikely(sim->free_head == POS_FREE)) {
-        int rc = pool_grow(sim);
+        int rc = pool_grow(sim, e);
         if (rc)
             return rc;
     }
@@ -349,40 +346,40 @@ static inline int enqueue(struct sim *sim, sim_time_t t, int prio, const char *n
     sl->user = user;
     sl->name = name ? name : ANON_NAME;
 
-    struct sim_hent e = {.t = t, .seq = sim->next_seq++, .prio = prio, .slot = s};
-    heap_sift_up(sim, sim->heap_n++, e);
+    struct sim_hent ent = {.t = t, .seq = sim->next_seq++, .prio = prio, .slot = s};
+    heap_sift_up(sim, sim->heap_n++, ent);
     if (id_out)
         *id_out = ((uint64_t)sl->gen << 32) | ((uint64_t)s + 1);
     return 0;
 }
 
 int sim_schedule_at(struct sim *sim, sim_time_t t, int prio, const char *name, sim_event_fn fn,
-                    void *user, sim_event_id_t *id_out)
+                    void *user, sim_event_id_t *id_out, struct err *e)
 {
     if (id_out)
         *id_out = SIM_EVENT_NONE;
     if (unlikely(!fn))
-        return sim_fail(sim, -EINVAL, "event '%s' at %" PRIu64 " ps has no callback",
-                        name ? name : ANON_NAME, t);
+        return err_set(e, -EINVAL, "event '%s' at %" PRIu64 " ps has no callback",
+                       name ? name : ANON_NAME, t);
     if (unlikely(t < sim->now))
-        return sim_fail(sim, -EINVAL,
-                        "event '%s' at %" PRIu64 " ps is before now (%" PRIu64
-                        " ps); schedule at or after now",
-                        name ? name : ANON_NAME, t, sim->now);
-    return enqueue(sim, t, prio, name, fn, user, id_out);
+        return err_set(e, -EINVAL,
+                       "event '%s' at %" PRIu64 " ps is before now (%" PRIu64
+                       " ps); schedule at or after now",
+                       name ? name : ANON_NAME, t, sim->now);
+    return enqueue(sim, t, prio, name, fn, user, id_out, e);
 }
 
 int sim_schedule_in(struct sim *sim, sim_time_t delay, int prio, const char *name, sim_event_fn fn,
-                    void *user, sim_event_id_t *id_out)
+                    void *user, sim_event_id_t *id_out, struct err *e)
 {
     if (id_out)
         *id_out = SIM_EVENT_NONE;
     if (unlikely(delay > SIM_TIME_MAX - sim->now))
-        return sim_fail(sim, -EOVERFLOW,
-                        "event '%s': now (%" PRIu64 " ps) + delay (%" PRIu64
-                        " ps) overflows the %" PRIu64 " ps time range",
-                        name ? name : ANON_NAME, sim->now, delay, SIM_TIME_MAX);
-    return sim_schedule_at(sim, sim->now + delay, prio, name, fn, user, id_out);
+        return err_set(e, -EOVERFLOW,
+                       "event '%s': now (%" PRIu64 " ps) + delay (%" PRIu64
+                       " ps) overflows the %" PRIu64 " ps time range",
+                       name ? name : ANON_NAME, sim->now, delay, SIM_TIME_MAX);
+    return sim_schedule_at(sim, sim->now + delay, prio, name, fn, user, id_out, e);
 }
 
 /* Slot index of a live handle, or a negative code (no message). */
@@ -401,25 +398,25 @@ static int64_t handle_slot(const struct sim *sim, sim_event_id_t id)
     return -EINVAL; /* a generation this slot has not reached */
 }
 
-int sim_cancel(struct sim *sim, sim_event_id_t id)
+int sim_cancel(struct sim *sim, sim_event_id_t id, struct err *e)
 {
     int64_t s = handle_slot(sim, id);
     if (s == -EINVAL)
-        return sim_fail(sim, -EINVAL,
-                        "cannot cancel event id 0x%016" PRIx64
-                        ": not a handle issued by this sim (slot %" PRIu64 ", %" PRIu32
-                        " slots); pass an id from sim_schedule_*()",
-                        id, (id & 0xffffffffu), sim->cap);
+        return err_set(e, -EINVAL,
+                       "cannot cancel event id 0x%016" PRIx64
+                       ": not a handle issued by this sim (slot %" PRIu64 ", %" PRIu32
+                       " slots); pass an id from sim_schedule_*()",
+                       id, (id & 0xffffffffu), sim->cap);
     if (s < 0) {
         uint32_t slot = (uint32_t)(id & 0xffffffffu) - 1;
         const struct sim_slot *sl = &sim->pool[slot];
         uint32_t gen = (uint32_t)(id >> 32);
         /* The slot still holds this event's name unless it was reused since. */
         const char *name = (sl->gen == gen + 1 && sim->pos[slot] == POS_FREE) ? sl->name : "?";
-        return sim_fail(sim, -ENOENT,
-                        "cannot cancel event '%s' (id 0x%016" PRIx64
-                        "): it already fired or was cancelled (now %" PRIu64 " ps)",
-                        name, id, sim->now);
+        return err_set(e, -ENOENT,
+                       "cannot cancel event '%s' (id 0x%016" PRIx64
+                       "): it already fired or was cancelled (now %" PRIu64 " ps)",
+                       name, id, sim->now);
     }
     heap_remove(sim, sim->pos[s]);
     slot_release(sim, (uint32_t)s);
@@ -460,61 +457,67 @@ static void run_loop(struct sim *sim, sim_time_t limit)
     sim->cur_name = NULL;
 }
 
-static int run_enter(struct sim *sim, const char *what)
+static int run_enter(struct sim *sim, const char *what, struct err *e)
 {
     if (sim->running)
-        return sim_fail(sim, -EBUSY,
-                        "%s called from inside callback '%s' at %" PRIu64
-                        " ps; schedule an event or call sim_stop() instead",
-                        what, sim->cur_name ? sim->cur_name : "?", sim->now);
+        return err_set(e, -EBUSY,
+                       "%s called from inside callback '%s' at %" PRIu64
+                       " ps; schedule an event or call sim_stop() instead",
+                       what, sim->cur_name ? sim->cur_name : "?", sim->now);
     sim->running = true;
     sim->stop = false;
     sim->stopped = false;
+    sim->run_err = e;
+    sim->run_rc = 0;
     return 0;
 }
 
-static void run_leave(struct sim *sim)
+/* 0, or the first failure of the kernel's own work during the run. */
+static int run_leave(struct sim *sim)
 {
+    int rc = sim->run_rc;
+
     sim->stopped = sim->stop;
     sim->stop = false;
     sim->running = false;
+    sim->run_err = NULL;
+    sim->run_rc = 0;
+    return rc;
 }
 
-int sim_run_until(struct sim *sim, sim_time_t t)
+int sim_run_until(struct sim *sim, sim_time_t t, struct err *e)
 {
     if (t < sim->now)
-        return sim_fail(sim, -EINVAL,
-                        "sim_run_until(%" PRIu64 " ps) is before now (%" PRIu64
-                        " ps); pass a time at or after now",
-                        t, sim->now);
-    int rc = run_enter(sim, "sim_run_until");
+        return err_set(e, -EINVAL,
+                       "sim_run_until(%" PRIu64 " ps) is before now (%" PRIu64
+                       " ps); pass a time at or after now",
+                       t, sim->now);
+    int rc = run_enter(sim, "sim_run_until", e);
     if (rc)
         return rc;
     run_loop(sim, t);
     if (!sim->stop)
         sim->now = t;
-    run_leave(sim);
-    return 0;
+    return run_leave(sim);
 }
 
-int sim_run_for(struct sim *sim, sim_time_t d)
+int sim_run_for(struct sim *sim, sim_time_t d, struct err *e)
 {
     if (d > SIM_TIME_MAX - sim->now)
-        return sim_fail(sim, -EOVERFLOW,
-                        "sim_run_for: now (%" PRIu64 " ps) + %" PRIu64 " ps overflows the %" PRIu64
-                        " ps time range",
-                        sim->now, d, SIM_TIME_MAX);
-    return sim_run_until(sim, sim->now + d);
+        return err_set(e, -EOVERFLOW,
+                       "sim_run_for: now (%" PRIu64 " ps) + %" PRIu64 " ps overflows the %" PRIu64
+                       " ps time range",
+                       sim->now, d, SIM_TIME_MAX);
+    return sim_run_until(sim, sim->now + d, e);
 }
 
-int sim_run(struct sim *sim)
+int sim_run(struct sim *sim, struct err *e)
 {
-    int rc = run_enter(sim, "sim_run");
+    int rc = run_enter(sim, "sim_run", e);
     if (rc)
         return rc;
     run_loop(sim, SIM_TIME_MAX);
-    run_leave(sim);
-    return 0;
+    return run_leave(sim);
 }
 
 /* ---- clocks ---- */
@@ -540,9 +543,9 @@ static bool clock_edge_at_or_after(const struct sim_clock *clk, sim_time_t t, si
 
 static void clock_fire(struct sim *sim, void *user);
 
-static int clock_schedule(struct sim_clock *clk, sim_time_t t)
+static int clock_schedule(struct sim_clock *clk, sim_time_t t, struct err *e)
 {
-    int rc = enqueue(clk->sim, t, clk->prio, clk->name, clock_fire, clk, NULL);
+    int rc = enqueue(clk->sim, t, clk->prio, clk->name, clock_fire, clk, NULL, e);
     clk->state = rc ? CLK_IDLE : CLK_PENDING;
     return rc;
 }
@@ -562,27 +565,29 @@ static void clock_fire(struct sim *sim, void *user)
     }
     if (sim->now > SIM_TIME_MAX - clk->period) {
         clk->state = CLK_IDLE;
-        sim_fail(sim, -EOVERFLOW,
+        run_fail(sim, -EOVERFLOW,
                  "clock '%s': next edge after %" PRIu64 " ps + %" PRIu64
                  " ps overflows the time range; clock left idle",
                  clk->name, sim->now, clk->period);
         return;
     }
-    clock_schedule(clk, sim->now + clk->period);
+    int rc = clock_schedule(clk, sim->now + clk->period, sim->run_rc ? NULL : sim->run_err);
+    if (rc && !sim->run_rc)
+        sim->run_rc = rc;
 }
 
-struct sim_clock *sim_clock_create_cfg(struct sim *sim, const struct sim_clock_cfg *cfg)
+int sim_clock_create(const struct sim_clock_cfg *cfg, struct sim *sim, struct sim_clock **out,
+                     struct err *e)
 {
     const char *name = cfg->name ? cfg->name : ANON_NAME;
-    if (cfg->period_ps <= 0) {
-        sim_fail(sim, -EINVAL, "clock '%s': period %" PRId64 " ps must be > 0", name,
-                 cfg->period_ps);
-        return NULL;
-    }
-    if (!cfg->tick) {
-        sim_fail(sim, -EINVAL, "clock '%s': no tick function", name);
-        return NULL;
-    }
+    int rc;
+
+    *out = NULL;
+    if (cfg->period_ps <= 0)
+        return err_set(e, -EINVAL, "clock '%s': period %" PRId64 " ps must be > 0", name,
+                       cfg->period_ps);
+    if (!cfg->tick)
+        return err_set(e, -EINVAL, "clock '%s': no tick function", name);
     struct sim_clock *clk = calloc(1, sizeof(*clk));
     if (!clk)
         goto out_oom;
@@ -602,43 +607,33 @@ struct sim_clock *sim_clock_create_cfg(struct sim *sim, const struct sim_clock_c
     if (!cfg->start_idle) {
         sim_time_t edge;
         if (!clock_edge_at_or_after(clk, sim->now, &edge)) {
-            sim_fail(sim, -EOVERFLOW,
-                     "clock '%s': first edge at or after %" PRIu64
-                     " ps overflows the time range (start %" PRIu64 " ps, period %" PRIu64 " ps)",
-                     name, sim->now, clk->start, clk->period);
+            rc = err_set(e, -EOVERFLOW,
+                         "clock '%s': first edge at or after %" PRIu64
+                         " ps overflows the time range (start %" PRIu64 " ps, period %" PRIu64
+                         " ps)",
+                         name, sim->now, clk->start, clk->period);
             goto out_free_name;
         }
-        if (clock_schedule(clk, edge))
+        rc = clock_schedule(clk, edge, e);
+        if (rc)
             goto out_free_name;
     }
     clk->next = sim->clocks;
     sim->clocks = clk;
-    return clk;
+    *out = clk;
+    return 0;
 
 out_free_name:
     free(clk->name);
+    free(clk);
+    return rc;
 out_free_clk:
     free(clk);
-    return NULL;
 out_oom:
-    sim_fail(sim, -ENOMEM, "clock '%s': out of memory", name);
-    return NULL;
+    return err_set(e, -ENOMEM, "clock '%s': out of memory", name);
 }
 
-struct sim_clock *sim_clock_create(struct sim *sim, const char *name, int64_t period_ps,
-                                   sim_tick_fn tick, void *user)
-{
-    struct sim_clock_cfg cfg = {
-        .name = name,
-        .period_ps = period_ps,
-        .start = sim->now,
-        .tick = tick,
-        .user = user,
-    };
-    return sim_clock_create_cfg(sim, &cfg);
-}
-
-int sim_clock_wake(struct sim_clock *clk)
+int sim_clock_wake(struct sim_clock *clk, struct err *e)
 {
     struct sim *sim = clk->sim;
     if (clk->state == CLK_PENDING)
@@ -649,18 +644,18 @@ int sim_clock_wake(struct sim_clock *clk)
     }
     sim_time_t edge;
     if (!clock_edge_at_or_after(clk, sim->now, &edge))
-        return sim_fail(sim, -EOVERFLOW,
-                        "clock '%s': next edge after %" PRIu64 " ps overflows the time range",
-                        clk->name, sim->now);
+        return err_set(e, -EOVERFLOW,
+                       "clock '%s': next edge after %" PRIu64 " ps overflows the time range",
+                       clk->name, sim->now);
     /* Never tick twice on one edge: the edge after the last tick is the earliest. */
     if (clk->ticked && edge <= clk->last_tick) {
         if (clk->last_tick > SIM_TIME_MAX - clk->period)
-            return sim_fail(sim, -EOVERFLOW,
-                            "clock '%s': edge after %" PRIu64 " ps overflows the time range",
-                            clk->name, clk->last_tick);
+            return err_set(e, -EOVERFLOW,
+                           "clock '%s': edge after %" PRIu64 " ps overflows the time range",
+                           clk->name, clk->last_tick);
         edge = clk->last_tick + clk->period;
     }
-    return clock_schedule(clk, edge);
+    return clock_schedule(clk, edge, e);
 }
 
 bool sim_clock_active(const struct sim_clock *clk)

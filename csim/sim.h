@@ -22,10 +22,11 @@
  * Units: every time and period is in picoseconds. Use SIM_NS, SIM_US, ... for readability:
  *   sim_schedule_in(sim, 3 * SIM_US, ...).
  *
- * Errors: functions that act return 0 or a negative errno code (-EINVAL, -ENOENT,
- * -EOVERFLOW, -ENOMEM, -EBUSY). The message, with the caller's values, is kept in the sim
- * (sim_last_error()) and printed to the error stream (stderr unless changed). Constructors
- * return NULL on error.
+ * Errors (csim/err.h): functions that act return 0 or a negative errno code (-EINVAL, -ENOENT,
+ * -EOVERFLOW, -ENOMEM, -EBUSY) with the message, with the caller's values, in their err. The
+ * kernel keeps no message and prints nothing. A clock that cannot take its next edge inside a
+ * run (time range, memory) is left idle, the run goes on, and the run call returns the first
+ * such failure.
  *
  * Lifetime: event names are stored by pointer, not copied; they must outlive the event (string
  * literals are the usual case). Clock names are copied. Clocks belong to the sim and are freed
@@ -36,7 +37,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
+
+#include "csim/err.h"
 
 typedef uint64_t sim_time_t;
 
@@ -63,7 +65,7 @@ typedef void (*sim_trace_fn)(void *ctx, sim_time_t t, const char *name);
 
 /* ---- kernel ---- */
 
-struct sim *sim_create(void);
+int sim_create(struct sim **out, struct err *e);
 void sim_destroy(struct sim *sim);
 
 sim_time_t sim_now(const struct sim *sim);
@@ -71,23 +73,23 @@ sim_time_t sim_now(const struct sim *sim);
 /* Schedule fn(sim, user) at absolute time t (t >= now). name may be NULL. id_out may be NULL;
  * it receives the handle for sim_cancel() (SIM_EVENT_NONE on error). */
 int sim_schedule_at(struct sim *sim, sim_time_t t, int prio, const char *name, sim_event_fn fn,
-                    void *user, sim_event_id_t *id_out);
+                    void *user, sim_event_id_t *id_out, struct err *e);
 /* Same, at now + delay; -EOVERFLOW when that passes SIM_TIME_MAX. */
 int sim_schedule_in(struct sim *sim, sim_time_t delay, int prio, const char *name, sim_event_fn fn,
-                    void *user, sim_event_id_t *id_out);
+                    void *user, sim_event_id_t *id_out, struct err *e);
 /* Remove a pending event. -ENOENT if it already fired or was cancelled, -EINVAL if the handle
  * was never issued by this sim. */
-int sim_cancel(struct sim *sim, sim_event_id_t id);
+int sim_cancel(struct sim *sim, sim_event_id_t id, struct err *e);
 bool sim_event_pending(const struct sim *sim, sim_event_id_t id);
 
 /* Fire every event with time <= t, then leave now = t (t >= now). If sim_stop() was called,
  * return at once with now = the time of the event that stopped it. -EBUSY from a callback. */
-int sim_run_until(struct sim *sim, sim_time_t t);
+int sim_run_until(struct sim *sim, sim_time_t t, struct err *e);
 /* sim_run_until(sim, now + d); -EOVERFLOW when that passes SIM_TIME_MAX. */
-int sim_run_for(struct sim *sim, sim_time_t d);
+int sim_run_for(struct sim *sim, sim_time_t d, struct err *e);
 /* Fire events until the queue is empty (or sim_stop()); now = time of the last event. A clock
  * that never goes idle keeps the queue non-empty: use sim_run_until() then. */
-int sim_run(struct sim *sim);
+int sim_run(struct sim *sim, struct err *e);
 /* From a callback: finish the running callback, then return from the current run call.
  * Outside a run call it has no effect (the next run clears it). */
 void sim_stop(struct sim *sim);
@@ -105,10 +107,6 @@ bool sim_next_time(const struct sim *sim, sim_time_t *t);
 /* Events fired since creation (clock ticks included). */
 uint64_t sim_events_fired(const struct sim *sim);
 
-/* Last error message ("" if none) and where messages are printed (NULL: nowhere). */
-const char *sim_last_error(const struct sim *sim);
-void sim_set_error_stream(struct sim *sim, FILE *stream);
-
 /* ---- clock domains ---- */
 
 struct sim_clock_cfg {
@@ -121,15 +119,14 @@ struct sim_clock_cfg {
     bool start_idle; /* true: no tick until sim_clock_wake() */
 };
 
-/* Clock with grid origin = now, priority 0, first tick at now. NULL on error. */
-struct sim_clock *sim_clock_create(struct sim *sim, const char *name, int64_t period_ps,
-                                   sim_tick_fn tick, void *user);
-/* Clock from a full configuration; the first tick is at the first edge at or after now. */
-struct sim_clock *sim_clock_create_cfg(struct sim *sim, const struct sim_clock_cfg *cfg);
+/* A clock of sim; the first tick is at the first edge at or after now (with start = now:
+ * at now). -EINVAL for a period <= 0 or no tick function. */
+int sim_clock_create(const struct sim_clock_cfg *cfg, struct sim *sim, struct sim_clock **out,
+                     struct err *e);
 
 /* New work: tick at the next edge at or after now (never twice on one edge). No-op while
  * active; called from the clock's own tick it makes that tick count as "more work". */
-int sim_clock_wake(struct sim_clock *clk);
+int sim_clock_wake(struct sim_clock *clk, struct err *e);
 bool sim_clock_active(const struct sim_clock *clk);
 /* floor((now - start) / period), 0 before start: idle cycles included. */
 uint64_t sim_clock_cycle(const struct sim_clock *clk);

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +42,12 @@ struct meta {
     char *value;
 };
 
+/* One value of the run's configuration ("config" in the JSON). */
+struct cfgval {
+    char *section, *key, *value;
+    enum stats_cfg_kind kind;
+};
+
 struct stats {
     struct stats_ctr **ctrs; /* in definition order */
     size_t n_ctrs, cap_ctrs;
@@ -50,23 +55,9 @@ struct stats {
     size_t n_tab, cap_tab;
     struct meta *meta;
     size_t n_meta, cap_meta;
-    int code; /* of the last failure */
-    char msg[512];
+    struct cfgval *cfg; /* in insertion order */
+    size_t n_cfg, cap_cfg;
 };
-
-static int fail(struct stats *s, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct stats *s, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
-    va_end(ap);
-    s->code = code;
-    return code;
-}
 
 static uint64_t hash(const char *p, size_t n)
 {
@@ -110,15 +101,17 @@ static int grow_table(struct stats *s)
     return 0;
 }
 
-struct stats *stats_create(void)
+int stats_create(struct stats **out, struct err *e)
 {
     struct stats *s = calloc(1, sizeof(*s));
 
+    *out = NULL;
     if (!s || grow_table(s)) {
         free(s);
-        return NULL;
+        return err_set(e, -ENOMEM, "stats: out of memory");
     }
-    return s;
+    *out = s;
+    return 0;
 }
 
 void stats_destroy(struct stats *s)
@@ -137,14 +130,15 @@ void stats_destroy(struct stats *s)
         free(s->meta[i].value);
     }
     free(s->meta);
+    for (size_t i = 0; i < s->n_cfg; i++) {
+        free(s->cfg[i].section);
+        free(s->cfg[i].key);
+        free(s->cfg[i].value);
+    }
+    free(s->cfg);
     free(s->tab);
     free(s->ctrs);
     free(s);
-}
-
-const char *stats_errmsg(const struct stats *s)
-{
-    return s->msg;
 }
 
 static bool comp_char(char c)
@@ -153,39 +147,41 @@ static bool comp_char(char c)
            c == '-';
 }
 
-static int check_name(struct stats *s, const char *name)
+static int check_name(const char *name, struct err *e)
 {
     size_t n, comp = 0;
 
     if (!name || !*name)
-        return fail(s, -EINVAL,
-                    "stats: empty counter name; accepted a dot-separated path such "
-                    "as \"an0.core.busy_ps\"");
+        return err_set(e, -EINVAL,
+                       "stats: empty counter name; accepted a dot-separated path such "
+                       "as \"an0.core.busy_ps\"");
     n = strlen(name);
     if (n > STATS_NAME_MAX)
-        return fail(s, -EINVAL,
-                    "stats: counter name \"%.40s...\" has %zu characters; accepted "
-                    "at most %d",
-                    name, n, STATS_NAME_MAX);
+        return err_set(e, -EINVAL,
+                       "stats: counter name \"%.40s...\" has %zu characters; accepted "
+                       "at most %d",
+                       name, n, STATS_NAME_MAX);
     for (size_t i = 0; i <= n; i++) {
         char c = name[i];
 
         if (c == '.' || c == '\0') {
             if (comp == 0)
-                return fail(s, -EINVAL,
-                            "stats: counter name \"%s\" has an empty component at character %zu; "
-                            "accepted components of 1..%d characters [A-Za-z0-9_-] joined by '.'",
-                            name, i, COMP_MAX);
+                return err_set(
+                    e, -EINVAL,
+                    "stats: counter name \"%s\" has an empty component at character %zu; "
+                    "accepted components of 1..%d characters [A-Za-z0-9_-] joined by '.'",
+                    name, i, COMP_MAX);
             comp = 0;
         } else if (!comp_char(c)) {
-            return fail(s, -EINVAL,
-                        "stats: counter name \"%s\" has '%c' (0x%02x) at character %zu; accepted "
-                        "[A-Za-z0-9_-] and '.' between components",
-                        name, c >= 0x20 && c < 0x7f ? c : '?', (unsigned char)c, i);
+            return err_set(
+                e, -EINVAL,
+                "stats: counter name \"%s\" has '%c' (0x%02x) at character %zu; accepted "
+                "[A-Za-z0-9_-] and '.' between components",
+                name, c >= 0x20 && c < 0x7f ? c : '?', (unsigned char)c, i);
         } else if (++comp > COMP_MAX) {
-            return fail(s, -EINVAL,
-                        "stats: counter name \"%s\" has a component longer than %d characters",
-                        name, COMP_MAX);
+            return err_set(e, -EINVAL,
+                           "stats: counter name \"%s\" has a component longer than %d characters",
+                           name, COMP_MAX);
         }
     }
     return 0;
@@ -217,36 +213,36 @@ static const char *type_name(enum stats_type t)
     return t == STATS_U64 ? "u64" : "f64";
 }
 
-static struct stats_ctr *define(struct stats *s, const char *name, enum stats_type type,
-                                const char *unit, const char *desc)
+static int define(struct stats *s, const char *name, enum stats_type type, const char *unit,
+                  const char *desc, struct stats_ctr **out, struct err *e)
 {
     struct stats_ctr *c;
     struct slot *sl;
     size_t n;
+    int rc;
 
-    if (check_name(s, name))
-        return NULL;
+    *out = NULL;
+    rc = check_name(name, e);
+    if (rc)
+        return rc;
     if (!unit)
         unit = "";
     n = strlen(name);
     sl = lookup(s, name, n);
     if (sl->path) {
         c = sl->ctr;
-        if (!c) {
-            fail(s, -EEXIST,
-                 "stats: \"%s\" is already a group of other counters; it cannot also be a "
-                 "counter (name it e.g. \"%s.total\")",
-                 name, name);
-            return NULL;
-        }
-        if (c->type != type || strcmp(c->unit, unit)) {
-            fail(s, -EEXIST,
-                 "stats: \"%s\" is already defined as %s [%s]; asked for %s [%s] (one type and "
-                 "unit per counter)",
-                 name, type_name(c->type), c->unit, type_name(type), unit);
-            return NULL;
-        }
-        return c;
+        if (!c)
+            return err_set(e, -EEXIST,
+                           "stats: \"%s\" is already a group of other counters; it cannot also "
+                           "be a counter (name it e.g. \"%s.total\")",
+                           name, name);
+        if (c->type != type || strcmp(c->unit, unit))
+            return err_set(e, -EEXIST,
+                           "stats: \"%s\" is already defined as %s [%s]; asked for %s [%s] (one "
+                           "type and unit per counter)",
+                           name, type_name(c->type), c->unit, type_name(type), unit);
+        *out = c;
+        return 0;
     }
     /* Every proper prefix must be a group (or absent): check all before changing anything. */
     for (size_t i = 0; i < n; i++) {
@@ -254,12 +250,11 @@ static struct stats_ctr *define(struct stats *s, const char *name, enum stats_ty
             continue;
         struct slot *g = lookup(s, name, i);
 
-        if (g->path && g->ctr) {
-            fail(s, -EEXIST,
-                 "stats: cannot define \"%s\": \"%s\" is a counter, so it cannot hold others", name,
-                 g->path);
-            return NULL;
-        }
+        if (g->path && g->ctr)
+            return err_set(e, -EEXIST,
+                           "stats: cannot define \"%s\": \"%s\" is a counter, so it cannot hold "
+                           "others",
+                           name, g->path);
     }
     if (s->n_ctrs == s->cap_ctrs) {
         size_t cap = s->cap_ctrs ? 2 * s->cap_ctrs : 64;
@@ -285,30 +280,30 @@ static struct stats_ctr *define(struct stats *s, const char *name, enum stats_ty
             continue;
         /* A group missing from the table: add it (on failure the counter stays, harmless:
          * only the conflict check would miss this group). */
-        if (insert(s, name, i, NULL, NULL)) {
-            fail(s, -ENOMEM, "stats: out of memory");
-            return NULL;
-        }
+        if (insert(s, name, i, NULL, NULL))
+            return err_set(e, -ENOMEM, "stats: out of memory");
     }
-    return c;
+    *out = c;
+    return 0;
 
 out_free:
     free(c->unit);
     free(c->desc);
     free(c);
 out_nomem:
-    fail(s, -ENOMEM, "stats: out of memory defining \"%s\"", name);
-    return NULL;
+    return err_set(e, -ENOMEM, "stats: out of memory defining \"%s\"", name);
 }
 
-struct stats_ctr *stats_u64(struct stats *s, const char *name, const char *unit, const char *desc)
+int stats_u64(struct stats *s, const char *name, const char *unit, const char *desc,
+              struct stats_ctr **out, struct err *e)
 {
-    return define(s, name, STATS_U64, unit, desc);
+    return define(s, name, STATS_U64, unit, desc, out, e);
 }
 
-struct stats_ctr *stats_f64(struct stats *s, const char *name, const char *unit, const char *desc)
+int stats_f64(struct stats *s, const char *name, const char *unit, const char *desc,
+              struct stats_ctr **out, struct err *e)
 {
-    return define(s, name, STATS_F64, unit, desc);
+    return define(s, name, STATS_F64, unit, desc, out, e);
 }
 
 void stats_ctr_set_u64(struct stats_ctr *c, uint64_t v)
@@ -342,59 +337,61 @@ void stats_ctr_add_f64(struct stats_ctr *c, double delta)
     c->v.d += delta;
 }
 
-int stats_set_u64(struct stats *s, const char *name, const char *unit, const char *desc, uint64_t v)
+int stats_set_u64(struct stats *s, const char *name, const char *unit, const char *desc, uint64_t v,
+                  struct err *e)
 {
-    struct stats_ctr *c = stats_u64(s, name, unit, desc);
+    struct stats_ctr *c;
+    int rc = stats_u64(s, name, unit, desc, &c, e);
 
-    if (!c)
-        return s->code;
+    if (rc)
+        return rc;
     c->v.u = v;
     return 0;
 }
 
-int stats_set_f64(struct stats *s, const char *name, const char *unit, const char *desc, double v)
+int stats_set_f64(struct stats *s, const char *name, const char *unit, const char *desc, double v,
+                  struct err *e)
 {
-    struct stats_ctr *c = stats_f64(s, name, unit, desc);
+    struct stats_ctr *c;
+    int rc = stats_f64(s, name, unit, desc, &c, e);
 
-    if (!c)
-        return s->code;
+    if (rc)
+        return rc;
     c->v.d = v;
     return 0;
 }
 
-static struct stats_ctr *find_typed(struct stats *s, const char *name, enum stats_type t, int *rc)
+static int find_typed(struct stats *s, const char *name, enum stats_type t, struct stats_ctr **out,
+                      struct err *e)
 {
     struct slot *sl = name ? lookup(s, name, strlen(name)) : NULL;
 
-    if (!sl || !sl->path || !sl->ctr) {
-        *rc =
-            fail(s, -ENOENT, "stats: no counter \"%s\" (define it first)", name ? name : "(null)");
-        return NULL;
-    }
-    if (sl->ctr->type != t) {
-        *rc = fail(s, -EINVAL, "stats: \"%s\" is %s, not %s", name, type_name(sl->ctr->type),
-                   type_name(t));
-        return NULL;
-    }
-    return sl->ctr;
+    if (!sl || !sl->path || !sl->ctr)
+        return err_set(e, -ENOENT, "stats: no counter \"%s\" (define it first)",
+                       name ? name : "(null)");
+    if (sl->ctr->type != t)
+        return err_set(e, -EINVAL, "stats: \"%s\" is %s, not %s", name, type_name(sl->ctr->type),
+                       type_name(t));
+    *out = sl->ctr;
+    return 0;
 }
 
-int stats_add_u64(struct stats *s, const char *name, uint64_t delta)
+int stats_add_u64(struct stats *s, const char *name, uint64_t delta, struct err *e)
 {
-    int rc = 0;
-    struct stats_ctr *c = find_typed(s, name, STATS_U64, &rc);
+    struct stats_ctr *c;
+    int rc = find_typed(s, name, STATS_U64, &c, e);
 
-    if (c)
+    if (!rc)
         c->v.u += delta;
     return rc;
 }
 
-int stats_add_f64(struct stats *s, const char *name, double delta)
+int stats_add_f64(struct stats *s, const char *name, double delta, struct err *e)
 {
-    int rc = 0;
-    struct stats_ctr *c = find_typed(s, name, STATS_F64, &rc);
+    struct stats_ctr *c;
+    int rc = find_typed(s, name, STATS_F64, &c, e);
 
-    if (c)
+    if (!rc)
         c->v.d += delta;
     return rc;
 }
@@ -438,20 +435,20 @@ size_t stats_count(const struct stats *s)
     return s->n_ctrs;
 }
 
-int stats_meta(struct stats *s, const char *key, const char *value)
+int stats_meta(struct stats *s, const char *key, const char *value, struct err *e)
 {
     size_t n = key ? strlen(key) : 0;
     char *v;
 
     if (n < 1 || n > COMP_MAX)
-        return fail(s, -EINVAL, "stats: meta key \"%s\" has %zu characters; accepted 1..%d",
-                    key ? key : "(null)", n, COMP_MAX);
+        return err_set(e, -EINVAL, "stats: meta key \"%s\" has %zu characters; accepted 1..%d",
+                       key ? key : "(null)", n, COMP_MAX);
     for (size_t i = 0; i < n; i++)
         if (key[i] < 0x20 || key[i] > 0x7e)
-            return fail(s, -EINVAL, "stats: meta key has a non-printable character at %zu", i);
+            return err_set(e, -EINVAL, "stats: meta key has a non-printable character at %zu", i);
     v = strdup(value ? value : "");
     if (!v)
-        return fail(s, -ENOMEM, "stats: out of memory");
+        return err_set(e, -ENOMEM, "stats: out of memory");
     for (size_t i = 0; i < s->n_meta; i++) {
         if (!strcmp(s->meta[i].key, key)) {
             free(s->meta[i].value);
@@ -476,7 +473,90 @@ int stats_meta(struct stats *s, const char *key, const char *value)
 
 out_nomem:
     free(v);
-    return fail(s, -ENOMEM, "stats: out of memory");
+    return err_set(e, -ENOMEM, "stats: out of memory");
+}
+
+/* Whether text is a JSON number: strtod reads all of it, and it has only the characters of
+ * one (no "inf", "nan", hexadecimal or leading '+'). */
+static bool json_number(const char *text)
+{
+    char *end;
+
+    if (!*text || text[0] == '+' || strspn(text, "0123456789.eE+-") != strlen(text))
+        return false;
+    (void)strtod(text, &end);
+    return *end == '\0';
+}
+
+int stats_config(struct stats *s, const char *section, const char *key, enum stats_cfg_kind kind,
+                 const char *value, struct err *e)
+{
+    struct cfgval *c = NULL;
+    char *v;
+
+    if ((kind == STATS_CFG_NUMBER && !json_number(value)) ||
+        (kind == STATS_CFG_BOOL && strcmp(value, "true") && strcmp(value, "false")))
+        return err_set(e, -EINVAL, "stats: config %s.%s = '%s' is not a JSON %s", section, key,
+                       value, kind == STATS_CFG_BOOL ? "true or false" : "number");
+    for (size_t i = 0; i < s->n_cfg && !c; i++)
+        if (!strcmp(s->cfg[i].section, section) && !strcmp(s->cfg[i].key, key))
+            c = &s->cfg[i];
+    v = strdup(value);
+    if (!v)
+        return err_set(e, -ENOMEM, "stats: out of memory");
+    if (c) {
+        free(c->value);
+        c->value = v;
+        c->kind = kind;
+        return 0;
+    }
+    if (s->n_cfg == s->cap_cfg) {
+        size_t cap = s->cap_cfg ? 2 * s->cap_cfg : 64;
+        struct cfgval *n = realloc(s->cfg, cap * sizeof(*n));
+
+        if (!n) {
+            free(v);
+            return err_set(e, -ENOMEM, "stats: out of memory");
+        }
+        s->cfg = n;
+        s->cap_cfg = cap;
+    }
+    c = &s->cfg[s->n_cfg];
+    c->section = strdup(section);
+    c->key = strdup(key);
+    c->value = v;
+    c->kind = kind;
+    if (!c->section || !c->key) {
+        free(c->section);
+        free(c->key);
+        free(v);
+        return err_set(e, -ENOMEM, "stats: out of memory");
+    }
+    s->n_cfg++;
+    return 0;
+}
+
+/* The "config" object: sections in the order of their first value. NULL: out of memory. */
+static cJSON *config_json(const struct stats *s)
+{
+    cJSON *root = cJSON_CreateObject();
+
+    for (size_t i = 0; root && i < s->n_cfg; i++) {
+        const struct cfgval *c = &s->cfg[i];
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, c->section), *v;
+
+        if (!sec)
+            sec = cJSON_AddObjectToObject(root, c->section);
+        v = c->kind == STATS_CFG_NUMBER ? cJSON_CreateRaw(c->value)
+            : c->kind == STATS_CFG_BOOL ? cJSON_CreateBool(!strcmp(c->value, "true"))
+                                        : cJSON_CreateString(c->value);
+        if (!sec || !v || !cJSON_AddItemToObject(sec, c->key, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(root);
+            return NULL;
+        }
+    }
+    return root;
 }
 
 /* ---- deterministic order ---- */
@@ -644,9 +724,9 @@ out_fail:
     return NULL;
 }
 
-int stats_write_json(struct stats *s, const char *path)
+int stats_write_json(struct stats *s, const char *path, struct err *e)
 {
-    cJSON *doc = cJSON_CreateObject(), *meta, *tree;
+    cJSON *doc = cJSON_CreateObject(), *meta, *tree, *config;
     struct afile af;
     char *text = NULL;
     int rc;
@@ -658,6 +738,12 @@ int stats_write_json(struct stats *s, const char *path)
     for (size_t i = 0; i < s->n_meta; i++)
         if (!cJSON_AddStringToObject(meta, s->meta[i].key, s->meta[i].value))
             goto out_nomem;
+    if (s->n_cfg) {
+        config = config_json(s);
+        if (!config)
+            goto out_nomem;
+        cJSON_AddItemToObject(doc, "config", config);
+    }
     tree = tree_json(s);
     if (!tree)
         goto out_nomem;
@@ -667,51 +753,91 @@ int stats_write_json(struct stats *s, const char *path)
         goto out_nomem;
     cJSON_Delete(doc);
     doc = NULL;
-    rc = afile_open(&af, path);
+    rc = afile_open(&af, path, e);
     if (rc) {
         free(text);
-        return fail(s, rc, "stats: %s", af.msg);
+        return err_prefix(e, rc, "stats");
     }
     if (fputs(text, af.f) < 0 || fputc('\n', af.f) < 0)
         afile_fail(&af, "write", errno);
     free(text);
-    rc = afile_commit(&af);
+    rc = afile_commit(&af, e);
     if (rc)
-        return fail(s, rc, "stats: %s", af.msg);
+        return err_prefix(e, rc, "stats");
     return 0;
 
 out_nomem:
     cJSON_Delete(doc);
     free(text);
-    return fail(s, -ENOMEM, "stats: out of memory writing '%s'", path);
+    return err_set(e, -ENOMEM, "stats: out of memory writing '%s'", path);
 }
 
 /* ---- CSV ---- */
+
+/* What made a table fail. The first failure is sticky: it is kept as these facts, not as text,
+ * and described again by every later call and by stats_csv_close. */
+enum csv_fault {
+    CSV_OK = 0,
+    CSV_TOO_MANY,   /* a field past the header's count */
+    CSV_WRITE,      /* the file refused a field (strerror of code) */
+    CSV_WRITE_EOL,  /* the file refused a line end */
+    CSV_DECIMALS,   /* stats_csv_fixed with decimals out of range */
+    CSV_TOO_FEW,    /* a row ended before the header's count */
+    CSV_UNFINISHED, /* closed in the middle of a row */
+};
 
 struct stats_csv {
     struct afile af;
     size_t ncols;
     size_t field; /* fields written in the current row */
     uint64_t rows;
-    int err;
-    char msg[640];
+    int err;              /* code of the first failure, 0 if none */
+    enum csv_fault fault; /* and what it was: */
+    uint64_t fault_row;
+    size_t fault_field;
+    int fault_decimals;
 };
 
-static int csv_fail(struct stats_csv *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int csv_fail(struct stats_csv *c, int code, const char *fmt, ...)
+/* The message of the table's failure into e; returns its code. */
+static int csv_describe(const struct stats_csv *c, struct err *e)
 {
-    va_list ap;
+    const char *p = c->af.path;
 
-    if (c->err)
-        return c->err;
-    va_start(ap, fmt);
-    vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-    va_end(ap);
-    c->err = code;
-    afile_fail(&c->af, "format", -code);
-    return code;
+    switch (c->fault) {
+    case CSV_TOO_MANY:
+        return err_set(e, c->err,
+                       "csv '%s': row %" PRIu64 " has more than %zu fields (the header's count)", p,
+                       c->fault_row, c->ncols);
+    case CSV_WRITE:
+        return err_set(e, c->err, "csv '%s': write failed: %s", p, strerror(-c->err));
+    case CSV_WRITE_EOL:
+        return err_set(e, c->err, "csv '%s': write failed", p);
+    case CSV_DECIMALS:
+        return err_set(e, c->err, "csv '%s': %d decimals; accepted 0..17", p, c->fault_decimals);
+    case CSV_TOO_FEW:
+        return err_set(e, c->err, "csv '%s': row %" PRIu64 " has %zu fields; the header has %zu", p,
+                       c->fault_row, c->fault_field, c->ncols);
+    case CSV_UNFINISHED:
+        return err_set(e, c->err,
+                       "csv '%s': row %" PRIu64 " was left unfinished (%zu of %zu fields)", p,
+                       c->fault_row, c->fault_field, c->ncols);
+    case CSV_OK:
+        break;
+    }
+    return 0;
+}
+
+/* Record the first failure (later ones are dropped) and describe it. */
+static int csv_fail(struct stats_csv *c, int code, enum csv_fault fault, struct err *e)
+{
+    if (!c->err) {
+        c->err = code;
+        c->fault = fault;
+        c->fault_row = c->rows + 1;
+        c->fault_field = c->field;
+        afile_fail(&c->af, "format", -code);
+    }
+    return csv_describe(c, e);
 }
 
 static bool needs_quotes(const char *v)
@@ -720,16 +846,14 @@ static bool needs_quotes(const char *v)
 }
 
 /* Write one field (quoted when needed), preceded by a comma unless it is the first. */
-static int put_field(struct stats_csv *c, const char *v)
+static int put_field(struct stats_csv *c, const char *v, struct err *e)
 {
     FILE *f = c->af.f;
 
     if (c->err)
-        return c->err;
+        return csv_describe(c, e);
     if (c->field >= c->ncols)
-        return csv_fail(c, -EINVAL,
-                        "csv '%s': row %" PRIu64 " has more than %zu fields (the header's count)",
-                        c->af.path, c->rows + 1, c->ncols);
+        return csv_fail(c, -EINVAL, CSV_TOO_MANY, e);
     if (c->field && fputc(',', f) == EOF)
         goto out_io;
     if (needs_quotes(v)) {
@@ -747,127 +871,120 @@ static int put_field(struct stats_csv *c, const char *v)
     return 0;
 
 out_io:
-    return csv_fail(c, -(errno ? errno : EIO), "csv '%s': write failed: %s", c->af.path,
-                    strerror(errno ? errno : EIO));
+    return csv_fail(c, -(errno ? errno : EIO), CSV_WRITE, e);
 }
 
-struct stats_csv *stats_csv_open(const char *path, size_t ncols, const char *const cols[],
-                                 char *err, size_t errlen)
+int stats_csv_open(const char *path, size_t ncols, const char *const cols[], struct stats_csv **out,
+                   struct err *e)
 {
     struct stats_csv *c;
+    int rc;
 
-    if (ncols < 1) {
-        if (err)
-            snprintf(err, errlen, "csv '%s': no columns; accepted 1 or more", path);
-        return NULL;
-    }
+    *out = NULL;
+    if (ncols < 1)
+        return err_set(e, -EINVAL, "csv '%s': no columns; accepted 1 or more", path);
     c = calloc(1, sizeof(*c));
-    if (!c) {
-        if (err)
-            snprintf(err, errlen, "csv '%s': out of memory", path);
-        return NULL;
-    }
-    if (afile_open(&c->af, path)) {
-        if (err)
-            snprintf(err, errlen, "csv: %s", c->af.msg);
+    if (!c)
+        return err_set(e, -ENOMEM, "csv '%s': out of memory", path);
+    rc = afile_open(&c->af, path, e);
+    if (rc) {
         free(c);
-        return NULL;
+        return err_prefix(e, rc, "csv");
     }
     c->ncols = ncols;
     for (size_t i = 0; i < ncols; i++)
-        put_field(c, cols[i] ? cols[i] : "");
+        put_field(c, cols[i] ? cols[i] : "", NULL);
     if (!c->err && fputc('\n', c->af.f) == EOF)
-        csv_fail(c, -EIO, "csv '%s': write failed", path);
+        csv_fail(c, -EIO, CSV_WRITE_EOL, NULL);
     c->field = 0;
     if (c->err) {
-        if (err)
-            snprintf(err, errlen, "%s", c->msg);
+        rc = csv_describe(c, e);
         stats_csv_abort(c);
-        return NULL;
+        return rc;
     }
-    return c;
+    *out = c;
+    return 0;
 }
 
-int stats_csv_str(struct stats_csv *c, const char *v)
+int stats_csv_str(struct stats_csv *c, const char *v, struct err *e)
 {
-    return put_field(c, v ? v : "");
+    return put_field(c, v ? v : "", e);
 }
 
-int stats_csv_u64(struct stats_csv *c, uint64_t v)
+int stats_csv_u64(struct stats_csv *c, uint64_t v, struct err *e)
 {
     char buf[24];
 
     snprintf(buf, sizeof(buf), "%" PRIu64, v);
-    return put_field(c, buf);
+    return put_field(c, buf, e);
 }
 
-int stats_csv_i64(struct stats_csv *c, int64_t v)
+int stats_csv_i64(struct stats_csv *c, int64_t v, struct err *e)
 {
     char buf[24];
 
     snprintf(buf, sizeof(buf), "%" PRId64, v);
-    return put_field(c, buf);
+    return put_field(c, buf, e);
 }
 
-int stats_csv_f64(struct stats_csv *c, double v)
+int stats_csv_f64(struct stats_csv *c, double v, struct err *e)
 {
     char buf[40];
 
     if (isnan(v))
-        return put_field(c, "nan");
+        return put_field(c, "nan", e);
     if (isinf(v))
-        return put_field(c, v > 0 ? "inf" : "-inf");
+        return put_field(c, v > 0 ? "inf" : "-inf", e);
     snprintf(buf, sizeof(buf), "%.15g", v);
     if (strtod(buf, NULL) != v)
         snprintf(buf, sizeof(buf), "%.17g", v);
-    return put_field(c, buf);
+    return put_field(c, buf, e);
 }
 
-int stats_csv_fixed(struct stats_csv *c, double v, int decimals)
+int stats_csv_fixed(struct stats_csv *c, double v, int decimals, struct err *e)
 {
     char buf[64];
 
     if (!isfinite(v))
-        return stats_csv_f64(c, v);
-    if (decimals < 0 || decimals > 17)
-        return csv_fail(c, -EINVAL, "csv '%s': %d decimals; accepted 0..17", c->af.path, decimals);
+        return stats_csv_f64(c, v, e);
+    if (decimals < 0 || decimals > 17) {
+        if (!c->err)
+            c->fault_decimals = decimals;
+        return csv_fail(c, -EINVAL, CSV_DECIMALS, e);
+    }
     if (fabs(v) >= 1e30)
-        return stats_csv_f64(c, v);
+        return stats_csv_f64(c, v, e);
     snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-    return put_field(c, buf);
+    return put_field(c, buf, e);
 }
 
-int stats_csv_end_row(struct stats_csv *c)
+int stats_csv_end_row(struct stats_csv *c, struct err *e)
 {
     if (c->err)
-        return c->err;
+        return csv_describe(c, e);
     if (c->field != c->ncols)
-        return csv_fail(c, -EINVAL, "csv '%s': row %" PRIu64 " has %zu fields; the header has %zu",
-                        c->af.path, c->rows + 1, c->field, c->ncols);
+        return csv_fail(c, -EINVAL, CSV_TOO_FEW, e);
     if (fputc('\n', c->af.f) == EOF)
-        return csv_fail(c, -EIO, "csv '%s': write failed", c->af.path);
+        return csv_fail(c, -EIO, CSV_WRITE_EOL, e);
     c->field = 0;
     c->rows++;
     return 0;
 }
 
-int stats_csv_close(struct stats_csv *c, char *err, size_t errlen)
+int stats_csv_close(struct stats_csv *c, struct err *e)
 {
     int rc;
 
     if (!c->err && c->field)
-        csv_fail(c, -EINVAL, "csv '%s': row %" PRIu64 " was left unfinished (%zu of %zu fields)",
-                 c->af.path, c->rows + 1, c->field, c->ncols);
+        csv_fail(c, -EINVAL, CSV_UNFINISHED, NULL);
     if (c->err) {
-        rc = c->err;
-        if (err)
-            snprintf(err, errlen, "%s", c->msg);
+        rc = csv_describe(c, e);
         stats_csv_abort(c);
         return rc;
     }
-    rc = afile_commit(&c->af);
-    if (rc && err)
-        snprintf(err, errlen, "csv: %s", c->af.msg);
+    rc = afile_commit(&c->af, e);
+    if (rc)
+        err_prefix(e, rc, "csv");
     free(c);
     return rc;
 }
@@ -878,11 +995,6 @@ void stats_csv_abort(struct stats_csv *c)
         return;
     afile_abort(&c->af);
     free(c);
-}
-
-const char *stats_csv_errmsg(const struct stats_csv *c)
-{
-    return c->err ? c->msg : "";
 }
 
 uint64_t stats_csv_rows(const struct stats_csv *c)

@@ -11,6 +11,7 @@
  * Written to JSON (cJSON) as
  *     {"format": "flashstream-stats", "version": 1,
  *      "meta": {"key": "value", ...},                          (insertion order)
+ *      "config": {"section": {"key": value, ...}, ...},        (insertion order; only if set)
  *      "stats": {"an0": {"core": {"busy_ps": {"value": 123, "unit": "ps", "desc": "..."}}}}}
  * with groups nested by path component and keys in a deterministic order that does not depend
  * on the order of definition: component by component, digit runs compared as numbers
@@ -27,9 +28,9 @@
  * Units: whatever the caller says; the unit string is written next to the value ("ps",
  * "bytes", "count", "ratio", ...).
  *
- * Errors: functions that act return 0 or a negative errno (-EINVAL bad name or value,
- * -EEXIST conflicting definition, -ENOENT unknown name, -ENOMEM, I/O errors of the write);
- * the message for people is in stats_errmsg() / stats_csv_errmsg().
+ * Errors (csim/err.h): functions that act return 0 or a negative errno (-EINVAL bad name or
+ * value, -EEXIST conflicting definition, -ENOENT unknown name, -ENOMEM, I/O errors of the
+ * write) with the message for people in the caller's err.
  */
 #ifndef CSIM_STATS_H
 #define CSIM_STATS_H
@@ -37,6 +38,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "csim/err.h"
 
 #define STATS_NAME_MAX 255 /* characters of a counter name */
 
@@ -48,20 +51,19 @@ enum stats_type {
 struct stats;
 struct stats_ctr; /* a counter; stable address until stats_destroy */
 
-struct stats *stats_create(void);
+int stats_create(struct stats **out, struct err *e);
 void stats_destroy(struct stats *s);
-
-/* Message of the last failed call ("" if none). */
-const char *stats_errmsg(const struct stats *s);
 
 /*
  * Define a counter (value 0), or find it if it exists with the same type and unit (its first
- * description is kept). unit and desc are copied; desc may be NULL or "". NULL on error:
+ * description is kept); *out is its handle. unit and desc are copied; desc may be NULL or "".
  * -EINVAL bad name, -EEXIST same name with another type or unit, or a path that is a group of
- * other counters / has a counter as one of its groups; message in stats_errmsg().
+ * other counters / has a counter as one of its groups.
  */
-struct stats_ctr *stats_u64(struct stats *s, const char *name, const char *unit, const char *desc);
-struct stats_ctr *stats_f64(struct stats *s, const char *name, const char *unit, const char *desc);
+int stats_u64(struct stats *s, const char *name, const char *unit, const char *desc,
+              struct stats_ctr **out, struct err *e);
+int stats_f64(struct stats *s, const char *name, const char *unit, const char *desc,
+              struct stats_ctr **out, struct err *e);
 
 /* Change a counter through its handle. The u64 forms need a STATS_U64 counter and the f64
  * forms a STATS_F64 counter (assert: a programming error, not input). */
@@ -72,12 +74,13 @@ void stats_ctr_set_f64(struct stats_ctr *c, double v);
 void stats_ctr_add_f64(struct stats_ctr *c, double delta);
 
 /* Define (or find) and set in one call: 0 or the error of stats_u64 / stats_f64. */
-int stats_set_u64(struct stats *s, const char *name, const char *unit, const char *desc,
-                  uint64_t v);
-int stats_set_f64(struct stats *s, const char *name, const char *unit, const char *desc, double v);
+int stats_set_u64(struct stats *s, const char *name, const char *unit, const char *desc, uint64_t v,
+                  struct err *e);
+int stats_set_f64(struct stats *s, const char *name, const char *unit, const char *desc, double v,
+                  struct err *e);
 /* Add to an existing counter of that type: 0, -ENOENT (no such counter), -EINVAL (other type). */
-int stats_add_u64(struct stats *s, const char *name, uint64_t delta);
-int stats_add_f64(struct stats *s, const char *name, double delta);
+int stats_add_u64(struct stats *s, const char *name, uint64_t delta, struct err *e);
+int stats_add_f64(struct stats *s, const char *name, double delta, struct err *e);
 
 /* Look up: NULL if there is no counter of that name. */
 const struct stats_ctr *stats_find(const struct stats *s, const char *name);
@@ -90,36 +93,47 @@ size_t stats_count(const struct stats *s);
 
 /* A run description written under "meta" (e.g. "command", "model", "seed"), in insertion
  * order; setting a key again replaces its value in place. key: 1..63 printable characters. */
-int stats_meta(struct stats *s, const char *key, const char *value);
+int stats_meta(struct stats *s, const char *key, const char *value, struct err *e);
+
+/* The configuration of the run, written under "config" as {section: {key: value}}: sections in
+ * the order of their first value, keys in insertion order; setting a key again replaces its
+ * value in place. NUMBER: value is the text of a JSON number ("1.25", "4096"), written as
+ * given (exact); BOOL: "true" or "false"; STRING: any text. 0, -EINVAL (a number or switch
+ * that is not one), -ENOMEM. */
+enum stats_cfg_kind {
+    STATS_CFG_STRING = 0,
+    STATS_CFG_NUMBER = 1,
+    STATS_CFG_BOOL = 2,
+};
+int stats_config(struct stats *s, const char *section, const char *key, enum stats_cfg_kind kind,
+                 const char *value, struct err *e);
 
 /* Write the registry to path as JSON, atomically. 0, -ENOMEM, or the -errno of the write. */
-int stats_write_json(struct stats *s, const char *path);
+int stats_write_json(struct stats *s, const char *path, struct err *e);
 
 /* ---- CSV tables ---- */
 
 struct stats_csv;
 
-/* Start writing "<path>.tmp" with a header row of ncols >= 1 column names. NULL on error, with
- * the reason in err (may be NULL) of errlen bytes. */
-struct stats_csv *stats_csv_open(const char *path, size_t ncols, const char *const cols[],
-                                 char *err, size_t errlen);
+/* Start writing "<path>.tmp" with a header row of ncols >= 1 column names. */
+int stats_csv_open(const char *path, size_t ncols, const char *const cols[], struct stats_csv **out,
+                   struct err *e);
 /* Append one field to the current row. Errors are sticky: after the first, every call returns
- * it and stats_csv_close refuses. -EINVAL: more fields than columns. */
-int stats_csv_str(struct stats_csv *c, const char *v);
-int stats_csv_u64(struct stats_csv *c, uint64_t v);
-int stats_csv_i64(struct stats_csv *c, int64_t v);
-int stats_csv_f64(struct stats_csv *c, double v); /* shortest round-trip; "nan", "inf" */
+ * it with the same message and stats_csv_close refuses. -EINVAL: more fields than columns. */
+int stats_csv_str(struct stats_csv *c, const char *v, struct err *e);
+int stats_csv_u64(struct stats_csv *c, uint64_t v, struct err *e);
+int stats_csv_i64(struct stats_csv *c, int64_t v, struct err *e);
+/* Shortest round-trip; "nan", "inf". */
+int stats_csv_f64(struct stats_csv *c, double v, struct err *e);
 /* Fixed decimals, for values people read (microseconds with 3 decimals, ratios). */
-int stats_csv_fixed(struct stats_csv *c, double v, int decimals);
+int stats_csv_fixed(struct stats_csv *c, double v, int decimals, struct err *e);
 /* Finish the row: -EINVAL if it has fewer fields than columns. */
-int stats_csv_end_row(struct stats_csv *c);
-/* Commit (fsync, rename) and free: 0 or the first error (then the temporary file is removed,
- * path is untouched and err, if not NULL, receives the reason). A row in progress is an
- * error. */
-int stats_csv_close(struct stats_csv *c, char *err, size_t errlen);
+int stats_csv_end_row(struct stats_csv *c, struct err *e);
+/* Commit (fsync, rename) and free: 0 or the first error, with its message (then the temporary
+ * file is removed and path is untouched). A row in progress is an error. */
+int stats_csv_close(struct stats_csv *c, struct err *e);
 /* Drop the table: remove the temporary file, free. */
 void stats_csv_abort(struct stats_csv *c);
-const char *stats_csv_errmsg(const struct stats_csv *c);
 /* Rows written so far, header excluded. */
 uint64_t stats_csv_rows(const struct stats_csv *c);
 

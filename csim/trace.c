@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,21 +70,7 @@ struct trace {
     size_t n_args, cap_args;
     struct kv *meta;
     size_t n_meta, cap_meta;
-    char msg[512];
 };
-
-static int fail(struct trace *t, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct trace *t, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* Make room for one more element in *arr (count n, capacity *cap, element size sz). */
 static int reserve(void **arr, size_t n, size_t *cap, size_t sz)
@@ -160,18 +145,20 @@ static uint32_t intern(struct trace *t, const char *s)
     return t->n_str - 1;
 }
 
-struct trace *trace_create(uint64_t max_events)
+int trace_create(const struct trace_cfg *cfg, struct trace **out, struct err *e)
 {
     struct trace *t = calloc(1, sizeof(*t));
 
+    *out = NULL;
     if (!t)
-        return NULL;
-    t->max_events = max_events ? max_events : TRACE_DEFAULT_MAX_EVENTS;
+        return err_set(e, -ENOMEM, "trace: out of memory");
+    t->max_events = cfg->max_events ? cfg->max_events : TRACE_DEFAULT_MAX_EVENTS;
     if (grow_htab(t)) {
         free(t);
-        return NULL;
+        return err_set(e, -ENOMEM, "trace: out of memory");
     }
-    return t;
+    *out = t;
+    return 0;
 }
 
 void trace_destroy(struct trace *t)
@@ -194,23 +181,19 @@ void trace_destroy(struct trace *t)
     free(t);
 }
 
-const char *trace_errmsg(const struct trace *t)
-{
-    return t->msg;
-}
-
-int trace_track(struct trace *t, const char *process, const char *thread, uint32_t *id)
+int trace_track(struct trace *t, const char *process, const char *thread, uint32_t *id,
+                struct err *e)
 {
     uint32_t p, th, pi;
 
     if (!process || !*process || !thread || !*thread)
-        return fail(t, -EINVAL,
-                    "trace: a track needs a non-empty process and thread name "
-                    "(e.g. \"an0\", \"core\")");
+        return err_set(e, -EINVAL,
+                       "trace: a track needs a non-empty process and thread name "
+                       "(e.g. \"an0\", \"core\")");
     p = intern(t, process);
     th = intern(t, thread);
     if (p == NO_STR || th == NO_STR)
-        return fail(t, -ENOMEM, "trace: out of memory");
+        return err_set(e, -ENOMEM, "trace: out of memory");
     for (pi = 0; pi < t->n_procs && t->procs[pi] != p; pi++)
         ;
     for (uint32_t k = 0; k < t->n_tracks; k++) {
@@ -221,11 +204,11 @@ int trace_track(struct trace *t, const char *process, const char *thread, uint32
     }
     if (pi == t->n_procs) {
         if (RESERVE(t->procs, t->n_procs, t->cap_procs))
-            return fail(t, -ENOMEM, "trace: out of memory");
+            return err_set(e, -ENOMEM, "trace: out of memory");
         t->procs[t->n_procs++] = p;
     }
     if (RESERVE(t->tracks, t->n_tracks, t->cap_tracks))
-        return fail(t, -ENOMEM, "trace: out of memory");
+        return err_set(e, -ENOMEM, "trace: out of memory");
     t->tracks[t->n_tracks] = (struct track){.proc = pi, .thread = th};
     *id = t->n_tracks++;
     return 0;
@@ -233,25 +216,26 @@ int trace_track(struct trace *t, const char *process, const char *thread, uint32
 
 /* Add an event; 0 also when dropped because the trace is full. */
 static int add(struct trace *t, char ph, uint32_t track, uint64_t ts, uint64_t dur,
-               const char *name, const char *cat, const struct trace_arg *args, size_t nargs)
+               const char *name, const char *cat, const struct trace_arg *args, size_t nargs,
+               struct err *err)
 {
     struct ev e = {.ts = ts, .dur = dur, .track = track, .ph = ph, .nargs = (uint8_t)nargs};
 
     if (track >= t->n_tracks)
-        return fail(t, -EINVAL, "trace: track %u does not exist (%zu tracks; use trace_track)",
-                    track, t->n_tracks);
+        return err_set(err, -EINVAL, "trace: track %u does not exist (%zu tracks; use trace_track)",
+                       track, t->n_tracks);
     if (!name || !*name)
-        return fail(t, -EINVAL, "trace: an event needs a non-empty name");
+        return err_set(err, -EINVAL, "trace: an event needs a non-empty name");
     if (nargs > TRACE_MAX_ARGS || (nargs && !args))
-        return fail(t, -EINVAL, "trace: event \"%s\" has %zu args; accepted 0..%d", name, nargs,
-                    TRACE_MAX_ARGS);
+        return err_set(err, -EINVAL, "trace: event \"%s\" has %zu args; accepted 0..%d", name,
+                       nargs, TRACE_MAX_ARGS);
     for (size_t i = 0; i < nargs; i++)
         if (!args[i].key || !*args[i].key || args[i].type > TRACE_ARG_STR ||
             (args[i].type == TRACE_ARG_STR && !args[i].v.s))
-            return fail(t, -EINVAL, "trace: event \"%s\": arg %zu needs a key and a value", name,
-                        i);
+            return err_set(err, -EINVAL, "trace: event \"%s\": arg %zu needs a key and a value",
+                           name, i);
     if (ts > UINT64_MAX - dur)
-        return fail(t, -EINVAL, "trace: event \"%s\" ends after 2^64 ps", name);
+        return err_set(err, -EINVAL, "trace: event \"%s\" ends after 2^64 ps", name);
     if (t->n_evs >= t->max_events) {
         if (!t->dropped++ || ts < t->first_drop_ps)
             t->first_drop_ps = ts;
@@ -261,7 +245,7 @@ static int add(struct trace *t, char ph, uint32_t track, uint64_t ts, uint64_t d
     e.cat = intern(t, cat ? cat : "sim");
     e.arg0 = (uint32_t)t->n_args;
     if (e.name == NO_STR || e.cat == NO_STR || t->n_args + nargs > UINT32_MAX)
-        return fail(t, -ENOMEM, "trace: out of memory");
+        return err_set(err, -ENOMEM, "trace: out of memory");
     for (size_t i = 0; i < nargs; i++) {
         struct earg a = {.key = intern(t, args[i].key), .type = args[i].type};
 
@@ -292,37 +276,39 @@ static int add(struct trace *t, char ph, uint32_t track, uint64_t ts, uint64_t d
 
 out_nomem:
     t->n_args = e.arg0;
-    return fail(t, -ENOMEM, "trace: out of memory");
+    return err_set(err, -ENOMEM, "trace: out of memory");
 }
 
 int trace_complete(struct trace *t, uint32_t track, uint64_t start_ps, uint64_t dur_ps,
-                   const char *name, const char *cat, const struct trace_arg *args, size_t nargs)
+                   const char *name, const char *cat, const struct trace_arg *args, size_t nargs,
+                   struct err *e)
 {
-    return add(t, 'X', track, start_ps, dur_ps, name, cat, args, nargs);
+    return add(t, 'X', track, start_ps, dur_ps, name, cat, args, nargs, e);
 }
 
 int trace_instant(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name,
-                  const struct trace_arg *args, size_t nargs)
+                  const struct trace_arg *args, size_t nargs, struct err *e)
 {
-    return add(t, 'i', track, ts_ps, 0, name, NULL, args, nargs);
+    return add(t, 'i', track, ts_ps, 0, name, NULL, args, nargs, e);
 }
 
-int trace_counter(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name, double value)
+int trace_counter(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name, double value,
+                  struct err *e)
 {
     struct trace_arg a = TRACE_F64("value", value);
 
-    return add(t, 'C', track, ts_ps, 0, name, NULL, &a, 1);
+    return add(t, 'C', track, ts_ps, 0, name, NULL, &a, 1, e);
 }
 
-int trace_meta(struct trace *t, const char *key, const char *value)
+int trace_meta(struct trace *t, const char *key, const char *value, struct err *e)
 {
     char *v;
 
     if (!key || !*key)
-        return fail(t, -EINVAL, "trace: meta key must be non-empty");
+        return err_set(e, -EINVAL, "trace: meta key must be non-empty");
     v = strdup(value ? value : "");
     if (!v)
-        return fail(t, -ENOMEM, "trace: out of memory");
+        return err_set(e, -ENOMEM, "trace: out of memory");
     for (size_t i = 0; i < t->n_meta; i++) {
         if (!strcmp(t->meta[i].key, key)) {
             free(t->meta[i].value);
@@ -332,7 +318,7 @@ int trace_meta(struct trace *t, const char *key, const char *value)
     }
     if (RESERVE(t->meta, t->n_meta, t->cap_meta) || !(t->meta[t->n_meta].key = strdup(key))) {
         free(v);
-        return fail(t, -ENOMEM, "trace: out of memory");
+        return err_set(e, -ENOMEM, "trace: out of memory");
     }
     t->meta[t->n_meta++].value = v;
     return 0;
@@ -482,7 +468,7 @@ out_fail:
 }
 
 /* Lay out the sorted events of each track in lanes: lane[i] for event order[i]. */
-static int assign_lanes(struct trace *t, const uint64_t *order, uint32_t *lane_of)
+static int assign_lanes(struct trace *t, const uint64_t *order, uint32_t *lane_of, struct err *e)
 {
     struct lane *lanes = NULL;
     size_t n_lanes = 0, cap_lanes = 0;
@@ -496,11 +482,11 @@ static int assign_lanes(struct trace *t, const uint64_t *order, uint32_t *lane_o
         for (size_t k = 0; k < n_lanes; k++)
             lanes[k].n = 0;
         for (; i < t->n_evs && t->evs[order[i]].track == track; i++) {
-            const struct ev *e = &t->evs[order[i]];
-            uint64_t end = e->ts + e->dur;
+            const struct ev *ev = &t->evs[order[i]];
+            uint64_t end = ev->ts + ev->dur;
             size_t k = 0;
 
-            if (e->ph != 'X') { /* instants and counters: first lane, no nesting */
+            if (ev->ph != 'X') { /* instants and counters: first lane, no nesting */
                 lane_of[i] = 0;
                 continue;
             }
@@ -520,7 +506,7 @@ static int assign_lanes(struct trace *t, const uint64_t *order, uint32_t *lane_o
                 }
                 struct lane *L = &lanes[k];
 
-                while (L->n && L->end[L->n - 1] <= e->ts)
+                while (L->n && L->end[L->n - 1] <= ev->ts)
                     L->n--;
                 if (!L->n || end <= L->end[L->n - 1]) {
                     if (L->n == L->cap) {
@@ -545,7 +531,7 @@ static int assign_lanes(struct trace *t, const uint64_t *order, uint32_t *lane_o
     goto out;
 
 out_nomem:
-    rc = fail(t, -ENOMEM, "trace: out of memory laying out events");
+    rc = err_set(e, -ENOMEM, "trace: out of memory laying out events");
 out:
     for (size_t k = 0; k < n_lanes; k++)
         free(lanes[k].end);
@@ -553,57 +539,29 @@ out:
     return rc;
 }
 
-int trace_write(struct trace *t, const char *path)
+/* order[i]: the index of the i-th event in output order (by time, then duration, track). */
+static int sort_events(const struct trace *t, uint64_t *order)
 {
-    struct key *keys = NULL;
-    uint64_t *order = NULL;
-    uint32_t *lane_of = NULL;
-    struct afile af;
-    bool first = true;
-    cJSON *other = NULL;
-    char *text;
-    int rc;
+    struct key *keys = malloc(t->n_evs * sizeof(*keys));
 
-    if (t->n_evs) {
-        keys = malloc(t->n_evs * sizeof(*keys));
-        order = malloc(t->n_evs * sizeof(*order));
-        lane_of = malloc(t->n_evs * sizeof(*lane_of));
-        if (!keys || !order || !lane_of) {
-            rc = fail(t, -ENOMEM, "trace: out of memory writing '%s'", path);
-            goto out_free;
-        }
-        for (size_t i = 0; i < t->n_evs; i++)
-            keys[i] = (struct key){
-                .ts = t->evs[i].ts, .dur = t->evs[i].dur, .idx = i, .track = t->evs[i].track};
-        qsort(keys, t->n_evs, sizeof(*keys), key_cmp);
-        for (size_t i = 0; i < t->n_evs; i++)
-            order[i] = keys[i].idx;
-        free(keys);
-        keys = NULL;
-    }
-    for (uint32_t k = 0; k < t->n_tracks; k++)
-        t->tracks[k].lanes = 1;
-    rc = assign_lanes(t, order, lane_of);
-    if (rc)
-        goto out_free;
-    /* tids: tracks in order of creation, their lanes consecutive. */
-    uint32_t tid = 1;
-    for (uint32_t k = 0; k < t->n_tracks; k++) {
-        t->tracks[k].tid0 = tid;
-        tid += t->tracks[k].lanes;
-    }
+    if (!keys)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->n_evs; i++)
+        keys[i] = (struct key){
+            .ts = t->evs[i].ts, .dur = t->evs[i].dur, .idx = i, .track = t->evs[i].track};
+    qsort(keys, t->n_evs, sizeof(*keys), key_cmp);
+    for (size_t i = 0; i < t->n_evs; i++)
+        order[i] = keys[i].idx;
+    free(keys);
+    return 0;
+}
 
-    rc = afile_open(&af, path);
-    if (rc) {
-        fail(t, rc, "trace: %s", af.msg);
-        goto out_free;
-    }
-    if (fputs("{\"traceEvents\":[", af.f) == EOF)
-        afile_fail(&af, "write", errno);
-    /* Names and order of processes and threads. */
+/* The metadata events: names and order of the processes, and of the threads (a track's lanes). */
+static void emit_names(const struct trace *t, struct afile *af, bool *first)
+{
     for (uint32_t p = 0; p < t->n_procs; p++) {
-        emit(&af, meta_ev("process_name", p + 1, 0, false, "name", t->str[t->procs[p]], 0), &first);
-        emit(&af, meta_ev("process_sort_index", p + 1, 0, false, "sort_index", NULL, p), &first);
+        emit(af, meta_ev("process_name", p + 1, 0, false, "name", t->str[t->procs[p]], 0), first);
+        emit(af, meta_ev("process_sort_index", p + 1, 0, false, "sort_index", NULL, p), first);
     }
     for (uint32_t k = 0; k < t->n_tracks; k++) {
         const struct track *tr = &t->tracks[k];
@@ -615,70 +573,121 @@ int trace_write(struct trace *t, const char *path)
                 snprintf(name, sizeof(name), "%s #%u", t->str[tr->thread], l + 1);
             else
                 snprintf(name, sizeof(name), "%s", t->str[tr->thread]);
-            emit(&af, meta_ev("thread_name", tr->proc + 1, tr->tid0 + l, true, "name", name, 0),
-                 &first);
-            emit(&af,
+            emit(af, meta_ev("thread_name", tr->proc + 1, tr->tid0 + l, true, "name", name, 0),
+                 first);
+            emit(af,
                  meta_ev("thread_sort_index", tr->proc + 1, tr->tid0 + l, true, "sort_index", NULL,
                          tr->tid0 + l),
-                 &first);
+                 first);
         }
     }
-    for (uint64_t i = 0; i < t->n_evs && !af.err; i++) {
-        const struct ev *e = &t->evs[order[i]];
-        const struct track *tr = &t->tracks[e->track];
+}
 
-        emit(&af, event_json(t, e, tr->proc + 1, tr->tid0 + lane_of[i]), &first);
-    }
-    if (t->dropped) {
-        char note[256];
-        cJSON *o = cJSON_CreateObject();
+/* The global instant event that says how many events the cap dropped. */
+static void emit_drop_note(const struct trace *t, struct afile *af, bool *first)
+{
+    char note[256];
+    cJSON *o = cJSON_CreateObject();
 
-        snprintf(note, sizeof(note),
-                 "trace truncated: %" PRIu64 " events after the first %" PRIu64
-                 " were dropped (raise the event cap to keep them)",
-                 t->dropped, t->max_events);
-        if (o &&
-            (!cJSON_AddStringToObject(o, "name", note) || !cJSON_AddStringToObject(o, "ph", "i") ||
-             !cJSON_AddStringToObject(o, "s", "g") || !add_us(o, "ts", t->first_drop_ps))) {
-            cJSON_Delete(o);
-            o = NULL;
-        }
-        emit(&af, o, &first);
+    snprintf(note, sizeof(note),
+             "trace truncated: %" PRIu64 " events after the first %" PRIu64
+             " were dropped (raise the event cap to keep them)",
+             t->dropped, t->max_events);
+    if (o && (!cJSON_AddStringToObject(o, "name", note) || !cJSON_AddStringToObject(o, "ph", "i") ||
+              !cJSON_AddStringToObject(o, "s", "g") || !add_us(o, "ts", t->first_drop_ps))) {
+        cJSON_Delete(o);
+        o = NULL;
     }
-    if (fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":", af.f) == EOF)
-        afile_fail(&af, "write", errno);
-    other = cJSON_CreateObject();
+    emit(af, o, first);
+}
+
+/* "otherData": the run's metadata and the event counts. */
+static void emit_other_data(const struct trace *t, struct afile *af)
+{
+    cJSON *other = cJSON_CreateObject();
+    char *text;
+
     if (!other)
-        afile_fail(&af, "format (out of memory)", ENOMEM);
+        afile_fail(af, "format (out of memory)", ENOMEM);
     for (size_t i = 0; other && i < t->n_meta; i++)
         if (!cJSON_AddStringToObject(other, t->meta[i].key, t->meta[i].value))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
+            afile_fail(af, "format (out of memory)", ENOMEM);
     if (other) {
-        char buf[32];
+        const struct {
+            const char *key;
+            uint64_t v;
+        } counts[] = {
+            {"events", t->n_evs}, {"dropped_events", t->dropped}, {"max_events", t->max_events}};
 
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->n_evs);
-        if (!cJSON_AddRawToObject(other, "events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->dropped);
-        if (!cJSON_AddRawToObject(other, "dropped_events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
-        snprintf(buf, sizeof(buf), "%" PRIu64, t->max_events);
-        if (!cJSON_AddRawToObject(other, "max_events", buf))
-            afile_fail(&af, "format (out of memory)", ENOMEM);
+        for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+            char buf[32];
+
+            snprintf(buf, sizeof(buf), "%" PRIu64, counts[i].v);
+            if (!cJSON_AddRawToObject(other, counts[i].key, buf))
+                afile_fail(af, "format (out of memory)", ENOMEM);
+        }
     }
     text = other ? cJSON_PrintUnformatted(other) : NULL;
     cJSON_Delete(other);
     if (!text)
-        afile_fail(&af, "format (out of memory)", ENOMEM);
-    else if (fputs(text, af.f) == EOF || fputs("}\n", af.f) == EOF)
-        afile_fail(&af, "write", errno);
+        afile_fail(af, "format (out of memory)", ENOMEM);
+    else if (fputs(text, af->f) == EOF || fputs("}\n", af->f) == EOF)
+        afile_fail(af, "write", errno);
     free(text);
-    rc = afile_commit(&af);
+}
+
+int trace_write(struct trace *t, const char *path, struct err *e)
+{
+    uint64_t *order = NULL;
+    uint32_t *lane_of = NULL;
+    struct afile af;
+    bool first = true;
+    int rc;
+
+    if (t->n_evs) {
+        order = malloc(t->n_evs * sizeof(*order));
+        lane_of = malloc(t->n_evs * sizeof(*lane_of));
+        if (!order || !lane_of || sort_events(t, order)) {
+            rc = err_set(e, -ENOMEM, "trace: out of memory writing '%s'", path);
+            goto out_free;
+        }
+    }
+    for (uint32_t k = 0; k < t->n_tracks; k++)
+        t->tracks[k].lanes = 1;
+    rc = assign_lanes(t, order, lane_of, e);
     if (rc)
-        fail(t, rc, "trace: %s", af.msg);
+        goto out_free;
+    /* tids: tracks in order of creation, their lanes consecutive. */
+    uint32_t tid = 1;
+    for (uint32_t k = 0; k < t->n_tracks; k++) {
+        t->tracks[k].tid0 = tid;
+        tid += t->tracks[k].lanes;
+    }
+
+    rc = afile_open(&af, path, e);
+    if (rc) {
+        err_prefix(e, rc, "trace");
+        goto out_free;
+    }
+    if (fputs("{\"traceEvents\":[", af.f) == EOF)
+        afile_fail(&af, "write", errno);
+    emit_names(t, &af, &first);
+    for (uint64_t i = 0; i < t->n_evs && !af.err; i++) {
+        const struct ev *ev = &t->evs[order[i]];
+        const struct track *tr = &t->tracks[ev->track];
+
+        emit(&af, event_json(t, ev, tr->proc + 1, tr->tid0 + lane_of[i]), &first);
+    }
+    if (t->dropped)
+        emit_drop_note(t, &af, &first);
+    if (fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":", af.f) == EOF)
+        afile_fail(&af, "write", errno);
+    emit_other_data(t, &af);
+    rc = afile_commit(&af, e);
+    if (rc)
+        err_prefix(e, rc, "trace");
 
 out_free:
-    free(keys);
     free(order);
     free(lane_of);
     return rc;

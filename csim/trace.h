@@ -28,14 +28,16 @@
  * during the run (events are kept in memory until trace_write).
  * Units: picoseconds in, microseconds out.
  *
- * Errors: 0 or a negative errno (-EINVAL bad argument, -ENOMEM, I/O errors of the write), the
- * message for people in trace_errmsg().
+ * Errors (csim/err.h): 0 or a negative errno (-EINVAL bad argument, -ENOMEM, I/O errors of the
+ * write), the message for people in the caller's err.
  */
 #ifndef CSIM_TRACE_H
 #define CSIM_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "csim/err.h"
 
 #define TRACE_DEFAULT_MAX_EVENTS 1000000u
 #define TRACE_MAX_ARGS           8 /* args of one event */
@@ -66,35 +68,41 @@ struct trace_arg {
 
 struct trace;
 
-/* max_events >= 1 (0: TRACE_DEFAULT_MAX_EVENTS). NULL when out of memory. */
-struct trace *trace_create(uint64_t max_events);
+struct trace_cfg {
+    uint64_t max_events; /* events kept (0: TRACE_DEFAULT_MAX_EVENTS) */
+};
+
+/* -ENOMEM when out of memory. */
+int trace_create(const struct trace_cfg *cfg, struct trace **out, struct err *e);
 void trace_destroy(struct trace *t);
-const char *trace_errmsg(const struct trace *t);
 
 /* The track of (process, thread), created on first use; names copied, non-empty. The id is
  * what the event calls take. */
-int trace_track(struct trace *t, const char *process, const char *thread, uint32_t *id);
+int trace_track(struct trace *t, const char *process, const char *thread, uint32_t *id,
+                struct err *e);
 
 /* A complete event: [start_ps, start_ps + dur_ps) on track. name non-empty; cat may be NULL
  * (then "sim"); nargs <= TRACE_MAX_ARGS. 0 also when the event was dropped because the trace is
  * full (see trace_dropped); -EINVAL for a bad track, name or argument count. */
 int trace_complete(struct trace *t, uint32_t track, uint64_t start_ps, uint64_t dur_ps,
-                   const char *name, const char *cat, const struct trace_arg *args, size_t nargs);
+                   const char *name, const char *cat, const struct trace_arg *args, size_t nargs,
+                   struct err *e);
 /* An instant event on a track (a marker: "switch to tlm", "checkpoint"). */
 int trace_instant(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name,
-                  const struct trace_arg *args, size_t nargs);
+                  const struct trace_arg *args, size_t nargs, struct err *e);
 /* A counter sample of the track's process: series `name`, value from ts_ps on. */
-int trace_counter(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name, double value);
+int trace_counter(struct trace *t, uint32_t track, uint64_t ts_ps, const char *name, double value,
+                  struct err *e);
 
 /* A key/value written under "otherData" (run description), insertion order, replaced when
  * set again. */
-int trace_meta(struct trace *t, const char *key, const char *value);
+int trace_meta(struct trace *t, const char *key, const char *value, struct err *e);
 
 uint64_t trace_events(const struct trace *t);  /* events kept */
 uint64_t trace_dropped(const struct trace *t); /* events refused because of max_events */
 uint64_t trace_max_events(const struct trace *t);
 
 /* Write the file atomically. The trace stays usable (more events, another write). */
-int trace_write(struct trace *t, const char *path);
+int trace_write(struct trace *t, const char *path, struct err *e);
 
 #endif

@@ -5,12 +5,16 @@
 #   scripts/check-train.sh FLASHSTREAM WORKDIR
 #
 # Short runs on a slice of Fashion-MNIST: bad options are refused with exit 2 and a message
-# naming the option; --compile_only and --validate_only; a run with an rtl step is bit-identical
-# to the golden trainer and its loss falls; a run writes every output (no temporary file left);
-# a run resumed from a
+# naming the option; the machine description (configs/): a bad key or value refused naming the
+# file and line or the --set, the paper's machine refused by training saying why, --show-config
+# read back, configs/README.md's key table the program's, configs/fc-mnist.ini the same run as
+# no --config, flashbench's --set KEY as --set flash.KEY; --compile_only and --validate_only; a
+# run with an rtl step is bit-identical to the golden trainer and its loss falls; a run writes
+# every output (no temporary file left) and the effective configuration; a run resumed from a
 # checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
 # truncated or foreign checkpoint and a conflicting option are refused; SIGINT stops after the
-# current step with a checkpoint (exit 130); plot.sh renders the PNGs.
+# current step with a checkpoint (exit 130); plot.sh renders the PNGs. And `flashstream model`
+# prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
 fs=${1:?usage: check-train.sh FLASHSTREAM WORKDIR}
@@ -51,6 +55,50 @@ expect "unknown option" 2 "unknown option '--bogus'" -- --bogus
 expect "model of the wrong shape" 2 "Fashion-MNIST needs 784 inputs" -- --model mlp:784-10-9
 expect "bad hidden list" 2 "item 2 '0'" -- --hidden 256,0
 
+# ---- the machine description
+configs="$here/../configs"
+expect "--set out of range names key and range" 2 \
+  "--set core.rows=100000: core.rows = '100000' is out of range; accepted 1..4096" \
+  -- --set core.rows=100000
+expect "--set of an unknown section lists them" 2 "unknown section [cores]; accepted: machine," \
+  -- --set cores.rows=8
+printf '[core]\nrows = 8\n\n[fabric]\nhop_latency_ns = soon\n' >"$work/bad.ini"
+expect "a bad value in a file names file and line" 2 \
+  "$work/bad.ini:5: fabric.hop_latency_ns = 'soon' is not a decimal number" \
+  -- --config "$work/bad.ini"
+expect "the paper's machine is refused by training, saying why" 2 \
+  "machine.cores_per_node = 16: training runs one core per Activation Node" \
+  -- --config "$configs/behemoth-paper.ini"
+"$fs" train --config "$configs/behemoth-paper.ini" --set vector_unit.lanes=7 --show-config \
+  >"$work/shown.ini" 2>"$work/shown.log"
+"$fs" train --config "$work/shown.ini" --show-config >"$work/shown2.ini" 2>>"$work/shown.log"
+if grep -q "^lanes = 7 " "$work/shown.ini" && grep -q "^cores_per_node = 16 " "$work/shown.ini" &&
+  cmp -s "$work/shown.ini" "$work/shown2.ini"; then
+  ok "--show-config prints every key and reads back"
+else
+  not_ok "--show-config prints every key and reads back" "$work/shown.log"
+fi
+sed -n '/^<!-- begin: flashstream train --config-keys -->$/,/^<!-- end:/p' "$configs/README.md" |
+  sed '1d;$d' >"$work/readme-keys.md"
+if "$fs" train --config-keys >"$work/keys.md" 2>&1 && [ -s "$work/keys.md" ] &&
+  cmp -s "$work/keys.md" "$work/readme-keys.md"; then
+  ok "configs/README.md's key table is flashstream train --config-keys"
+else
+  diff "$work/readme-keys.md" "$work/keys.md" >"$work/keys.diff"
+  not_ok "configs/README.md's key table is flashstream train --config-keys" "$work/keys.diff"
+fi
+# flashbench: a KEY alone is flash.KEY, after --config (the output without the wall-clock line)
+"$fs" flashbench --set channels=16 --size 64m 2>&1 | grep -v wall >"$work/fb-old.txt"
+"$fs" flashbench --config "$configs/fc-mnist.ini" --set flash.channels=16 --size 64m 2>&1 |
+  grep -v wall >"$work/fb-new.txt"
+if grep -q "fms: 16 ch" "$work/fb-new.txt" && cmp -s "$work/fb-old.txt" "$work/fb-new.txt"; then
+  ok "flashbench --config fc-mnist.ini --set flash.channels=16 is --set channels=16"
+else
+  diff "$work/fb-old.txt" "$work/fb-new.txt" >"$work/fb.diff"
+  not_ok "flashbench --config fc-mnist.ini --set flash.channels=16 is --set channels=16" \
+    "$work/fb.diff"
+fi
+
 # ---- the program and the fit table, without training
 expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only
 expect "--validate_only on a model that fits" 0 "the model fits" -- --validate_only
@@ -77,11 +125,35 @@ if [ "$(wc -l <"$a/loss.csv")" -eq 7 ] && grep -q "test accuracy" "$work/a.log" 
 else
   not_ok "loss per step, accuracy, layer table and endurance figures" "$work/a.log"
 fi
+# The same run on the machine of configs/fc-mnist.ini: the same weights, losses and times.
+if "$fs" train "${small[@]}" --steps 6 --config "$configs/fc-mnist.ini" --out "$work/cfg" \
+  >"$work/cfg.log" 2>&1 && [ -n "$(digest "$work/a.log")" ] &&
+  [ "$(digest "$work/cfg.log")" = "$(digest "$work/a.log")" ] &&
+  cmp -s "$a/loss.csv" "$work/cfg/loss.csv" && cmp -s "$a/layers.csv" "$work/cfg/layers.csv"; then
+  ok "--config configs/fc-mnist.ini: the same params digest, losses and times as no --config"
+else
+  echo "     digests: no --config '$(digest "$work/a.log")', --config '$(digest "$work/cfg.log")'" \
+    >"$work/cfg.why"
+  cat "$work/cfg.log" >>"$work/cfg.why"
+  not_ok "--config configs/fc-mnist.ini: the same params digest, losses and times as no --config" \
+    "$work/cfg.why"
+fi
 # python3 is one of the project's dependencies (scripts/setup-deps.sh).
 if python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" "$a/stats.json" "$a/trace.json" 2>"$work/json.log"; then
   ok "stats.json and trace.json are JSON"
 else
   not_ok "stats.json and trace.json are JSON" "$work/json.log"
+fi
+if python3 -c "
+import json,sys
+c=json.load(open(sys.argv[1]))['config']
+assert c['core']['rows'] == 8 and c['machine']['activation_nodes'] == 4, c
+assert c['tensor_buffer']['size_bytes'] == 16 << 30 and c['storage']['backend'] == 'behemoth', c
+assert c['an_flash']['channels'] == 64 and c['wn_flash']['cache_program'] is True, c
+" "$a/stats.json" 2>"$work/config-json.log"; then
+  ok "stats.json holds the effective configuration"
+else
+  not_ok "stats.json holds the effective configuration" "$work/config-json.log"
 fi
 
 # ---- learning, bit for bit: the first step on the verilated core, then the twins, with the
@@ -122,6 +194,8 @@ expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 
 cp "$a/loss.csv" "$work/foreign.ckpt"
 expect "foreign file refused" 1 "is not a flashstream checkpoint" -- "${small[@]}" --steps 9 --resume "$work/foreign.ckpt" --out "$work/c"
 expect "conflicting option refused" 1 "a different --lr would not continue" -- "${small[@]}" --steps 9 --lr 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+expect "a machine of other nodes refused" 1 "a different --nodes would not continue" -- \
+  "${small[@]}" --steps 9 --set machine.activation_nodes=2 --resume "$a/checkpoint.ckpt" --out "$work/c"
 expect "different data set refused" 1 "give --train-samples 1024" -- --train-samples 2048 --test-samples 256 --steps 9 --resume "$a/checkpoint.ckpt" --out "$work/c"
 
 # ---- SIGINT: stop after the current step, checkpoint, exit 130
@@ -148,6 +222,18 @@ if "$here/plots/plot.sh" "$a" >"$work/plot.log" 2>&1 && [ -s "$a/loss.png" ] && 
   ok "plot.sh renders the PNGs"
 else
   not_ok "plot.sh renders the PNGs" "$work/plot.log"
+fi
+
+# ---- flashstream model
+"$fs" model --table >"$work/model.log" 2>&1
+rc_table=$?
+"$fs" model --model gpt3-like:3x1 >>"$work/model.log" 2>&1
+rc_bad=$?
+if [ "$rc_table" -eq 0 ] && grep -q "^t5-like:2x4 " "$work/model.log" && [ "$rc_bad" -eq 2 ] &&
+  grep -qF "width W 3 is not accepted" "$work/model.log"; then
+  ok "model: --table, and a bad spec refused"
+else
+  not_ok "model: --table, and a bad spec refused" "$work/model.log"
 fi
 
 echo "1..$n"

@@ -30,9 +30,9 @@ extern "C" {
 struct an_rtl;
 
 struct an_params {
-    struct core_twin_cfg core; /* Rows, Cols, AWords, BWords, CWords */
-    struct dma_params dma;     /* as an_top sets them: SramAddrW 32, SramBytes = map end,
-                                  SramLat 2 */
+    struct core_params core; /* Rows, Cols, AWords, BWords, CWords */
+    struct dma_params dma;   /* as an_top sets them: SramAddrW 32, SramBytes = map end,
+                                SramLat 2 */
 };
 
 struct an_in {

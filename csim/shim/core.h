@@ -12,9 +12,9 @@
  *              valid for one cycle CORE_DMA_LATENCY cycles after the request was accepted, with
  *              read data and an error flag, no backpressure.
  *
- * Cycle protocol, as for every shim: core_set() drives the inputs, core_get() settles the model
- * and reads the outputs that hold before the next rising edge, core_step() advances whole
- * cycles. A beat moves at a rising edge where valid && ready were both high in core_get().
+ * Cycle protocol, as for every shim: core_rtl_set() drives the inputs, core_rtl_get() settles the
+ * model and reads the outputs that hold before the next rising edge, core_rtl_step() advances whole
+ * cycles. A beat moves at a rising edge where valid && ready were both high in core_rtl_get().
  */
 #ifndef CSIM_SHIM_CORE_H
 #define CSIM_SHIM_CORE_H
@@ -59,12 +59,12 @@ enum core_status {
 #define CORE_DMA_BEAT    8u /* bytes per DMA beat */
 
 /* The configuration the RTL was built with (core_top parameters); the twin takes the same. */
-struct core_twin_cfg {
+struct core_params {
     unsigned rows, cols;                /* array: 1 .. 64 each */
     uint32_t a_words, b_words, c_words; /* pad depths in words, >= 2 */
 };
 
-struct core;
+struct core_rtl;
 
 struct core_in {
     bool rst;
@@ -94,18 +94,18 @@ struct core_out {
 };
 
 /* seed randomizes the model's initial state, pads included (--x-initial unique). */
-struct core *core_create(uint64_t seed);
-void core_destroy(struct core *p);
+struct core_rtl *core_rtl_create(uint64_t seed);
+void core_rtl_destroy(struct core_rtl *p);
 /* The parameters the model was verilated with. */
-void core_params(const struct core *p, struct core_twin_cfg *cfg);
-void core_set(struct core *p, const struct core_in *in);
-void core_get(struct core *p, struct core_out *out);
-void core_step(struct core *p, uint64_t cycles);
+void core_rtl_params(const struct core_rtl *p, struct core_params *cfg);
+void core_rtl_set(struct core_rtl *p, const struct core_in *in);
+void core_rtl_get(struct core_rtl *p, struct core_out *out);
+void core_rtl_step(struct core_rtl *p, uint64_t cycles);
 /* Account for idle cycles (inputs steady, no command, no DMA) without evaluating. */
-void core_skip(struct core *p, uint64_t cycles);
-uint64_t core_cycle(const struct core *p);
+void core_rtl_skip(struct core_rtl *p, uint64_t cycles);
+uint64_t core_rtl_cycle(const struct core_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
-int core_trace(struct core *p, const struct vtrace_opts *opts);
+int core_rtl_trace(struct core_rtl *p, const struct vtrace_opts *opts);
 
 #ifdef __cplusplus
 }

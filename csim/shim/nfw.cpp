@@ -6,30 +6,8 @@
 
 #include VTOP_H
 
-#include <cassert>
-
-struct nfw {
-    VModel<VTOP> m;
-    explicit nfw(uint64_t seed) : m(seed)
-    {
-    }
-};
-
-extern "C" {
-
-struct nfw *nfw_create(uint64_t seed)
+static void params(struct nfw_params *out)
 {
-    return new nfw(seed);
-}
-
-void nfw_destroy(struct nfw *p)
-{
-    delete p;
-}
-
-void nfw_params(const struct nfw *p, struct nfw_params *out)
-{
-    assert(p && out);
     out->page_bytes = P_PageBytes;
     out->planes = P_Planes;
     out->channels = P_Channels;
@@ -42,10 +20,8 @@ void nfw_params(const struct nfw *p, struct nfw_params *out)
     out->max_reads = P_MaxReads;
 }
 
-void nfw_set(struct nfw *p, const struct nfw_in *in)
+static void drive(VTOP *t, const struct nfw_in *in)
 {
-    assert(p && in);
-    VTOP *t = p->m.top();
     t->rst_i = in->rst;
     t->cmd_valid_i = in->cmd_valid;
     t->cmd_addr_i = in->cmd_addr & ((1ull << 40) - 1);
@@ -66,11 +42,8 @@ void nfw_set(struct nfw *p, const struct nfw_in *in)
     t->cfg_b_i = in->cfg_b;
 }
 
-void nfw_get(struct nfw *p, struct nfw_out *out)
+static void sample(const VTOP *t, struct nfw_out *out)
 {
-    assert(p && out);
-    p->m.settle();
-    VTOP *t = p->m.top();
     out->cmd_ready = t->cmd_ready_o;
     out->mem_req_valid = t->mem_req_valid_o;
     out->mem_req_write = t->mem_req_write_o;
@@ -102,21 +75,5 @@ void nfw_get(struct nfw *p, struct nfw_out *out)
     out->idle = t->idle_o;
 }
 
-void nfw_step(struct nfw *p, uint64_t cycles)
-{
-    assert(p);
-    p->m.step(cycles);
-}
-
-uint64_t nfw_cycle(const struct nfw *p)
-{
-    assert(p);
-    return p->m.cycle();
-}
-
-int nfw_trace(struct nfw *p, const struct vtrace_opts *opts)
-{
-    assert(p);
-    return p->m.trace_open(opts);
-}
-}
+VMODEL_SHIM(nfw)
+VMODEL_SHIM_PARAMS(nfw)

@@ -12,14 +12,15 @@
  *   done  completions, one per page: stream, LPN, PBN, physical address, error flag
  *   cfg   firmware configuration: SET_STREAM, FREE_PB, USE_PB, BBT (NFW_CFG_*)
  *
- * Cycle protocol, as for every shim: nfw_set() drives the inputs, nfw_get() settles the model
- * and reads the outputs that hold before the next rising edge, nfw_step() advances whole
- * cycles. Every output is a register, so nfw_get() gives the same values before and after
- * nfw_set(). A payload field is meaningful only while its valid is high.
+ * Cycle protocol, as for every shim: nfw_rtl_set() drives the inputs, nfw_rtl_get() settles the
+ * model and reads the outputs that hold before the next rising edge, nfw_rtl_step() advances whole
+ * cycles. Every output is a register, so nfw_rtl_get() gives the same values before and after
+ * nfw_rtl_set(). A payload field is meaningful only while its valid is high.
  */
 #ifndef CSIM_SHIM_NFW_H
 #define CSIM_SHIM_NFW_H
 
+#include "csim/shim/mem_port.h"
 #include "csim/shim/vtrace.h"
 
 #include <stdbool.h>
@@ -107,18 +108,39 @@ struct nfw_out {
     bool idle;
 };
 
-struct nfw;
+/* The memory port's fields as the structs of csim/shim/mem_port.h, for a memory model that
+ * answers in those (models/dram/dram_port.h): the memory's answer into the inputs, and the
+ * request out of the outputs. */
+static inline void nfw_in_mem(struct nfw_in *in, const struct mem_port_rsp *m)
+{
+    in->mem_req_ready = m->req_ready;
+    in->mem_rsp_valid = m->rsp_valid;
+    in->mem_rsp_rdata = m->rdata;
+    in->mem_rsp_err = m->err;
+}
+
+static inline void nfw_out_mem(const struct nfw_out *o, struct mem_port_req *m)
+{
+    m->valid = o->mem_req_valid;
+    m->write = o->mem_req_write;
+    m->addr = o->mem_req_addr;
+    m->wdata = o->mem_req_wdata;
+    m->wstrb = o->mem_req_wstrb;
+    m->rsp_ready = o->mem_rsp_ready;
+}
+
+struct nfw_rtl;
 
 /* seed randomizes the model's initial state (--x-initial unique). */
-struct nfw *nfw_create(uint64_t seed);
-void nfw_destroy(struct nfw *p);
-void nfw_params(const struct nfw *p, struct nfw_params *out);
-void nfw_set(struct nfw *p, const struct nfw_in *in);
-void nfw_get(struct nfw *p, struct nfw_out *out);
-void nfw_step(struct nfw *p, uint64_t cycles);
-uint64_t nfw_cycle(const struct nfw *p);
+struct nfw_rtl *nfw_rtl_create(uint64_t seed);
+void nfw_rtl_destroy(struct nfw_rtl *p);
+void nfw_rtl_params(const struct nfw_rtl *p, struct nfw_params *out);
+void nfw_rtl_set(struct nfw_rtl *p, const struct nfw_in *in);
+void nfw_rtl_get(struct nfw_rtl *p, struct nfw_out *out);
+void nfw_rtl_step(struct nfw_rtl *p, uint64_t cycles);
+uint64_t nfw_rtl_cycle(const struct nfw_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
-int nfw_trace(struct nfw *p, const struct vtrace_opts *opts);
+int nfw_rtl_trace(struct nfw_rtl *p, const struct vtrace_opts *opts);
 
 #ifdef __cplusplus
 }

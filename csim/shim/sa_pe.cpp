@@ -5,31 +5,8 @@
 
 #include VTOP_H
 
-#include <cassert>
-
-struct sa_pe {
-    VModel<VTOP> m;
-    explicit sa_pe(uint64_t seed) : m(seed)
-    {
-    }
-};
-
-extern "C" {
-
-struct sa_pe *sa_pe_create(uint64_t seed)
+static void drive(VTOP *t, const struct sa_pe_in *in)
 {
-    return new sa_pe(seed);
-}
-
-void sa_pe_destroy(struct sa_pe *p)
-{
-    delete p;
-}
-
-void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in)
-{
-    assert(p && in);
-    VTOP *t = p->m.top();
     t->rst_i = in->rst;
     t->valid_i = in->valid;
     t->clear_i = in->clear;
@@ -38,11 +15,8 @@ void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in)
     t->b_i = in->b;
 }
 
-void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out)
+static void sample(const VTOP *t, struct sa_pe_out *out)
 {
-    assert(p && out);
-    p->m.settle();
-    VTOP *t = p->m.top();
     out->valid = t->valid_o;
     out->clear = t->clear_o;
     out->last = t->last_o;
@@ -52,21 +26,4 @@ void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out)
     out->sum = t->sum_o;
 }
 
-void sa_pe_step(struct sa_pe *p, uint64_t cycles)
-{
-    assert(p);
-    p->m.step(cycles);
-}
-
-uint64_t sa_pe_cycle(const struct sa_pe *p)
-{
-    assert(p);
-    return p->m.cycle();
-}
-
-int sa_pe_trace(struct sa_pe *p, const struct vtrace_opts *opts)
-{
-    assert(p);
-    return p->m.trace_open(opts);
-}
-}
+VMODEL_SHIM(sa_pe)

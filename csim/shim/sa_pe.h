@@ -7,9 +7,9 @@
  * hands a finished dot product out on sum/sum_valid. Numbers are raw bit
  * patterns (models/ref/bf16.h); the PE matches fp32_mac()/fp32_mac_clear().
  *
- * Cycle protocol, as for every shim: sa_pe_set() drives the inputs,
- * sa_pe_get() settles the model and reads the outputs that hold before the
- * next rising edge, sa_pe_step() advances whole cycles.
+ * Cycle protocol, as for every shim: sa_pe_rtl_set() drives the inputs,
+ * sa_pe_rtl_get() settles the model and reads the outputs that hold before the
+ * next rising edge, sa_pe_rtl_step() advances whole cycles.
  */
 #ifndef CSIM_SHIM_SA_PE_H
 #define CSIM_SHIM_SA_PE_H
@@ -28,7 +28,7 @@ extern "C" {
 /* Cycles from a step with last on the inputs to its sum on sum (sum_valid high). */
 #define SA_PE_SUM_LATENCY 2
 
-struct sa_pe;
+struct sa_pe_rtl;
 
 struct sa_pe_in {
     bool rst;
@@ -50,14 +50,14 @@ struct sa_pe_out {
 };
 
 /* seed randomizes the model's initial state (--x-initial unique). */
-struct sa_pe *sa_pe_create(uint64_t seed);
-void sa_pe_destroy(struct sa_pe *p);
-void sa_pe_set(struct sa_pe *p, const struct sa_pe_in *in);
-void sa_pe_get(struct sa_pe *p, struct sa_pe_out *out);
-void sa_pe_step(struct sa_pe *p, uint64_t cycles);
-uint64_t sa_pe_cycle(const struct sa_pe *p);
+struct sa_pe_rtl *sa_pe_rtl_create(uint64_t seed);
+void sa_pe_rtl_destroy(struct sa_pe_rtl *p);
+void sa_pe_rtl_set(struct sa_pe_rtl *p, const struct sa_pe_in *in);
+void sa_pe_rtl_get(struct sa_pe_rtl *p, struct sa_pe_out *out);
+void sa_pe_rtl_step(struct sa_pe_rtl *p, uint64_t cycles);
+uint64_t sa_pe_rtl_cycle(const struct sa_pe_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
-int sa_pe_trace(struct sa_pe *p, const struct vtrace_opts *opts);
+int sa_pe_rtl_trace(struct sa_pe_rtl *p, const struct vtrace_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,9 @@
 // context, drives clk_i through whole cycles, and writes an FST trace limited
 // to a cycle window and a scope list (see vtrace.h). Only shims include it:
 // no C++ type crosses a shim's C header.
+//
+// A shim is then its block's ports and parameters and one VMODEL_SHIM line (below),
+// which writes the C functions every shim has, named <block>_rtl_*.
 #ifndef CSIM_SHIM_VMODEL_HPP
 #define CSIM_SHIM_VMODEL_HPP
 
@@ -10,7 +13,9 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <cassert>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -138,5 +143,75 @@ template <class Top> class VModel
     std::string path_;
     uint64_t cycle_ = 0, first_ = 0, last_ = 0, period_ps_ = 1000;
 };
+
+// VMODEL_SHIM(block): the functions of block's C interface (csim/shim/<block>.h) that every
+// shim has, leaving the shim only its ports and parameters. It defines struct block_rtl, a
+// VModel of the verilated top VTOP, and
+//   block_rtl_create, _destroy, _step, _cycle, _trace: VModel's;
+//   block_rtl_set(p, in):   drive(top, in), with the shim's
+//                           static void drive(VTOP *, const struct block_in *);
+//   block_rtl_get(p, out):  settle, then sample(top, out), with the shim's
+//                           static void sample(const VTOP *, struct block_out *).
+// VMODEL_SHIM_PARAMS(block) adds block_rtl_params(p, out): params(out), with the shim's
+// static void params(struct block_params *) (the parameters it was verilated with: P_<Name>).
+// VMODEL_SHIM_SKIP(block) adds block_rtl_skip(p, cycles): VModel::skip.
+#define VMODEL_SHIM(block)                                                                         \
+    struct block##_rtl {                                                                           \
+        VModel<VTOP> m;                                                                            \
+        explicit block##_rtl(uint64_t seed) : m(seed)                                              \
+        {                                                                                          \
+        }                                                                                          \
+    };                                                                                             \
+    extern "C" struct block##_rtl *block##_rtl_create(uint64_t seed)                               \
+    {                                                                                              \
+        return new block##_rtl(seed);                                                              \
+    }                                                                                              \
+    extern "C" void block##_rtl_destroy(struct block##_rtl *p)                                     \
+    {                                                                                              \
+        delete p;                                                                                  \
+    }                                                                                              \
+    extern "C" void block##_rtl_set(struct block##_rtl *p, const struct block##_in *in)            \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        assert(in);                                                                                \
+        drive(p->m.top(), in);                                                                     \
+    }                                                                                              \
+    extern "C" void block##_rtl_get(struct block##_rtl *p, struct block##_out *out)                \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        assert(out);                                                                               \
+        p->m.settle();                                                                             \
+        sample(p->m.top(), out);                                                                   \
+    }                                                                                              \
+    extern "C" void block##_rtl_step(struct block##_rtl *p, uint64_t cycles)                       \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        p->m.step(cycles);                                                                         \
+    }                                                                                              \
+    extern "C" uint64_t block##_rtl_cycle(const struct block##_rtl *p)                             \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        return p->m.cycle();                                                                       \
+    }                                                                                              \
+    extern "C" int block##_rtl_trace(struct block##_rtl *p, const struct vtrace_opts *opts)        \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        return p->m.trace_open(opts);                                                              \
+    }
+
+#define VMODEL_SHIM_PARAMS(block)                                                                  \
+    extern "C" void block##_rtl_params(const struct block##_rtl *p, struct block##_params *out)    \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        assert(out);                                                                               \
+        params(out);                                                                               \
+    }
+
+#define VMODEL_SHIM_SKIP(block)                                                                    \
+    extern "C" void block##_rtl_skip(struct block##_rtl *p, uint64_t cycles)                       \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        p->m.skip(cycles);                                                                         \
+    }
 
 #endif

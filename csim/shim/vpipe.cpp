@@ -8,50 +8,23 @@
 
 #include VTOP_H
 
-#include <cassert>
-
-struct vpipe {
-    VModel<VTOP> m;
-    explicit vpipe(uint64_t seed) : m(seed)
-    {
-    }
-};
-
-extern "C" {
-
-struct vpipe *vpipe_create(uint64_t seed)
+static void params(struct vpipe_params *out)
 {
-    return new vpipe(seed);
-}
-
-void vpipe_destroy(struct vpipe *p)
-{
-    delete p;
-}
-
-void vpipe_params(const struct vpipe *p, struct vpipe_params *out)
-{
-    assert(p && out);
     out->module = VPIPE_MODULE;
     out->width = P_Width;
     out->depth = P_Depth;
 }
 
-void vpipe_set(struct vpipe *p, const struct vpipe_in *in)
+static void drive(VTOP *t, const struct vpipe_in *in)
 {
-    assert(p && in);
-    VTOP *t = p->m.top();
     t->rst_i = in->rst;
     t->in_valid_i = in->in_valid;
     t->in_data_i = in->in_data;
     t->out_ready_i = in->out_ready;
 }
 
-void vpipe_get(struct vpipe *p, struct vpipe_out *out)
+static void sample(const VTOP *t, struct vpipe_out *out)
 {
-    assert(p && out);
-    p->m.settle();
-    VTOP *t = p->m.top();
     out->in_ready = t->in_ready_o;
     out->out_valid = t->out_valid_o;
     out->out_data = t->out_data_o;
@@ -62,27 +35,6 @@ void vpipe_get(struct vpipe *p, struct vpipe_out *out)
 #endif
 }
 
-void vpipe_step(struct vpipe *p, uint64_t cycles)
-{
-    assert(p);
-    p->m.step(cycles);
-}
-
-void vpipe_skip(struct vpipe *p, uint64_t cycles)
-{
-    assert(p);
-    p->m.skip(cycles);
-}
-
-uint64_t vpipe_cycle(const struct vpipe *p)
-{
-    assert(p);
-    return p->m.cycle();
-}
-
-int vpipe_trace(struct vpipe *p, const struct vtrace_opts *opts)
-{
-    assert(p);
-    return p->m.trace_open(opts);
-}
-}
+VMODEL_SHIM(vpipe)
+VMODEL_SHIM_PARAMS(vpipe)
+VMODEL_SHIM_SKIP(vpipe)

@@ -1,13 +1,14 @@
 /*
  * vpipe: C interface to a verilated single-stream block, one valid/ready
  * input and one valid/ready output carrying up to 64 payload bits
- * (rtl/common: cmn_skid_buf, cmn_fifo). Each such block has its own shim
- * (csim/shim/<module>.cpp) implementing this header; a test links one of them.
+ * (rtl/common: cmn_skid_buf, cmn_fifo). One shim, csim/shim/vpipe.cpp, serves
+ * them all: it is compiled once per verilated block and configuration
+ * (VPIPE_MODULE names the block), and a test links one of them.
  *
- * Cycle protocol, as for every shim: vpipe_set() drives the inputs,
- * vpipe_get() settles the model and reads the outputs that hold before the
- * next rising edge, vpipe_step() advances whole cycles. A beat moves at a
- * rising edge where valid && ready were both high in vpipe_get().
+ * Cycle protocol, as for every shim: vpipe_rtl_set() drives the inputs,
+ * vpipe_rtl_get() settles the model and reads the outputs that hold before the
+ * next rising edge, vpipe_rtl_step() advances whole cycles. A beat moves at a
+ * rising edge where valid && ready were both high in vpipe_rtl_get().
  */
 #ifndef CSIM_SHIM_VPIPE_H
 #define CSIM_SHIM_VPIPE_H
@@ -21,7 +22,7 @@
 extern "C" {
 #endif
 
-struct vpipe;
+struct vpipe_rtl;
 
 /* Parameters the model was verilated with. */
 struct vpipe_params {
@@ -45,17 +46,17 @@ struct vpipe_out {
 };
 
 /* seed randomizes the model's initial state (--x-initial unique). */
-struct vpipe *vpipe_create(uint64_t seed);
-void vpipe_destroy(struct vpipe *p);
-void vpipe_params(const struct vpipe *p, struct vpipe_params *out);
-void vpipe_set(struct vpipe *p, const struct vpipe_in *in);
-void vpipe_get(struct vpipe *p, struct vpipe_out *out);
-void vpipe_step(struct vpipe *p, uint64_t cycles);
+struct vpipe_rtl *vpipe_rtl_create(uint64_t seed);
+void vpipe_rtl_destroy(struct vpipe_rtl *p);
+void vpipe_rtl_params(const struct vpipe_rtl *p, struct vpipe_params *out);
+void vpipe_rtl_set(struct vpipe_rtl *p, const struct vpipe_in *in);
+void vpipe_rtl_get(struct vpipe_rtl *p, struct vpipe_out *out);
+void vpipe_rtl_step(struct vpipe_rtl *p, uint64_t cycles);
 /* Account for idle cycles (inputs steady, block empty) without evaluating. */
-void vpipe_skip(struct vpipe *p, uint64_t cycles);
-uint64_t vpipe_cycle(const struct vpipe *p);
+void vpipe_rtl_skip(struct vpipe_rtl *p, uint64_t cycles);
+uint64_t vpipe_rtl_cycle(const struct vpipe_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
-int vpipe_trace(struct vpipe *p, const struct vtrace_opts *opts);
+int vpipe_rtl_trace(struct vpipe_rtl *p, const struct vtrace_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,6 @@
 #include "models/core/core_twin.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +48,7 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 #define IROWS 4  /* output rows computed together */
 
 struct core_twin {
-    struct core_twin_cfg cfg;
+    struct core_params cfg;
     struct core_twin_map map;
     uint16_t *a, *b;
     uint32_t *c;
@@ -72,37 +71,33 @@ static unsigned gcd_u(unsigned a, unsigned b)
     return a;
 }
 
-unsigned core_twin_w(const struct core_twin_cfg *cfg)
+unsigned core_twin_w(const struct core_params *cfg)
 {
     unsigned l = cfg->rows / gcd_u(cfg->rows, cfg->cols) * cfg->cols;
     return l / gcd_u(l, 4) * 4;
 }
 
-int core_twin_cfg_check(const struct core_twin_cfg *cfg)
+int core_twin_params_check(const struct core_params *cfg, struct err *e)
 {
-    if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64) {
-        fprintf(stderr, "core_twin: rows and cols must be 1..64, got %u x %u\n",
-                cfg ? cfg->rows : 0, cfg ? cfg->cols : 0);
-        return -EINVAL;
-    }
-    if (core_twin_w(cfg) > 64) {
-        fprintf(stderr, "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)\n",
-                core_twin_w(cfg), cfg->rows, cfg->cols);
-        return -EINVAL;
-    }
+    if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64)
+        return err_set(e, -EINVAL, "core_twin: rows and cols must be 1..64, got %u x %u",
+                       cfg ? cfg->rows : 0, cfg ? cfg->cols : 0);
+    if (core_twin_w(cfg) > 64)
+        return err_set(e, -EINVAL,
+                       "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)",
+                       core_twin_w(cfg), cfg->rows, cfg->cols);
     uint64_t w = core_twin_w(cfg);
     uint64_t bytes =
         ((uint64_t)cfg->a_words + cfg->b_words) * w * 2 + (uint64_t)cfg->c_words * w * 4;
-    if (cfg->a_words < 2 || cfg->b_words < 2 || cfg->c_words < 2 || bytes > 0x80000000ull) {
-        fprintf(stderr,
-                "core_twin: pads of %u/%u/%u words: each needs >= 2 words and all fit in 2 GiB\n",
-                cfg->a_words, cfg->b_words, cfg->c_words);
-        return -EINVAL;
-    }
+    if (cfg->a_words < 2 || cfg->b_words < 2 || cfg->c_words < 2 || bytes > 0x80000000ull)
+        return err_set(e, -EINVAL,
+                       "core_twin: pads of %u/%u/%u words: each needs >= 2 words and all fit in "
+                       "2 GiB",
+                       cfg->a_words, cfg->b_words, cfg->c_words);
     return 0;
 }
 
-void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map)
+void core_twin_map(const struct core_params *cfg, struct core_twin_map *map)
 {
     unsigned w = core_twin_w(cfg);
 
@@ -118,7 +113,7 @@ void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map)
 
 /* ---------------------------------------------------------------- checks and cycles */
 
-enum core_status core_twin_check(const struct core_twin_cfg *cfg, const struct core_cmd *cmd)
+enum core_status core_twin_check(const struct core_params *cfg, const struct core_cmd *cmd)
 {
     uint64_t w = core_twin_w(cfg);
     uint64_t m = cmd->m, n = cmd->n, k = cmd->k;
@@ -154,15 +149,14 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
  * stored K x M one per step; B stored K x N one per step, stored N x K one per tile column; the
  * two pads are read in parallel.
  */
-static uint64_t load_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd,
-                            uint64_t kb)
+static uint64_t load_cycles(const struct core_params *cfg, const struct core_cmd *cmd, uint64_t kb)
 {
     uint64_t la = cmd->trans_a ? kb : cfg->rows;
     uint64_t lb = cmd->trans_b ? cfg->cols : kb;
     return la > lb ? la : lb;
 }
 
-uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd)
+uint64_t core_twin_cycles(const struct core_params *cfg, const struct core_cmd *cmd)
 {
     if (core_twin_check(cfg, cmd) != CORE_OK)
         return 0;
@@ -179,14 +173,16 @@ uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd
 
 /* ---------------------------------------------------------------- twin */
 
-struct core_twin *core_twin_create(const struct core_twin_cfg *cfg)
+int core_twin_create(const struct core_params *cfg, struct core_twin **out, struct err *e)
 {
-    if (core_twin_cfg_check(cfg) != 0)
-        return NULL;
+    int rc = core_twin_params_check(cfg, e);
 
+    *out = NULL;
+    if (rc)
+        return rc;
     struct core_twin *t = calloc(1, sizeof(*t));
     if (!t)
-        return NULL;
+        return err_set(e, -ENOMEM, "core_twin: out of memory");
     t->cfg = *cfg;
     core_twin_map(cfg, &t->map);
     t->a = calloc(t->map.a_elems, sizeof(*t->a));
@@ -198,7 +194,8 @@ struct core_twin *core_twin_create(const struct core_twin_cfg *cfg)
     t->c = calloc(t->map.c_elems, sizeof(*t->c));
     if (!t->c)
         goto out_free_b;
-    return t;
+    *out = t;
+    return 0;
 
 out_free_b:
     free(t->b);
@@ -206,7 +203,8 @@ out_free_a:
     free(t->a);
 out_free_twin:
     free(t);
-    return NULL;
+    return err_set(e, -ENOMEM, "core_twin: out of memory for pads of %u/%u/%u words", cfg->a_words,
+                   cfg->b_words, cfg->c_words);
 }
 
 void core_twin_destroy(struct core_twin *t)
@@ -221,7 +219,7 @@ void core_twin_destroy(struct core_twin *t)
     free(t);
 }
 
-const struct core_twin_cfg *core_twin_config(const struct core_twin *t)
+const struct core_params *core_twin_config(const struct core_twin *t)
 {
     return &t->cfg;
 }
@@ -386,16 +384,16 @@ __attribute__((noinline)) static void strip(const float *const a[IROWS], const v
     }
 }
 
-static int gemm(struct core_twin *t, const struct core_cmd *cmd)
+static int gemm(struct core_twin *t, const struct core_cmd *cmd, struct err *e)
 {
     size_t m = cmd->m, n = cmd->n, k = cmd->k;
     size_t nvec = (n + 3) / 4;
 
     /* op(A) as floats, M x K row-major, plus one zero row for the rows past M. */
-    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0)
-        return -ENOMEM;
-    if (grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
-        return -ENOMEM;
+    if (grow((void **)&t->af, &t->af_cap, (m + 1) * k * sizeof(float)) != 0 ||
+        grow((void **)&t->bf, &t->bf_cap, k * nvec * sizeof(v4f)) != 0)
+        return err_set(e, -ENOMEM,
+                       "core_twin: out of memory for the operands of a %zux%zux%zu GEMM", m, n, k);
     for (size_t i = 0; i < m; i++)
         for (size_t kk = 0; kk < k; kk++)
             t->af[i * k + kk] = operand(cmd->trans_a ? t->a[cmd->a_addr + kk * cmd->lda + i]
@@ -439,13 +437,14 @@ static int gemm(struct core_twin *t, const struct core_cmd *cmd)
     return 0;
 }
 
-int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res)
+int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res,
+                   struct err *e)
 {
     res->status = core_twin_check(&t->cfg, cmd);
     res->cycles = 0;
     if (res->status != CORE_OK)
         return 0;
-    int err = gemm(t, cmd);
+    int err = gemm(t, cmd, e);
     if (err)
         return err;
     res->cycles = core_twin_cycles(&t->cfg, cmd);

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/core.h"
 
 #ifdef __cplusplus
@@ -53,21 +54,21 @@ struct core_twin_result {
 
 struct core_twin;
 
-/* 0, or -EINVAL (with a message on stderr) when the configuration is not one the RTL builds. */
-int core_twin_cfg_check(const struct core_twin_cfg *cfg);
+/* 0, or -EINVAL when the configuration is not one the RTL builds. */
+int core_twin_params_check(const struct core_params *cfg, struct err *e);
 /* Elements per SRAM word: lcm(rows, cols, 4). */
-unsigned core_twin_w(const struct core_twin_cfg *cfg);
-void core_twin_map(const struct core_twin_cfg *cfg, struct core_twin_map *map);
+unsigned core_twin_w(const struct core_params *cfg);
+void core_twin_map(const struct core_params *cfg, struct core_twin_map *map);
 
 /* The command's status, as the RTL's checks give it. */
-enum core_status core_twin_check(const struct core_twin_cfg *cfg, const struct core_cmd *cmd);
+enum core_status core_twin_check(const struct core_params *cfg, const struct core_cmd *cmd);
 /* The command's cycle count (0 for a bad command); see rtl/core/README.md. */
-uint64_t core_twin_cycles(const struct core_twin_cfg *cfg, const struct core_cmd *cmd);
+uint64_t core_twin_cycles(const struct core_params *cfg, const struct core_cmd *cmd);
 
-/* A twin with zeroed pads; NULL on a bad configuration or no memory. */
-struct core_twin *core_twin_create(const struct core_twin_cfg *cfg);
+/* A twin with zeroed pads; -EINVAL on a bad configuration, -ENOMEM. */
+int core_twin_create(const struct core_params *cfg, struct core_twin **out, struct err *e);
 void core_twin_destroy(struct core_twin *t);
-const struct core_twin_cfg *core_twin_config(const struct core_twin *t);
+const struct core_params *core_twin_config(const struct core_twin *t);
 
 /* The pads, for direct access: a_words * W bf16, b_words * W bf16, c_words * W fp32. */
 uint16_t *core_twin_a(struct core_twin *t);
@@ -87,7 +88,8 @@ int core_twin_dma_read(const struct core_twin *t, uint32_t addr, uint64_t *data)
  * is a status, not an error: it returns 0 and writes nothing). Returns -ENOMEM, with *res
  * undefined, only when the host is out of memory for the kernel's scratch.
  */
-int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res);
+int core_twin_exec(struct core_twin *t, const struct core_cmd *cmd, struct core_twin_result *res,
+                   struct err *e);
 
 #ifdef __cplusplus
 }

@@ -62,10 +62,10 @@ uint64_t dma_desc_dst_end(const struct dma_desc *d)
 
 enum dma_status dma_desc_check(const struct dma_desc *d, const struct dma_params *p)
 {
-    uint64_t drows, dlen;
-    dma_desc_dst_shape(d, &drows, &dlen);
+    uint64_t dst_rows, dst_len;
+    dma_desc_dst_shape(d, &dst_rows, &dst_len);
     if (d->rows == 0 || d->len == 0 || (d->xpose && (d->store || d->len % 2)) ||
-        (drows > 1 && d->dst_stride < dlen))
+        (dst_rows > 1 && d->dst_stride < dst_len))
         return DMA_ST_BAD_DESC;
     uint64_t src_size = d->store ? p->sram_bytes : p->tb_bytes;
     uint64_t dst_size = d->store ? p->tb_bytes : p->sram_bytes;
@@ -118,22 +118,22 @@ void dma_desc_beats(const struct dma_desc *d, uint64_t *rd_beats, uint64_t *wr_b
 int dma_desc_apply(const struct dma_desc *d, const struct dma_mem_ops *src_ops, void *src_ctx,
                    const struct dma_mem_ops *dst_ops, void *dst_ctx)
 {
-    uint64_t drows, dlen;
-    dma_desc_dst_shape(d, &drows, &dlen);
-    uint8_t *row = malloc(dlen ? dlen : 1);
+    uint64_t dst_rows, dst_len;
+    dma_desc_dst_shape(d, &dst_rows, &dst_len);
+    uint8_t *row = malloc(dst_len ? dst_len : 1);
     int rc = 0;
     if (!row)
         return -1;
-    for (uint64_t r = 0; r < drows && !rc; r++) {
+    for (uint64_t r = 0; r < dst_rows && !rc; r++) {
         if (!d->xpose) {
-            rc = src_ops->read(src_ctx, d->src + r * d->src_stride, row, dlen);
+            rc = src_ops->read(src_ctx, d->src + r * d->src_stride, row, dst_len);
         } else {
             /* Destination row r is source column r. */
             for (uint64_t i = 0; i < d->rows && !rc; i++)
                 rc = src_ops->read(src_ctx, d->src + i * d->src_stride + 2 * r, row + 2 * i, 2);
         }
         if (!rc)
-            rc = dst_ops->write(dst_ctx, d->dst + r * d->dst_stride, row, dlen);
+            rc = dst_ops->write(dst_ctx, d->dst + r * d->dst_stride, row, dst_len);
     }
     free(row);
     return rc;

@@ -19,6 +19,7 @@
 #ifndef MODELS_DMA_DMA_TWIN_H
 #define MODELS_DMA_DMA_TWIN_H
 
+#include "csim/err.h"
 #include "csim/shim/dma.h"
 #include "models/dma/dma_desc.h"
 
@@ -31,9 +32,9 @@ extern "C" {
 
 struct dma_twin;
 
-/* 0, or -EINVAL with the reason in msg (the RTL rejects the same combinations at
+/* 0, or -EINVAL with the reason in e (the RTL rejects the same combinations at
  * elaboration), or -ENOMEM. */
-int dma_twin_create(const struct dma_params *p, struct dma_twin **out, char *msg, size_t msglen);
+int dma_twin_create(const struct dma_params *p, struct dma_twin **out, struct err *e);
 void dma_twin_destroy(struct dma_twin *t);
 void dma_twin_params(const struct dma_twin *t, struct dma_params *out);
 

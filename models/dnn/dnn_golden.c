@@ -25,7 +25,7 @@
 
 /* ------------------------------------------------------------------ gradients */
 
-int dnn_golden_grads_alloc(const struct dnn_model *m, struct dnn_grads *g, struct dnn_err *e)
+int dnn_golden_grads_alloc(const struct dnn_model *m, struct dnn_grads *g, struct err *e)
 {
     memset(g, 0, sizeof(*g));
     g->n_layers = m->n_layers;
@@ -34,7 +34,7 @@ int dnn_golden_grads_alloc(const struct dnn_model *m, struct dnn_grads *g, struc
         g->db[l] = calloc(m->layer[l].out, sizeof(float));
         if (!g->dw[l] || !g->db[l]) {
             dnn_golden_grads_free(g);
-            return dnn_err_set(e, -ENOMEM, "dnn_golden: out of memory for the gradients");
+            return err_set(e, -ENOMEM, "dnn_golden: out of memory for the gradients");
         }
     }
     return 0;
@@ -76,7 +76,7 @@ static void work_free(struct work *w)
 }
 
 static int work_alloc(struct work *w, const struct dnn_model *m, uint32_t rows, bool backward,
-                      struct dnn_err *e)
+                      struct err *e)
 {
     size_t maxw = dnn_model_max_width(m);
     size_t acc = (size_t)rows * maxw, maxpw = 0;
@@ -104,8 +104,8 @@ static int work_alloc(struct work *w, const struct dnn_model *m, uint32_t rows, 
 
 out_free:
     work_free(w);
-    return dnn_err_set(e, -ENOMEM, "dnn_golden: out of memory for %u rows of %zu-wide layers", rows,
-                       maxw);
+    return err_set(e, -ENOMEM, "dnn_golden: out of memory for %u rows of %zu-wide layers", rows,
+                   maxw);
 }
 
 /* Every GEMM of the trainer: the contract's reference, C = A * B with the clear rule. Its only
@@ -220,25 +220,25 @@ static float softmax_ce(const float *z, const uint8_t *y, uint32_t r, uint32_t c
 /* ------------------------------------------------------------------ argument checks */
 
 static int check_batch(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
-                       uint32_t B, uint32_t N, struct dnn_err *e)
+                       uint32_t B, uint32_t N, struct err *e)
 {
     uint32_t classes = dnn_model_classes(&p->model);
 
     if (!images || !labels)
-        return dnn_err_set(e, -EINVAL, "dnn_golden: images or labels is NULL");
+        return err_set(e, -EINVAL, "dnn_golden: images or labels is NULL");
     if (B < 1 || B > (1u << 24))
-        return dnn_err_set(e, -EINVAL, "dnn_golden: batch B = %u; accepted 1..%u", B, 1u << 24);
+        return err_set(e, -EINVAL, "dnn_golden: batch B = %u; accepted 1..%u", B, 1u << 24);
     if (N < 1 || B % N != 0)
-        return dnn_err_set(e, -EINVAL,
-                           "dnn_golden: B = %u rows cannot be split into N = %u equal shards; "
-                           "accepted N >= 1 dividing B",
-                           B, N);
+        return err_set(e, -EINVAL,
+                       "dnn_golden: B = %u rows cannot be split into N = %u equal shards; "
+                       "accepted N >= 1 dividing B",
+                       B, N);
     for (uint32_t i = 0; i < B; i++)
         if (labels[i] >= classes)
-            return dnn_err_set(e, -EINVAL,
-                               "dnn_golden: label %u of batch row %u is out of range; accepted "
-                               "0..%u (the model has %u classes)",
-                               labels[i], i, classes - 1, classes);
+            return err_set(e, -EINVAL,
+                           "dnn_golden: label %u of batch row %u is out of range; accepted "
+                           "0..%u (the model has %u classes)",
+                           labels[i], i, classes - 1, classes);
     return 0;
 }
 
@@ -335,7 +335,7 @@ static void tap_sums(const struct dnn_model *m, const struct dnn_grads *out, dnn
 
 int dnn_golden_grad(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
                     uint32_t B, uint32_t N, struct dnn_grads *out, float *loss, dnn_tap_fn tap,
-                    void *tap_ctx, struct dnn_err *e)
+                    void *tap_ctx, struct err *e)
 {
     const struct dnn_model *m = &p->model;
     uint32_t L = m->n_layers, in0 = dnn_model_inputs(m), classes = dnn_model_classes(m);
@@ -349,14 +349,14 @@ int dnn_golden_grad(const struct dnn_params *p, const uint8_t *images, const uin
     if (rc)
         return rc;
     if (!out || out->n_layers != L)
-        return dnn_err_set(e, -EINVAL,
-                           "dnn_golden: gradients for %u layers given, the model has %u "
-                           "(dnn_golden_grads_alloc)",
-                           out ? out->n_layers : 0, L);
+        return err_set(e, -EINVAL,
+                       "dnn_golden: gradients for %u layers given, the model has %u "
+                       "(dnn_golden_grads_alloc)",
+                       out ? out->n_layers : 0, L);
     r = B / N;
     shard_loss = calloc(N, sizeof(float));
     if (!shard_loss)
-        return dnn_err_set(e, -ENOMEM, "dnn_golden: out of memory");
+        return err_set(e, -ENOMEM, "dnn_golden: out of memory");
     rc = work_alloc(&w, m, r, true, e);
     if (rc)
         goto out_shard;
@@ -383,7 +383,7 @@ out_shard:
 
 /* ------------------------------------------------------------------ trainer */
 
-int dnn_golden_init(struct dnn_golden *g, struct dnn_params *p, struct dnn_err *e)
+int dnn_golden_init(struct dnn_golden *g, struct dnn_params *p, struct err *e)
 {
     memset(g, 0, sizeof(*g));
     g->params = p;
@@ -398,7 +398,7 @@ void dnn_golden_fini(struct dnn_golden *g)
 }
 
 int dnn_golden_step(struct dnn_golden *g, const uint8_t *images, const uint8_t *labels, uint32_t B,
-                    uint32_t N, float *loss, struct dnn_err *e)
+                    uint32_t N, float *loss, struct err *e)
 {
     float l;
     int rc;
@@ -408,7 +408,7 @@ int dnn_golden_step(struct dnn_golden *g, const uint8_t *images, const uint8_t *
         float *n = realloc(g->losses, cap * sizeof(float));
 
         if (!n)
-            return dnn_err_set(e, -ENOMEM, "dnn_golden: out of memory for the loss history");
+            return err_set(e, -ENOMEM, "dnn_golden: out of memory for the loss history");
         g->losses = n;
         g->cap_losses = cap;
     }
@@ -438,14 +438,14 @@ uint32_t dnn_golden_argmax(const float *z, uint32_t classes)
 }
 
 int dnn_golden_forward(const struct dnn_params *p, const uint8_t *images, uint32_t rows,
-                       float *logits, struct dnn_err *e)
+                       float *logits, struct err *e)
 {
     uint32_t classes = dnn_model_classes(&p->model);
     struct work w;
     int rc;
 
     if (!images || !logits || rows < 1)
-        return dnn_err_set(e, -EINVAL, "dnn_golden_forward: need images, logits and rows >= 1");
+        return err_set(e, -EINVAL, "dnn_golden_forward: need images, logits and rows >= 1");
     rc = work_alloc(&w, &p->model, rows, false, e);
     if (rc)
         return rc;
@@ -457,7 +457,7 @@ int dnn_golden_forward(const struct dnn_params *p, const uint8_t *images, uint32
 }
 
 int dnn_golden_eval(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
-                    uint32_t count, uint32_t batch, uint32_t *correct, struct dnn_err *e)
+                    uint32_t count, uint32_t batch, uint32_t *correct, struct err *e)
 {
     uint32_t in0 = dnn_model_inputs(&p->model), classes = dnn_model_classes(&p->model);
     uint32_t ok = 0;
@@ -465,10 +465,10 @@ int dnn_golden_eval(const struct dnn_params *p, const uint8_t *images, const uin
 
     *correct = 0;
     if (!images || !labels || batch < 1)
-        return dnn_err_set(e, -EINVAL, "dnn_golden_eval: need images, labels and batch >= 1");
+        return err_set(e, -EINVAL, "dnn_golden_eval: need images, labels and batch >= 1");
     z = malloc((size_t)batch * classes * sizeof(float));
     if (!z)
-        return dnn_err_set(e, -ENOMEM, "dnn_golden_eval: out of memory");
+        return err_set(e, -ENOMEM, "dnn_golden_eval: out of memory");
     for (uint32_t first = 0; first < count; first += batch) {
         uint32_t rows = count - first < batch ? count - first : batch;
         int rc = dnn_golden_forward(p, &images[(size_t)first * in0], rows, z, e);

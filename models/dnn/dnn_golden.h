@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 
@@ -32,7 +32,7 @@ struct dnn_grads {
     float *db[DNN_MAX_LAYERS]; /* [out] */
 };
 
-int dnn_golden_grads_alloc(const struct dnn_model *m, struct dnn_grads *g, struct dnn_err *e);
+int dnn_golden_grads_alloc(const struct dnn_model *m, struct dnn_grads *g, struct err *e);
 void dnn_golden_grads_free(struct dnn_grads *g);
 
 /* What a tap sees. node is the AN (0..N-1), or DNN_TAP_ALL_NODES after the reduction. */
@@ -67,7 +67,7 @@ typedef void (*dnn_tap_fn)(void *ctx, const struct dnn_tap *t);
  */
 int dnn_golden_grad(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
                     uint32_t B, uint32_t N, struct dnn_grads *out, float *loss, dnn_tap_fn tap,
-                    void *tap_ctx, struct dnn_err *e);
+                    void *tap_ctx, struct err *e);
 
 /* The trainer: params borrowed (updated by every step), gradients and loss history owned. */
 struct dnn_golden {
@@ -80,18 +80,18 @@ struct dnn_golden {
     void *tap_ctx;
 };
 
-int dnn_golden_init(struct dnn_golden *g, struct dnn_params *p, struct dnn_err *e);
+int dnn_golden_init(struct dnn_golden *g, struct dnn_params *p, struct err *e);
 void dnn_golden_fini(struct dnn_golden *g);
 
 /* One training step: dnn_golden_grad, then dnn_params_step, then the loss is recorded.
  * *loss (may be NULL) receives the global loss. Errors as dnn_golden_grad; p is unchanged on
  * error. */
 int dnn_golden_step(struct dnn_golden *g, const uint8_t *images, const uint8_t *labels, uint32_t B,
-                    uint32_t N, float *loss, struct dnn_err *e);
+                    uint32_t N, float *loss, struct err *e);
 
 /* N = 1 forward of `rows` images: logits [rows x classes]. */
 int dnn_golden_forward(const struct dnn_params *p, const uint8_t *images, uint32_t rows,
-                       float *logits, struct dnn_err *e);
+                       float *logits, struct err *e);
 
 /* Class of one row of logits: the first index of the maximum (NaN never wins). */
 uint32_t dnn_golden_argmax(const float *z, uint32_t classes);
@@ -100,6 +100,6 @@ uint32_t dnn_golden_argmax(const float *z, uint32_t classes);
  * batch: every output row depends on its input row only). *correct = samples whose predicted
  * class equals the label. */
 int dnn_golden_eval(const struct dnn_params *p, const uint8_t *images, const uint8_t *labels,
-                    uint32_t count, uint32_t batch, uint32_t *correct, struct dnn_err *e);
+                    uint32_t count, uint32_t batch, uint32_t *correct, struct err *e);
 
 #endif

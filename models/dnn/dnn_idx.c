@@ -16,7 +16,7 @@ static uint32_t be32(const unsigned char *b)
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-static int open_file(const char *path, gzFile *f, struct dnn_err *e)
+static int open_file(const char *path, gzFile *f, struct err *e)
 {
     int err;
 
@@ -25,7 +25,7 @@ static int open_file(const char *path, gzFile *f, struct dnn_err *e)
     if (*f)
         return 0;
     err = errno ? errno : ENOMEM;
-    return dnn_err_set(e, -err, "%s: cannot open: %s; expected " ACCEPT_FILE, path, strerror(err));
+    return err_set(e, -err, "%s: cannot open: %s; expected " ACCEPT_FILE, path, strerror(err));
 }
 
 /*
@@ -33,7 +33,7 @@ static int open_file(const char *path, gzFile *f, struct dnn_err *e)
  * truncated file (-EINVAL); a zlib error is -EIO.
  */
 static int read_exact(gzFile f, const char *path, void *buf, uint64_t n, uint64_t offset,
-                      const char *what, struct dnn_err *e)
+                      const char *what, struct err *e)
 {
     unsigned char *p = buf;
     uint64_t got = 0;
@@ -48,32 +48,32 @@ static int read_exact(gzFile f, const char *path, void *buf, uint64_t n, uint64_
 
             if (zerr == Z_BUF_ERROR)
                 break; /* the gzip stream ends early: truncated, reported below */
-            return dnn_err_set(e, -EIO, "%s: read error in %s at byte %llu: %s", path, what,
-                               (unsigned long long)(offset + got), zmsg);
+            return err_set(e, -EIO, "%s: read error in %s at byte %llu: %s", path, what,
+                           (unsigned long long)(offset + got), zmsg);
         }
         if (k == 0)
             break; /* end of file (or of a truncated gzip stream) */
         got += (uint64_t)k;
     }
     if (got < n)
-        return dnn_err_set(e, -EINVAL,
-                           "%s: truncated: %s needs %llu bytes from byte %llu, the file ends "
-                           "after %llu of them; accepted a complete IDX file, gzipped or plain",
-                           path, what, (unsigned long long)n, (unsigned long long)offset,
-                           (unsigned long long)got);
+        return err_set(e, -EINVAL,
+                       "%s: truncated: %s needs %llu bytes from byte %llu, the file ends "
+                       "after %llu of them; accepted a complete IDX file, gzipped or plain",
+                       path, what, (unsigned long long)n, (unsigned long long)offset,
+                       (unsigned long long)got);
     return 0;
 }
 
-static int expect_end(gzFile f, const char *path, uint64_t length, struct dnn_err *e)
+static int expect_end(gzFile f, const char *path, uint64_t length, struct err *e)
 {
     unsigned char c;
     int k = gzread(f, &c, 1);
 
     if (k > 0)
-        return dnn_err_set(e, -EINVAL,
-                           "%s: trailing data after the %llu bytes its header announces; "
-                           "accepted a file of exactly header + data",
-                           path, (unsigned long long)length);
+        return err_set(e, -EINVAL,
+                       "%s: trailing data after the %llu bytes its header announces; "
+                       "accepted a file of exactly header + data",
+                       path, (unsigned long long)length);
     return 0;
 }
 
@@ -92,17 +92,36 @@ static const char *magic_name(uint32_t magic)
     }
 }
 
-static int check_magic(const char *path, uint32_t magic, uint32_t want, struct dnn_err *e)
+static int check_magic(const char *path, uint32_t magic, uint32_t want, struct err *e)
 {
     if (magic == want)
         return 0;
-    return dnn_err_set(e, -EINVAL, "%s: bad magic number 0x%08X%s; accepted 0x%08X (%s)", path,
-                       magic, magic_name(magic), want,
-                       want == DNN_IDX_MAGIC_IMAGES ? "idx3-ubyte: unsigned byte images"
-                                                    : "idx1-ubyte: unsigned byte labels");
+    return err_set(e, -EINVAL, "%s: bad magic number 0x%08X%s; accepted 0x%08X (%s)", path, magic,
+                   magic_name(magic), want,
+                   want == DNN_IDX_MAGIC_IMAGES ? "idx3-ubyte: unsigned byte images"
+                                                : "idx1-ubyte: unsigned byte labels");
 }
 
-int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct dnn_err *e)
+/* Open path and read its header of hlen bytes into h: the magic (must be want), then the rest
+ * (described by rest, for the message). 0 with *f open, or the error with the file closed. */
+static int open_header(const char *path, uint32_t want, unsigned char *h, size_t hlen,
+                       const char *rest, gzFile *f, struct err *e)
+{
+    int rc = open_file(path, f, e);
+
+    if (rc)
+        return rc;
+    rc = read_exact(*f, path, h, 4, 0, "the 4-byte magic number", e);
+    if (!rc)
+        rc = check_magic(path, be32(h), want, e);
+    if (!rc)
+        rc = read_exact(*f, path, h + 4, hlen - 4, 4, rest, e);
+    if (rc)
+        gzclose(*f);
+    return rc;
+}
+
+int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
 {
     unsigned char h[16];
     uint32_t count, rows, cols;
@@ -111,41 +130,31 @@ int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct dnn_err 
     int rc;
 
     memset(s, 0, sizeof(*s));
-    rc = open_file(path, &f, e);
+    rc = open_header(path, DNN_IDX_MAGIC_IMAGES, h, sizeof(h),
+                     "the rest of the 16-byte idx3 header (count, rows, cols)", &f, e);
     if (rc)
         return rc;
-    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
-    if (rc)
-        goto out_close;
-    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_IMAGES, e);
-    if (rc)
-        goto out_close;
-    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4,
-                    "the rest of the 16-byte idx3 header (count, rows, cols)", e);
-    if (rc)
-        goto out_close;
     count = be32(h + 4);
     rows = be32(h + 8);
     cols = be32(h + 12);
     if (count < 1 || count > DNN_IDX_MAX_COUNT || rows < 1 || rows > DNN_IDX_MAX_DIM || cols < 1 ||
         cols > DNN_IDX_MAX_DIM) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "%s: header says %u images of %u x %u pixels; accepted 1..%u images of "
-                         "1..%u x 1..%u pixels",
-                         path, count, rows, cols, DNN_IDX_MAX_COUNT, DNN_IDX_MAX_DIM,
-                         DNN_IDX_MAX_DIM);
+        rc = err_set(e, -EINVAL,
+                     "%s: header says %u images of %u x %u pixels; accepted 1..%u images of "
+                     "1..%u x 1..%u pixels",
+                     path, count, rows, cols, DNN_IDX_MAX_COUNT, DNN_IDX_MAX_DIM, DNN_IDX_MAX_DIM);
         goto out_close;
     }
     bytes = (uint64_t)count * rows * cols;
     if (bytes > (1ull << 32)) {
-        rc = dnn_err_set(e, -EINVAL, "%s: %llu bytes of pixels; accepted at most 4 GiB", path,
-                         (unsigned long long)bytes);
+        rc = err_set(e, -EINVAL, "%s: %llu bytes of pixels; accepted at most 4 GiB", path,
+                     (unsigned long long)bytes);
         goto out_close;
     }
     s->images = malloc((size_t)bytes);
     if (!s->images) {
-        rc = dnn_err_set(e, -ENOMEM, "%s: out of memory for %llu bytes of pixels", path,
-                         (unsigned long long)bytes);
+        rc = err_set(e, -ENOMEM, "%s: out of memory for %llu bytes of pixels", path,
+                     (unsigned long long)bytes);
         goto out_close;
     }
     rc = read_exact(f, path, s->images, bytes, sizeof(h), "the pixel data (images x rows x cols)",
@@ -169,8 +178,7 @@ out_close:
     return rc;
 }
 
-int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s,
-                        struct dnn_err *e)
+int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s, struct err *e)
 {
     unsigned char h[8];
     uint32_t count;
@@ -178,28 +186,19 @@ int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *
     int rc;
 
     memset(s, 0, sizeof(*s));
-    rc = open_file(path, &f, e);
+    rc = open_header(path, DNN_IDX_MAGIC_LABELS, h, sizeof(h),
+                     "the rest of the 8-byte idx1 header (count)", &f, e);
     if (rc)
         return rc;
-    rc = read_exact(f, path, h, 4, 0, "the 4-byte magic number", e);
-    if (rc)
-        goto out_close;
-    rc = check_magic(path, be32(h), DNN_IDX_MAGIC_LABELS, e);
-    if (rc)
-        goto out_close;
-    rc = read_exact(f, path, h + 4, sizeof(h) - 4, 4, "the rest of the 8-byte idx1 header (count)",
-                    e);
-    if (rc)
-        goto out_close;
     count = be32(h + 4);
     if (count < 1 || count > DNN_IDX_MAX_COUNT) {
-        rc = dnn_err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
-                         DNN_IDX_MAX_COUNT);
+        rc = err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
+                     DNN_IDX_MAX_COUNT);
         goto out_close;
     }
     s->labels = malloc(count);
     if (!s->labels) {
-        rc = dnn_err_set(e, -ENOMEM, "%s: out of memory for %u labels", path, count);
+        rc = err_set(e, -ENOMEM, "%s: out of memory for %u labels", path, count);
         goto out_close;
     }
     rc = read_exact(f, path, s->labels, count, sizeof(h), "the label data", e);
@@ -210,8 +209,8 @@ int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *
         goto out_free;
     for (uint32_t i = 0; classes && i < count; i++) {
         if (s->labels[i] >= classes) {
-            rc = dnn_err_set(e, -EINVAL, "%s: label %u of sample %u; accepted 0..%u (%u classes)",
-                             path, s->labels[i], i, classes - 1, classes);
+            rc = err_set(e, -EINVAL, "%s: label %u of sample %u; accepted 0..%u (%u classes)", path,
+                         s->labels[i], i, classes - 1, classes);
             goto out_free;
         }
     }
@@ -228,7 +227,7 @@ out_close:
 }
 
 int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t classes,
-                 struct dnn_idx_set *s, struct dnn_err *e)
+                 struct dnn_idx_set *s, struct err *e)
 {
     struct dnn_idx_set lab;
     int rc;
@@ -240,10 +239,10 @@ int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t clas
     if (rc)
         goto out_images;
     if (lab.count != s->count) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "%s has %u images but %s has %u labels; accepted equal counts "
-                         "(one label per image)",
-                         images_path, s->count, labels_path, lab.count);
+        rc = err_set(e, -EINVAL,
+                     "%s has %u images but %s has %u labels; accepted equal counts "
+                     "(one label per image)",
+                     images_path, s->count, labels_path, lab.count);
         free(lab.labels);
         goto out_images;
     }
@@ -275,7 +274,7 @@ static void pick(char *buf, size_t len, const char *dir, const char *name)
     snprintf(buf, len, "%s/%s.gz", dir, name);
 }
 
-int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, struct dnn_err *e)
+int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, struct err *e)
 {
     char ip[PATH_MAX], lp[PATH_MAX];
     const char *pre = train ? "train" : "t10k";
@@ -303,10 +302,10 @@ int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, str
     if (rc)
         return rc;
     if (s->rows != 28 || s->cols != 28 || s->count != want) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "%s: %u images of %u x %u pixels; accepted Fashion-MNIST's %u images "
-                         "of 28 x 28",
-                         ip, s->count, s->rows, s->cols, want);
+        rc = err_set(e, -EINVAL,
+                     "%s: %u images of %u x %u pixels; accepted Fashion-MNIST's %u images "
+                     "of 28 x 28",
+                     ip, s->count, s->rows, s->cols, want);
         dnn_idx_fini(s);
     }
     return rc;

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 
 #define DNN_IDX_DEFAULT_DIR  "/usr/share/datasets/fashion-mnist"
 #define DNN_IDX_MAGIC_IMAGES 0x00000803u
@@ -41,17 +41,16 @@ struct dnn_idx_set {
 
 /* Images only: s->labels stays NULL. -ENOENT/-EACCES.. (cannot open), -EINVAL (format),
  * -EIO (read error, corrupt gzip stream), -ENOMEM. */
-int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct dnn_err *e);
+int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e);
 /* Labels only: s->images stays NULL, rows = cols = 0. classes > 0: every label must be below
  * it (-EINVAL naming the first bad sample); classes == 0: no check. */
-int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s,
-                        struct dnn_err *e);
+int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s, struct err *e);
 /* Both, with the counts compared (-EINVAL naming both files and both counts). */
 int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t classes,
-                 struct dnn_idx_set *s, struct dnn_err *e);
+                 struct dnn_idx_set *s, struct err *e);
 /* Fashion-MNIST train (60000) or test (10000) set from dir (NULL: DNN_IDX_DEFAULT_DIR), 10
  * classes, 28 x 28 images expected (-EINVAL otherwise). */
-int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, struct dnn_err *e);
+int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, struct err *e);
 void dnn_idx_fini(struct dnn_idx_set *s);
 
 /* idx[i] = the i-th sample of the permutation of 0..n-1 given by seed:

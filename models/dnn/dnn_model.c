@@ -22,7 +22,7 @@ static void build(struct dnn_model *m, const uint32_t *w, uint32_t n_widths)
 }
 
 /* Parse "W0-W1-...": decimal digits only, separated by single '-'. */
-static int parse_widths(struct dnn_model *m, const char *spec, const char *list, struct dnn_err *e)
+static int parse_widths(struct dnn_model *m, const char *spec, const char *list, struct err *e)
 {
     uint32_t w[DNN_MAX_LAYERS + 1];
     uint32_t n = 0;
@@ -36,46 +36,46 @@ static int parse_widths(struct dnn_model *m, const char *spec, const char *list,
         while (*d >= '0' && *d <= '9') {
             v = v * 10 + (uint64_t)(*d - '0');
             if (v > DNN_MAX_WIDTH)
-                return dnn_err_set(e, -EINVAL,
-                                   "model spec \"%s\": width at position %zu exceeds %u; " ACCEPTED,
-                                   spec, pos, DNN_MAX_WIDTH);
+                return err_set(e, -EINVAL,
+                               "model spec \"%s\": width at position %zu exceeds %u; " ACCEPTED,
+                               spec, pos, DNN_MAX_WIDTH);
             d++;
         }
         if (d == s && *s)
-            return dnn_err_set(e, -EINVAL,
-                               "model spec \"%s\": expected a decimal width at position %zu, "
-                               "found '%c'; " ACCEPTED,
-                               spec, pos, *s);
+            return err_set(e, -EINVAL,
+                           "model spec \"%s\": expected a decimal width at position %zu, "
+                           "found '%c'; " ACCEPTED,
+                           spec, pos, *s);
         if (d == s)
-            return dnn_err_set(e, -EINVAL,
-                               "model spec \"%s\": expected a decimal width at position %zu, "
-                               "found the end of the spec; " ACCEPTED,
-                               spec, pos);
+            return err_set(e, -EINVAL,
+                           "model spec \"%s\": expected a decimal width at position %zu, "
+                           "found the end of the spec; " ACCEPTED,
+                           spec, pos);
         if (v == 0)
-            return dnn_err_set(e, -EINVAL, "model spec \"%s\": width 0 at position %zu; " ACCEPTED,
-                               spec, pos);
+            return err_set(e, -EINVAL, "model spec \"%s\": width 0 at position %zu; " ACCEPTED,
+                           spec, pos);
         if (n == DNN_MAX_LAYERS + 1)
-            return dnn_err_set(e, -EINVAL,
-                               "model spec \"%s\": more than %u layers (%u widths); " ACCEPTED,
-                               spec, DNN_MAX_LAYERS, DNN_MAX_LAYERS + 1);
+            return err_set(e, -EINVAL,
+                           "model spec \"%s\": more than %u layers (%u widths); " ACCEPTED, spec,
+                           DNN_MAX_LAYERS, DNN_MAX_LAYERS + 1);
         w[n++] = (uint32_t)v;
         s = d;
         if (*s == '\0')
             break;
         if (*s != '-')
-            return dnn_err_set(e, -EINVAL,
-                               "model spec \"%s\": unexpected '%c' at position %zu, widths are "
-                               "separated by '-'; " ACCEPTED,
-                               spec, *s, (size_t)(s - spec));
+            return err_set(e, -EINVAL,
+                           "model spec \"%s\": unexpected '%c' at position %zu, widths are "
+                           "separated by '-'; " ACCEPTED,
+                           spec, *s, (size_t)(s - spec));
         s++;
     }
     if (n < 2)
-        return dnn_err_set(e, -EINVAL,
-                           "model spec \"%s\": %u width given, a model needs inputs and classes "
-                           "(at least 2 widths); " ACCEPTED,
-                           spec, n);
+        return err_set(e, -EINVAL,
+                       "model spec \"%s\": %u width given, a model needs inputs and classes "
+                       "(at least 2 widths); " ACCEPTED,
+                       spec, n);
     if (w[n - 1] < 2)
-        return dnn_err_set(
+        return err_set(
             e, -EINVAL,
             "model spec \"%s\": %u class, softmax-cross-entropy needs at least 2; " ACCEPTED, spec,
             w[n - 1]);
@@ -83,20 +83,20 @@ static int parse_widths(struct dnn_model *m, const char *spec, const char *list,
     return 0;
 }
 
-int dnn_model_parse(struct dnn_model *m, const char *spec, struct dnn_err *e)
+int dnn_model_parse(struct dnn_model *m, const char *spec, struct err *e)
 {
     static const uint32_t fc_mnist[] = {784, 256, 128, 10};
     int rc;
 
     memset(m, 0, sizeof(*m));
     if (!spec || !*spec)
-        return dnn_err_set(e, -EINVAL, "model spec is empty; " ACCEPTED);
+        return err_set(e, -EINVAL, "model spec is empty; " ACCEPTED);
     if (strcmp(spec, "fc-mnist") == 0) {
         build(m, fc_mnist, 4);
         return 0;
     }
     if (strncmp(spec, "mlp:", 4) != 0)
-        return dnn_err_set(e, -EINVAL, "model spec \"%s\": unknown model; " ACCEPTED, spec);
+        return err_set(e, -EINVAL, "model spec \"%s\": unknown model; " ACCEPTED, spec);
     rc = parse_widths(m, spec, spec + 4, e);
     if (rc)
         memset(m, 0, sizeof(*m));

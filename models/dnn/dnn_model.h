@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 
 #define DNN_MAX_LAYERS 16    /* FC layers a model may have */
 #define DNN_MAX_WIDTH  65536 /* largest in/out width of a layer */
@@ -46,7 +46,7 @@ struct dnn_model {
 
 /* Parse spec into m. 0, or -EINVAL with a message naming the spec, the position and what is
  * accepted (m is then left zeroed). */
-int dnn_model_parse(struct dnn_model *m, const char *spec, struct dnn_err *e);
+int dnn_model_parse(struct dnn_model *m, const char *spec, struct err *e);
 
 /* Write "W0-W1-...-WL" into buf (always terminated). Returns the length it needs, like
  * snprintf. */

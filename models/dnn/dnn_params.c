@@ -50,50 +50,48 @@ static bool in_unit(float x) /* 0 <= x < 1 */
     return x >= 0.0f && x < 1.0f;
 }
 
-int dnn_params_opt_validate(const struct dnn_opt *o, struct dnn_err *e)
+int dnn_params_opt_validate(const struct dnn_opt *o, struct err *e)
 {
     if (o->kind != DNN_OPT_SGD && o->kind != DNN_OPT_ADAM)
-        return dnn_err_set(e, -EINVAL, "optimizer kind = %d; accepted 0 (sgd) or 1 (adam)",
-                           (int)o->kind);
+        return err_set(e, -EINVAL, "optimizer kind = %d; accepted 0 (sgd) or 1 (adam)",
+                       (int)o->kind);
     if (!(isfinite(o->lr) && o->lr >= 0.0f))
-        return dnn_err_set(e, -EINVAL, "optimizer lr = %g; accepted a finite value >= 0",
-                           (double)o->lr);
+        return err_set(e, -EINVAL, "optimizer lr = %g; accepted a finite value >= 0",
+                       (double)o->lr);
     if (!(isfinite(o->weight_decay) && o->weight_decay >= 0.0f))
-        return dnn_err_set(e, -EINVAL, "optimizer weight_decay = %g; accepted a finite value >= 0",
-                           (double)o->weight_decay);
+        return err_set(e, -EINVAL, "optimizer weight_decay = %g; accepted a finite value >= 0",
+                       (double)o->weight_decay);
     if (o->kind == DNN_OPT_SGD && !in_unit(o->momentum))
-        return dnn_err_set(e, -EINVAL, "optimizer momentum = %g; accepted 0 <= momentum < 1",
-                           (double)o->momentum);
+        return err_set(e, -EINVAL, "optimizer momentum = %g; accepted 0 <= momentum < 1",
+                       (double)o->momentum);
     if (o->kind == DNN_OPT_ADAM) {
         if (!in_unit(o->beta1))
-            return dnn_err_set(e, -EINVAL, "optimizer beta1 = %g; accepted 0 <= beta1 < 1",
-                               (double)o->beta1);
+            return err_set(e, -EINVAL, "optimizer beta1 = %g; accepted 0 <= beta1 < 1",
+                           (double)o->beta1);
         if (!in_unit(o->beta2))
-            return dnn_err_set(e, -EINVAL, "optimizer beta2 = %g; accepted 0 <= beta2 < 1",
-                               (double)o->beta2);
+            return err_set(e, -EINVAL, "optimizer beta2 = %g; accepted 0 <= beta2 < 1",
+                           (double)o->beta2);
         if (!(isfinite(o->eps) && o->eps > 0.0f))
-            return dnn_err_set(e, -EINVAL, "optimizer eps = %g; accepted a finite value > 0",
-                               (double)o->eps);
+            return err_set(e, -EINVAL, "optimizer eps = %g; accepted a finite value > 0",
+                           (double)o->eps);
     }
     switch (o->sched) {
     case DNN_LR_CONST:
         break;
     case DNN_LR_STEP:
         if (o->step_size < 1)
-            return dnn_err_set(e, -EINVAL, "lr schedule step: step_size = 0; accepted >= 1");
+            return err_set(e, -EINVAL, "lr schedule step: step_size = 0; accepted >= 1");
         if (!(isfinite(o->gamma) && o->gamma > 0.0f))
-            return dnn_err_set(e, -EINVAL,
-                               "lr schedule step: gamma = %g; accepted a finite value > 0",
-                               (double)o->gamma);
+            return err_set(e, -EINVAL, "lr schedule step: gamma = %g; accepted a finite value > 0",
+                           (double)o->gamma);
         break;
     case DNN_LR_COSINE:
         if (o->total_steps < 1)
-            return dnn_err_set(e, -EINVAL, "lr schedule cosine: total_steps = 0; accepted >= 1");
+            return err_set(e, -EINVAL, "lr schedule cosine: total_steps = 0; accepted >= 1");
         break;
     default:
-        return dnn_err_set(e, -EINVAL,
-                           "lr schedule = %d; accepted 0 (const), 1 (step) or 2 (cosine)",
-                           (int)o->sched);
+        return err_set(e, -EINVAL, "lr schedule = %d; accepted 0 (const), 1 (step) or 2 (cosine)",
+                       (int)o->sched);
     }
     return 0;
 }
@@ -256,22 +254,23 @@ void dnn_params_destroy(struct dnn_params *p)
     free(p);
 }
 
-int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64_t seed,
-                      struct dnn_params **out, struct dnn_err *e)
+int dnn_params_create(const struct dnn_params_cfg *cfg, struct dnn_params **out, struct err *e)
 {
+    const struct dnn_model *m = cfg->model;
+    const struct dnn_opt *o = cfg->opt;
     struct dnn_params *p;
     int rc;
 
     *out = NULL;
     if (m->n_layers < 1 || m->n_layers > DNN_MAX_LAYERS)
-        return dnn_err_set(e, -EINVAL, "model has %u layers; accepted 1..%u (dnn_model_parse)",
-                           m->n_layers, DNN_MAX_LAYERS);
+        return err_set(e, -EINVAL, "model has %u layers; accepted 1..%u (dnn_model_parse)",
+                       m->n_layers, DNN_MAX_LAYERS);
     rc = dnn_params_opt_validate(o, e);
     if (rc)
         return rc;
     p = calloc(1, sizeof(*p));
     if (!p)
-        return dnn_err_set(e, -ENOMEM, "dnn_params: out of memory");
+        return err_set(e, -ENOMEM, "dnn_params: out of memory");
     p->model = *m;
     p->opt = *o;
     for (uint32_t l = 0; l < m->n_layers; l++) {
@@ -289,29 +288,29 @@ int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64
         L->b_m = adam ? calloc(nb, sizeof(float)) : NULL;
         if (!L->w || !L->b || !L->wq || !L->w_v || !L->b_v || (adam && (!L->w_m || !L->b_m))) {
             dnn_params_destroy(p);
-            return dnn_err_set(e, -ENOMEM, "dnn_params: out of memory for layer %u (%zu weights)",
-                               l, nw);
+            return err_set(e, -ENOMEM, "dnn_params: out of memory for layer %u (%zu weights)", l,
+                           nw);
         }
     }
-    dnn_params_init(p, seed);
+    dnn_params_init(p, cfg->seed);
     *out = p;
     return 0;
 }
 
 int dnn_params_update_layer(struct dnn_params *p, uint32_t l, const float *dw, const float *db,
-                            struct dnn_err *e)
+                            struct err *e)
 {
     struct dnn_params_scalars s;
     struct dnn_params_layer *L;
 
     if (l >= p->model.n_layers)
-        return dnn_err_set(e, -EINVAL, "dnn_params_update_layer: layer %u; accepted 0..%u", l,
-                           p->model.n_layers - 1);
+        return err_set(e, -EINVAL, "dnn_params_update_layer: layer %u; accepted 0..%u", l,
+                       p->model.n_layers - 1);
     if (p->updated & (1u << l))
-        return dnn_err_set(e, -EALREADY,
-                           "dnn_params_update_layer: layer %u already updated in step %llu; "
-                           "each layer is updated once per step, then dnn_params_end_step",
-                           l, (unsigned long long)p->step);
+        return err_set(e, -EALREADY,
+                       "dnn_params_update_layer: layer %u already updated in step %llu; "
+                       "each layer is updated once per step, then dnn_params_end_step",
+                       l, (unsigned long long)p->step);
     L = &p->layer[l];
     dnn_params_scalars(&p->opt, p->step, &s);
     dnn_params_update_range(&p->opt, &s, L->w, L->w_m, L->w_v, dw,
@@ -322,21 +321,21 @@ int dnn_params_update_layer(struct dnn_params *p, uint32_t l, const float *dw, c
     return 0;
 }
 
-int dnn_params_end_step(struct dnn_params *p, struct dnn_err *e)
+int dnn_params_end_step(struct dnn_params *p, struct err *e)
 {
     uint32_t all = (uint32_t)((1ull << p->model.n_layers) - 1);
 
     if (p->updated != all)
-        return dnn_err_set(e, -EINVAL,
-                           "dnn_params_end_step: step %llu updated layer mask 0x%x; every layer "
-                           "(mask 0x%x) must be updated before the step ends",
-                           (unsigned long long)p->step, p->updated, all);
+        return err_set(e, -EINVAL,
+                       "dnn_params_end_step: step %llu updated layer mask 0x%x; every layer "
+                       "(mask 0x%x) must be updated before the step ends",
+                       (unsigned long long)p->step, p->updated, all);
     p->updated = 0;
     p->step++;
     return 0;
 }
 
-int dnn_params_step(struct dnn_params *p, float *const dw[], float *const db[], struct dnn_err *e)
+int dnn_params_step(struct dnn_params *p, float *const dw[], float *const db[], struct err *e)
 {
     for (uint32_t l = p->model.n_layers; l-- > 0;) {
         int rc = dnn_params_update_layer(p, l, dw[l], db[l], e);

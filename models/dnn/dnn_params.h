@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 #include "models/dnn/dnn_model.h"
 
 enum dnn_opt_kind {
@@ -89,16 +89,22 @@ struct dnn_params {
 void dnn_params_opt_sgd(struct dnn_opt *o, float lr, float momentum, float weight_decay);
 void dnn_params_opt_adam(struct dnn_opt *o, float lr);
 /* 0 or -EINVAL naming the first bad field, its value and the accepted range. */
-int dnn_params_opt_validate(const struct dnn_opt *o, struct dnn_err *e);
+int dnn_params_opt_validate(const struct dnn_opt *o, struct err *e);
 
 /* Learning rate of step k (0-based) under o's schedule. */
 float dnn_params_lr(const struct dnn_opt *o, uint64_t k);
 void dnn_params_scalars(const struct dnn_opt *o, uint64_t k, struct dnn_params_scalars *s);
 
-/* Allocate the state of model m with optimizer o and initialise it from seed
- * (dnn_params_init). -EINVAL (bad model or optimizer) or -ENOMEM, with a message. */
-int dnn_params_create(const struct dnn_model *m, const struct dnn_opt *o, uint64_t seed,
-                      struct dnn_params **out, struct dnn_err *e);
+/* What a parameter set is made of (both copied by dnn_params_create). */
+struct dnn_params_cfg {
+    const struct dnn_model *model;
+    const struct dnn_opt *opt;
+    uint64_t seed; /* of the initial weights (dnn_params_init) */
+};
+
+/* Allocate the state of cfg's model with its optimizer and initialise it from its seed.
+ * -EINVAL (bad model or optimizer) or -ENOMEM. */
+int dnn_params_create(const struct dnn_params_cfg *cfg, struct dnn_params **out, struct err *e);
 void dnn_params_destroy(struct dnn_params *p);
 
 /* Glorot-uniform weights from one splitmix64 stream seeded with `seed`, drawn layer 0..L-1,
@@ -123,11 +129,11 @@ void dnn_params_update_range(const struct dnn_opt *o, const struct dnn_params_sc
  * in this step.
  */
 int dnn_params_update_layer(struct dnn_params *p, uint32_t l, const float *dw, const float *db,
-                            struct dnn_err *e);
+                            struct err *e);
 /* Close the step: every layer must have been updated once (-EINVAL otherwise); step += 1. */
-int dnn_params_end_step(struct dnn_params *p, struct dnn_err *e);
+int dnn_params_end_step(struct dnn_params *p, struct err *e);
 /* The whole step: update layers L-1 .. 0 (backward order), then end it. */
-int dnn_params_step(struct dnn_params *p, float *const dw[], float *const db[], struct dnn_err *e);
+int dnn_params_step(struct dnn_params *p, float *const dw[], float *const db[], struct err *e);
 
 /* Bitwise equality of everything trainable (masters, bf16 copies, state, step). */
 bool dnn_params_equal(const struct dnn_params *a, const struct dnn_params *b);

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +15,10 @@ struct dram {
     uint8_t ***top; /* top[addr / LEAF_BYTES][page in leaf] -> DRAM_PAGE_BYTES bytes */
     uint64_t n_top;
     uint64_t n_pages;
-    struct dram_chan_stats chan[DRAM_MAX_CHANNELS];
+    struct res chan[DRAM_MAX_CHANNELS]; /* the data buses */
     struct dram_req_stats req[DRAM_MAX_REQUESTERS];
     int n_req;
 };
-
-static int say(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int say(char *msg, size_t len, const char *fmt, ...)
-{
-    if (msg && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, len, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
-}
 
 void dram_cfg_default(struct dram_cfg *c)
 {
@@ -46,27 +32,28 @@ void dram_cfg_default(struct dram_cfg *c)
     };
 }
 
-int dram_cfg_check(const struct dram_cfg *c, char *msg, size_t msglen)
+int dram_cfg_check(const struct dram_cfg *c, struct err *e)
 {
     if (c->size_bytes == 0 || c->size_bytes % DRAM_PAGE_BYTES || c->size_bytes > DRAM_MAX_SIZE)
-        return say(msg, msglen,
-                   "dram: size_bytes = %" PRIu64 ": must be a non-zero multiple of %u up to "
-                   "2^40 (the memory port's address width)",
-                   c->size_bytes, DRAM_PAGE_BYTES);
+        return err_set(e, -EINVAL,
+                       "dram: size_bytes = %" PRIu64 ": must be a non-zero multiple of %u up to "
+                       "2^40 (the memory port's address width)",
+                       c->size_bytes, DRAM_PAGE_BYTES);
     if (c->channels == 0 || c->channels > DRAM_MAX_CHANNELS)
-        return say(msg, msglen, "dram: channels = %" PRIu32 ": accepted 1..%u", c->channels,
-                   DRAM_MAX_CHANNELS);
+        return err_set(e, -EINVAL, "dram: channels = %" PRIu32 ": accepted 1..%u", c->channels,
+                       DRAM_MAX_CHANNELS);
     if (c->chan_mbps == 0)
-        return say(msg, msglen, "dram: chan_mbps = 0: a channel needs a bandwidth (MB/s >= 1)");
+        return err_set(e, -EINVAL, "dram: chan_mbps = 0: a channel needs a bandwidth (MB/s >= 1)");
     if (c->interleave_bytes < 8 || (c->interleave_bytes & (c->interleave_bytes - 1)))
-        return say(msg, msglen, "dram: interleave_bytes = %" PRIu32 ": must be a power of two >= 8",
-                   c->interleave_bytes);
+        return err_set(e, -EINVAL,
+                       "dram: interleave_bytes = %" PRIu32 ": must be a power of two >= 8",
+                       c->interleave_bytes);
     return 0;
 }
 
-int dram_create(const struct dram_cfg *cfg, struct dram **out, char *msg, size_t msglen)
+int dram_create(const struct dram_cfg *cfg, struct dram **out, struct err *e)
 {
-    int rc = dram_cfg_check(cfg, msg, msglen);
+    int rc = dram_cfg_check(cfg, e);
     if (rc)
         return rc;
     struct dram *d = calloc(1, sizeof(*d));
@@ -85,8 +72,7 @@ int dram_create(const struct dram_cfg *cfg, struct dram **out, char *msg, size_t
 out_free_d:
     free(d);
 out_nomem:
-    say(msg, msglen, "dram: out of host memory");
-    return -ENOMEM;
+    return err_set(e, -ENOMEM, "dram: out of host memory");
 }
 
 void dram_destroy(struct dram *d)
@@ -250,19 +236,14 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
         uint64_t n = unit - addr % unit;
         if (n > len)
             n = len;
-        struct dram_chan_stats *c = &d->chan[dram_channel_of(d, addr)];
-        uint64_t start = t > c->busy_until ? t : c->busy_until;
         uint64_t xfer = dram_xfer_ps(&d->cfg, n);
-        c->busy_until = start + xfer;
-        c->busy_ps += xfer;
-        c->pieces++;
+        uint64_t end = res_claim(&d->chan[dram_channel_of(d, addr)], t, xfer);
         if (r) {
             r->pieces++;
             r->bus_ps += xfer;
-            r->wait_ps += start - t;
+            r->wait_ps += end - xfer - t;
         }
-        if (c->busy_until + d->cfg.latency_ps > done)
-            done = c->busy_until + d->cfg.latency_ps;
+        done = res_later(done, end + d->cfg.latency_ps);
         addr += n;
         len -= n;
     }
@@ -274,7 +255,7 @@ const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid)
     return rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
 }
 
-const struct dram_chan_stats *dram_chan_stats(const struct dram *d, uint32_t chan)
+const struct res *dram_chan_stats(const struct dram *d, uint32_t chan)
 {
     return chan < d->cfg.channels ? &d->chan[chan] : NULL;
 }

@@ -11,10 +11,11 @@
  *     reads return zeros, writes are dropped.
  *   - Timing as resources (STYLE rule 13): the address space is interleaved over `channels`
  *     in units of `interleave_bytes` (channel = addr / interleave_bytes % channels). Each
- *     channel is one data bus of chan_mbps with a busy_until. An access of n bytes to a
- *     channel asked for at t starts at max(t, busy_until), holds the bus for n / bandwidth,
- *     and its data (read) or acknowledgement (write) is there latency_ps after the transfer
- *     ends. An access that crosses interleave units is split; it ends when its last piece does.
+ *     channel is one data bus of chan_mbps, a busy-until resource (csim/res.h). An access of
+ *     n bytes to a channel asked for at t starts at max(t, busy_until), holds the bus for
+ *     n / bandwidth, and its data (read) or acknowledgement (write) is there latency_ps after
+ *     the transfer ends. An access that crosses interleave units is split; it ends when its
+ *     last piece does.
  *   - Contention: requesters (the DMA, the NAND write pipeline, the fabric, ...) register by
  *     name and get an id; each keeps counts of accesses, bytes, bus time and queueing delay
  *     (start - asked), so a run shows who waited for whom.
@@ -40,6 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/res.h"
+#include "csim/err.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,7 +52,6 @@ extern "C" {
 #define DRAM_MAX_SIZE       (1ull << 40) /* the memory port carries 40-bit addresses */
 #define DRAM_MAX_CHANNELS   64u
 #define DRAM_MAX_REQUESTERS 16u
-#define DRAM_ERR_LEN        256u
 
 #define DRAM_PS_PER_NS 1000ull
 
@@ -72,22 +75,16 @@ struct dram_req_stats {
     uint64_t wait_ps; /* sum over pieces of start - asked: time spent queued behind others */
 };
 
-struct dram_chan_stats {
-    uint64_t busy_until;
-    uint64_t busy_ps;
-    uint64_t pieces;
-};
-
 struct dram;
 
 /* The defaults listed above. */
 void dram_cfg_default(struct dram_cfg *c);
 
 /* 0, or -EINVAL with a message naming the key, its value and what is accepted. */
-int dram_cfg_check(const struct dram_cfg *c, char *msg, size_t msglen);
+int dram_cfg_check(const struct dram_cfg *c, struct err *e);
 
-/* Create a model (cfg is copied); 0 or -EINVAL (bad cfg, message in msg) / -ENOMEM. */
-int dram_create(const struct dram_cfg *cfg, struct dram **out, char *msg, size_t msglen);
+/* Create a model (cfg is copied); 0 or -EINVAL (bad cfg) / -ENOMEM. */
+int dram_create(const struct dram_cfg *cfg, struct dram **out, struct err *e);
 void dram_destroy(struct dram *d);
 const struct dram_cfg *dram_get_cfg(const struct dram *d);
 
@@ -125,7 +122,8 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes);
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write);
 
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid);
-const struct dram_chan_stats *dram_chan_stats(const struct dram *d, uint32_t chan);
+/* Channel chan's data bus (busy_until, bus time, pieces served), or NULL past the last channel. */
+const struct res *dram_chan_stats(const struct dram *d, uint32_t chan);
 
 #ifdef __cplusplus
 }

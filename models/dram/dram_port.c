@@ -38,26 +38,26 @@ void dram_port_cfg_default(struct dram_port_cfg *c)
         (struct dram_port_cfg){.period_ps = 1250, .max_outstanding = 64, .seed = 1, .name = "port"};
 }
 
-int dram_port_create(struct dram *d, const struct dram_port_cfg *cfg, struct dram_port **out,
-                     char *msg, size_t msglen)
+int dram_port_create(const struct dram_port_cfg *cfg, struct dram *d, struct dram_port **out,
+                     struct err *e)
 {
+    const char *name = cfg->name ? cfg->name : "?";
+
     if (cfg->period_ps == 0 || cfg->max_outstanding == 0 || cfg->req_stall_pct > 100 ||
-        cfg->rsp_stall_pct > 100 || (cfg->req_stall_pct == 100 && cfg->rsp_stall_pct == 100)) {
-        if (msg && msglen)
-            snprintf(msg, msglen,
-                     "dram_port '%s': period_ps %llu, max_outstanding %u, stalls %u%%/%u%%: "
-                     "accepted period_ps >= 1, max_outstanding >= 1, stalls 0..100",
-                     cfg->name ? cfg->name : "?", (unsigned long long)cfg->period_ps,
-                     cfg->max_outstanding, cfg->req_stall_pct, cfg->rsp_stall_pct);
-        return -EINVAL;
-    }
+        cfg->rsp_stall_pct > 100 || (cfg->req_stall_pct == 100 && cfg->rsp_stall_pct == 100))
+        return err_set(e, -EINVAL,
+                       "dram_port '%s': period_ps %llu, max_outstanding %u, stalls %u%%/%u%%: "
+                       "accepted period_ps >= 1, max_outstanding >= 1, stalls 0..100",
+                       name, (unsigned long long)cfg->period_ps, cfg->max_outstanding,
+                       cfg->req_stall_pct, cfg->rsp_stall_pct);
     struct dram_port *p = calloc(1, sizeof(*p));
     if (!p)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dram_port '%s': out of memory", name);
     p->q = calloc(cfg->max_outstanding, sizeof(*p->q));
     if (!p->q) {
         free(p);
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dram_port '%s': out of memory for %u requests", name,
+                       cfg->max_outstanding);
     }
     p->d = d;
     p->cfg = *cfg;
@@ -65,10 +65,8 @@ int dram_port_create(struct dram *d, const struct dram_port_cfg *cfg, struct dra
     if (p->rid < 0) {
         free(p->q);
         free(p);
-        if (msg && msglen)
-            snprintf(msg, msglen, "dram_port '%s': no requester id left (at most %u)",
-                     cfg->name ? cfg->name : "?", DRAM_MAX_REQUESTERS);
-        return -ENOSPC;
+        return err_set(e, -ENOSPC, "dram_port '%s': no requester id left (at most %u)", name,
+                       DRAM_MAX_REQUESTERS);
     }
     p->rng = cfg->seed;
     draw_stalls(p);

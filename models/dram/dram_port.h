@@ -61,9 +61,9 @@ struct dram_port_stats {
 struct dram_port;
 
 void dram_port_cfg_default(struct dram_port_cfg *c);
-/* 0, -EINVAL (bad cfg: message in msg) or -ENOMEM / -ENOSPC (no requester id left). */
-int dram_port_create(struct dram *d, const struct dram_port_cfg *cfg, struct dram_port **out,
-                     char *msg, size_t msglen);
+/* A port of memory d: 0, -EINVAL (bad cfg) or -ENOMEM / -ENOSPC (no requester id left). */
+int dram_port_create(const struct dram_port_cfg *cfg, struct dram *d, struct dram_port **out,
+                     struct err *e);
 void dram_port_destroy(struct dram_port *p);
 
 /* The port's outputs for the current cycle. */

@@ -3,14 +3,15 @@
  *
  * Nodes are numbered top-down: 0 is the WN, 1 .. S the switches level by level from the root,
  * S+1 .. S+N the ANs. Every node but the WN has one parent, so a link is named by its lower
- * node: down_busy[x] is the link parent(x) -> x, up_busy[x] the link x -> parent(x). Increasing
+ * node: down[x] is the link parent(x) -> x, up[x] the link x -> parent(x). Increasing
  * node numbers visit parents before children (broadcast), decreasing numbers children before
  * parents (reduce).
  */
 #include "models/fabric/fabric.h"
+#include "csim/res.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,33 +20,18 @@
 struct fabric {
     struct fabric_cfg cfg;
     uint32_t levels;
-    uint32_t n_sw;       /* switches */
-    uint32_t n_nodes;    /* 1 + n_sw + n_an */
-    uint32_t *parent;    /* [n_nodes]; parent[0] unused */
-    uint64_t *down_busy; /* [n_nodes] link parent(x) -> x free from */
-    uint64_t *up_busy;   /* [n_nodes] link x -> parent(x) free from */
-    uint64_t *sum_busy;  /* [n_nodes] adder of switch x free from (switches only) */
-    uint64_t *arrive;    /* [n_nodes] scratch: per-chunk arrival times */
-    unsigned char *buf;  /* scratch of the *_data calls: the bytes in flight */
+    uint32_t n_sw;      /* switches */
+    uint32_t n_nodes;   /* 1 + n_sw + n_an */
+    uint32_t *parent;   /* [n_nodes]; parent[0] unused */
+    struct res *down;   /* [n_nodes] link parent(x) -> x */
+    struct res *up;     /* [n_nodes] link x -> parent(x) */
+    struct res *sum;    /* [n_nodes] adder of switch x (switches only) */
+    uint64_t *arrive;   /* [n_nodes] scratch: per-chunk arrival times */
+    unsigned char *buf; /* scratch of the *_data calls: the bytes in flight */
     size_t buf_cap;
     const float **part; /* [n_an] scratch: each AN's partial in buf */
     struct fabric_stats st;
 };
-
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct fabric_err *e, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!e)
-        return code;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 void fabric_cfg_default(struct fabric_cfg *c)
 {
@@ -58,7 +44,7 @@ void fabric_cfg_default(struct fabric_cfg *c)
     c->sum_Bps = 12500000000ull;          /* (ours) adders keep up with one link */
 }
 
-int fabric_cfg_validate(const struct fabric_cfg *c, struct fabric_err *e)
+int fabric_cfg_validate(const struct fabric_cfg *c, struct err *e)
 {
     if (c->n_an < 1 || c->n_an > FABRIC_MAX_AN)
         return err_set(e, -EINVAL, "fabric n_an = %u; accepted 1..%u", c->n_an, FABRIC_MAX_AN);
@@ -81,16 +67,16 @@ void fabric_destroy(struct fabric *f)
     if (!f)
         return;
     free(f->parent);
-    free(f->down_busy);
-    free(f->up_busy);
-    free(f->sum_busy);
+    free(f->down);
+    free(f->up);
+    free(f->sum);
     free(f->arrive);
     free(f->buf);
     free(f->part);
     free(f);
 }
 
-int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric_err *e)
+int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct err *e)
 {
     uint32_t count[32]; /* switches per level, [0] = root */
     uint32_t first[32]; /* node number of a level's first switch */
@@ -123,12 +109,12 @@ int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric
     }
     f->n_nodes = 1 + f->n_sw + c->n_an;
     f->parent = calloc(f->n_nodes, sizeof(uint32_t));
-    f->down_busy = calloc(f->n_nodes, sizeof(uint64_t));
-    f->up_busy = calloc(f->n_nodes, sizeof(uint64_t));
-    f->sum_busy = calloc(f->n_nodes, sizeof(uint64_t));
+    f->down = calloc(f->n_nodes, sizeof(*f->down));
+    f->up = calloc(f->n_nodes, sizeof(*f->up));
+    f->sum = calloc(f->n_nodes, sizeof(*f->sum));
     f->arrive = calloc(f->n_nodes, sizeof(uint64_t));
     f->part = calloc(c->n_an, sizeof(*f->part));
-    if (!f->parent || !f->down_busy || !f->up_busy || !f->sum_busy || !f->arrive || !f->part) {
+    if (!f->parent || !f->down || !f->up || !f->sum || !f->arrive || !f->part) {
         fabric_destroy(f);
         return err_set(e, -ENOMEM, "fabric: out of memory for %u nodes", c->n_an);
     }
@@ -143,9 +129,9 @@ int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric
 
 void fabric_reset(struct fabric *f)
 {
-    memset(f->down_busy, 0, f->n_nodes * sizeof(uint64_t));
-    memset(f->up_busy, 0, f->n_nodes * sizeof(uint64_t));
-    memset(f->sum_busy, 0, f->n_nodes * sizeof(uint64_t));
+    memset(f->down, 0, f->n_nodes * sizeof(*f->down));
+    memset(f->up, 0, f->n_nodes * sizeof(*f->up));
+    memset(f->sum, 0, f->n_nodes * sizeof(*f->sum));
     memset(&f->st, 0, sizeof(f->st));
 }
 
@@ -196,11 +182,6 @@ uint64_t fabric_sum_ps(const struct fabric_cfg *c, uint64_t bytes)
     return time_ps(bytes, c->sum_Bps);
 }
 
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 static bool is_an(const struct fabric *f, uint32_t x)
 {
     return x > f->n_sw;
@@ -213,7 +194,7 @@ static uint64_t chunk_size(const struct fabric_cfg *c, uint64_t bytes, uint64_t 
 }
 
 int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *done, uint64_t *last,
-                     struct fabric_err *e)
+                     struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = now;
@@ -226,12 +207,8 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
         uint64_t t = fabric_xfer_ps(c, chunk_size(c, bytes, chunks, k));
 
         f->arrive[0] = now; /* the WN holds every chunk from the start */
-        for (uint32_t x = 1; x < f->n_nodes; x++) {
-            uint64_t s = max64(f->arrive[f->parent[x]], f->down_busy[x]);
-
-            f->down_busy[x] = s + t;
-            f->arrive[x] = s + t + c->hop_latency_ps;
-        }
+        for (uint32_t x = 1; x < f->n_nodes; x++)
+            f->arrive[x] = res_claim(&f->down[x], f->arrive[f->parent[x]], t) + c->hop_latency_ps;
         f->st.wn_down_busy_ps += t;
     }
     for (uint32_t n = 0; chunks && n < c->n_an; n++) {
@@ -239,7 +216,7 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
 
         if (done)
             done[n] = a;
-        end = max64(end, a);
+        end = res_later(end, a);
     }
     if (bytes) {
         f->st.broadcasts++;
@@ -250,7 +227,7 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
 }
 
 int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint64_t *done,
-                  struct fabric_err *e)
+                  struct err *e)
 {
     const struct fabric_cfg *c = &f->cfg;
     uint64_t chunks = fabric_chunks(c, bytes), end = 0;
@@ -258,7 +235,7 @@ int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint6
     if (!ready || !done)
         return err_set(e, -EINVAL, "fabric_reduce: ready or done is NULL");
     for (uint32_t n = 0; n < c->n_an; n++)
-        end = max64(end, ready[n]);
+        end = res_later(end, ready[n]);
     for (uint64_t k = 0; k < chunks; k++) {
         uint64_t sz = chunk_size(c, bytes, chunks, k);
         uint64_t t = fabric_xfer_ps(c, sz), ts = fabric_sum_ps(c, sz);
@@ -266,18 +243,11 @@ int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint6
         /* arrive[x]: when chunk k of all x's children is at x (a max over children). */
         memset(f->arrive, 0, f->n_nodes * sizeof(uint64_t));
         for (uint32_t x = f->n_nodes - 1; x >= 1; x--) {
-            uint64_t have, s;
+            uint64_t have =
+                is_an(f, x) ? ready[x - 1 - f->n_sw] : res_claim(&f->sum[x], f->arrive[x], ts);
+            uint64_t sent = res_claim(&f->up[x], have, t);
 
-            if (is_an(f, x)) {
-                have = ready[x - 1 - f->n_sw];
-            } else {
-                s = max64(f->arrive[x], f->sum_busy[x]);
-                f->sum_busy[x] = s + ts;
-                have = s + ts;
-            }
-            s = max64(have, f->up_busy[x]);
-            f->up_busy[x] = s + t;
-            f->arrive[f->parent[x]] = max64(f->arrive[f->parent[x]], s + t + c->hop_latency_ps);
+            f->arrive[f->parent[x]] = res_later(f->arrive[f->parent[x]], sent + c->hop_latency_ps);
         }
         end = f->arrive[0]; /* chunks reach the WN in order: the last one is the latest */
         f->st.wn_up_busy_ps += t;
@@ -290,8 +260,7 @@ int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint6
     return 0;
 }
 
-int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
-                       struct fabric_err *e)
+int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done, struct err *e)
 {
     return fabric_reduce(f, ready, sizeof(float), done, e);
 }
@@ -310,43 +279,61 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
 
 /* ---------------------------------------------------------------- the bytes moved */
 
-static int scratch(struct fabric *f, size_t n)
+static int scratch(struct fabric *f, const char *what, size_t n, struct err *e)
 {
     if (n <= f->buf_cap)
         return 0;
     unsigned char *b = realloc(f->buf, n);
     if (!b)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "fabric %s: out of memory for %zu bytes of scratch", what, n);
     f->buf = b;
     f->buf_cap = n;
     return 0;
 }
 
-int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
-                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes)
+/* A region of AN n's tensor buffer (n < 0: the WN's) that is not inside it. */
+static int outside(const char *what, int n, uint64_t addr, uint64_t bytes, struct err *e)
 {
-    if (scratch(f, bytes))
-        return -ENOMEM;
+    char node[16];
+
+    if (n < 0)
+        snprintf(node, sizeof(node), "WN");
+    else
+        snprintf(node, sizeof(node), "AN %d", n);
+    return err_set(e, -ERANGE,
+                   "fabric %s: %s tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                   " is outside the buffer",
+                   what, node, addr, bytes);
+}
+
+int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes, struct err *e)
+{
+    int rc = scratch(f, "broadcast", bytes, e);
+
+    if (rc)
+        return rc;
     if (dram_read(wn_tb, src, f->buf, bytes))
-        return -ERANGE;
+        return outside("broadcast", -1, src, bytes, e);
     for (uint32_t n = 0; n < f->cfg.n_an; n++)
         if (dram_write(an_tbs[n], dst, f->buf, bytes))
-            return -ERANGE;
+            return outside("broadcast", (int)n, dst, bytes, e);
     return 0;
 }
 
 /* Every AN's fp32 vector of count elements at src, summed in node order; *sum in the scratch. */
-static int sum_partials(struct fabric *f, struct dram *const *an_tbs, uint64_t src, size_t count,
-                        float **sum)
+static int sum_partials(struct fabric *f, const char *what, struct dram *const *an_tbs,
+                        uint64_t src, size_t count, float **sum, struct err *e)
 {
     uint32_t N = f->cfg.n_an;
+    int rc = scratch(f, what, (size_t)(N + 1) * count * 4, e);
 
-    if (scratch(f, (size_t)(N + 1) * count * 4))
-        return -ENOMEM;
+    if (rc)
+        return rc;
     for (uint32_t n = 0; n < N; n++) {
         float *p = (float *)f->buf + (size_t)n * count;
         if (dram_read(an_tbs[n], src, p, count * 4))
-            return -ERANGE;
+            return outside(what, (int)n, src, count * 4, e);
         f->part[n] = p;
     }
     *sum = (float *)f->buf + (size_t)N * count;
@@ -355,23 +342,24 @@ static int sum_partials(struct fabric *f, struct dram *const *an_tbs, uint64_t s
 }
 
 int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
-                       struct dram *wn_tb, uint64_t dst)
+                       struct dram *wn_tb, uint64_t dst, struct err *e)
 {
     size_t count = bytes / 4;
     float *sum;
-    int rc = sum_partials(f, an_tbs, src, count, &sum);
+    int rc = sum_partials(f, "reduce", an_tbs, src, count, &sum, e);
 
     if (rc)
         return rc;
     if (dram_write(wn_tb, dst, sum, count * 4))
-        return -ERANGE;
+        return outside("reduce", -1, dst, count * 4, e);
     return 0;
 }
 
-int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum)
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum,
+                            struct err *e)
 {
     float *s;
-    int rc = sum_partials(f, an_tbs, src, 1, &s);
+    int rc = sum_partials(f, "loss gather", an_tbs, src, 1, &s, e);
 
     if (rc)
         return rc;

@@ -9,11 +9,11 @@
  *     switch hangs off the WN, each leaf-level switch serves up to F ANs (AN n on leaf switch
  *     n / F, switch i of a level under switch i / F of the level above). Every AN is
  *     hops = levels + 1 links away from the WN.
- *   - Links: full duplex; each direction of each link is a resource with busy_until. A chunk
- *     of s bytes occupies the link for xfer(s) = ceil(s * 1e12 / link_Bps) ps and reaches the
- *     far end hop_latency_ps after it left (latency is flight time: the link is free again
- *     after xfer(s)). Store-and-forward per chunk: a switch forwards a chunk once it holds all
- *     of it.
+ *   - Links: full duplex; each direction of each link is a busy-until resource (csim/res.h).
+ *     A chunk of s bytes occupies the link for xfer(s) = ceil(s * 1e12 / link_Bps) ps and
+ *     reaches the far end hop_latency_ps after it left (latency is flight time: the link is
+ *     free again after xfer(s)). Store-and-forward per chunk: a switch forwards a chunk once
+ *     it holds all of it.
  *   - Broadcast of S bytes in chunks of C (the last chunk S - (chunks-1) C): chunk k on the
  *     link into node x starts at max(arrival of chunk k at x's parent, busy_until of that
  *     link). Switches copy each chunk to all their children at once (separate links). Without
@@ -46,16 +46,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/dram/dram.h"
 
 #define FABRIC_PS_PER_S  1000000000000ull
 #define FABRIC_PS_PER_US 1000000ull
 #define FABRIC_MAX_AN    4096u
-#define FABRIC_ERR_LEN   256
-
-struct fabric_err {
-    char msg[FABRIC_ERR_LEN];
-};
 
 struct fabric_cfg {
     uint32_t n_an;           /* N, Activation Nodes, 1..FABRIC_MAX_AN */
@@ -80,9 +76,9 @@ struct fabric;
 /* 4 ANs, F 16, 100 Gb/s links, 1 us per hop, 64 KiB chunks, adders at link rate (all ours). */
 void fabric_cfg_default(struct fabric_cfg *c);
 /* 0 or -EINVAL naming the field, its value and the accepted range. */
-int fabric_cfg_validate(const struct fabric_cfg *c, struct fabric_err *e);
+int fabric_cfg_validate(const struct fabric_cfg *c, struct err *e);
 
-int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct fabric_err *e);
+int fabric_create(const struct fabric_cfg *c, struct fabric **out, struct err *e);
 void fabric_destroy(struct fabric *f);
 /* Forget every reservation (all resources free at time 0) and the statistics. */
 void fabric_reset(struct fabric *f);
@@ -103,7 +99,7 @@ uint64_t fabric_sum_ps(const struct fabric_cfg *c, uint64_t bytes);  /* one adde
  * bytes == 0). 0 or -EINVAL (NULL last).
  */
 int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *done, uint64_t *last,
-                     struct fabric_err *e);
+                     struct err *e);
 
 /*
  * Sum `bytes` from every AN (AN n has all of them at ready[n]) into the WN. *done receives the
@@ -111,11 +107,10 @@ int fabric_broadcast(struct fabric *f, uint64_t now, uint64_t bytes, uint64_t *d
  * 0 or -EINVAL (NULL argument).
  */
 int fabric_reduce(struct fabric *f, const uint64_t *ready, uint64_t bytes, uint64_t *done,
-                  struct fabric_err *e);
+                  struct err *e);
 
 /* The loss gather: fabric_reduce of one fp32 (4 bytes). */
-int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done,
-                       struct fabric_err *e);
+int fabric_gather_loss(struct fabric *f, const uint64_t *ready, uint64_t *done, struct err *e);
 
 /*
  * dst[i] = partials[0][i], then dst[i] = dst[i] + partials[n][i] for n = 1..N-1, in fp32
@@ -131,12 +126,13 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
  */
 /* Broadcast: `bytes` bytes at src of wn_tb, to dst of every AN's buffer. */
 int fabric_broadcast_data(struct fabric *f, struct dram *wn_tb, uint64_t src,
-                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes);
+                          struct dram *const *an_tbs, uint64_t dst, uint64_t bytes, struct err *e);
 /* Reduce: the fp32 vectors of bytes / 4 elements at src of every AN's buffer, summed in node
  * order (fabric_reduce_f32), to dst of wn_tb. */
 int fabric_reduce_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, uint64_t bytes,
-                       struct dram *wn_tb, uint64_t dst);
+                       struct dram *wn_tb, uint64_t dst, struct err *e);
 /* Loss gather: the fp32 at src of every AN's buffer, summed in node order, in *sum. */
-int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum);
+int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64_t src, float *sum,
+                            struct err *e);
 
 #endif

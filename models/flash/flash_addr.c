@@ -18,7 +18,7 @@ void flash_addr_from_die_index(const struct flash_geom *g, uint32_t die_index, s
     a->page = 0;
 }
 
-int flash_addr_check(const struct flash_geom *g, const struct flash_addr *a, struct flash_err *e)
+int flash_addr_check(const struct flash_geom *g, const struct flash_addr *a, struct err *e)
 {
     const struct {
         const char *name;
@@ -32,9 +32,8 @@ int flash_addr_check(const struct flash_geom *g, const struct flash_addr *a, str
 
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
         if (f[i].v >= f[i].n)
-            return flash_err_set(
-                e, -EINVAL, "flash address %s: %s %u is out of range; accepted 0..%u",
-                flash_addr_fmt(a, buf, sizeof(buf)), f[i].name, f[i].v, f[i].n - 1);
+            return err_set(e, -EINVAL, "flash address %s: %s %u is out of range; accepted 0..%u",
+                           flash_addr_fmt(a, buf, sizeof(buf)), f[i].name, f[i].v, f[i].n - 1);
     return 0;
 }
 

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_err.h"
 
 struct flash_addr {
     uint32_t channel;
@@ -34,7 +34,7 @@ void flash_addr_from_die_index(const struct flash_geom *g, uint32_t die_index,
                                struct flash_addr *a);
 
 /* 0, or -EINVAL naming the first field out of range and the accepted range. */
-int flash_addr_check(const struct flash_geom *g, const struct flash_addr *a, struct flash_err *e);
+int flash_addr_check(const struct flash_geom *g, const struct flash_addr *a, struct err *e);
 
 /* "ch 3 chip 1 die 0 plane 2 block 17 page 5"; returns buf. */
 const char *flash_addr_fmt(const struct flash_addr *a, char *buf, size_t len);

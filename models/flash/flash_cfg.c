@@ -2,9 +2,7 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 void flash_cfg_default(struct flash_cfg *c)
 {
@@ -42,240 +40,100 @@ void flash_cfg_default(struct flash_cfg *c)
 
 /* ------------------------------------------------------------------ key table */
 
-enum key_type { KEY_U32, KEY_TIME, KEY_BOOL };
+#define FIELD(member) CFGKEY_FIELD(struct flash_cfg, member)
+#define NS            FLASH_PS_PER_NS
 
-struct key {
-    const char *name;
-    enum key_type type;
-    size_t off;   /* offset in struct flash_cfg */
-    uint64_t min; /* accepted range; for KEY_TIME in ps */
-    uint64_t max;
-    const char *unit;
-    const char *help;
+const struct cfgkey flash_cfg_keys[] = {
+    {"channels", FIELD(geom.channels), CFGKEY_INT(1, 1024), .unit = "",
+     .help = "independent channels (buses)"},
+    {"chips_per_chan", FIELD(geom.chips_per_chan), CFGKEY_INT(1, 64), .unit = "",
+     .help = "chips per channel"},
+    {"dies_per_chip", FIELD(geom.dies_per_chip), CFGKEY_INT(1, 16), .unit = "",
+     .help = "dies per chip"},
+    {"planes_per_die", FIELD(geom.planes_per_die), CFGKEY_INT(1, FLASH_MAX_PLANES), .unit = "",
+     .help = "planes per die"},
+    {"blocks_per_plane", FIELD(geom.blocks_per_plane), CFGKEY_INT(1, 1u << 20), .unit = "",
+     .help = "blocks per plane"},
+    {"pages_per_block", FIELD(geom.pages_per_block), CFGKEY_INT(1, 1u << 16), .unit = "",
+     .help = "pages per block"},
+    {"page_bytes", FIELD(geom.page_bytes), CFGKEY_INT(64, 65536), .pow2 = true, .unit = "B",
+     .help = "page size (below 4096 only for fast RTL tests)"},
+    {"t_r_ns", FIELD(tim.t_r_ps), CFGKEY_DEC(3, NS, FLASH_PS_PER_S), .unit = "ns",
+     .help = "array read tR"},
+    {"t_prog_ns", FIELD(tim.t_prog_ps), CFGKEY_DEC(3, NS, FLASH_PS_PER_S), .unit = "ns",
+     .help = "program tPROG"},
+    {"t_bers_ns", FIELD(tim.t_bers_ps), CFGKEY_DEC(3, NS, 10 * FLASH_PS_PER_S), .unit = "ns",
+     .help = "block erase tBERS"},
+    {"t_cmd_ns", FIELD(tim.t_cmd_ps), CFGKEY_DEC(3, 0, 100 * FLASH_PS_PER_US), .unit = "ns",
+     .help = "command+address bus time per plane"},
+    {"bus_mts", FIELD(tim.bus_mts), CFGKEY_INT(1, 100000), .unit = "MT/s",
+     .help = "channel bus rate"},
+    {"bus_width_bits", FIELD(tim.bus_width_bits), CFGKEY_INT(8, 64), .mult = 8, .unit = "bit",
+     .help = "bus width"},
+    {"t_ctrl_wr_ns", FIELD(tim.t_ctrl_wr_ps), CFGKEY_DEC(3, 0, FLASH_PS_PER_MS), .unit = "ns",
+     .help = "controller time per write command"},
+    {"t_ctrl_rd_ns", FIELD(tim.t_ctrl_rd_ps), CFGKEY_DEC(3, 0, FLASH_PS_PER_MS), .unit = "ns",
+     .help = "controller time per read command"},
+    {"ctrl_cmd_bytes", FIELD(tim.ctrl_cmd_bytes), CFGKEY_INT(64, 64u << 20), .unit = "B",
+     .help = "bytes per controller command, a multiple of page_bytes"},
+    {"cache_program", FIELD(sw.cache_program), CFGKEY_BOOL, .unit = "",
+     .help = "overlap data-in with tPROG"},
+    {"multi_plane", FIELD(sw.multi_plane), CFGKEY_BOOL, .unit = "",
+     .help = "multi-plane operations"},
+    {"store_payload", FIELD(sw.store_payload), CFGKEY_BOOL, .unit = "",
+     .help = "keep page data (functional mode)"},
+    {0},
 };
 
-#define G(f) offsetof(struct flash_cfg, geom.f)
-#define T(f) offsetof(struct flash_cfg, tim.f)
-#define S(f) offsetof(struct flash_cfg, sw.f)
+#undef FIELD
+#undef NS
 
-static const struct key keys[] = {
-    {"channels", KEY_U32, G(channels), 1, 1024, "", "independent channels (buses)"},
-    {"chips_per_chan", KEY_U32, G(chips_per_chan), 1, 64, "", "chips per channel"},
-    {"dies_per_chip", KEY_U32, G(dies_per_chip), 1, 16, "", "dies per chip"},
-    {"planes_per_die", KEY_U32, G(planes_per_die), 1, FLASH_MAX_PLANES, "", "planes per die"},
-    {"blocks_per_plane", KEY_U32, G(blocks_per_plane), 1, 1u << 20, "", "blocks per plane"},
-    {"pages_per_block", KEY_U32, G(pages_per_block), 1, 1u << 16, "", "pages per block"},
-    {"page_bytes", KEY_U32, G(page_bytes), 64, 65536, "B",
-     "page size, a power of two (below 4096 only for fast RTL tests)"},
-    {"t_r_ns", KEY_TIME, T(t_r_ps), FLASH_PS_PER_NS, FLASH_PS_PER_S, "ns", "array read tR"},
-    {"t_prog_ns", KEY_TIME, T(t_prog_ps), FLASH_PS_PER_NS, FLASH_PS_PER_S, "ns", "program tPROG"},
-    {"t_bers_ns", KEY_TIME, T(t_bers_ps), FLASH_PS_PER_NS, 10 * FLASH_PS_PER_S, "ns",
-     "block erase tBERS"},
-    {"t_cmd_ns", KEY_TIME, T(t_cmd_ps), 0, 100 * FLASH_PS_PER_US, "ns",
-     "command+address bus time per plane"},
-    {"bus_mts", KEY_U32, T(bus_mts), 1, 100000, "MT/s", "channel bus rate"},
-    {"bus_width_bits", KEY_U32, T(bus_width_bits), 8, 64, "bit", "bus width, multiple of 8"},
-    {"t_ctrl_wr_ns", KEY_TIME, T(t_ctrl_wr_ps), 0, FLASH_PS_PER_MS, "ns",
-     "controller time per write command"},
-    {"t_ctrl_rd_ns", KEY_TIME, T(t_ctrl_rd_ps), 0, FLASH_PS_PER_MS, "ns",
-     "controller time per read command"},
-    {"ctrl_cmd_bytes", KEY_U32, T(ctrl_cmd_bytes), 64, 64u << 20, "B",
-     "bytes per controller command, a multiple of page_bytes"},
-    {"cache_program", KEY_BOOL, S(cache_program), 0, 1, "", "overlap data-in with tPROG"},
-    {"multi_plane", KEY_BOOL, S(multi_plane), 0, 1, "", "multi-plane operations"},
-    {"store_payload", KEY_BOOL, S(store_payload), 0, 1, "", "keep page data (functional mode)"},
-};
-
-#undef G
-#undef T
-#undef S
-
-#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
-
-static uint64_t key_get(const struct flash_cfg *c, const struct key *k)
-{
-    const char *p = (const char *)c + k->off;
-
-    switch (k->type) {
-    case KEY_U32:
-        return *(const uint32_t *)(const void *)p;
-    case KEY_TIME:
-        return *(const uint64_t *)(const void *)p;
-    case KEY_BOOL:
-        return *(const bool *)(const void *)p;
-    }
-    return 0;
-}
-
-static void key_put(struct flash_cfg *c, const struct key *k, uint64_t v)
-{
-    char *p = (char *)c + k->off;
-
-    switch (k->type) {
-    case KEY_U32:
-        *(uint32_t *)(void *)p = (uint32_t)v;
-        break;
-    case KEY_TIME:
-        *(uint64_t *)(void *)p = v;
-        break;
-    case KEY_BOOL:
-        *(bool *)(void *)p = v != 0;
-        break;
-    }
-}
-
-/* Range text for messages, e.g. "1..1024" or "1 ns..1000000000 ns". */
-static void key_range(const struct key *k, char *buf, size_t len)
-{
-    if (k->type == KEY_TIME)
-        snprintf(buf, len, "%.3f..%.3f ns", (double)k->min / FLASH_PS_PER_NS,
-                 (double)k->max / FLASH_PS_PER_NS);
-    else if (k->type == KEY_BOOL)
-        snprintf(buf, len, "on/off");
-    else
-        snprintf(buf, len, "%llu..%llu", (unsigned long long)k->min, (unsigned long long)k->max);
-}
-
-static void key_value(const struct flash_cfg *c, const struct key *k, char *buf, size_t len)
-{
-    uint64_t v = key_get(c, k);
-
-    if (k->type == KEY_TIME)
-        snprintf(buf, len, "%.3f ns", (double)v / FLASH_PS_PER_NS);
-    else if (k->type == KEY_BOOL)
-        snprintf(buf, len, "%s", v ? "on" : "off");
-    else
-        snprintf(buf, len, "%llu", (unsigned long long)v);
-}
-
-static int key_check(const struct flash_cfg *c, const struct key *k, struct flash_err *e)
-{
-    uint64_t v = key_get(c, k);
-    char rng[64], val[64];
-
-    if (v >= k->min && v <= k->max)
-        return 0;
-    key_range(k, rng, sizeof(rng));
-    key_value(c, k, val, sizeof(val));
-    return flash_err_set(e, -EINVAL, "flash config: %s = %s is out of range; accepted %s (%s)",
-                         k->name, val, rng, k->help);
-}
-
-static bool is_pow2(uint64_t v)
-{
-    return v && !(v & (v - 1));
-}
-
-int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e)
+int flash_cfg_validate(const struct flash_cfg *c, struct err *e)
 {
     const struct flash_geom *g = &c->geom;
     const struct flash_timing *t = &c->tim;
     int rc;
 
-    for (size_t i = 0; i < N_KEYS; i++) {
-        rc = key_check(c, &keys[i], e);
+    for (const struct cfgkey *k = flash_cfg_keys; k->name; k++) {
+        rc = cfgkey_check(k, k->name, c, e);
         if (rc)
-            return rc;
+            return err_prefix(e, rc, "flash config");
     }
-    if (!is_pow2(g->page_bytes))
-        return flash_err_set(e, -EINVAL,
-                             "flash config: page_bytes = %u is not a power of two; accepted "
-                             "64, 128, ..., 65536",
-                             g->page_bytes);
-    if (t->bus_width_bits % 8)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: bus_width_bits = %u is not a multiple of 8; "
-                             "accepted 8, 16, 24, ..., 64",
-                             t->bus_width_bits);
     if (t->ctrl_cmd_bytes % g->page_bytes)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: ctrl_cmd_bytes = %u is not a multiple of "
-                             "page_bytes = %u; accepted k x %u for k >= 1",
-                             t->ctrl_cmd_bytes, g->page_bytes, g->page_bytes);
+        return err_set(e, -EINVAL,
+                       "flash config: ctrl_cmd_bytes = %u is not a multiple of "
+                       "page_bytes = %u; accepted k x %u for k >= 1",
+                       t->ctrl_cmd_bytes, g->page_bytes, g->page_bytes);
     if ((uint64_t)g->channels * g->chips_per_chan * g->dies_per_chip > 65536)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: channels x chips_per_chan x dies_per_chip = "
-                             "%u x %u x %u dies is too many; accepted at most 65536",
-                             g->channels, g->chips_per_chan, g->dies_per_chip);
+        return err_set(e, -EINVAL,
+                       "flash config: channels x chips_per_chan x dies_per_chip = "
+                       "%u x %u x %u dies is too many; accepted at most 65536",
+                       g->channels, g->chips_per_chan, g->dies_per_chip);
     return 0;
 }
 
-static int parse_bool(const char *s, uint64_t *v)
+int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct err *e)
 {
-    static const char *const on[] = {"1", "on", "true", "yes"};
-    static const char *const off[] = {"0", "off", "false", "no"};
+    const struct cfgkey *k = cfgkey_find(flash_cfg_keys, key);
+    int rc;
 
-    for (size_t i = 0; i < 4; i++) {
-        if (!strcasecmp(s, on[i])) {
-            *v = 1;
-            return 0;
-        }
-        if (!strcasecmp(s, off[i])) {
-            *v = 0;
-            return 0;
-        }
-    }
-    return -EINVAL;
-}
-
-int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct flash_err *e)
-{
-    const struct key *k = NULL;
-    uint64_t v = 0;
-    char *end = NULL;
-    char rng[64];
-
-    for (size_t i = 0; i < N_KEYS; i++)
-        if (!strcmp(keys[i].name, key))
-            k = &keys[i];
     if (!k)
-        return flash_err_set(e, -EINVAL,
-                             "flash config: unknown key '%s'; flash_cfg_fprint_keys() lists "
-                             "the accepted keys (e.g. channels, t_prog_ns, cache_program)",
-                             key);
-    key_range(k, rng, sizeof(rng));
-    errno = 0;
-    if (k->type == KEY_BOOL) {
-        if (parse_bool(value, &v))
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not a switch value; accepted "
-                                 "on/off, true/false, yes/no, 1/0",
-                                 key, value);
-    } else if (k->type == KEY_TIME) {
-        double ns = strtod(value, &end);
-
-        if (end == value || *end || errno || !(ns >= 0.0) || ns > 1e12)
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not a time in ns; accepted a "
-                                 "decimal number in %s",
-                                 key, value, rng);
-        v = (uint64_t)(ns * (double)FLASH_PS_PER_NS + 0.5);
-    } else {
-        unsigned long long u = strtoull(value, &end, 0);
-
-        if (end == value || *end || errno || value[0] == '-')
-            return flash_err_set(e, -EINVAL,
-                                 "flash config: %s = '%s' is not an unsigned integer; "
-                                 "accepted %s",
-                                 key, value, rng);
-        v = u;
-    }
-    if (v < k->min || v > k->max)
-        return flash_err_set(e, -ERANGE, "flash config: %s = '%s' is out of range; accepted %s",
-                             key, value, rng);
-    key_put(c, k, v);
-    return 0;
+        return err_set(e, -EINVAL,
+                       "flash config: unknown key '%s'; flash_cfg_fprint_keys() lists "
+                       "the accepted keys (e.g. channels, t_prog_ns, cache_program)",
+                       key);
+    rc = cfgkey_parse(k, key, value, c, e);
+    return rc ? err_prefix(e, rc, "flash config") : 0;
 }
 
 void flash_cfg_fprint_keys(FILE *f, const struct flash_cfg *c)
 {
-    char rng[64], val[64];
+    char rng[3 * CFGKEY_TEXT_MAX], val[CFGKEY_TEXT_MAX];
 
-    for (size_t i = 0; i < N_KEYS; i++) {
-        key_range(&keys[i], rng, sizeof(rng));
-        key_value(c, &keys[i], val, sizeof(val));
-        fprintf(f, "%-18s = %-16s  %-4s accepted %s: %s\n", keys[i].name, val, keys[i].unit, rng,
-                keys[i].help);
+    for (const struct cfgkey *k = flash_cfg_keys; k->name; k++) {
+        cfgkey_range(k, rng, sizeof(rng));
+        cfgkey_show(k, c, val, sizeof(val));
+        fprintf(f, "%-18s = %-16s  %-4s accepted %s: %s\n", k->name, val, k->unit, rng, k->help);
     }
 }
 

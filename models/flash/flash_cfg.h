@@ -8,8 +8,10 @@
  * time on the bus), bus rate and width, controller time per command, and the policy switches
  * (cache program, multi-plane, payload storage). Defaults are the Behemoth FMS (FAST '21,
  * Table 5); each number says where it comes from: (paper), (derived) or (ours).
- * Also: validation with messages naming the key and the accepted range, a key/value setter
- * for config files, and the throughput bounds the configuration implies.
+ * Also: the table of keys (flash_cfg_keys: every field with its name, range, unit and help,
+ * csim/cfgkey.h), from which come the validation with messages naming the key and the
+ * accepted range, the key/value setter for config files and the listing; and the throughput
+ * bounds the configuration implies.
  * Not modelled: MLC/TLC page types, read retry, ECC, status polling, suspend/resume.
  * Units: times in picoseconds (uint64_t); the setter takes nanoseconds (decimals allowed);
  * sizes in bytes; bus rate in MT/s; rates in bytes per second (double).
@@ -21,7 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/cfgkey.h"
+#include "csim/err.h"
 
 #define FLASH_MAX_PLANES 16 /* planes per die the models accept */
 
@@ -77,15 +80,19 @@ struct flash_bounds {
 /* Behemoth FMS defaults (paper, Table 5). */
 void flash_cfg_default(struct flash_cfg *c);
 
+/* Every key of struct flash_cfg, ended by a row with a NULL name. Time keys are given in ns
+ * ("t_prog_ns"), stored in ps. */
+extern const struct cfgkey flash_cfg_keys[];
+
 /* 0 or -EINVAL naming the first bad key, its value and the accepted range. */
-int flash_cfg_validate(const struct flash_cfg *c, struct flash_err *e);
+int flash_cfg_validate(const struct flash_cfg *c, struct err *e);
 
 /*
  * Set one key from text, e.g. ("t_prog_ns", "100000") or ("cache_program", "off"). Keys are
  * listed by flash_cfg_fprint_keys(). -EINVAL (unknown key, unparsable value) or -ERANGE.
  * Cross-key rules are checked by flash_cfg_validate().
  */
-int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct flash_err *e);
+int flash_cfg_set(struct flash_cfg *c, const char *key, const char *value, struct err *e);
 
 /* Print every key with its current value, unit and accepted range. */
 void flash_cfg_fprint_keys(FILE *f, const struct flash_cfg *c);

@@ -18,11 +18,11 @@ uint64_t flash_chan_in_ps(const struct flash_chan *ch, uint32_t npages)
 uint64_t flash_chan_data_in(struct flash_chan *ch, uint64_t t, uint32_t npages)
 {
     ch->bytes_in += npages * ch->page_bytes;
-    return flash_res_claim(&ch->bus, t, flash_chan_in_ps(ch, npages));
+    return res_claim(&ch->bus, t, flash_chan_in_ps(ch, npages));
 }
 
 uint64_t flash_chan_data_out(struct flash_chan *ch, uint64_t t, uint32_t npages)
 {
     ch->bytes_out += npages * ch->page_bytes;
-    return flash_res_claim(&ch->bus, t, npages * ch->t_page_ps);
+    return res_claim(&ch->bus, t, npages * ch->t_page_ps);
 }

@@ -7,7 +7,7 @@
  * (MT/s); each page of a program also carries its command/address cycles (t_cmd) on the bus,
  * right before its data. Read commands are charged to the die as latency but do not occupy
  * the bus (a controller slips them between data bursts), so data-out is the only read
- * traffic. The bus serves one transfer at a time in call order (flash_res).
+ * traffic. The bus serves one transfer at a time in call order (csim/res.h).
  * Not modelled: chip-enable switching time, ECC, bus turnaround, ONFI timing modes.
  * Units: picoseconds, bytes.
  */
@@ -17,10 +17,10 @@
 #include <stdint.h>
 
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_res.h"
+#include "csim/res.h"
 
 struct flash_chan {
-    struct flash_res bus;
+    struct res bus;
     uint64_t t_cmd_ps;  /* command/address cycles per page (from flash_timing) */
     uint64_t t_page_ps; /* data of one page on the bus */
     uint64_t page_bytes;

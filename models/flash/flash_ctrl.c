@@ -29,7 +29,7 @@ uint32_t flash_ctrl_cmds_take(struct flash_ctrl_cmds *q, uint32_t n)
     return taken;
 }
 
-int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_err *e)
+int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct err *e)
 {
     const struct flash_cfg *cfg = flash_fms_cfg(fms);
 
@@ -41,10 +41,10 @@ int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_er
     if (cfg->sw.store_payload) {
         c->unit = malloc((size_t)c->planes * c->page_bytes);
         if (!c->unit)
-            return flash_err_set(e, -ENOMEM,
-                                 "flash controller: out of memory for a %u x %u B "
-                                 "read buffer",
-                                 c->planes, c->page_bytes);
+            return err_set(e, -ENOMEM,
+                           "flash controller: out of memory for a %u x %u B "
+                           "read buffer",
+                           c->planes, c->page_bytes);
     }
     return 0;
 }
@@ -55,15 +55,10 @@ void flash_ctrl_fini(struct flash_ctrl *c)
     c->unit = NULL;
 }
 
-const char *flash_ctrl_errmsg(const struct flash_ctrl *c)
-{
-    return c->err.msg;
-}
-
 /* Hand the requested bytes of the n pages just read (from LPN cur) to the sink. */
 static int deliver(struct flash_ctrl *c, const struct flash_ctrl_req *rq, uint64_t cur,
                    uint32_t plane0, uint32_t n, uint64_t t_op, const struct flash_ctrl_sink *sink,
-                   uint64_t *end)
+                   uint64_t *end, struct err *e)
 {
     uint64_t pb = c->page_bytes;
 
@@ -81,12 +76,11 @@ static int deliver(struct flash_ctrl *c, const struct flash_ctrl_req *rq, uint64
                                    (uint32_t)(stop - start), t, &t_done);
 
             if (rc)
-                return flash_err_set(
-                    &c->err, rc,
-                    "flash controller read of LPN %llu: the tensor buffer "
-                    "refused %llu bytes at %#llx (error %d)",
-                    (unsigned long long)(cur + q), (unsigned long long)(stop - start),
-                    (unsigned long long)(rq->tb_addr + j * pb - rq->offset + start), rc);
+                return err_set(e, rc,
+                               "flash controller read of LPN %llu: the tensor buffer "
+                               "refused %llu bytes at %#llx (error %d)",
+                               (unsigned long long)(cur + q), (unsigned long long)(stop - start),
+                               (unsigned long long)(rq->tb_addr + j * pb - rq->offset + start), rc);
         }
         c->st.bytes += stop - start;
         if (t_done > *end)
@@ -97,7 +91,7 @@ static int deliver(struct flash_ctrl *c, const struct flash_ctrl_req *rq, uint64
 
 int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
                     const struct flash_ctrl_req *rq, const struct flash_ctrl_sink *sink,
-                    uint64_t *done)
+                    uint64_t *done, struct err *e)
 {
     const struct flash_cfg *cfg = flash_fms_cfg(c->fms);
     uint64_t pb = c->page_bytes, npages, lpages = ftl_stream_lpages(s);
@@ -108,18 +102,18 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
 
     *done = now;
     if (!rq->bytes || rq->offset >= pb)
-        return flash_err_set(&c->err, -EINVAL,
-                             "flash controller read of %llu bytes at offset %u of LPN %llu: "
-                             "accepted at least 1 byte and an offset below the page size %llu",
-                             (unsigned long long)rq->bytes, rq->offset, (unsigned long long)rq->lpn,
-                             (unsigned long long)pb);
+        return err_set(e, -EINVAL,
+                       "flash controller read of %llu bytes at offset %u of LPN %llu: "
+                       "accepted at least 1 byte and an offset below the page size %llu",
+                       (unsigned long long)rq->bytes, rq->offset, (unsigned long long)rq->lpn,
+                       (unsigned long long)pb);
     npages = (rq->offset + rq->bytes + pb - 1) / pb;
     if (rq->lpn >= lpages || npages > lpages - rq->lpn)
-        return flash_err_set(&c->err, -EINVAL,
-                             "flash controller read of %llu pages at LPN %llu ends past the "
-                             "stream's logical space of %llu pages",
-                             (unsigned long long)npages, (unsigned long long)rq->lpn,
-                             (unsigned long long)lpages);
+        return err_set(e, -EINVAL,
+                       "flash controller read of %llu pages at LPN %llu ends past the "
+                       "stream's logical space of %llu pages",
+                       (unsigned long long)npages, (unsigned long long)rq->lpn,
+                       (unsigned long long)lpages);
     for (uint32_t p = 0; c->unit && p < c->planes; p++)
         bufs[p] = c->unit + p * pb;
     flash_ctrl_cmds_begin(&cmds, c->fms, now, false);
@@ -137,15 +131,15 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
             n = (uint32_t)left;
         /* The unit is read once the command carrying its last page is processed. */
         c->st.cmds += flash_ctrl_cmds_take(&cmds, n);
-        rc = ftl_stream_lookup_unit(s, now, cur, n, &op, &got);
+        rc = ftl_stream_lookup_unit(s, now, cur, n, &op, &got, e);
         if (rc)
-            return flash_err_set(&c->err, rc, "flash controller: %s", ftl_stream_errmsg(s));
-        rc = flash_fms_read(c->fms, cmds.t_ready, &op, c->unit ? bufs : NULL, &t);
+            return err_prefix(e, rc, "flash controller");
+        rc = flash_fms_read(c->fms, cmds.t_ready, &op, c->unit ? bufs : NULL, &t, e);
         if (rc)
-            return flash_err_set(&c->err, rc, "flash controller: %s", flash_fms_errmsg(c->fms));
+            return err_prefix(e, rc, "flash controller");
         c->st.ops++;
         c->st.pages += n;
-        rc = deliver(c, rq, cur, plane0, n, t, sink, &end);
+        rc = deliver(c, rq, cur, plane0, n, t, sink, &end, e);
         if (rc)
             return rc;
         cur += n;

@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_stream.h"
 
@@ -96,23 +96,20 @@ struct flash_ctrl {
     uint64_t t_xfer_ps;  /* one page on the channel */
     unsigned char *unit; /* functional mode: one program unit of pages (planes x page) */
     struct flash_ctrl_stats st;
-    struct flash_err err;
 };
 
 /* 0 or -ENOMEM. fms must outlive the controller. */
-int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct flash_err *e);
+int flash_ctrl_init(struct flash_ctrl *c, struct flash_fms *fms, struct err *e);
 void flash_ctrl_fini(struct flash_ctrl *c);
 
 /*
  * Read rq from stream s, asked for at now; *done = when the last byte is in the tensor buffer.
  * sink NULL: the data are dropped (timing only). -EINVAL (bad request), -ENODATA / -ESTALE
- * (FTL lookup), or the sink's error; the message is in flash_ctrl_errmsg(). On an error, pages
+ * (FTL lookup), or the sink's error; the message is in e. On an error, pages
  * before the failing one may already have been delivered.
  */
 int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
                     const struct flash_ctrl_req *rq, const struct flash_ctrl_sink *sink,
-                    uint64_t *done);
-
-const char *flash_ctrl_errmsg(const struct flash_ctrl *c);
+                    uint64_t *done, struct err *e);
 
 #endif

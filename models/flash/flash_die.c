@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/flash/flash_res.h"
+#include "csim/res.h"
 
 int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
-                   struct flash_err *e)
+                   struct err *e)
 {
     const struct flash_geom *g = &c->geom;
 
@@ -22,8 +22,8 @@ int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_
     /* A new die is erased: every write pointer 0, every P/E count 0. */
     d->blk = calloc((size_t)d->planes * d->blocks, sizeof(*d->blk));
     if (!d->blk)
-        return flash_err_set(e, -ENOMEM, "flash die %u: out of memory for %u x %u blocks",
-                             die_index, d->planes, d->blocks);
+        return err_set(e, -ENOMEM, "flash die %u: out of memory for %u x %u blocks", die_index,
+                       d->planes, d->blocks);
     return 0;
 }
 
@@ -76,29 +76,28 @@ static const char *where(const struct flash_die *d, uint32_t plane, uint32_t blo
 
 /* Mask and per-plane block numbers in range; page in range (page < 0 skips that check). */
 static int check_addr(const struct flash_die *d, const char *op, uint32_t mask,
-                      const uint32_t *blocks, int64_t page, struct flash_err *e)
+                      const uint32_t *blocks, int64_t page, struct err *e)
 {
     char buf[96];
 
     if (!mask || (d->planes < 32 && (mask >> d->planes)))
-        return flash_err_set(e, -EINVAL,
-                             "flash %s refused at ch %u chip %u die %u: plane mask 0x%x is "
-                             "empty or names a plane >= %u; accepted a non-empty subset of "
-                             "planes 0..%u",
-                             op, d->where.channel, d->where.chip, d->where.die, mask, d->planes,
-                             d->planes - 1);
+        return err_set(e, -EINVAL,
+                       "flash %s refused at ch %u chip %u die %u: plane mask 0x%x is "
+                       "empty or names a plane >= %u; accepted a non-empty subset of "
+                       "planes 0..%u",
+                       op, d->where.channel, d->where.chip, d->where.die, mask, d->planes,
+                       d->planes - 1);
     if (page >= (int64_t)d->pages)
-        return flash_err_set(
-            e, -EINVAL, "flash %s refused at %s: page out of range; accepted 0..%u", op,
-            where(d, 0, blocks[0], (uint32_t)page, buf, sizeof(buf)), d->pages - 1);
+        return err_set(e, -EINVAL, "flash %s refused at %s: page out of range; accepted 0..%u", op,
+                       where(d, 0, blocks[0], (uint32_t)page, buf, sizeof(buf)), d->pages - 1);
     for (uint32_t p = 0; p < d->planes; p++) {
         if (!(mask & (1u << p)))
             continue;
         if (blocks[p] >= d->blocks)
-            return flash_err_set(
-                e, -EINVAL, "flash %s refused at %s: block out of range; accepted 0..%u", op,
-                where(d, p, blocks[p], page < 0 ? 0 : (uint32_t)page, buf, sizeof(buf)),
-                d->blocks - 1);
+            return err_set(e, -EINVAL, "flash %s refused at %s: block out of range; accepted 0..%u",
+                           op,
+                           where(d, p, blocks[p], page < 0 ? 0 : (uint32_t)page, buf, sizeof(buf)),
+                           d->blocks - 1);
     }
     return 0;
 }
@@ -111,8 +110,7 @@ struct mp_page {
 };
 
 /* NAND's program rules, in every addressed plane: a good block, and its next erased page. */
-static int check_programmable(const struct flash_die *d, const struct mp_page *a,
-                              struct flash_err *e)
+static int check_programmable(const struct flash_die *d, const struct mp_page *a, struct err *e)
 {
     char buf[96];
 
@@ -123,22 +121,22 @@ static int check_programmable(const struct flash_die *d, const struct mp_page *a
             continue;
         b = flash_die_block_c(d, p, a->blocks[p]);
         if (b->bad)
-            return flash_err_set(e, -EIO,
-                                 "flash program refused at %s: block is bad (retired); "
-                                 "accepted only good blocks",
-                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+            return err_set(e, -EIO,
+                           "flash program refused at %s: block is bad (retired); "
+                           "accepted only good blocks",
+                           where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
         if (a->page < b->wp)
-            return flash_err_set(e, -EINVAL,
-                                 "flash program refused at %s: page already programmed "
-                                 "(block holds pages 0..%u); NAND programs only erased "
-                                 "pages: erase the block first",
-                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp - 1);
+            return err_set(e, -EINVAL,
+                           "flash program refused at %s: page already programmed "
+                           "(block holds pages 0..%u); NAND programs only erased "
+                           "pages: erase the block first",
+                           where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp - 1);
         if (a->page > b->wp)
-            return flash_err_set(e, -EINVAL,
-                                 "flash program refused at %s: pages of a block are "
-                                 "programmed in order; accepted page %u, the next erased "
-                                 "page of this block",
-                                 where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp);
+            return err_set(e, -EINVAL,
+                           "flash program refused at %s: pages of a block are "
+                           "programmed in order; accepted page %u, the next erased "
+                           "page of this block",
+                           where(d, p, a->blocks[p], a->page, buf, sizeof(buf)), b->wp);
     }
     return 0;
 }
@@ -146,7 +144,7 @@ static int check_programmable(const struct flash_die *d, const struct mp_page *a
 /* Functional mode: a copy of each plane's data, and the page tables of the blocks that get
  * one, all allocated before anything is committed. On failure the copies are freed. */
 static int stage_payload(struct flash_die *d, const struct mp_page *a, const void *const *data,
-                         unsigned char **copy, struct flash_err *e)
+                         unsigned char **copy, struct err *e)
 {
     char buf[96];
     int rc;
@@ -156,8 +154,8 @@ static int stage_payload(struct flash_die *d, const struct mp_page *a, const voi
             continue;
         copy[p] = malloc(d->page_bytes);
         if (!copy[p]) {
-            rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for payload",
-                               where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+            rc = err_set(e, -ENOMEM, "flash program at %s: out of memory for payload",
+                         where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
             goto out_free_copies;
         }
         memcpy(copy[p], data[p], d->page_bytes);
@@ -171,8 +169,8 @@ static int stage_payload(struct flash_die *d, const struct mp_page *a, const voi
         if (!b->data)
             b->data = calloc(d->pages, sizeof(*b->data));
         if (!b->data) {
-            rc = flash_err_set(e, -ENOMEM, "flash program at %s: out of memory for the page table",
-                               where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
+            rc = err_set(e, -ENOMEM, "flash program at %s: out of memory for the page table",
+                         where(d, p, a->blocks[p], a->page, buf, sizeof(buf)));
             goto out_free_copies;
         }
     }
@@ -203,7 +201,7 @@ static void commit_program(struct flash_die *d, const struct mp_page *a, unsigne
 }
 
 int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
-                      uint32_t page, const void *const *data, struct flash_err *e)
+                      uint32_t page, const void *const *data, struct err *e)
 {
     const struct mp_page a = {plane_mask, blocks, page};
     unsigned char *copy[FLASH_MAX_PLANES] = {0};
@@ -222,7 +220,7 @@ int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *
 }
 
 int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, uint32_t page,
-                   void *const *data, struct flash_err *e)
+                   void *const *data, struct err *e)
 {
     char buf[96];
     int rc;
@@ -237,10 +235,10 @@ int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blo
             continue;
         b = flash_die_block_c(d, p, blocks[p]);
         if (page >= b->wp)
-            return flash_err_set(e, -ENODATA,
-                                 "flash read refused at %s: page not written since the last "
-                                 "erase; accepted pages 0..%d of this block",
-                                 where(d, p, blocks[p], page, buf, sizeof(buf)), (int)b->wp - 1);
+            return err_set(e, -ENODATA,
+                           "flash read refused at %s: page not written since the last "
+                           "erase; accepted pages 0..%d of this block",
+                           where(d, p, blocks[p], page, buf, sizeof(buf)), (int)b->wp - 1);
     }
     for (uint32_t p = 0; p < d->planes; p++) {
         const struct flash_block *b;
@@ -259,8 +257,7 @@ int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blo
     return 0;
 }
 
-int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
-                    struct flash_err *e)
+int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, struct err *e)
 {
     char buf[96];
     int rc;
@@ -270,10 +267,10 @@ int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *bl
         return rc;
     for (uint32_t p = 0; p < d->planes; p++) {
         if ((plane_mask & (1u << p)) && flash_die_block_c(d, p, blocks[p])->bad)
-            return flash_err_set(e, -EIO,
-                                 "flash erase refused at %s: block is bad (retired); "
-                                 "accepted only good blocks",
-                                 where(d, p, blocks[p], 0, buf, sizeof(buf)));
+            return err_set(e, -EIO,
+                           "flash erase refused at %s: block is bad (retired); "
+                           "accepted only good blocks",
+                           where(d, p, blocks[p], 0, buf, sizeof(buf)));
     }
     for (uint32_t p = 0; p < d->planes; p++) {
         struct flash_block *b;
@@ -288,10 +285,10 @@ int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *bl
         if (b->fail_erase) {
             b->fail_erase = 0;
             b->bad = 1;
-            rc = flash_err_set(e, -EIO,
-                               "flash erase failed at %s: block is now bad (after %u P/E "
-                               "cycles); replace it",
-                               where(d, p, blocks[p], 0, buf, sizeof(buf)), b->pe);
+            rc = err_set(e, -EIO,
+                         "flash erase failed at %s: block is now bad (after %u P/E "
+                         "cycles); replace it",
+                         where(d, p, blocks[p], 0, buf, sizeof(buf)), b->pe);
         }
     }
     return rc;
@@ -299,12 +296,12 @@ int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *bl
 
 uint64_t flash_die_array(struct flash_die *d, uint64_t t_ready, uint32_t plane_mask, uint64_t dur)
 {
-    uint64_t start = flash_res_later(t_ready, d->busy_until);
+    uint64_t start = res_later(t_ready, d->busy_until);
     uint64_t end;
 
     for (uint32_t p = 0; p < d->planes; p++)
         if (plane_mask & (1u << p))
-            start = flash_res_later(start, d->plane_busy[p]);
+            start = res_later(start, d->plane_busy[p]);
     end = start + dur;
     for (uint32_t p = 0; p < d->planes; p++)
         if (plane_mask & (1u << p))

@@ -28,9 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_addr.h"
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_err.h"
 
 struct flash_block {
     uint32_t pe;          /* erase count: P/E cycles used */
@@ -55,7 +55,7 @@ struct flash_die {
 };
 
 int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
-                   struct flash_err *e);
+                   struct err *e);
 void flash_die_fini(struct flash_die *d);
 
 struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block);
@@ -69,17 +69,17 @@ const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t 
  * -ENOMEM.
  */
 int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
-                      uint32_t page, const void *const *data, struct flash_err *e);
+                      uint32_t page, const void *const *data, struct err *e);
 
 /* Read page `page` of blocks[p] for every plane p of the mask into data[p] (functional mode;
  * NULL entries or data NULL skip the copy). -ENODATA for a page not programmed. */
 int flash_die_read(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks, uint32_t page,
-                   void *const *data, struct flash_err *e);
+                   void *const *data, struct err *e);
 
 /* Erase blocks[p] in every plane of the mask: write pointer to 0, P/E + 1, payload freed.
  * -EIO if a block failed (injected); it is then bad, and the other planes are still erased. */
 int flash_die_erase(struct flash_die *d, uint32_t plane_mask, const uint32_t *blocks,
-                    struct flash_err *e);
+                    struct err *e);
 
 /* Reserve the array for dur from max(t_ready, die and plane busy); returns the end time. */
 uint64_t flash_die_array(struct flash_die *d, uint64_t t_ready, uint32_t plane_mask, uint64_t dur);

@@ -9,11 +9,10 @@ struct flash_fms {
     uint32_t n_dies;
     struct flash_die *die;
     struct flash_chan *chan;
-    struct flash_res ctrl;
-    struct flash_err err;
+    struct res ctrl;
 };
 
-int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct flash_err *e)
+int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
 {
     struct flash_fms *f;
     uint32_t i;
@@ -25,13 +24,13 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         return rc;
     f = calloc(1, sizeof(*f));
     if (!f)
-        return flash_err_set(e, -ENOMEM, "flash fms: out of memory");
+        return err_set(e, -ENOMEM, "flash fms: out of memory");
     f->cfg = *cfg;
     f->n_dies = flash_geom_dies(&cfg->geom);
     f->chan = calloc(cfg->geom.channels, sizeof(*f->chan));
     f->die = calloc(f->n_dies, sizeof(*f->die));
     if (!f->chan || !f->die) {
-        rc = flash_err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
+        rc = err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
         goto out_free;
     }
     for (i = 0; i < cfg->geom.channels; i++)
@@ -70,25 +69,20 @@ const struct flash_cfg *flash_fms_cfg(const struct flash_fms *f)
     return &f->cfg;
 }
 
-const char *flash_fms_errmsg(const struct flash_fms *f)
-{
-    return f->err.msg;
-}
-
 uint32_t flash_fms_dies(const struct flash_fms *f)
 {
     return f->n_dies;
 }
 
-static int check_die(struct flash_fms *f, const char *op, const struct flash_mpop *o)
+static int check_die(struct flash_fms *f, const char *op, const struct flash_mpop *o, struct err *e)
 {
     if (o->die < f->n_dies)
         return 0;
-    return flash_err_set(&f->err, -EINVAL,
-                         "flash %s refused: die index %u is out of range; accepted 0..%u "
-                         "(%u channels x %u chips x %u dies)",
-                         op, o->die, f->n_dies - 1, f->cfg.geom.channels,
-                         f->cfg.geom.chips_per_chan, f->cfg.geom.dies_per_chip);
+    return err_set(e, -EINVAL,
+                   "flash %s refused: die index %u is out of range; accepted 0..%u "
+                   "(%u channels x %u chips x %u dies)",
+                   op, o->die, f->n_dies - 1, f->cfg.geom.channels, f->cfg.geom.chips_per_chan,
+                   f->cfg.geom.dies_per_chip);
 }
 
 static struct flash_chan *chan_of(struct flash_fms *f, uint32_t die)
@@ -98,10 +92,10 @@ static struct flash_chan *chan_of(struct flash_fms *f, uint32_t die)
 
 /* Split a multi-plane request into single-plane operations when the switch is off. */
 typedef int (*op_fn)(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                     const void *data, uint64_t *done);
+                     const void *data, uint64_t *done, struct err *e);
 
 static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                       const void *data, uint64_t *done)
+                       const void *data, uint64_t *done, struct err *e)
 {
     const void *const *pages = data;
     struct flash_die *d = &f->die[op->die];
@@ -109,10 +103,10 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     uint64_t t_in, t_end;
     int rc;
 
-    rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, &f->err);
+    rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, e);
     if (rc)
         return rc;
-    t_in = flash_chan_data_in(chan_of(f, op->die), flash_res_later(now, d->reg_free_at), n);
+    t_in = flash_chan_data_in(chan_of(f, op->die), res_later(now, d->reg_free_at), n);
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
     *done = t_end;
@@ -120,7 +114,7 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
 }
 
 static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                    const void *data, uint64_t *done)
+                    const void *data, uint64_t *done, struct err *e)
 {
     void *const *bufs = (void *const *)data;
     struct flash_die *d = &f->die[op->die];
@@ -128,10 +122,10 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     uint64_t t0, t_arr;
     int rc;
 
-    rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, &f->err);
+    rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, e);
     if (rc)
         return rc;
-    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
     t_arr = flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_r_ps);
     d->reg_free_at = flash_chan_data_out(chan_of(f, op->die), t_arr, n);
     *done = d->reg_free_at;
@@ -139,7 +133,7 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
 }
 
 static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                     const void *data, uint64_t *done)
+                     const void *data, uint64_t *done, struct err *e)
 {
     struct flash_die *d = &f->die[op->die];
     uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
@@ -147,10 +141,10 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
     int rc;
 
     (void)data;
-    rc = flash_die_erase(d, op->plane_mask, op->block, &f->err);
+    rc = flash_die_erase(d, op->plane_mask, op->block, e);
     if (rc && rc != -EIO)
         return rc;
-    t0 = flash_res_later(flash_res_later(now, d->busy_until), d->reg_free_at);
+    t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
     d->reg_free_at =
         flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_bers_ps);
     *done = d->reg_free_at;
@@ -158,55 +152,57 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
 }
 
 static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
-               const struct flash_mpop *op, const void *data, uint64_t *done)
+               const struct flash_mpop *op, const void *data, uint64_t *done, struct err *e)
 {
     struct flash_mpop one;
     uint64_t t, end = now;
     int rc, first_rc = 0;
 
-    rc = check_die(f, name, op);
+    rc = check_die(f, name, op, e);
     if (rc)
         return rc;
     if (f->cfg.sw.multi_plane || !(op->plane_mask & (op->plane_mask - 1)))
-        return fn(f, now, op, data, done);
+        return fn(f, now, op, data, done, e);
     /* Multi-plane off: plane by plane, in plane order, each waiting for the previous. */
     one = *op;
     for (uint32_t p = 0; p < f->cfg.geom.planes_per_die && p < 32; p++) {
         if (!(op->plane_mask & (1u << p)))
             continue;
         one.plane_mask = 1u << p;
-        rc = fn(f, now, &one, data, &t);
+        rc = fn(f, now, &one, data, &t, e);
         if (rc == -EIO && !first_rc) {
             first_rc = rc;
         } else if (rc) {
             return rc;
         }
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
     }
     *done = end;
     return first_rc;
 }
 
 int flash_fms_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                      const void *const *data, uint64_t *done)
+                      const void *const *data, uint64_t *done, struct err *e)
 {
-    return run(f, "program", one_program, now, op, data, done);
+    return run(f, "program", one_program, now, op, data, done, e);
 }
 
 int flash_fms_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                   void *const *bufs, uint64_t *done)
+                   void *const *bufs, uint64_t *done, struct err *e)
 {
-    return run(f, "read", one_read, now, op, bufs, done);
+    return run(f, "read", one_read, now, op, bufs, done, e);
 }
 
-int flash_fms_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op, uint64_t *done)
+int flash_fms_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op, uint64_t *done,
+                    struct err *e)
 {
-    return run(f, "erase", one_erase, now, op, NULL, done);
+    return run(f, "erase", one_erase, now, op, NULL, done, e);
 }
 
-static int addr_op(struct flash_fms *f, const struct flash_addr *a, struct flash_mpop *op)
+static int addr_op(struct flash_fms *f, const struct flash_addr *a, struct flash_mpop *op,
+                   struct err *e)
 {
-    int rc = flash_addr_check(&f->cfg.geom, a, &f->err);
+    int rc = flash_addr_check(&f->cfg.geom, a, e);
 
     if (rc)
         return rc;
@@ -219,53 +215,52 @@ static int addr_op(struct flash_fms *f, const struct flash_addr *a, struct flash
 }
 
 int flash_fms_program_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
-                           const void *data, uint64_t *done)
+                           const void *data, uint64_t *done, struct err *e)
 {
     const void *pages[FLASH_MAX_PLANES] = {0};
     struct flash_mpop op;
-    int rc = addr_op(f, a, &op);
+    int rc = addr_op(f, a, &op, e);
 
     if (rc)
         return rc;
     pages[a->plane] = data;
-    return flash_fms_program(f, now, &op, pages, done);
+    return flash_fms_program(f, now, &op, pages, done, e);
 }
 
 int flash_fms_read_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a, void *buf,
-                        uint64_t *done)
+                        uint64_t *done, struct err *e)
 {
     void *bufs[FLASH_MAX_PLANES] = {0};
     struct flash_mpop op;
-    int rc = addr_op(f, a, &op);
+    int rc = addr_op(f, a, &op, e);
 
     if (rc)
         return rc;
     bufs[a->plane] = buf;
-    return flash_fms_read(f, now, &op, bufs, done);
+    return flash_fms_read(f, now, &op, bufs, done, e);
 }
 
 int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
-                          uint64_t *done)
+                          uint64_t *done, struct err *e)
 {
     struct flash_mpop op;
     char buf[96];
     int rc;
 
     if (a->page != 0)
-        return flash_err_set(&f->err, -EINVAL,
-                             "flash erase refused at %s: NAND erases whole blocks; accepted "
-                             "page 0 (the block address), got page %u",
-                             flash_addr_fmt(a, buf, sizeof(buf)), a->page);
-    rc = addr_op(f, a, &op);
+        return err_set(e, -EINVAL,
+                       "flash erase refused at %s: NAND erases whole blocks; accepted "
+                       "page 0 (the block address), got page %u",
+                       flash_addr_fmt(a, buf, sizeof(buf)), a->page);
+    rc = addr_op(f, a, &op, e);
     if (rc)
         return rc;
-    return flash_fms_erase(f, now, &op, done);
+    return flash_fms_erase(f, now, &op, done, e);
 }
 
 void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done)
 {
-    *done =
-        flash_res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
+    *done = res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
 }
 
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,
@@ -287,16 +282,16 @@ const struct flash_chan *flash_fms_chan(const struct flash_fms *f, uint32_t chan
     return channel < f->cfg.geom.channels ? &f->chan[channel] : NULL;
 }
 
-static struct flash_block *block_at(struct flash_fms *f, const struct flash_addr *a)
+static struct flash_block *block_at(struct flash_fms *f, const struct flash_addr *a, struct err *e)
 {
-    if (flash_addr_check(&f->cfg.geom, a, &f->err))
+    if (flash_addr_check(&f->cfg.geom, a, e))
         return NULL;
     return flash_die_block(&f->die[flash_addr_die_index(&f->cfg.geom, a)], a->plane, a->block);
 }
 
-int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a)
+int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a, struct err *e)
 {
-    struct flash_block *b = block_at(f, a);
+    struct flash_block *b = block_at(f, a, e);
 
     if (!b)
         return -EINVAL;
@@ -304,9 +299,9 @@ int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a)
     return 0;
 }
 
-int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a)
+int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a, struct err *e)
 {
-    struct flash_block *b = block_at(f, a);
+    struct flash_block *b = block_at(f, a, e);
 
     if (!b)
         return -EINVAL;
@@ -324,8 +319,8 @@ void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms
 
         s->bytes_in += ch->bytes_in;
         s->bytes_out += ch->bytes_out;
-        s->last_end = flash_res_later(s->last_end, ch->bus.busy_until);
-        cu += flash_res_util(&ch->bus, until);
+        s->last_end = res_later(s->last_end, ch->bus.busy_until);
+        cu += res_util(&ch->bus, until);
     }
     for (uint32_t i = 0; i < f->n_dies; i++) {
         const struct flash_die *d = &f->die[i];
@@ -334,15 +329,15 @@ void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms
         s->pages_read += d->n_read_pages;
         s->blocks_erased += d->n_erase_blocks;
         s->payload_pages += d->payload_pages;
-        s->last_end = flash_res_later(s->last_end, d->busy_until);
-        s->last_end = flash_res_later(s->last_end, d->reg_free_at);
+        s->last_end = res_later(s->last_end, d->busy_until);
+        s->last_end = res_later(s->last_end, d->reg_free_at);
         du += until ? (double)d->array_busy_ps / (double)until : 0.0;
     }
     s->ctrl_cmds = f->ctrl.n_ops;
-    s->last_end = flash_res_later(s->last_end, f->ctrl.busy_until);
+    s->last_end = res_later(s->last_end, f->ctrl.busy_until);
     s->chan_util = cu / f->cfg.geom.channels;
     s->die_util = du / f->n_dies;
-    s->ctrl_util = flash_res_util(&f->ctrl, until);
+    s->ctrl_util = res_util(&f->ctrl, until);
 }
 
 void flash_fms_stats_fprint(FILE *out, const char *prefix, const struct flash_fms_stats *s)

@@ -19,7 +19,7 @@
  *   - Controller: one command at a time, t_ctrl_wr / t_ctrl_rd each (flash_fms_ctrl_cmd); the
  *     FTL decides how many commands a transfer takes.
  *   - NAND state and rules: flash_die. Rule violations return an error, change nothing and
- *     take no time; the message is kept in the model (flash_fms_errmsg).
+ *     take no time; the message goes to the caller's err (csim/err.h).
  * Not modelled: policy (which address to use: that is the FTL's job), queues and arbitration
  * (calls are served in call order per resource), ECC, the controller's read data path and its
  * buffers, power.
@@ -32,12 +32,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_addr.h"
 #include "models/flash/flash_cfg.h"
 #include "models/flash/flash_chan.h"
 #include "models/flash/flash_die.h"
-#include "models/flash/flash_err.h"
-#include "models/flash/flash_res.h"
+#include "csim/res.h"
 
 struct flash_fms;
 
@@ -61,28 +61,28 @@ struct flash_fms_stats {
 };
 
 /* Validates cfg (flash_cfg_validate) and builds an erased FMS. 0, -EINVAL, -ENOMEM. */
-int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct flash_err *e);
+int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e);
 void flash_fms_destroy(struct flash_fms *f);
 
 const struct flash_cfg *flash_fms_cfg(const struct flash_fms *f);
-const char *flash_fms_errmsg(const struct flash_fms *f);
 uint32_t flash_fms_dies(const struct flash_fms *f);
 
 /* data / bufs: NULL or an array indexed by plane (see flash_die_program / flash_die_read). */
 int flash_fms_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                      const void *const *data, uint64_t *done);
+                      const void *const *data, uint64_t *done, struct err *e);
 int flash_fms_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
-                   void *const *bufs, uint64_t *done);
+                   void *const *bufs, uint64_t *done, struct err *e);
 /* -EIO with *done set if a block failed its erase (it is then bad). */
-int flash_fms_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op, uint64_t *done);
+int flash_fms_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op, uint64_t *done,
+                    struct err *e);
 
 /* Single-plane forms by physical address. Erase needs a->page == 0 (whole blocks only). */
 int flash_fms_program_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
-                           const void *data, uint64_t *done);
+                           const void *data, uint64_t *done, struct err *e);
 int flash_fms_read_page(struct flash_fms *f, uint64_t now, const struct flash_addr *a, void *buf,
-                        uint64_t *done);
+                        uint64_t *done, struct err *e);
 int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_addr *a,
-                          uint64_t *done);
+                          uint64_t *done, struct err *e);
 
 /* One controller command (write or read) asked for at now; *done = when it is processed. */
 void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done);
@@ -92,8 +92,8 @@ const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t di
                                           uint32_t block);
 const struct flash_die *flash_fms_die(const struct flash_fms *f, uint32_t die);
 const struct flash_chan *flash_fms_chan(const struct flash_fms *f, uint32_t channel);
-int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a);
-int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a);
+int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a, struct err *e);
+int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a, struct err *e);
 
 void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms_stats *s);
 /* "fms.pages_programmed = 12 pages" lines, one per figure, with units; prefix e.g. "an0.fms". */

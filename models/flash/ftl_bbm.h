@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_err.h"
 
 struct ftl_bbm {
     uint32_t n_dp;        /* die-planes */
@@ -30,7 +30,7 @@ struct ftl_bbm {
 
 /* -EINVAL if the spare range does not fit in the plane, -ENOMEM. spare_count may be 0. */
 int ftl_bbm_init(struct ftl_bbm *b, const struct flash_geom *g, uint32_t spare_first,
-                 uint32_t spare_count, struct flash_err *e);
+                 uint32_t spare_count, struct err *e);
 void ftl_bbm_fini(struct ftl_bbm *b);
 
 static inline uint32_t ftl_bbm_resolve(const struct ftl_bbm *b, uint32_t dp, uint32_t block)
@@ -40,8 +40,7 @@ static inline uint32_t ftl_bbm_resolve(const struct ftl_bbm *b, uint32_t dp, uin
 
 /* Map `block` of plane dp to the next spare of that plane; *spare = the new block.
  * -ENOSPC (message: which plane, how many spares, which range) when none is left. */
-int ftl_bbm_replace(struct ftl_bbm *b, uint32_t dp, uint32_t block, uint32_t *spare,
-                    struct flash_err *e);
+int ftl_bbm_replace(struct ftl_bbm *b, uint32_t dp, uint32_t block, uint32_t *spare, struct err *e);
 
 uint32_t ftl_bbm_spares_left(const struct ftl_bbm *b, uint32_t dp);
 

@@ -54,48 +54,48 @@ void ftl_layout_wn(struct ftl_layout *l)
     add(l, "spare", "bad-block replacement", FTL_REGION_SPARE, 672, 682, 0, 0, false);
 }
 
-int ftl_layout_validate(const struct ftl_layout *l, const struct flash_geom *g, struct flash_err *e)
+int ftl_layout_validate(const struct ftl_layout *l, const struct flash_geom *g, struct err *e)
 {
     uint32_t spares = 0;
 
     if (l->n > FTL_LAYOUT_MAX)
-        return flash_err_set(e, -EINVAL, "ftl layout %s: %u regions; accepted at most %u", l->node,
-                             l->n, FTL_LAYOUT_MAX);
+        return err_set(e, -EINVAL, "ftl layout %s: %u regions; accepted at most %u", l->node, l->n,
+                       FTL_LAYOUT_MAX);
     for (uint32_t i = 0; i < l->n; i++) {
         const struct ftl_region *r = &l->r[i];
 
         if (!r->name || !r->name[0])
-            return flash_err_set(e, -EINVAL, "ftl layout %s: region %u has no name", l->node, i);
+            return err_set(e, -EINVAL, "ftl layout %s: region %u has no name", l->node, i);
         if (!r->count || (uint64_t)r->first + r->count > g->blocks_per_plane)
-            return flash_err_set(e, -EINVAL,
-                                 "ftl layout %s: region '%s' blocks %u..%u do not fit in a "
-                                 "plane of %u blocks; accepted a non-empty range inside 0..%u",
-                                 l->node, r->name, r->first, r->first + r->count - 1,
-                                 g->blocks_per_plane, g->blocks_per_plane - 1);
+            return err_set(e, -EINVAL,
+                           "ftl layout %s: region '%s' blocks %u..%u do not fit in a "
+                           "plane of %u blocks; accepted a non-empty range inside 0..%u",
+                           l->node, r->name, r->first, r->first + r->count - 1, g->blocks_per_plane,
+                           g->blocks_per_plane - 1);
         if (r->kind == FTL_REGION_STREAM && !r->pe_budget)
-            return flash_err_set(e, -EINVAL,
-                                 "ftl layout %s: stream '%s' has a P/E budget of 0; accepted "
-                                 ">= 1",
-                                 l->node, r->name);
+            return err_set(e, -EINVAL,
+                           "ftl layout %s: stream '%s' has a P/E budget of 0; accepted "
+                           ">= 1",
+                           l->node, r->name);
         if (r->kind == FTL_REGION_SPARE && ++spares > 1)
-            return flash_err_set(e, -EINVAL,
-                                 "ftl layout %s: region '%s' is a second spare range; accepted "
-                                 "at most one",
-                                 l->node, r->name);
+            return err_set(e, -EINVAL,
+                           "ftl layout %s: region '%s' is a second spare range; accepted "
+                           "at most one",
+                           l->node, r->name);
         for (uint32_t j = 0; j < i; j++) {
             const struct ftl_region *o = &l->r[j];
 
             if (r->first < o->first + o->count && o->first < r->first + r->count)
-                return flash_err_set(e, -EINVAL,
-                                     "ftl layout %s: region '%s' (blocks %u..%u) overlaps '%s' "
-                                     "(blocks %u..%u); accepted disjoint ranges",
-                                     l->node, r->name, r->first, r->first + r->count - 1, o->name,
-                                     o->first, o->first + o->count - 1);
+                return err_set(e, -EINVAL,
+                               "ftl layout %s: region '%s' (blocks %u..%u) overlaps '%s' "
+                               "(blocks %u..%u); accepted disjoint ranges",
+                               l->node, r->name, r->first, r->first + r->count - 1, o->name,
+                               o->first, o->first + o->count - 1);
             if (!strcmp(r->name, o->name))
-                return flash_err_set(e, -EINVAL,
-                                     "ftl layout %s: two regions are named '%s'; accepted "
-                                     "unique names",
-                                     l->node, r->name);
+                return err_set(e, -EINVAL,
+                               "ftl layout %s: two regions are named '%s'; accepted "
+                               "unique names",
+                               l->node, r->name);
         }
     }
     return 0;

@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "csim/err.h"
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_err.h"
 
 #define FTL_LAYOUT_MAX   8
 #define FTL_SEC_PER_DAY  86400ull
@@ -52,8 +52,7 @@ void ftl_layout_an(struct ftl_layout *l);
 /* Weight Node (ours), for 683 blocks per plane. */
 void ftl_layout_wn(struct ftl_layout *l);
 
-int ftl_layout_validate(const struct ftl_layout *l, const struct flash_geom *g,
-                        struct flash_err *e);
+int ftl_layout_validate(const struct ftl_layout *l, const struct flash_geom *g, struct err *e);
 const struct ftl_region *ftl_layout_find(const struct ftl_layout *l, const char *name);
 const struct ftl_region *ftl_layout_spare(const struct ftl_layout *l);
 

@@ -38,7 +38,6 @@ struct ftl_stream {
     uint64_t lpages_written, ppages, pages_read, sb_erases, replaced;
     uint64_t t_first_write;
     bool written;
-    struct flash_err err;
 };
 
 void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_region *r)
@@ -80,7 +79,7 @@ static const char *addr_str(const struct ftl_stream *s, uint32_t die, uint32_t p
  * happened to the old block, for the message.
  */
 static int replace_block(struct ftl_stream *s, uint32_t die, uint32_t p, uint32_t blk,
-                         const char *why)
+                         const char *why, struct err *e)
 {
     const struct flash_cfg *c = flash_fms_cfg(s->fms);
     uint32_t dp = dp_of(s, die, p);
@@ -91,16 +90,16 @@ static int replace_block(struct ftl_stream *s, uint32_t die, uint32_t p, uint32_
     flash_addr_from_die_index(&c->geom, die, &a);
     a.plane = p;
     a.block = old;
-    flash_fms_mark_bad(s->fms, &a);
+    flash_fms_mark_bad(s->fms, &a, NULL);
     for (;;) {
         uint32_t spare;
         const struct flash_block *b;
-        int rc = ftl_bbm_replace(s->bbm, dp, blk, &spare, &s->err);
+        int rc = ftl_bbm_replace(s->bbm, dp, blk, &spare, e);
 
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' PB %u at %s: %s", s->cfg.name,
-                                    blk - s->cfg.first_block,
-                                    addr_str(s, die, p, old, buf, sizeof(buf)), why);
+            return err_prefix(e, rc, "stream '%s' PB %u at %s: %s", s->cfg.name,
+                              blk - s->cfg.first_block, addr_str(s, die, p, old, buf, sizeof(buf)),
+                              why);
         s->replaced++;
         b = flash_fms_block(s->fms, die, p, spare);
         assert(b);
@@ -135,7 +134,7 @@ static void unit_op(const struct ftl_stream *s, uint64_t off, uint32_t n, uint32
 }
 
 /* Erase superblock pbn on every die; replace worn-out or failed blocks from spares. */
-static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *done)
+static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *done, struct err *e)
 {
     uint32_t blk = s->cfg.first_block + pbn;
     struct flash_mpop op;
@@ -151,13 +150,12 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
         op.die = d;
         for (uint32_t p = 0; p < s->planes; p++)
             op.block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk);
-        rc = flash_fms_erase(s->fms, now, &op, &t);
+        rc = flash_fms_erase(s->fms, now, &op, &t, e);
         if (rc && rc != -EIO) {
             /* Not expected: the stream only erases good blocks it owns. */
-            return flash_err_prefix(&s->err, rc, "stream '%s' erase of PB %u: %s", s->cfg.name, pbn,
-                                    flash_fms_errmsg(s->fms));
+            return err_prefix(e, rc, "stream '%s' erase of PB %u", s->cfg.name, pbn);
         }
-        end = flash_res_later(end, t);
+        end = res_later(end, t);
         for (uint32_t p = 0; p < s->planes; p++) {
             const struct flash_block *b = flash_fms_block(s->fms, d, p, op.block[p]);
 
@@ -168,13 +166,12 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
             else
                 snprintf(why, sizeof(why), "worn out (P/E %u >= budget %u)", b->pe,
                          s->cfg.pe_budget);
-            rc = replace_block(s, d, p, blk, why);
+            rc = replace_block(s, d, p, blk, why, e);
             if (rc) {
                 retire(s, pbn);
                 *done = end;
-                return flash_err_prefix(&s->err, rc,
-                                        "superblock retired, stream capacity now %u of %u PBs",
-                                        s->cfg.n_blocks - s->n_retired, s->cfg.n_blocks);
+                return err_prefix(e, rc, "superblock retired, stream capacity now %u of %u PBs",
+                                  s->cfg.n_blocks - s->n_retired, s->cfg.n_blocks);
             }
         }
     }
@@ -184,7 +181,7 @@ static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *
 }
 
 /* Round-robin: the next PBN in rotation that holds no live data. */
-static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn)
+static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn, struct err *e)
 {
     uint32_t n = s->cfg.n_blocks;
 
@@ -196,7 +193,7 @@ static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn)
         if (s->pb[p] == PB_LIVE || s->pb[p] == PB_RETIRED)
             continue;
         if (s->pb[p] == PB_DIRTY) {
-            rc = erase_sb(s, now, p, &t);
+            rc = erase_sb(s, now, p, &t, e);
             if (rc && s->pb[p] == PB_RETIRED)
                 continue; /* out of spares: that PB is gone, try the next one */
             if (rc)
@@ -208,10 +205,10 @@ static int alloc_pb(struct ftl_stream *s, uint64_t now, uint32_t *pbn)
         *pbn = p;
         return 0;
     }
-    return flash_err_set(&s->err, -ENOSPC,
-                         "stream '%s' has no free physical block: %u live, %u retired of %u; "
-                         "release consumed LBs first",
-                         s->cfg.name, s->n_live, s->n_retired, s->cfg.n_blocks);
+    return err_set(e, -ENOSPC,
+                   "stream '%s' has no free physical block: %u live, %u retired of %u; "
+                   "release consumed LBs first",
+                   s->cfg.name, s->n_live, s->n_retired, s->cfg.n_blocks);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -228,7 +225,7 @@ static int scan_bad(struct ftl_stream *s)
 
                 if (!b->bad)
                     continue;
-                if (replace_block(s, d, p, blk, "bad at start")) {
+                if (replace_block(s, d, p, blk, "bad at start", NULL)) {
                     retire(s, pbn);
                     break;
                 }
@@ -238,8 +235,8 @@ static int scan_bad(struct ftl_stream *s)
     return 0;
 }
 
-int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
-                      struct ftl_stream **out, struct flash_err *e)
+int ftl_stream_create(const struct ftl_stream_cfg *c, struct flash_fms *fms, struct ftl_bbm *bbm,
+                      struct ftl_stream **out, struct err *e)
 {
     const struct flash_cfg *fc = flash_fms_cfg(fms);
     const struct flash_geom *g = &fc->geom;
@@ -249,37 +246,37 @@ int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct f
 
     *out = NULL;
     if (!c->name[0])
-        return flash_err_set(e, -EINVAL, "ftl stream: empty name; accepted 1..%d characters",
-                             FTL_NAME_LEN - 1);
+        return err_set(e, -EINVAL, "ftl stream: empty name; accepted 1..%d characters",
+                       FTL_NAME_LEN - 1);
     if (!c->n_blocks || (uint64_t)c->first_block + c->n_blocks > g->blocks_per_plane)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': blocks %u..%u do not fit in a plane of %u "
-                             "blocks; accepted a non-empty range inside 0..%u",
-                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
-                             g->blocks_per_plane, g->blocks_per_plane - 1);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': blocks %u..%u do not fit in a plane of %u "
+                       "blocks; accepted a non-empty range inside 0..%u",
+                       c->name, c->first_block, c->first_block + c->n_blocks - 1,
+                       g->blocks_per_plane, g->blocks_per_plane - 1);
     if (c->first_block < bbm->spare_first + bbm->spare_count &&
         bbm->spare_first < c->first_block + c->n_blocks)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': blocks %u..%u overlap the spare blocks %u..%u; "
-                             "accepted a range outside the spares",
-                             c->name, c->first_block, c->first_block + c->n_blocks - 1,
-                             bbm->spare_first, bbm->spare_first + bbm->spare_count - 1);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': blocks %u..%u overlap the spare blocks %u..%u; "
+                       "accepted a range outside the spares",
+                       c->name, c->first_block, c->first_block + c->n_blocks - 1, bbm->spare_first,
+                       bbm->spare_first + bbm->spare_count - 1);
     if (nl > c->n_blocks)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': %u logical blocks need as many physical ones; "
-                             "accepted n_lblocks 1..%u (n_blocks) or 0",
-                             c->name, nl, c->n_blocks);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': %u logical blocks need as many physical ones; "
+                       "accepted n_lblocks 1..%u (n_blocks) or 0",
+                       c->name, nl, c->n_blocks);
     if (!c->pe_budget)
-        return flash_err_set(e, -EINVAL, "ftl stream '%s': P/E budget 0; accepted >= 1", c->name);
+        return err_set(e, -EINVAL, "ftl stream '%s': P/E budget 0; accepted >= 1", c->name);
     if (bbm->n_dp != flash_geom_dies(g) * g->planes_per_die || bbm->blocks != g->blocks_per_plane)
-        return flash_err_set(e, -EINVAL,
-                             "ftl stream '%s': the bad-block manager was built for another "
-                             "geometry (%u planes x %u blocks); accepted one built for this FMS",
-                             c->name, bbm->n_dp, bbm->blocks);
+        return err_set(e, -EINVAL,
+                       "ftl stream '%s': the bad-block manager was built for another "
+                       "geometry (%u planes x %u blocks); accepted one built for this FMS",
+                       c->name, bbm->n_dp, bbm->blocks);
 
     s = calloc(1, sizeof(*s));
     if (!s)
-        return flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+        return err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
     s->cfg = *c;
     s->cfg.name[FTL_NAME_LEN - 1] = '\0';
     s->cfg.n_lblocks = nl;
@@ -294,7 +291,7 @@ int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct f
     s->lb = calloc(nl, sizeof(*s->lb));
     s->pb = calloc(c->n_blocks, sizeof(*s->pb));
     if (!s->lb || !s->pb) {
-        rc = flash_err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
+        rc = err_set(e, -ENOMEM, "ftl stream '%s': out of memory", c->name);
         goto out_free;
     }
     for (uint32_t i = 0; i < nl; i++)
@@ -320,7 +317,7 @@ void ftl_stream_destroy(struct ftl_stream *s)
 /* ------------------------------------------------------------------ write */
 
 /* All checks of a write before anything happens: space, append points, free PBs. */
-static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages)
+static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages, struct err *e)
 {
     uint64_t first = lpn / s->sbp, last = (lpn + npages - 1) / s->sbp;
     uint32_t need = 0;
@@ -330,33 +327,33 @@ static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages)
         uint64_t start = i == first ? lpn % s->sbp : 0;
 
         if (l->pbn >= 0 && l->wp == s->sbp)
-            return flash_err_set(&s->err, -EBUSY,
-                                 "stream '%s' write at LPN %llu: LB %llu holds live data (full "
-                                 "since its first write at %llu ps); release it before "
-                                 "rewriting",
-                                 s->cfg.name, (unsigned long long)lpn, (unsigned long long)i,
-                                 (unsigned long long)l->t_write);
+            return err_set(e, -EBUSY,
+                           "stream '%s' write at LPN %llu: LB %llu holds live data (full "
+                           "since its first write at %llu ps); release it before "
+                           "rewriting",
+                           s->cfg.name, (unsigned long long)lpn, (unsigned long long)i,
+                           (unsigned long long)l->t_write);
         if (l->wp != start)
-            return flash_err_set(&s->err, -EINVAL,
-                                 "stream '%s' write at LPN %llu refused: streams are "
-                                 "append-only; LB %llu takes its next page at LPN %llu",
-                                 s->cfg.name, (unsigned long long)(i * s->sbp + start),
-                                 (unsigned long long)i, (unsigned long long)(i * s->sbp + l->wp));
+            return err_set(e, -EINVAL,
+                           "stream '%s' write at LPN %llu refused: streams are "
+                           "append-only; LB %llu takes its next page at LPN %llu",
+                           s->cfg.name, (unsigned long long)(i * s->sbp + start),
+                           (unsigned long long)i, (unsigned long long)(i * s->sbp + l->wp));
         if (l->pbn < 0)
             need++;
     }
     if (need > s->cfg.n_blocks - s->n_live - s->n_retired)
-        return flash_err_set(&s->err, -ENOSPC,
-                             "stream '%s' write at LPN %llu needs %u free physical blocks; "
-                             "%u live and %u retired of %u leave %u; release consumed LBs "
-                             "first",
-                             s->cfg.name, (unsigned long long)lpn, need, s->n_live, s->n_retired,
-                             s->cfg.n_blocks, s->cfg.n_blocks - s->n_live - s->n_retired);
+        return err_set(e, -ENOSPC,
+                       "stream '%s' write at LPN %llu needs %u free physical blocks; "
+                       "%u live and %u retired of %u leave %u; release consumed LBs "
+                       "first",
+                       s->cfg.name, (unsigned long long)lpn, need, s->n_live, s->n_retired,
+                       s->cfg.n_blocks, s->cfg.n_blocks - s->n_live - s->n_retired);
     return 0;
 }
 
 int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
-                     const void *buf, uint64_t *done)
+                     const void *buf, uint64_t *done, struct err *e)
 {
     const unsigned char *src = s->payload ? buf : NULL;
     const void *data[FLASH_MAX_PLANES] = {0};
@@ -369,14 +366,14 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
     if (!npages)
         return 0;
     if (lpn >= s->lpages || npages > s->lpages - lpn)
-        return flash_err_set(&s->err, -ENOSPC,
-                             "stream '%s' overflow: write of %llu pages at LPN %llu ends past "
-                             "the logical space of %llu pages (%u LBs of %llu pages); "
-                             "accepted LPN + pages <= %llu",
-                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, s->cfg.n_lblocks,
-                             (unsigned long long)s->sbp, (unsigned long long)s->lpages);
-    rc = write_check(s, lpn, npages);
+        return err_set(e, -ENOSPC,
+                       "stream '%s' overflow: write of %llu pages at LPN %llu ends past "
+                       "the logical space of %llu pages (%u LBs of %llu pages); "
+                       "accepted LPN + pages <= %llu",
+                       s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, s->cfg.n_lblocks, (unsigned long long)s->sbp,
+                       (unsigned long long)s->lpages);
+    rc = write_check(s, lpn, npages, e);
     if (rc)
         return rc;
 
@@ -397,7 +394,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         if (l->pbn < 0) {
             uint32_t pbn = 0;
 
-            rc = alloc_pb(s, now, &pbn);
+            rc = alloc_pb(s, now, &pbn, e);
             if (rc)
                 return rc;
             l->pbn = pbn;
@@ -408,11 +405,11 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; src && q < n; q++)
             data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
-        rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t);
+        rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t, e);
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' write at LPN %llu", s->cfg.name,
-                                    (unsigned long long)cur);
-        end = flash_res_later(end, t);
+            return err_prefix(e, rc, "stream '%s' write at LPN %llu", s->cfg.name,
+                              (unsigned long long)cur);
+        end = res_later(end, t);
         l->wp += n;
         cur += n;
         left -= n;
@@ -424,13 +421,13 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
 }
 
 int ftl_stream_append(struct ftl_stream *s, uint64_t now, uint64_t npages, const void *buf,
-                      uint64_t *lpn, uint64_t *done)
+                      uint64_t *lpn, uint64_t *done, struct err *e)
 {
     int rc;
 
     if (s->append >= s->lpages)
         s->append = 0; /* circular log: wrap at the end of the logical space */
-    rc = ftl_stream_write(s, now, s->append, npages, buf, done);
+    rc = ftl_stream_write(s, now, s->append, npages, buf, done, e);
     if (rc)
         return rc;
     *lpn = s->append;
@@ -445,7 +442,8 @@ void ftl_stream_rewind(struct ftl_stream *s)
 
 /* ------------------------------------------------------------------ read */
 
-static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages)
+static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
+                      struct err *e)
 {
     uint64_t first = lpn / s->sbp, last = (lpn + npages - 1) / s->sbp;
 
@@ -455,33 +453,32 @@ static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t
         uint64_t age = now > l->t_write ? now - l->t_write : 0;
 
         if (l->pbn < 0)
-            return flash_err_set(&s->err, -ENODATA,
-                                 "stream '%s' read of LPN %llu: LB %llu was never written (or "
-                                 "was released); accepted LPNs of written pages",
-                                 s->cfg.name,
-                                 (unsigned long long)(lpn > i * s->sbp ? lpn : i * s->sbp),
-                                 (unsigned long long)i);
+            return err_set(e, -ENODATA,
+                           "stream '%s' read of LPN %llu: LB %llu was never written (or "
+                           "was released); accepted LPNs of written pages",
+                           s->cfg.name, (unsigned long long)(lpn > i * s->sbp ? lpn : i * s->sbp),
+                           (unsigned long long)i);
         if (l->wp < end)
-            return flash_err_set(&s->err, -ENODATA,
-                                 "stream '%s' read of LPN %llu: never written; LB %llu holds "
-                                 "LPNs %llu..%lld",
-                                 s->cfg.name, (unsigned long long)(i * s->sbp + end - 1),
-                                 (unsigned long long)i, (unsigned long long)(i * s->sbp),
-                                 (long long)(i * s->sbp + l->wp) - 1);
+            return err_set(e, -ENODATA,
+                           "stream '%s' read of LPN %llu: never written; LB %llu holds "
+                           "LPNs %llu..%lld",
+                           s->cfg.name, (unsigned long long)(i * s->sbp + end - 1),
+                           (unsigned long long)i, (unsigned long long)(i * s->sbp),
+                           (long long)(i * s->sbp + l->wp) - 1);
         if (s->cfg.check_retention && s->cfg.retention_s < UINT64_MAX / FLASH_PS_PER_S &&
             age > s->cfg.retention_s * FLASH_PS_PER_S)
-            return flash_err_set(&s->err, -ESTALE,
-                                 "stream '%s' read of LB %llu: data written %.0f s ago, past "
-                                 "the stream's retention of %llu s; accepted reads within "
-                                 "retention",
-                                 s->cfg.name, (unsigned long long)i, (double)age / FLASH_PS_PER_S,
-                                 (unsigned long long)s->cfg.retention_s);
+            return err_set(e, -ESTALE,
+                           "stream '%s' read of LB %llu: data written %.0f s ago, past "
+                           "the stream's retention of %llu s; accepted reads within "
+                           "retention",
+                           s->cfg.name, (unsigned long long)i, (double)age / FLASH_PS_PER_S,
+                           (unsigned long long)s->cfg.retention_s);
     }
     return 0;
 }
 
 int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages, void *buf,
-                    uint64_t *done)
+                    uint64_t *done, struct err *e)
 {
     unsigned char *dst = s->payload ? buf : NULL;
     void *data[FLASH_MAX_PLANES] = {0};
@@ -494,12 +491,12 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
     if (!npages)
         return 0;
     if (lpn >= s->lpages || npages > s->lpages - lpn)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' read of %llu pages at LPN %llu ends past the "
-                             "logical space of %llu pages; accepted LPN + pages <= %llu",
-                             s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
-    rc = read_check(s, now, lpn, npages);
+        return err_set(e, -EINVAL,
+                       "stream '%s' read of %llu pages at LPN %llu ends past the "
+                       "logical space of %llu pages; accepted LPN + pages <= %llu",
+                       s->cfg.name, (unsigned long long)npages, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+    rc = read_check(s, now, lpn, npages, e);
     if (rc)
         return rc;
 
@@ -518,11 +515,11 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
         for (uint32_t q = 0; dst && q < n; q++)
             data[plane0 + q] = dst + (cur - lpn + q) * s->page_bytes;
-        rc = flash_fms_read(s->fms, cmds.t_ready, &op, dst ? data : NULL, &t);
+        rc = flash_fms_read(s->fms, cmds.t_ready, &op, dst ? data : NULL, &t, e);
         if (rc)
-            return flash_err_prefix(&s->err, rc, "stream '%s' read at LPN %llu", s->cfg.name,
-                                    (unsigned long long)cur);
-        end = flash_res_later(end, t);
+            return err_prefix(e, rc, "stream '%s' read at LPN %llu", s->cfg.name,
+                              (unsigned long long)cur);
+        end = res_later(end, t);
         cur += n;
         left -= n;
         s->pages_read += n;
@@ -534,24 +531,24 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
 /* ------------------------------------------------------------------ release */
 
 int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_t count,
-                       uint64_t *done)
+                       uint64_t *done, struct err *e)
 {
     uint64_t end = now, t;
     int rc = 0;
 
     *done = now;
     if ((uint64_t)lbn + count > s->cfg.n_lblocks)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' release of LBs %u..%llu: beyond the %u LBs of the "
-                             "stream; accepted LBs 0..%u",
-                             s->cfg.name, lbn, (unsigned long long)lbn + count - 1,
-                             s->cfg.n_lblocks, s->cfg.n_lblocks - 1);
+        return err_set(e, -EINVAL,
+                       "stream '%s' release of LBs %u..%llu: beyond the %u LBs of the "
+                       "stream; accepted LBs 0..%u",
+                       s->cfg.name, lbn, (unsigned long long)lbn + count - 1, s->cfg.n_lblocks,
+                       s->cfg.n_lblocks - 1);
     for (uint32_t i = lbn; i < lbn + count; i++)
         if (s->lb[i].pbn < 0)
-            return flash_err_set(&s->err, -EINVAL,
-                                 "stream '%s' release of LB %u: not mapped (never written or "
-                                 "already released); accepted mapped LBs",
-                                 s->cfg.name, i);
+            return err_set(e, -EINVAL,
+                           "stream '%s' release of LB %u: not mapped (never written or "
+                           "already released); accepted mapped LBs",
+                           s->cfg.name, i);
     for (uint32_t i = lbn; i < lbn + count; i++) {
         struct lblock *l = &s->lb[i];
         uint32_t pbn = (uint32_t)l->pbn;
@@ -563,8 +560,8 @@ int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_
         s->n_live--;
         if (!s->cfg.erase_on_release)
             continue;
-        r = erase_sb(s, now, pbn, &t);
-        end = flash_res_later(end, t);
+        r = erase_sb(s, now, pbn, &t, rc ? NULL : e); /* the first failure's message */
+        end = res_later(end, t);
         if (r && !rc)
             rc = r;
     }
@@ -597,21 +594,21 @@ void ftl_stream_ppa(const struct ftl_stream *s, uint64_t lpn, uint32_t pbn, stru
 }
 
 int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t max,
-                           struct flash_mpop *op, uint32_t *n)
+                           struct flash_mpop *op, uint32_t *n, struct err *e)
 {
     uint64_t off = lpn % s->sbp;
     uint32_t plane0 = (uint32_t)(off % s->planes), k = s->planes - plane0;
     int rc;
 
     if (lpn >= s->lpages || !max)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' lookup of %llu pages at LPN %llu: outside the logical "
-                             "space of %llu pages; accepted LPN < %llu and at least one page",
-                             s->cfg.name, (unsigned long long)max, (unsigned long long)lpn,
-                             (unsigned long long)s->lpages, (unsigned long long)s->lpages);
+        return err_set(e, -EINVAL,
+                       "stream '%s' lookup of %llu pages at LPN %llu: outside the logical "
+                       "space of %llu pages; accepted LPN < %llu and at least one page",
+                       s->cfg.name, (unsigned long long)max, (unsigned long long)lpn,
+                       (unsigned long long)s->lpages, (unsigned long long)s->lpages);
     if (k > max)
         k = (uint32_t)max;
-    rc = read_check(s, now, lpn, k);
+    rc = read_check(s, now, lpn, k, e);
     if (rc)
         return rc;
     memset(op, 0, sizeof(*op));
@@ -628,7 +625,7 @@ static const char *ppa_str(const struct ftl_ppa *a, char *buf, size_t len)
 }
 
 int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint32_t pbn,
-                          const struct ftl_ppa *a)
+                          const struct ftl_ppa *a, struct err *e)
 {
     static const char *const state[] = {"free", "live", "released but not erased", "retired"};
     struct lblock *l;
@@ -637,50 +634,48 @@ int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint
     char b1[80], b2[80];
 
     if (lpn >= s->lpages)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu: outside the logical space "
-                             "of %llu pages; accepted LPN < %llu",
-                             s->cfg.name, (unsigned long long)lpn, (unsigned long long)s->lpages,
-                             (unsigned long long)s->lpages);
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu: outside the logical space "
+                       "of %llu pages; accepted LPN < %llu",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)s->lpages,
+                       (unsigned long long)s->lpages);
     if (pbn >= s->cfg.n_blocks)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu: PB %u out of range; "
-                             "accepted 0..%u",
-                             s->cfg.name, (unsigned long long)lpn, pbn, s->cfg.n_blocks - 1);
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu: PB %u out of range; "
+                       "accepted 0..%u",
+                       s->cfg.name, (unsigned long long)lpn, pbn, s->cfg.n_blocks - 1);
     l = &s->lb[lpn / s->sbp];
     off = lpn % s->sbp;
     if (l->pbn >= 0 && l->wp == s->sbp)
-        return flash_err_set(&s->err, -EBUSY,
-                             "stream '%s' hardware page at LPN %llu: LB %llu holds live data; "
-                             "release it before rewriting",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp));
+        return err_set(e, -EBUSY,
+                       "stream '%s' hardware page at LPN %llu: LB %llu holds live data; "
+                       "release it before rewriting",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp));
     if (l->wp != off)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu refused: streams are "
-                             "append-only; LB %llu takes its next page at LPN %llu",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp),
-                             (unsigned long long)(lpn - off + l->wp));
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu refused: streams are "
+                       "append-only; LB %llu takes its next page at LPN %llu",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp),
+                       (unsigned long long)(lpn - off + l->wp));
     if (l->pbn < 0 && s->pb[pbn] != PB_FREE)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu opens LB %llu in PB %u, "
-                             "which is %s; accepted a free (erased) PB",
-                             s->cfg.name, (unsigned long long)lpn,
-                             (unsigned long long)(lpn / s->sbp), pbn, state[s->pb[pbn]]);
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu opens LB %llu in PB %u, "
+                       "which is %s; accepted a free (erased) PB",
+                       s->cfg.name, (unsigned long long)lpn, (unsigned long long)(lpn / s->sbp),
+                       pbn, state[s->pb[pbn]]);
     if (l->pbn >= 0 && (uint32_t)l->pbn != pbn)
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu in PB %u, but LB %llu is "
-                             "mapped to PB %lld",
-                             s->cfg.name, (unsigned long long)lpn, pbn,
-                             (unsigned long long)(lpn / s->sbp), (long long)l->pbn);
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu in PB %u, but LB %llu is "
+                       "mapped to PB %lld",
+                       s->cfg.name, (unsigned long long)lpn, pbn,
+                       (unsigned long long)(lpn / s->sbp), (long long)l->pbn);
     ftl_stream_ppa(s, lpn, pbn, &want);
     if (memcmp(&want, a, sizeof(want)))
-        return flash_err_set(&s->err, -EINVAL,
-                             "stream '%s' hardware page at LPN %llu (PB %u) was programmed at "
-                             "%s; the layout and spare remap put it at %s",
-                             s->cfg.name, (unsigned long long)lpn, pbn, ppa_str(a, b1, sizeof(b1)),
-                             ppa_str(&want, b2, sizeof(b2)));
+        return err_set(e, -EINVAL,
+                       "stream '%s' hardware page at LPN %llu (PB %u) was programmed at "
+                       "%s; the layout and spare remap put it at %s",
+                       s->cfg.name, (unsigned long long)lpn, pbn, ppa_str(a, b1, sizeof(b1)),
+                       ppa_str(&want, b2, sizeof(b2)));
     if (l->pbn < 0) {
         s->pb[pbn] = PB_LIVE;
         s->n_live++;
@@ -716,11 +711,6 @@ uint64_t ftl_stream_sb_pages(const struct ftl_stream *s)
 uint64_t ftl_stream_lpages(const struct ftl_stream *s)
 {
     return s->lpages;
-}
-
-const char *ftl_stream_errmsg(const struct ftl_stream *s)
-{
-    return s->err.msg;
 }
 
 void ftl_stream_stats(const struct ftl_stream *s, uint64_t now, struct ftl_stream_stats *st)

@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
@@ -89,8 +89,8 @@ void ftl_stream_cfg_from_region(struct ftl_stream_cfg *c, const struct ftl_regio
 
 /* The stream uses fms and bbm (not owned; they must outlive it). Blocks of its range already
  * bad are replaced from spares. 0, -EINVAL (bad settings), -ENOSPC (spares), -ENOMEM. */
-int ftl_stream_create(struct flash_fms *fms, struct ftl_bbm *bbm, const struct ftl_stream_cfg *c,
-                      struct ftl_stream **out, struct flash_err *e);
+int ftl_stream_create(const struct ftl_stream_cfg *c, struct flash_fms *fms, struct ftl_bbm *bbm,
+                      struct ftl_stream **out, struct err *e);
 void ftl_stream_destroy(struct ftl_stream *s);
 
 /*
@@ -100,18 +100,18 @@ void ftl_stream_destroy(struct ftl_stream *s);
  * LB's append point), -EBUSY (LB full of live data).
  */
 int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
-                     const void *buf, uint64_t *done);
+                     const void *buf, uint64_t *done, struct err *e);
 /* Write at the append point; *lpn = where the data went. */
 int ftl_stream_append(struct ftl_stream *s, uint64_t now, uint64_t npages, const void *buf,
-                      uint64_t *lpn, uint64_t *done);
+                      uint64_t *lpn, uint64_t *done, struct err *e);
 /* Read npages at lpn into buf (NULL: timing only). -ENODATA for pages never written (or
  * released), -ESTALE past retention, -EINVAL beyond the logical space. */
 int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages, void *buf,
-                    uint64_t *done);
+                    uint64_t *done, struct err *e);
 /* Release LBs [lbn, lbn + count): their data are consumed. *done = end of the erases (now if
  * erases are deferred). -EINVAL if an LB is not mapped. */
 int ftl_stream_release(struct ftl_stream *s, uint64_t now, uint32_t lbn, uint32_t count,
-                       uint64_t *done);
+                       uint64_t *done, struct err *e);
 /* Move the append point back to LPN 0 (the LBs there must be released before writing). */
 void ftl_stream_rewind(struct ftl_stream *s);
 
@@ -137,7 +137,7 @@ void ftl_stream_ppa(const struct ftl_stream *s, uint64_t lpn, uint32_t pbn, stru
  * ftl_stream_read (-EINVAL, -ENODATA, -ESTALE); counts the pages as read.
  */
 int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t max,
-                           struct flash_mpop *op, uint32_t *n);
+                           struct flash_mpop *op, uint32_t *n, struct err *e);
 
 /*
  * Record a page that the hardware write pipeline programmed at *a for LPN lpn of LB lpn / sb
@@ -149,7 +149,7 @@ int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uin
  * live LB), with a message naming both addresses.
  */
 int ftl_stream_adopt_page(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint32_t pbn,
-                          const struct ftl_ppa *a);
+                          const struct ftl_ppa *a, struct err *e);
 
 /* PB pbn is erased and holds no data: the hardware allocator may hand it out. (A PB released
  * with erase_on_release off is not free until the FTL's own allocator erases it.) */
@@ -159,7 +159,6 @@ const struct ftl_stream_cfg *ftl_stream_get_cfg(const struct ftl_stream *s);
 
 uint64_t ftl_stream_sb_pages(const struct ftl_stream *s); /* pages per LB */
 uint64_t ftl_stream_lpages(const struct ftl_stream *s);   /* pages of the logical space */
-const char *ftl_stream_errmsg(const struct ftl_stream *s);
 
 void ftl_stream_stats(const struct ftl_stream *s, uint64_t now, struct ftl_stream_stats *st);
 /* "stream.V.pe_max = 3 cycles" lines, one per figure, with units. */

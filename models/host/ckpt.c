@@ -181,36 +181,37 @@ static size_t encode_header(const struct dnn_params *p, const struct ckpt_run *r
 }
 
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,
-              struct dnn_err *e)
+              struct err *e)
 {
     unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
     unsigned char *buf;
     char spec[CKPT_SPEC_MAX];
     struct afile af;
+    struct err ae; /* the file's message, said of the checkpoint */
     uint32_t c;
     size_t hb;
     int n, rc;
 
     if (p->updated)
-        return dnn_err_set(e, -EBUSY,
-                           "checkpoint '%s': step %" PRIu64 " is in progress (layer mask 0x%x "
-                           "updated); a checkpoint is taken between steps",
-                           path, p->step, p->updated);
+        return err_set(e, -EBUSY,
+                       "checkpoint '%s': step %" PRIu64 " is in progress (layer mask 0x%x "
+                       "updated); a checkpoint is taken between steps",
+                       path, p->step, p->updated);
     if (!run->batch_size || !run->nodes)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s': batch size %u, nodes %u; accepted 1 or more each",
-                           path, run->batch_size, run->nodes);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s': batch size %u, nodes %u; accepted 1 or more each", path,
+                       run->batch_size, run->nodes);
     n = ckpt_spec(&p->model, spec, sizeof(spec));
     if (n <= 4 || (size_t)n >= sizeof(spec))
-        return dnn_err_set(e, -EINVAL, "checkpoint '%s': model spec of %d bytes; accepted 5..%u",
-                           path, n, CKPT_SPEC_MAX - 1);
+        return err_set(e, -EINVAL, "checkpoint '%s': model spec of %d bytes; accepted 5..%u", path,
+                       n, CKPT_SPEC_MAX - 1);
     buf = malloc(CHUNK);
     if (!buf)
-        return dnn_err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
-    rc = afile_open(&af, path);
+        return err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
+    rc = afile_open(&af, path, &ae);
     if (rc) {
         free(buf);
-        return dnn_err_set(e, rc, "checkpoint %s", af.msg);
+        return err_set(e, rc, "checkpoint %s", ae.msg);
     }
     hb = encode_header(p, run, h, spec, (size_t)n);
     c = crc(0, h, hb);
@@ -237,9 +238,9 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
     if (!af.err && fwrite(buf, 1, 4, af.f) != 4)
         afile_fail(&af, "write", errno);
     free(buf);
-    rc = afile_commit(&af);
+    rc = afile_commit(&af, &ae);
     if (rc)
-        return dnn_err_set(e, rc, "checkpoint %s", af.msg);
+        return err_set(e, rc, "checkpoint %s", ae.msg);
     return 0;
 }
 
@@ -247,42 +248,42 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
 
 /* Decode and check the header in h[0..n); n >= CKPT_FIXED_SIZE. */
 static int decode_header(const char *path, const unsigned char *h, size_t n, struct ckpt_info *info,
-                         struct dnn_err *e)
+                         struct err *e)
 {
     uint32_t hb, spec_len, stored, computed;
     struct dnn_opt *o = &info->opt;
     struct dnn_model m;
-    struct dnn_err pe;
+    struct err pe;
     int rc;
 
     memset(info, 0, sizeof(*info));
     if (memcmp(h, MAGIC, 8))
-        return dnn_err_set(e, -EINVAL,
-                           "'%s' is not a flashstream checkpoint: it starts with %02x %02x %02x "
-                           "%02x %02x %02x %02x %02x, a checkpoint with \"FSCKPT\\x1a\\n\"",
-                           path, h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]);
+        return err_set(e, -EINVAL,
+                       "'%s' is not a flashstream checkpoint: it starts with %02x %02x %02x "
+                       "%02x %02x %02x %02x %02x, a checkpoint with \"FSCKPT\\x1a\\n\"",
+                       path, h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]);
     info->version = get_u32(h + 8);
     if (info->version != CKPT_VERSION)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' has format version %u; this build reads version %u",
-                           path, info->version, CKPT_VERSION);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' has format version %u; this build reads version %u", path,
+                       info->version, CKPT_VERSION);
     hb = get_u32(h + 12);
     if (hb < CKPT_FIXED_SIZE + 4 || hb > CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4)
-        return dnn_err_set(
+        return err_set(
             e, -EINVAL, "checkpoint '%s' is corrupted: header length %u; accepted %u..%u", path, hb,
             CKPT_FIXED_SIZE + 4, CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4);
     if (n < hb)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is truncated: %zu bytes, shorter than its %u-byte "
-                           "header",
-                           path, n, hb);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is truncated: %zu bytes, shorter than its %u-byte "
+                       "header",
+                       path, n, hb);
     stored = get_u32(h + hb - 4);
     computed = crc(0, h, hb - 4);
     if (stored != computed)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is corrupted: header CRC32 0x%08x stored, 0x%08x "
-                           "computed",
-                           path, stored, computed);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: header CRC32 0x%08x stored, 0x%08x "
+                       "computed",
+                       path, stored, computed);
     info->file_bytes = get_u64(h + 16);
     info->step = get_u64(h + 24);
     info->run.seed = get_u64(h + 32);
@@ -307,10 +308,10 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
     spec_len = get_u32(h + 132);
     if (info->model.n_layers < 1 || info->model.n_layers > DNN_MAX_LAYERS ||
         spec_len >= CKPT_SPEC_MAX || hb != header_bytes(&info->model, spec_len))
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is corrupted: %u layers and a %u-byte spec do not "
-                           "make a %u-byte header",
-                           path, info->model.n_layers, spec_len, hb);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: %u layers and a %u-byte spec do not "
+                       "make a %u-byte header",
+                       path, info->model.n_layers, spec_len, hb);
     memcpy(info->spec, h + CKPT_FIXED_SIZE, spec_len);
     info->spec[spec_len] = '\0';
     for (uint32_t l = 0; l < info->model.n_layers; l++) {
@@ -322,29 +323,29 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
     }
     rc = dnn_model_parse(&m, info->spec, &pe);
     if (rc || memcmp(&m, &info->model, sizeof(m)))
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is corrupted: spec \"%s\" does not match its layer "
-                           "list%s%s",
-                           path, info->spec, rc ? ": " : "", rc ? pe.msg : "");
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: spec \"%s\" does not match its layer "
+                       "list%s%s",
+                       path, info->spec, rc ? ": " : "", rc ? pe.msg : "");
     rc = dnn_params_opt_validate(o, &pe);
     if (rc)
-        return dnn_err_set(e, -EINVAL, "checkpoint '%s' has a bad optimizer: %s", path, pe.msg);
+        return err_set(e, -EINVAL, "checkpoint '%s' has a bad optimizer: %s", path, pe.msg);
     if (!info->run.batch_size || !info->run.nodes)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is corrupted: batch size %u, nodes %u (both >= 1)",
-                           path, info->run.batch_size, info->run.nodes);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: batch size %u, nodes %u (both >= 1)", path,
+                       info->run.batch_size, info->run.nodes);
     uint64_t want = hb + 4 * payload_floats(&info->model, o) + 4;
     if (info->file_bytes != want)
-        return dnn_err_set(e, -EINVAL,
-                           "checkpoint '%s' is corrupted: header says %" PRIu64
-                           " bytes, its model and optimizer make %" PRIu64,
-                           path, info->file_bytes, want);
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: header says %" PRIu64
+                       " bytes, its model and optimizer make %" PRIu64,
+                       path, info->file_bytes, want);
     return 0;
 }
 
 /* Open path and check its header and size: *fp is left at offset 0, *hb_out = header bytes. */
 static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, size_t *hb_out,
-                        struct dnn_err *e)
+                        struct err *e)
 {
     unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
     struct stat st;
@@ -354,43 +355,43 @@ static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, siz
 
     *fp = NULL;
     if (!f)
-        return dnn_err_set(e, -errno, "checkpoint '%s': cannot open: %s", path, strerror(errno));
+        return err_set(e, -errno, "checkpoint '%s': cannot open: %s", path, strerror(errno));
     if (fstat(fileno(f), &st)) {
-        rc = dnn_err_set(e, -errno, "checkpoint '%s': cannot stat: %s", path, strerror(errno));
+        rc = err_set(e, -errno, "checkpoint '%s': cannot stat: %s", path, strerror(errno));
         goto out_close;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = dnn_err_set(e, -EINVAL, "checkpoint '%s' is not a regular file", path);
+        rc = err_set(e, -EINVAL, "checkpoint '%s' is not a regular file", path);
         goto out_close;
     }
     n = fread(h, 1, sizeof(h), f);
     if (ferror(f)) {
-        rc = dnn_err_set(e, -EIO, "checkpoint '%s': read error", path);
+        rc = err_set(e, -EIO, "checkpoint '%s': read error", path);
         goto out_close;
     }
     if (n < CKPT_FIXED_SIZE) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "checkpoint '%s' is truncated: %zu bytes, a header needs at least %u%s",
-                         path, n, CKPT_FIXED_SIZE + 4,
-                         n >= 8 && memcmp(h, MAGIC, 8) ? " (and it is not a checkpoint)" : "");
+        rc = err_set(e, -EINVAL,
+                     "checkpoint '%s' is truncated: %zu bytes, a header needs at least %u%s", path,
+                     n, CKPT_FIXED_SIZE + 4,
+                     n >= 8 && memcmp(h, MAGIC, 8) ? " (and it is not a checkpoint)" : "");
         goto out_close;
     }
     rc = decode_header(path, h, n, info, e);
     if (rc)
         goto out_close;
     if ((uint64_t)st.st_size != info->file_bytes) {
-        rc = dnn_err_set(e, -EINVAL,
-                         (uint64_t)st.st_size < info->file_bytes
-                             ? "checkpoint '%s' is truncated: %" PRIu64 " bytes of the %" PRIu64
-                               " its header announces"
-                             : "checkpoint '%s' has trailing bytes: %" PRIu64 " bytes, its header "
-                               "announces %" PRIu64,
-                         path, (uint64_t)st.st_size, info->file_bytes);
+        rc = err_set(e, -EINVAL,
+                     (uint64_t)st.st_size < info->file_bytes
+                         ? "checkpoint '%s' is truncated: %" PRIu64 " bytes of the %" PRIu64
+                           " its header announces"
+                         : "checkpoint '%s' has trailing bytes: %" PRIu64 " bytes, its header "
+                           "announces %" PRIu64,
+                     path, (uint64_t)st.st_size, info->file_bytes);
         goto out_close;
     }
     *hb_out = get_u32(h + 12);
     if (fseek(f, 0, SEEK_SET)) {
-        rc = dnn_err_set(e, -EIO, "checkpoint '%s': cannot seek", path);
+        rc = err_set(e, -EIO, "checkpoint '%s': cannot seek", path);
         goto out_close;
     }
     *fp = f;
@@ -401,7 +402,7 @@ out_close:
     return rc;
 }
 
-int ckpt_read_info(const char *path, struct ckpt_info *info, struct dnn_err *e)
+int ckpt_read_info(const char *path, struct ckpt_info *info, struct err *e)
 {
     FILE *f;
     size_t hb;
@@ -417,7 +418,7 @@ static const char *opt_name(enum dnn_opt_kind k)
     return k == DNN_OPT_ADAM ? "adam" : "sgd";
 }
 
-int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, struct dnn_err *e)
+int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, struct err *e)
 {
     struct ckpt_info in;
     char have[CKPT_SPEC_MAX];
@@ -432,41 +433,38 @@ int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, st
         return rc;
     ckpt_spec(&p->model, have, sizeof(have));
     if (memcmp(&in.model, &p->model, sizeof(in.model))) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "checkpoint '%s' holds model %s (%" PRIu64
-                         " parameters); this run's model is %s (%" PRIu64 " parameters)",
-                         path, in.spec, dnn_model_params(&in.model), have,
-                         dnn_model_params(&p->model));
+        rc = err_set(e, -EINVAL,
+                     "checkpoint '%s' holds model %s (%" PRIu64
+                     " parameters); this run's model is %s (%" PRIu64 " parameters)",
+                     path, in.spec, dnn_model_params(&in.model), have, dnn_model_params(&p->model));
         goto out_close;
     }
     if (in.opt.kind != p->opt.kind) {
-        rc = dnn_err_set(e, -EINVAL, "checkpoint '%s' holds %s optimizer state; this run uses %s",
-                         path, opt_name(in.opt.kind), opt_name(p->opt.kind));
+        rc = err_set(e, -EINVAL, "checkpoint '%s' holds %s optimizer state; this run uses %s", path,
+                     opt_name(in.opt.kind), opt_name(p->opt.kind));
         goto out_close;
     }
     if (p->updated) {
-        rc =
-            dnn_err_set(e, -EBUSY, "checkpoint '%s': the params are in the middle of a step", path);
+        rc = err_set(e, -EBUSY, "checkpoint '%s': the params are in the middle of a step", path);
         goto out_close;
     }
     total = (size_t)in.file_bytes;
     data = malloc(total);
     if (!data) {
-        rc = dnn_err_set(e, -ENOMEM, "checkpoint '%s': out of memory (%zu bytes)", path, total);
+        rc = err_set(e, -ENOMEM, "checkpoint '%s': out of memory (%zu bytes)", path, total);
         goto out_close;
     }
     if (fread(data, 1, total, f) != total) {
-        rc =
-            dnn_err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read", path);
+        rc = err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read", path);
         goto out_free;
     }
     stored = get_u32(data + total - 4);
     computed = crc(0, data, total - 4);
     if (stored != computed) {
-        rc = dnn_err_set(e, -EINVAL,
-                         "checkpoint '%s' is corrupted: CRC32 0x%08x stored, 0x%08x computed "
-                         "over its %zu bytes",
-                         path, stored, computed, total - 4);
+        rc = err_set(e, -EINVAL,
+                     "checkpoint '%s' is corrupted: CRC32 0x%08x stored, 0x%08x computed "
+                     "over its %zu bytes",
+                     path, stored, computed, total - 4);
         goto out_free;
     }
     /* Every check passed: now p changes. */
@@ -495,8 +493,7 @@ out_close:
     return rc;
 }
 
-int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *info,
-                  struct dnn_err *e)
+int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *info, struct err *e)
 {
     struct ckpt_info in;
     struct dnn_params *p;
@@ -506,7 +503,8 @@ int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *i
     rc = ckpt_read_info(path, &in, e);
     if (rc)
         return rc;
-    rc = dnn_params_create(&in.model, &in.opt, in.run.seed, &p, e);
+    rc = dnn_params_create(
+        &(struct dnn_params_cfg){.model = &in.model, .opt = &in.opt, .seed = in.run.seed}, &p, e);
     if (rc)
         return rc;
     rc = ckpt_load(path, p, info, e);

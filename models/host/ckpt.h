@@ -58,7 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dnn/dnn_err.h"
+#include "csim/err.h"
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 
@@ -100,11 +100,11 @@ uint64_t ckpt_file_bytes(const struct dnn_params *p);
  * or the -errno of the failed step of the write (message names the step and the file).
  */
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,
-              struct dnn_err *e);
+              struct err *e);
 
 /* Read and check the header only (magic, version, header CRC, fields, file size), not the
  * payload CRC. 0, -ENOENT/-EACCES.. (cannot open), -EINVAL (not a valid checkpoint), -EIO. */
-int ckpt_read_info(const char *path, struct ckpt_info *info, struct dnn_err *e);
+int ckpt_read_info(const char *path, struct ckpt_info *info, struct err *e);
 
 /*
  * Load path into p, which must have been created for the same model and optimizer kind (else
@@ -112,11 +112,10 @@ int ckpt_read_info(const char *path, struct ckpt_info *info, struct dnn_err *e);
  * masters, state and step are the file's, its optimizer (hyperparameters and schedule) is the
  * file's, its bf16 copies are refreshed, and info (may be NULL) receives the header.
  */
-int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, struct dnn_err *e);
+int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, struct err *e);
 
 /* Create params for the checkpoint's model and optimizer and load it: what --resume needs.
  * *out is NULL on error. */
-int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *info,
-                  struct dnn_err *e);
+int ckpt_load_new(const char *path, struct dnn_params **out, struct ckpt_info *info, struct err *e);
 
 #endif

@@ -57,20 +57,6 @@ void hc_res_name(uint32_t res, char *buf, size_t len)
                  an[(res - HC_RES_FIXED) % HC_RES_AN_N]);
 }
 
-static int err_set(struct hc_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct hc_err *e, int code, const char *fmt, ...)
-{
-    if (e) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static uint64_t ru64(uint64_t x, uint64_t a)
 {
     return (x + a - 1) / a * a;
@@ -102,7 +88,7 @@ struct cc {
     uint32_t n_buf, cap_buf;
     uint32_t tmp[4 * MAX_RW + 64];
     int err;
-    struct hc_err *e;
+    struct err *e;
     /* geometry */
     unsigned w;
     uint32_t a_half, b_half, c_half; /* elements per scratchpad half */
@@ -353,10 +339,10 @@ static void plan_score(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, s
 
 /*
  * Choose tile sizes and scratchpad layouts for C[M x N] = op(A) op(B) with K whole. 0, or
- * -ENOSPC with the reason (the K panel does not fit) in why.
+ * -ENOSPC with the reason (the K panel does not fit) in e.
  */
 static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
-                     char *why, size_t whylen)
+                     struct err *e)
 {
     unsigned w = c->w;
     bool found = false;
@@ -401,12 +387,11 @@ static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, str
         return 0;
     uint64_t need_a = foot(w, LAY_PK, 1, K) < foot(w, LAY_KP, 1, K) ? foot(w, LAY_PK, 1, K)
                                                                     : foot(w, LAY_KP, 1, K);
-    snprintf(why, whylen,
-             "GEMM %ux%ux%u: a K-panel of K = %u needs at least %" PRIu64
-             " elements of a scratchpad half (A half %u, B half %u, C half %u elements; K is "
-             "never split)",
-             M, N, K, K, need_a, c->a_half, c->b_half, c->c_half);
-    return -ENOSPC;
+    return err_set(e, -ENOSPC,
+                   "GEMM %ux%ux%u: a K-panel of K = %u needs at least %" PRIu64
+                   " elements of a scratchpad half (A half %u, B half %u, C half %u elements; K "
+                   "is never split)",
+                   M, N, K, K, need_a, c->a_half, c->b_half, c->c_half);
 }
 
 /* The DMA descriptor that loads panel [p0, p0 + cnt) of an operand into the SRAM. */
@@ -589,13 +574,12 @@ static int emit_gemm(struct cc *c, const struct gemm *gm)
 {
     struct plan pl;
     struct held_store st = {.valid = false};
-    char why[256];
     uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX, ha = 0, hb = 0;
-    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, why, sizeof(why));
+    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, c->e);
 
     if (rc) {
-        c->err = err_set(c->e, rc, "layer %u %s %s: %s", gm->layer + 1, pass_short(gm->pass),
-                         gemm_names[gm->g], why);
+        c->err = err_prefix(c->e, rc, "layer %u %s %s", gm->layer + 1, pass_short(gm->pass),
+                            gemm_names[gm->g]);
         return rc;
     }
     for (uint32_t t = 0, T = pl.tm * pl.tn; t <= T; t++) {
@@ -974,9 +958,9 @@ static int emit_program(struct cc *c)
 
 /* ---------------------------------------------------------------- compile */
 
-static int check_cfg(const struct hc_cfg *cfg, struct hc_err *e)
+static int check_cfg(const struct hc_cfg *cfg, struct err *e)
 {
-    const struct core_twin_cfg *k = &cfg->core;
+    const struct core_params *k = &cfg->core;
 
     if (cfg->model.n_layers < 1 || cfg->model.n_layers > DNN_MAX_LAYERS)
         return err_set(e, -EINVAL, "model: %u layers; accepted 1..%u", cfg->model.n_layers,
@@ -1140,7 +1124,7 @@ static void alloc_all(struct cc *c)
     new_wn_buffers(c);
 }
 
-int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct hc_err *e)
+int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct err *e)
 {
     struct cc *c;
     int rc;
@@ -1320,7 +1304,7 @@ struct vrow {
 
 struct vt {
     FILE *out;
-    struct hc_err *e;
+    struct err *e;
     size_t elen;
     int rc;
     unsigned fails;
@@ -1403,7 +1387,7 @@ static void validate_batch_split(struct vt *v, const struct hc_cfg *cfg)
 static int validate_counts(struct vt *v, const struct hc_cfg *cfg)
 {
     struct hc_cfg c2 = *cfg;
-    struct hc_err ce;
+    struct err ce;
     int rc;
 
     if (c2.n_an)
@@ -1427,9 +1411,10 @@ struct gemm_shape {
 static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
                           const struct gemm_shape *g)
 {
-    char check[96], need[64], cap[64], why[512] = "";
+    char check[96], need[64], cap[64];
+    struct err why = {""};
     struct plan pl;
-    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, why, sizeof(why));
+    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, &why);
     uint64_t kp = g->k < c->w ? c->w : ru64(g->k, c->w);
 
     snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", layer + 1, g->name, g->m,
@@ -1438,7 +1423,7 @@ static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
     snprintf(cap, sizeof(cap), "half-pad %u el", c->a_half < c->b_half ? c->a_half : c->b_half);
     if (!rc)
         snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)", pl.tm * pl.tn);
-    vt_add(v, &(struct vrow){check, need, cap, why, rc == 0, -ENOSPC});
+    vt_add(v, &(struct vrow){check, need, cap, why.msg, rc == 0, -ENOSPC});
 }
 
 /* SRAM: every GEMM of every layer must tile. */
@@ -1469,7 +1454,7 @@ static void validate_sram(struct vt *v, const struct hc_cfg *cfg)
 static void validate_tensor_buffers(struct vt *v, const struct hc_cfg *cfg)
 {
     struct hc_prog *p = NULL;
-    struct hc_err ce;
+    struct err ce;
 
     hc_compile(cfg, &p, &ce);
     if (!p)
@@ -1556,7 +1541,7 @@ static void validate_flash_streams(struct vt *v, const struct hc_cfg *cfg)
         validate_stream(v, cfg, &f[i]);
 }
 
-int hc_validate(const struct hc_cfg *cfg, FILE *out, struct hc_err *e)
+int hc_validate(const struct hc_cfg *cfg, FILE *out, struct err *e)
 {
     struct vt v = {.out = out, .e = e};
     bool stopped;

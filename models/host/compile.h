@@ -40,19 +40,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "csim/err.h"
 #include "models/core/core_twin.h"
 #include "models/dma/dma_desc.h"
 #include "models/dnn/dnn_model.h"
 #include "models/node/vu.h"
 
-#define HC_WN      0xFFFFu /* node number of the Weight Node (ANs are 0..N-1) */
-#define HC_MAX_AN  64      /* Activation Nodes a program may have */
-#define HC_ERR_LEN 1024
-#define HC_LABEL   48
-
-struct hc_err {
-    char msg[HC_ERR_LEN];
-};
+#define HC_WN     0xFFFFu /* node number of the Weight Node (ANs are 0..N-1) */
+#define HC_MAX_AN 64      /* Activation Nodes a program may have */
+#define HC_LABEL  48
 
 enum hc_kind {
     HC_FLASH_RD = 0,  /* flash record -> TB (AN: input shard, activations; WN: weights,
@@ -174,7 +170,7 @@ struct hc_region {
 struct hc_cfg {
     struct dnn_model model;
     uint32_t n_an, batch;
-    struct core_twin_cfg core;
+    struct core_params core;
     uint64_t tb_bytes; /* each node's tensor buffer */
     bool keep_output_resident;
     bool eval;                /* forward only: host inputs, no flash writes, argmax */
@@ -198,7 +194,7 @@ struct hc_prog {
     struct hc_region an_tb[HC_MAX_REGIONS], wn_tb[HC_MAX_REGIONS];
     uint32_t n_an_tb, n_wn_tb;
     uint64_t an_tb_used, wn_tb_used;
-    /* TB addresses the runtime needs */
+    /* TB addresses the machine needs */
     uint64_t an_in;     /* input shard: r x inputs u8, then r labels */
     uint64_t an_logits; /* r x classes fp32 */
     uint64_t an_cls;    /* r predicted classes (eval) */
@@ -215,7 +211,7 @@ void hc_res_name(uint32_t res, char *buf, size_t len);
 
 /* Compile; 0, -EINVAL (bad configuration), -ENOSPC (does not fit: a panel, a buffer), -ENOMEM,
  * with the reason in e. */
-int hc_compile(const struct hc_cfg *c, struct hc_prog **out, struct hc_err *e);
+int hc_compile(const struct hc_cfg *c, struct hc_prog **out, struct err *e);
 void hc_prog_free(struct hc_prog *p);
 
 /* The listing of --compile_only: TB maps, then each node's commands, one per line. */
@@ -225,6 +221,6 @@ void hc_format(const struct hc_prog *p, const struct hc_cmd *c, char *buf, size_
 
 /* The table of --validate_only (out may be NULL). 0 if everything fits, else -ENOSPC or
  * -EINVAL with every failed check in e. */
-int hc_validate(const struct hc_cfg *c, FILE *out, struct hc_err *e);
+int hc_validate(const struct hc_cfg *c, FILE *out, struct err *e);
 
 #endif

@@ -66,8 +66,7 @@ struct machine {
     /* run state */
     struct exec *cur;
     int err;
-    char *errmsg;
-    size_t errlen;
+    struct err *run_err; /* run()'s message while it runs: the event callbacks write it */
     float loss;
     uint64_t step_commands, step_gemms;
     /* scratch */
@@ -91,20 +90,6 @@ struct machine {
     size_t cap_iv;
 };
 
-static int err_set(struct machine_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int err_set(struct machine_err *e, int code, const char *fmt, ...)
-{
-    if (e) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* ---------------------------------------------------------------- configuration */
 
 static void flash_small(struct flash_cfg *f)
@@ -119,7 +104,7 @@ static void flash_small(struct flash_cfg *f)
 
 void machine_cfg_default(struct machine_cfg *c)
 {
-    struct dnn_err e;
+    struct err e;
 
     memset(c, 0, sizeof(*c));
     dnn_model_parse(&c->model, "fc-mnist", &e);
@@ -127,7 +112,8 @@ void machine_cfg_default(struct machine_cfg *c)
     c->init_seed = 1;
     c->batch = 64;
     c->n_an = 4;
-    c->core = (struct core_twin_cfg){
+    c->cores_per_an = 1;
+    c->core = (struct core_params){
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
     c->core_period_ps = 1250; /* (derived) 0.8 GHz, docs/sources.md */
     vu_cfg_default(&c->vu);
@@ -141,6 +127,10 @@ void machine_cfg_default(struct machine_cfg *c)
     c->an_flash.sw.store_payload = false;
     c->wn_flash.sw.store_payload = false;
     fabric_cfg_default(&c->fabric);
+    /* (derived) PCIe Gen4 x32 (paper, Table 4): 16 GT/s x 32 lanes x 128/130 / 8 bits */
+    c->host.link_Bps = 63015384615ull;
+    c->host.latency_ps = 1000000; /* (ours) about one PCIe round trip; not timed yet */
+    c->storage = MACHINE_STORAGE_BEHEMOTH;
     c->keep_output_resident = false;
     c->act_fresh_lb = false;
     c->fidelity = MACHINE_TLM;
@@ -150,7 +140,7 @@ void machine_cfg_default(struct machine_cfg *c)
 
 void machine_cfg_small(struct machine_cfg *c)
 {
-    struct dnn_err e;
+    struct err e;
 
     machine_cfg_default(c);
     dnn_model_parse(&c->model, "mlp:64-32-10", &e);
@@ -166,6 +156,34 @@ void machine_cfg_small(struct machine_cfg *c)
     c->wn_state_payload = true;
 }
 
+const char *const machine_storage_names[MACHINE_STORAGE_N] = {"behemoth", "ssd-raid0", "ideal"};
+
+int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
+{
+    const struct core_params *k = &c->core;
+
+    if (c->cores_per_an != 1)
+        return err_set(e, -EINVAL,
+                       "machine.cores_per_node = %u: training runs one core per Activation "
+                       "Node; more need the payload-free performance mode",
+                       c->cores_per_an);
+    if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64)
+        return err_set(e, -EINVAL,
+                       "core.rows x core.cols = %u x %u: training runs the core's C twin or "
+                       "its RTL, which build rows and cols 1..64 with lcm(rows, cols, 4) <= 64; "
+                       "larger arrays (same cycle formula) are for the payload-free "
+                       "performance mode",
+                       k->rows, k->cols);
+    if (c->storage != MACHINE_STORAGE_BEHEMOTH)
+        return err_set(
+            e, -EINVAL,
+            "storage.backend = %s: training runs on the Behemoth FMS of every node "
+            "(behemoth); %s is for the payload-free performance mode",
+            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "?",
+            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "it");
+    return 0;
+}
+
 const char *machine_fidelity_name(enum machine_fidelity f)
 {
     return f == MACHINE_TLM        ? "tlm"
@@ -174,7 +192,7 @@ const char *machine_fidelity_name(enum machine_fidelity f)
                                    : "?";
 }
 
-int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e)
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e)
 {
     for (int i = 0; i <= MACHINE_LOCKSTEP; i++)
         if (s && strcmp(s, machine_fidelity_name((enum machine_fidelity)i)) == 0) {
@@ -220,28 +238,26 @@ static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cf
     h->act_fresh_lb = c->act_fresh_lb;
 }
 
-static int check_rt_cfg(const struct machine_cfg *c, struct machine_err *e)
+static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
 {
-    struct dnn_err de;
-    struct fabric_err fe;
-    struct flash_err le;
-    char msg[256];
     struct fabric_cfg fc = c->fabric;
 
+    if (machine_cfg_supported(c, e))
+        return -EINVAL;
     if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
         return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
                        MACHINE_MAX_AN);
-    if (dnn_params_opt_validate(&c->opt, &de))
-        return err_set(e, -EINVAL, "optimizer: %s", de.msg);
+    if (dnn_params_opt_validate(&c->opt, e))
+        return err_prefix(e, -EINVAL, "optimizer");
     fc.n_an = c->n_an;
-    if (fabric_cfg_validate(&fc, &fe))
-        return err_set(e, -EINVAL, "fabric: %s", fe.msg);
-    if (flash_cfg_validate(&c->an_flash, &le))
-        return err_set(e, -EINVAL, "AN flash: %s", le.msg);
-    if (flash_cfg_validate(&c->wn_flash, &le))
-        return err_set(e, -EINVAL, "WN flash: %s", le.msg);
-    if (dram_cfg_check(&c->tb, msg, sizeof(msg)))
-        return err_set(e, -EINVAL, "tensor buffer: %s", msg);
+    if (fabric_cfg_validate(&fc, e))
+        return err_prefix(e, -EINVAL, "fabric");
+    if (flash_cfg_validate(&c->an_flash, e))
+        return err_prefix(e, -EINVAL, "AN flash");
+    if (flash_cfg_validate(&c->wn_flash, e))
+        return err_prefix(e, -EINVAL, "WN flash");
+    if (dram_cfg_check(&c->tb, e))
+        return err_prefix(e, -EINVAL, "tensor buffer");
     if (!c->core_period_ps || !c->optu.period_ps || !c->vu.lanes || !c->optu.lanes)
         return err_set(e, -EINVAL,
                        "clocks and lanes: core_period_ps %" PRIu64 ", optu.period_ps %" PRIu64
@@ -250,10 +266,9 @@ static int check_rt_cfg(const struct machine_cfg *c, struct machine_err *e)
     return 0;
 }
 
-int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e)
+int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct hc_err he;
     int rc = check_rt_cfg(c, e);
     if (rc) {
         if (out)
@@ -261,24 +276,23 @@ int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err 
         return rc;
     }
     hc_from_machine(c, false, &h);
-    rc = hc_validate(&h, out, &he);
+    rc = hc_validate(&h, out, e);
     if (rc)
-        err_set(e, rc, "the model does not fit the machine: %s", he.msg);
+        err_prefix(e, rc, "the model does not fit the machine");
     return rc;
 }
 
-int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e)
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *e)
 {
     struct hc_cfg h;
-    struct hc_err he;
     struct hc_prog *p;
     int rc = check_rt_cfg(c, e);
     if (rc)
         return rc;
     hc_from_machine(c, false, &h);
-    rc = hc_compile(&h, &p, &he);
+    rc = hc_compile(&h, &p, e);
     if (rc)
-        return err_set(e, rc, "compile: %s", he.msg);
+        return err_prefix(e, rc, "compile");
     hc_print(p, out);
     hc_prog_free(p);
     return 0;
@@ -399,7 +413,6 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
 {
     uint32_t N = r->cfg.n_an;
     struct dram *an_tbs[MACHINE_MAX_AN];
-    struct fabric_err fe;
     uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
@@ -407,12 +420,12 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
         an_tbs[n] = anode_tb(r->an[n]);
     if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast_data(r->fab, wnode_tb(r->wn), c->u.fab.src, an_tbs, c->u.fab.dst,
-                                   c->bytes);
+                                   c->bytes, r->run_err);
         if (rc)
-            return rc;
-        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, &fe);
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
+        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)
-            snprintf(r->errmsg, r->errlen, "fabric broadcast: %s", fe.msg);
+            err_prefix(r->run_err, rc, "fabric broadcast");
         /* the WN's down link is free once it has sent every chunk; the tree forwards them */
         *free_at = now + fabric_xfer_ps(fabric_cfg(r->fab), c->bytes);
         if (*free_at > *end)
@@ -423,20 +436,20 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
         ready[n] = ready_on(x, c, n, now);
     if (c->kind == HC_LOSS_GATHER) {
         float sum;
-        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum);
+        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
         if (rc)
-            return rc;
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
         r->loss = sum / (float)r->cfg.batch;
-        rc = fabric_gather_loss(r->fab, ready, end, &fe);
+        rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
     } else {
         rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
-                                c->u.fab.dst);
+                                c->u.fab.dst, r->run_err);
         if (rc)
-            return rc;
-        rc = fabric_reduce(r->fab, ready, c->bytes, end, &fe);
+            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
+        rc = fabric_reduce(r->fab, ready, c->bytes, end, r->run_err);
     }
     if (rc)
-        snprintf(r->errmsg, r->errlen, "fabric: %s", fe.msg);
+        err_prefix(r->run_err, rc, "fabric");
     if (*end < now)
         *end = now;
     *free_at = *end;
@@ -500,12 +513,10 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
         rc = exec_fabric(r, x, c, now, &end, &free_at);
     else if (c->node == HC_WN)
-        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->errmsg, r->errlen);
+        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->run_err);
     else
-        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->errmsg, r->errlen);
+        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->run_err);
     if (rc) {
-        if (!r->errmsg[0])
-            snprintf(r->errmsg, r->errlen, "command %u '%s' failed (%d)", id, c->label, rc);
         r->err = rc;
         sim_stop(r->sim);
         return;
@@ -523,11 +534,12 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     r->step_gemms += c->kind == HC_GEMM;
     rc = 0;
     if (free_at < end)
-        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL);
+        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL,
+                             r->run_err);
     if (!rc)
-        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL);
+        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, r->run_err);
     if (rc) {
-        snprintf(r->errmsg, r->errlen, "event kernel: %s", sim_last_error(r->sim));
+        err_prefix(r->run_err, rc, "event kernel");
         r->err = rc;
         sim_stop(r->sim);
     }
@@ -568,14 +580,13 @@ static void on_done(struct sim *sim, void *user)
 }
 
 /* Run program x from now until every command is done. */
-static int run(struct machine *r, struct exec *x, struct machine_err *e)
+static int run(struct machine *r, struct exec *x, struct err *e)
 {
     const struct hc_prog *p = x->p;
-    char msg[MACHINE_ERR_LEN];
+    struct err re; /* the message of the run's first failure */
 
-    msg[0] = 0;
-    r->errmsg = msg;
-    r->errlen = sizeof(msg);
+    err_clear(&re);
+    r->run_err = &re;
     r->err = 0;
     r->cur = x;
     x->done = 0;
@@ -589,20 +600,21 @@ static int run(struct machine *r, struct exec *x, struct machine_err *e)
     for (uint32_t k = 0; k < p->n_res; k++)
         try_start(r, x, k);
     if (!r->err) {
-        int rc = sim_run(r->sim);
+        struct err ke;
+        int rc = sim_run(r->sim, &ke);
         if (rc && !r->err) {
             r->err = rc;
-            snprintf(msg, sizeof(msg), "event kernel: %s", sim_last_error(r->sim));
+            err_set(&re, rc, "event kernel: %s", ke.msg);
         }
     }
     if (!r->err && x->done != p->n_cmd) {
         r->err = -EDEADLK;
-        snprintf(msg, sizeof(msg), "scheduler: %u of %u commands done, nothing left to run",
-                 x->done, p->n_cmd);
+        err_set(&re, -EDEADLK, "scheduler: %u of %u commands done, nothing left to run", x->done,
+                p->n_cmd);
     }
-    r->errmsg = NULL;
+    r->run_err = NULL;
     if (r->err)
-        return err_set(e, r->err, "%s", msg);
+        return err_set(e, r->err, "%s", re.msg);
     return 0;
 }
 
@@ -716,14 +728,10 @@ static enum anode_mode anode_mode_of(enum machine_fidelity f)
     return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
-int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e)
+int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e)
 {
     struct machine *r;
     struct hc_cfg h;
-    struct hc_err he;
-    struct dnn_err de;
-    struct fabric_err fe;
-    char msg[MACHINE_ERR_LEN];
     struct dnn_params *p0 = NULL;
     int rc;
 
@@ -739,24 +747,26 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct mac
     r->fid = MACHINE_TLM;
 
     hc_from_machine(c, false, &h);
-    if ((rc = hc_compile(&h, &r->train, &he))) {
-        err_set(e, rc, "compile: %s", he.msg);
+    if ((rc = hc_compile(&h, &r->train, e))) {
+        err_prefix(e, rc, "compile");
         goto fail;
     }
     hc_from_machine(c, true, &h);
-    if ((rc = hc_compile(&h, &r->eval, &he))) {
-        err_set(e, rc, "compile (evaluation): %s", he.msg);
+    if ((rc = hc_compile(&h, &r->eval, e))) {
+        err_prefix(e, rc, "compile (evaluation)");
         goto fail;
     }
     r->n_res = r->train->n_res;
     r->resname = calloc(r->n_res, sizeof(*r->resname));
     r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
-    r->sim = sim_create();
-    if (!r->resname || !r->res_busy_ps || !r->sim) {
+    if (!r->resname || !r->res_busy_ps) {
         rc = err_set(e, -ENOMEM, "machine: out of memory");
         goto fail;
     }
-    sim_set_error_stream(r->sim, NULL);
+    if ((rc = sim_create(&r->sim, e))) {
+        err_prefix(e, rc, "machine");
+        goto fail;
+    }
     for (uint32_t k = 0; k < r->n_res; k++)
         hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
     if ((rc = exec_init(r, &r->xt, r->train, true)) ||
@@ -775,12 +785,12 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct mac
         dp.sram_addr_bits++;
     dp.sram_lat = CORE_DMA_LATENCY;
     dp.tb_bytes = c->tb.size_bytes;
-    if ((rc = dmat_create(&dp, c->core_period_ps, &r->dmat, msg, sizeof(msg)))) {
-        err_set(e, rc, "AN DMA: %s", msg);
+    if ((rc = dmat_create(&dp, &c->tb, c->core_period_ps, &r->dmat, e))) {
+        err_prefix(e, rc, "AN DMA");
         goto fail;
     }
-    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, &fe))) {
-        err_set(e, rc, "fabric: %s", fe.msg);
+    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, e))) {
+        err_prefix(e, rc, "fabric");
         goto fail;
     }
     for (uint32_t n = 0; n < c->n_an; n++) {
@@ -793,13 +803,13 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct mac
                                .rtl = c->rtl,
                                .seed = c->seed,
                                .batch = c->batch};
-        if ((rc = anode_create(&ac, r->dmat, &r->an[n], msg, sizeof(msg)))) {
-            err_set(e, rc, "%s", msg);
+        if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             goto fail;
-        }
     }
-    if ((rc = dnn_params_create(&c->model, &c->opt, c->init_seed, &p0, &de))) {
-        err_set(e, rc, "parameters: %s", de.msg);
+    if ((rc = dnn_params_create(
+             &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed},
+             &p0, e))) {
+        err_prefix(e, rc, "parameters");
         goto fail;
     }
     struct wnode_cfg wc = {.tb = c->tb,
@@ -810,18 +820,16 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct mac
                            .cost_sgd = c->optu.cost_sgd,
                            .cost_adam = c->optu.cost_adam,
                            .state_payload = c->wn_state_payload};
-    rc = wnode_create(&wc, p0, &r->wn, msg, sizeof(msg));
+    rc = wnode_create(&wc, p0, &r->wn, e);
     dnn_params_destroy(p0);
-    if (rc) {
-        err_set(e, rc, "%s", msg);
+    if (rc)
         goto fail;
-    }
     uint64_t done;
-    if ((rc = wnode_preload(r->wn, 0, &done, msg, sizeof(msg)))) {
-        err_set(e, rc, "preload: %s", msg);
+    if ((rc = wnode_preload(r->wn, 0, &done, e))) {
+        err_prefix(e, rc, "preload");
         goto fail;
     }
-    sim_run_until(r->sim, done);
+    sim_run_until(r->sim, done, NULL);
     if ((rc = machine_set_fidelity(r, c->fidelity, e)))
         goto fail;
     *out = r;
@@ -866,17 +874,17 @@ uint64_t machine_now(const struct machine *r)
     return sim_now(r->sim);
 }
 
-int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e)
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
     if (f != MACHINE_TLM && f != MACHINE_RTL && f != MACHINE_LOCKSTEP)
         return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
-        int rc = anode_set_mode(r->an[n], anode_mode_of(f), msg, sizeof(msg));
+        int rc = anode_set_mode(r->an[n], anode_mode_of(f), e);
         if (rc) {
+            /* back to the mode they had (it worked before): the message stays this one's */
             for (uint32_t k = 0; k < n; k++)
-                anode_set_mode(r->an[k], anode_mode_of(r->fid), msg, sizeof(msg));
-            return err_set(e, rc, "%s", msg);
+                anode_set_mode(r->an[k], anode_mode_of(r->fid), NULL);
+            return rc;
         }
     }
     r->fid = f;
@@ -888,25 +896,21 @@ enum machine_fidelity machine_get_fidelity(const struct machine *r)
     return r->fid;
 }
 
-int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
-                       struct machine_err *e)
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
     if (an >= r->cfg.n_an)
         return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
-    int rc = anode_trace_core(r->an[an], o, msg, sizeof(msg));
-    return rc ? err_set(e, rc, "%s", msg) : 0;
+    return anode_trace_core(r->an[an], o, e);
 }
 
 /* ---------------------------------------------------------------- data */
 
 int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        uint32_t count, struct machine_err *e)
+                        uint32_t count, struct err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
     uint64_t now = sim_now(r->sim), last = now;
-    char msg[MACHINE_ERR_LEN];
 
     if (!count || count % B)
         return err_set(e, -EINVAL,
@@ -921,15 +925,15 @@ int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t 
         for (uint32_t n = 0; n < N; n++) {
             size_t row = (size_t)b * B + (size_t)n * rr;
             uint64_t done;
-            int rc = anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done,
-                                      msg, sizeof(msg));
+            int rc =
+                anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done, e);
             if (rc)
-                return err_set(e, rc, "load inputs, batch %u: %s", b, msg);
+                return err_prefix(e, rc, "load inputs, batch %u", b);
             if (done > last)
                 last = done;
         }
     }
-    sim_run_until(r->sim, last);
+    sim_run_until(r->sim, last, NULL);
     return 0;
 }
 
@@ -938,22 +942,20 @@ uint32_t machine_batches_pending(const struct machine *r)
     return anode_shards(r->an[0]);
 }
 
-int machine_clear_inputs(struct machine *r, struct machine_err *e)
+int machine_clear_inputs(struct machine *r, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
-        int rc = anode_clear_shards(r->an[n], sim_now(r->sim), msg, sizeof(msg));
+        int rc = anode_clear_shards(r->an[n], sim_now(r->sim), e);
         if (rc)
-            return err_set(e, rc, "%s", msg);
+            return rc;
     }
     return 0;
 }
 
 /* ---------------------------------------------------------------- steps */
 
-int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e)
+int machine_step(struct machine *r, struct machine_step_info *info, struct err *e)
 {
-    char msg[MACHINE_ERR_LEN];
     uint64_t t0 = sim_now(r->sim);
     int rc;
 
@@ -964,11 +966,11 @@ int machine_step(struct machine *r, struct machine_step_info *info, struct machi
     rc = run(r, &r->xt, e);
     if (rc)
         return rc;
-    if ((rc = wnode_end_step(r->wn, msg, sizeof(msg))))
-        return err_set(e, rc, "%s", msg);
+    if ((rc = wnode_end_step(r->wn, e)))
+        return rc;
     for (uint32_t n = 0; n < r->cfg.n_an; n++)
-        if ((rc = anode_end_step(r->an[n], sim_now(r->sim), r->cfg.act_fresh_lb, msg, sizeof(msg))))
-            return err_set(e, rc, "%s", msg);
+        if ((rc = anode_end_step(r->an[n], sim_now(r->sim), r->cfg.act_fresh_lb, e)))
+            return rc;
     if ((rc = make_records(r, &r->xt)))
         return err_set(e, rc, "records: out of memory");
     r->steps++;
@@ -985,14 +987,14 @@ int machine_step(struct machine *r, struct machine_step_info *info, struct machi
 }
 
 int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        struct machine_step_info *info, struct machine_err *e)
+                        struct machine_step_info *info, struct err *e)
 {
     int rc = machine_load_inputs(r, images, labels, r->cfg.batch, e);
     return rc ? rc : machine_step(r, info, e);
 }
 
 int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                 uint32_t *correct, float *logits, struct machine_err *e)
+                 uint32_t *correct, float *logits, struct err *e)
 {
     uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
     uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
@@ -1050,10 +1052,9 @@ const struct dnn_params *machine_params(const struct machine *r)
     return wnode_params(r->wn);
 }
 
-int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e)
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e)
 {
     struct dnn_params *d = wnode_params(r->wn);
-    char msg[MACHINE_ERR_LEN];
     uint64_t done;
 
     if (p->model.n_layers != d->model.n_layers)
@@ -1085,10 +1086,10 @@ int machine_set_params(struct machine *r, const struct dnn_params *p, struct mac
     d->step = p->step;
     d->updated = 0;
     d->opt = p->opt;
-    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, msg, sizeof(msg));
+    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, e);
     if (rc)
-        return err_set(e, rc, "restore: %s", msg);
-    sim_run_until(r->sim, done);
+        return err_prefix(e, rc, "restore");
+    sim_run_until(r->sim, done, NULL);
     return 0;
 }
 

@@ -64,7 +64,7 @@
  *   - machine_counters(): every counter of the run (name "an0.core.busy_ps", value, unit).
  *
  * Errors: functions that act return 0 or a negative errno with a message for people in the
- * caller's struct machine_err (what was wrong, where, what is accepted).
+ * caller's struct err (what was wrong, where, what is accepted).
  */
 #ifndef MODELS_MACHINE_MACHINE_H
 #define MODELS_MACHINE_MACHINE_H
@@ -74,6 +74,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "csim/err.h"
 #include "csim/shim/vtrace.h"
 #include "csim/shim/core.h"
 #include "csim/shim/dma.h"
@@ -85,12 +86,7 @@
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
 
-#define MACHINE_MAX_AN  64
-#define MACHINE_ERR_LEN 1024
-
-struct machine_err {
-    char msg[MACHINE_ERR_LEN];
-};
+#define MACHINE_MAX_AN 64
 
 enum machine_fidelity {
     MACHINE_TLM = 0,      /* C twin of the core */
@@ -109,6 +105,26 @@ struct machine_optu_cfg {
     uint32_t cost_adam; /* 4 */
 };
 
+/* The host's link to the machine (paper: PCIe Gen4 x32). Described, not timed yet: the host
+ * preloads inputs and reads results without simulated transfer time. */
+struct machine_host_cfg {
+    uint64_t link_Bps;   /* bytes per second, each direction: 63015384615 (derived) */
+    uint64_t latency_ps; /* one transfer's latency: 1 us (ours) */
+};
+
+/* Where the nodes keep weights, activations and inputs. Only MACHINE_STORAGE_BEHEMOTH (each
+ * node's FMS, flash_cfg) trains; the others are described for a payload-free performance
+ * mode: a conventional SSD array (RAID 0) and an ideal store whose accesses are free. */
+enum machine_storage {
+    MACHINE_STORAGE_BEHEMOTH = 0,
+    MACHINE_STORAGE_SSD_RAID0 = 1,
+    MACHINE_STORAGE_IDEAL = 2,
+    MACHINE_STORAGE_N
+};
+
+/* Their names in the machine description: "behemoth", "ssd-raid0", "ideal". */
+extern const char *const machine_storage_names[MACHINE_STORAGE_N];
+
 struct machine_cfg {
     /* ---- the training job ---- */
     struct dnn_model model; /* dnn_model_parse(&model, "fc-mnist", ...) */
@@ -119,7 +135,8 @@ struct machine_cfg {
                                0: one batch) */
     /* ---- the machine ---- */
     uint32_t n_an;                /* N Activation Nodes, 1..MACHINE_MAX_AN */
-    struct core_twin_cfg core;    /* each AN's core: array and scratchpad words */
+    uint32_t cores_per_an;        /* cores of each AN: 1 (training runs one core per AN) */
+    struct core_params core;      /* each AN's core: array and scratchpad words */
     uint64_t core_period_ps;      /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
     struct vu_cfg vu;             /* AN vector unit timing */
     struct machine_optu_cfg optu; /* WN reduce + optimizer unit timing */
@@ -128,6 +145,8 @@ struct machine_cfg {
     struct flash_cfg an_flash;    /* each AN's FMS */
     struct flash_cfg wn_flash;    /* the WN's FMS */
     struct fabric_cfg fabric;     /* n_an is overwritten with n_an */
+    struct machine_host_cfg host; /* the host link (not timed yet) */
+    enum machine_storage storage; /* MACHINE_STORAGE_BEHEMOTH */
     bool keep_output_resident;    /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
     bool act_fresh_lb;            /* each step's activations start a fresh logical block of the
                                      V stream, released after the backward pass (so the FTL's
@@ -152,9 +171,11 @@ struct machine_cfg {
 /*
  * Defaults: fc-mnist (784-256-128-10), SGD lr 0.01 momentum 0.9 wd 0, init seed 1, B 64,
  * 4 ANs, an 8 x 8 core with 4096-word pads (64 KiB A, 64 KiB B, 128 KiB C: ours), core clock
- * 1250 ps, vu/optimizer/DMA/DRAM/fabric defaults of their modules, the Behemoth FMS
- * (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash model (the bytes
- * of live records are kept beside it: models/node/nflash.h), tlm.
+ * 1250 ps, one core per AN, vu/optimizer/DMA/DRAM/fabric defaults of their modules, the
+ * Behemoth FMS (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash
+ * model (the bytes of live records are kept beside it: models/node/nflash.h), the host link of
+ * PCIe Gen4 x32 (not timed), the Behemoth storage, tlm. configs/fc-mnist.ini writes the
+ * machine's part of them out, each with its source.
  */
 void machine_cfg_default(struct machine_cfg *c);
 /* A small machine for tests: a 64-32-10 MLP, B 8, the 8 x 8 core with 512-word pads (the
@@ -163,16 +184,25 @@ void machine_cfg_default(struct machine_cfg *c);
  * model's pages (wn_state_payload on too). */
 void machine_cfg_small(struct machine_cfg *c);
 
+/*
+ * Whether training can run c's machine: one core per AN, a core array the C twin and the RTL
+ * build (rows and cols 1..64, lcm(rows, cols, 4) <= 64), the Behemoth storage. 0, or -EINVAL
+ * naming the key (as the machine description spells it, models/machine/machine_ini.h) and
+ * saying that the payload-free performance mode is the one meant to accept it. Part of
+ * machine_validate and machine_create.
+ */
+int machine_cfg_supported(const struct machine_cfg *c, struct err *e);
+
 const char *machine_fidelity_name(enum machine_fidelity f);
 /* "tlm", "rtl", "lockstep": 0, or -EINVAL naming the text and what is accepted. */
-int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct machine_err *e);
+int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e);
 
 /*
  * --compile_only: compile cfg and print the per-node command sequences, one line per command
  * (id, node, kind, layer/pass, sizes, dependencies), with the tensor-buffer allocation. 0, or
  * the error of compilation (a model that does not fit: see machine_validate).
  */
-int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machine_err *e);
+int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *e);
 /*
  * --validate_only: check that the model fits the machine and print a table of every check
  * (need, capacity, OK/FAIL): B divisible by N, dimensions, SRAM panels of every GEMM (K is never
@@ -180,7 +210,7 @@ int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct machi
  * fits; -ENOSPC (capacity) or -EINVAL (bad configuration) with every failed check's reason in
  * e. out may be NULL.
  */
-int machine_validate(const struct machine_cfg *c, FILE *out, struct machine_err *e);
+int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e);
 
 struct machine;
 
@@ -190,7 +220,7 @@ struct machine;
  * flash. That preload takes simulated time; the first step starts after it.
  * 0, -EINVAL, -ENOSPC, -ENOMEM (message in e).
  */
-int machine_create(const struct machine_cfg *c, struct machine **out, struct machine_err *e);
+int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e);
 void machine_destroy(struct machine *r);
 const struct machine_cfg *machine_config(const struct machine *r);
 
@@ -206,11 +236,11 @@ const struct machine_cfg *machine_config(const struct machine *r);
  * machine_clear_inputs first).
  */
 int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        uint32_t count, struct machine_err *e);
+                        uint32_t count, struct err *e);
 /* Batches loaded and not yet trained on. */
 uint32_t machine_batches_pending(const struct machine *r);
 /* Drop every pending batch (their NV-stream blocks are released). */
-int machine_clear_inputs(struct machine *r, struct machine_err *e);
+int machine_clear_inputs(struct machine *r, struct err *e);
 
 /* ---- training ---- */
 
@@ -227,10 +257,10 @@ struct machine_step_info {
 /* One training step on the next pending batch. -ENODATA (nothing loaded), -EPROTO (lockstep
  * divergence: the report is in e), other errors of the blocks. info may be NULL. After any
  * error other than -ENODATA the machine is left mid-step: report and machine_destroy it. */
-int machine_step(struct machine *r, struct machine_step_info *info, struct machine_err *e);
+int machine_step(struct machine *r, struct machine_step_info *info, struct err *e);
 /* machine_load_inputs of one batch (B samples), then machine_step. */
 int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
-                        struct machine_step_info *info, struct machine_err *e);
+                        struct machine_step_info *info, struct err *e);
 
 /*
  * Test accuracy: forward passes of `count` samples (any count >= 1) on the ANs with the current
@@ -240,17 +270,16 @@ int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t 
  * logits (may be NULL): [count x classes] fp32.
  */
 int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
-                 uint32_t *correct, float *logits, struct machine_err *e);
+                 uint32_t *correct, float *logits, struct err *e);
 
 /* ---- fidelity and waves ---- */
 
 /* Takes effect at the next step. -EINVAL when rtl/lockstep is asked and cfg.rtl is NULL or the
  * RTL model's configuration differs from cfg.core (the message says both). */
-int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct machine_err *e);
+int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e);
 enum machine_fidelity machine_get_fidelity(const struct machine *r);
 /* Start an FST trace of AN an's RTL core (rtl or lockstep mode only). */
-int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o,
-                       struct machine_err *e);
+int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e);
 
 /* ---- parameters (checkpoints) ---- */
 
@@ -260,7 +289,7 @@ const struct dnn_params *machine_params(const struct machine *r);
 /* Restore: copy p (same model and optimizer kind) into the WN, masters, bf16 copies, state and
  * step count, and rewrite them into the WN's flash (simulated time passes; no step runs).
  * -EINVAL naming the mismatch. */
-int machine_set_params(struct machine *r, const struct dnn_params *p, struct machine_err *e);
+int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e);
 
 /* ---- records for stats.json, layers.csv and trace.json ---- */
 

@@ -1,4 +1,5 @@
 #include "models/nfw/nfw_twin.h"
+#include "models/common/cmn_fifo.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,61 +9,12 @@
 
 #define MAX_STREAMS  16
 #define MAX_BBT      256
+#define CMD_DEPTH    2
+#define DESC_DEPTH   2
 #define PDAT_DEPTH   4
 #define DONE_DEPTH   8
 #define FLIGHT_DEPTH 4
 #define M30          0x3fffffffu
-
-/* ------------------------------------------------------------------ cmn_fifo */
-
-/* First-word fall-through FIFO: in_ready = !full, out_valid = !empty (rtl/common/cmn_fifo.v). */
-struct tfifo {
-    unsigned depth, size; /* entries, bytes per entry */
-    unsigned char *mem;
-    uint32_t wr, rd; /* free-running; occupancy = wr - rd */
-};
-
-static int tf_init(struct tfifo *f, unsigned depth, unsigned size)
-{
-    f->depth = depth;
-    f->size = size;
-    f->wr = f->rd = 0;
-    f->mem = calloc(depth, size);
-    return f->mem ? 0 : -ENOMEM;
-}
-
-static unsigned tf_count(const struct tfifo *f)
-{
-    return f->wr - f->rd;
-}
-
-static bool tf_full(const struct tfifo *f)
-{
-    return tf_count(f) == f->depth;
-}
-
-static bool tf_empty(const struct tfifo *f)
-{
-    return f->wr == f->rd;
-}
-
-static const void *tf_head(const struct tfifo *f)
-{
-    return f->mem + (size_t)(f->rd % f->depth) * f->size;
-}
-
-/* The rising edge: write if push and not full, read if pop and not empty. */
-static void tf_clock(struct tfifo *f, bool push, const void *in, bool pop)
-{
-    bool in_fire = push && !tf_full(f), out_fire = pop && !tf_empty(f);
-
-    if (in_fire) {
-        memcpy(f->mem + (size_t)(f->wr % f->depth) * f->size, in, f->size);
-        f->wr++;
-    }
-    if (out_fire)
-        f->rd++;
-}
 
 /* ------------------------------------------------------------------ state */
 
@@ -72,7 +24,7 @@ struct cmd_rec {
     uint8_t stream;
 };
 
-struct dsc_rec {
+struct desc_rec {
     uint8_t off, stream;
     uint32_t len;
 };
@@ -96,95 +48,95 @@ struct page_rec {
 };
 
 struct bbt_ent {
-    bool v;
+    bool valid;
     uint16_t die; /* 12 bits */
     uint8_t plane;
-    uint16_t blk, spare;
+    uint16_t block, spare;
 };
 
 struct nfw_twin {
     struct nfw_params p;
-    unsigned dies, bpp, page_sh, beat_w, stw_mask, pbw_mask;
+    unsigned dies, beats_per_page, page_bytes_log2, page_beat_w, stream_mask, pbn_mask;
     uint64_t cycle;
     struct nfw_in in;
 
     /* nfw_top */
-    uint16_t st_first[MAX_STREAMS], st_nlb[MAX_STREAMS];
+    uint16_t stream_first[MAX_STREAMS], stream_lblocks[MAX_STREAMS];
     bool idle;
 
     /* nfw_rd */
-    struct tfifo cmdq, dscq;
+    struct cmn_fifo cmd_q, desc_q;
     bool rd_active, req_valid;
-    uint64_t rd_beat; /* 37 bits */
-    uint32_t rd_left; /* 30 bits */
+    uint64_t next_beat;  /* 37 bits */
+    uint32_t beats_left; /* 30 bits */
     unsigned credit;
     uint64_t req_addr;
 
     /* response FIFO */
-    struct tfifo rspq;
+    struct cmn_fifo rsp_q;
 
     /* nfw_align */
-    bool al_act, al_have, al_hold_err;
-    uint8_t al_off, al_stream, al_lastn;
-    uint32_t al_dleft, al_pleft, al_nin; /* 30 bits */
-    unsigned al_bip;
-    uint64_t al_hold;
+    bool align_active, align_hold_valid, align_hold_err;
+    uint8_t align_byte_off, align_stream, align_last_bytes;
+    uint32_t align_data_left, align_pad_left, align_in_left; /* 30 bits */
+    unsigned align_page_beat;
+    uint64_t align_hold;
 
     /* nfw_page_pack */
     uint32_t lpn[MAX_STREAMS];
-    uint16_t lb[MAX_STREAMS], page[MAX_STREAMS], die[MAX_STREAMS], pbn[MAX_STREAMS];
+    uint16_t lblock[MAX_STREAMS], page[MAX_STREAMS], die[MAX_STREAMS], pbn[MAX_STREAMS];
     uint8_t plane[MAX_STREAMS];
     bool open[MAX_STREAMS];
-    unsigned wslot, wbeat, occ, units;
-    bool perr, first;
-    struct page_rec *desc; /* [slots] */
-    uint64_t *ram;         /* [slots x bpp] */
+    unsigned write_slot, write_beat, slots_used, units;
+    bool page_err, cmd_first;
+    struct page_rec *slot; /* [slots] */
+    uint64_t *ram;         /* [slots x beats_per_page] */
     uint64_t ram_rdata;
 
     /* nfw_alloc */
     uint8_t *busy; /* [streams x max_pbs] */
-    uint32_t cursor[MAX_STREAMS], nblk[MAX_STREAMS];
+    uint32_t cursor[MAX_STREAMS], last_pbn[MAX_STREAMS];
     bool scan;
-    unsigned sst;
-    uint32_t cand;
+    unsigned scan_stream;
+    uint32_t candidate;
 
     /* nfw_bbt */
     struct bbt_ent bbt[MAX_BBT];
 
     /* nfw_issue */
-    bool pv;
+    bool prog_valid;
     struct page_rec prog;
-    unsigned pslot, dslot, rbeat;
-    bool inunit, pend, dact, rinfl, rlast;
-    struct tfifo pdatq, flightq, doneq;
+    unsigned load_slot, data_slot, read_beat;
+    bool in_unit, data_pending, data_active, rdata_valid, rdata_last;
+    struct cmn_fifo pdat_q, flight_q, done_q;
 };
 
 /* Combinational signals of one cycle, computed from the registers and the inputs. */
 struct comb {
-    /* rd */
-    bool q_valid, q_pop, dq_push, issue, dsc_valid, dsc_take;
-    struct cmd_rec q;
-    /* rsp */
+    /* nfw_rd */
+    bool cmd_q_valid, cmd_q_pop, desc_q_push, issue, desc_valid, desc_take;
+    struct cmd_rec cmd_q_data;
+    /* response FIFO */
     bool rsp_valid;
-    struct rsp_rec rsp;
-    /* align */
-    struct dsc_rec dsc;
-    bool is_data, last_data, need_next, al_valid, al_fire, load_hold, rsp_pop;
-    bool al_err, al_last_page, al_last_cmd;
-    uint64_t al_data;
-    /* pack */
-    unsigned s;
-    bool page_start, pk_ready, alloc_req, page_end;
-    bool plane_wrap, die_wrap, page_wrap, lb_wrap, unit_last;
-    /* alloc */
-    bool cand_free, gnt;
-    uint32_t cand_next;
-    /* issue */
-    const struct page_rec *d;
-    uint16_t bbt_block;
-    bool load, unit_take, pfire, rissue, rlast, dstart, pdat_end;
-    /* cfg */
-    bool cfg_set, cfg_free, cfg_use, cfg_bbt;
+    struct rsp_rec rsp_data;
+    /* nfw_align */
+    struct desc_rec desc;
+    bool is_data, last_data, need_next, align_valid, align_fire, load_hold, rsp_pop;
+    bool align_err, align_last_page, align_last_cmd;
+    uint64_t align_data;
+    /* nfw_page_pack */
+    unsigned stream;
+    bool page_start, align_ready, alloc_req, page_end;
+    bool plane_wrap, die_wrap, page_wrap, lblock_wrap, unit_last;
+    /* nfw_alloc */
+    bool candidate_free, alloc_gnt;
+    uint32_t candidate_next;
+    /* nfw_issue: the descriptor of page buffer load_slot, its block after the BBT */
+    const struct page_rec *slot;
+    uint16_t bbt_spare;
+    bool load_cmd, unit_take, prog_fire, read_issue, read_last, data_start, page_data_end;
+    /* nfw_top: configuration */
+    bool cfg_set_stream, cfg_free_pb, cfg_use_pb, cfg_bbt;
 };
 
 /* ------------------------------------------------------------------ parameters */
@@ -217,42 +169,40 @@ void nfw_params_default(struct nfw_params *p)
     p->max_reads = 64;
 }
 
-static int check_params(const struct nfw_params *p, struct flash_err *e)
+static int check_params(const struct nfw_params *p, struct err *e)
 {
     if (!pow2(p->page_bytes) || p->page_bytes < 64 || p->page_bytes > 65536)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: PageBytes = %u; accepted a power of two 64..65536",
-                             p->page_bytes);
+        return err_set(e, -EINVAL, "nfw twin: PageBytes = %u; accepted a power of two 64..65536",
+                       p->page_bytes);
     if (p->planes < 1 || p->planes > 16)
-        return flash_err_set(e, -EINVAL, "nfw twin: Planes = %u; accepted 1..16", p->planes);
+        return err_set(e, -EINVAL, "nfw twin: Planes = %u; accepted 1..16", p->planes);
     if (!pow2(p->channels) || p->dies_per_chan < 1 ||
         (uint64_t)p->channels * p->dies_per_chan > 4096)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: Channels = %u, DiesPerChan = %u; accepted a power of "
-                             "two and at least 1, at most 4096 dies",
-                             p->channels, p->dies_per_chan);
+        return err_set(e, -EINVAL,
+                       "nfw twin: Channels = %u, DiesPerChan = %u; accepted a power of "
+                       "two and at least 1, at most 4096 dies",
+                       p->channels, p->dies_per_chan);
     if (p->pages_per_block < 1 || p->pages_per_block > 65536)
-        return flash_err_set(e, -EINVAL, "nfw twin: PagesPerBlock = %u; accepted 1..65536",
-                             p->pages_per_block);
+        return err_set(e, -EINVAL, "nfw twin: PagesPerBlock = %u; accepted 1..65536",
+                       p->pages_per_block);
     if (p->streams < 1 || p->streams > MAX_STREAMS)
-        return flash_err_set(e, -EINVAL, "nfw twin: Streams = %u; accepted 1..16", p->streams);
+        return err_set(e, -EINVAL, "nfw twin: Streams = %u; accepted 1..16", p->streams);
     if (p->max_pbs < 2 || p->max_pbs > 65536)
-        return flash_err_set(e, -EINVAL, "nfw twin: MaxPbs = %u; accepted 2..65536", p->max_pbs);
+        return err_set(e, -EINVAL, "nfw twin: MaxPbs = %u; accepted 2..65536", p->max_pbs);
     if (p->bbt_entries < 1 || p->bbt_entries > MAX_BBT)
-        return flash_err_set(e, -EINVAL, "nfw twin: BbtEntries = %u; accepted 1..256",
-                             p->bbt_entries);
+        return err_set(e, -EINVAL, "nfw twin: BbtEntries = %u; accepted 1..256", p->bbt_entries);
     if (!pow2(p->slots) || p->slots < 2 || p->slots < p->planes)
-        return flash_err_set(e, -EINVAL,
-                             "nfw twin: Slots = %u; accepted a power of two >= 2 and >= "
-                             "Planes (%u)",
-                             p->slots, p->planes);
+        return err_set(e, -EINVAL,
+                       "nfw twin: Slots = %u; accepted a power of two >= 2 and >= "
+                       "Planes (%u)",
+                       p->slots, p->planes);
     if (!pow2(p->max_reads) || p->max_reads < 2)
-        return flash_err_set(e, -EINVAL, "nfw twin: MaxReads = %u; accepted a power of two >= 2",
-                             p->max_reads);
+        return err_set(e, -EINVAL, "nfw twin: MaxReads = %u; accepted a power of two >= 2",
+                       p->max_reads);
     return 0;
 }
 
-int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct flash_err *e)
+int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct err *e)
 {
     struct nfw_twin *t;
     int rc;
@@ -263,25 +213,26 @@ int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct fl
         return rc;
     t = calloc(1, sizeof(*t));
     if (!t)
-        return flash_err_set(e, -ENOMEM, "nfw twin: out of memory");
+        return err_set(e, -ENOMEM, "nfw twin: out of memory");
     t->p = *p;
     t->dies = p->channels * p->dies_per_chan;
-    t->bpp = p->page_bytes / 8;
-    t->page_sh = clog2(p->page_bytes);
-    t->beat_w = clog2(t->bpp);
-    t->stw_mask = p->streams > 1 ? (1u << clog2(p->streams)) - 1 : 1;
-    t->pbw_mask = (1u << clog2(p->max_pbs)) - 1; /* max_pbs >= 2 */
-    t->desc = calloc(p->slots, sizeof(*t->desc));
-    t->ram = calloc((size_t)p->slots * t->bpp, sizeof(*t->ram));
+    t->beats_per_page = p->page_bytes / 8;
+    t->page_bytes_log2 = clog2(p->page_bytes);
+    t->page_beat_w = clog2(t->beats_per_page);
+    t->stream_mask = p->streams > 1 ? (1u << clog2(p->streams)) - 1 : 1;
+    t->pbn_mask = (1u << clog2(p->max_pbs)) - 1; /* max_pbs >= 2 */
+    t->slot = calloc(p->slots, sizeof(*t->slot));
+    t->ram = calloc((size_t)p->slots * t->beats_per_page, sizeof(*t->ram));
     t->busy = calloc((size_t)p->streams * p->max_pbs, 1);
-    if (!t->desc || !t->ram || !t->busy || tf_init(&t->cmdq, 2, sizeof(struct cmd_rec)) ||
-        tf_init(&t->dscq, 2, sizeof(struct dsc_rec)) ||
-        tf_init(&t->rspq, p->max_reads, sizeof(struct rsp_rec)) ||
-        tf_init(&t->pdatq, PDAT_DEPTH, sizeof(struct pdat_rec)) ||
-        tf_init(&t->flightq, FLIGHT_DEPTH, sizeof(struct page_rec)) ||
-        tf_init(&t->doneq, DONE_DEPTH, sizeof(struct page_rec))) {
+    if (!t->slot || !t->ram || !t->busy ||
+        cmn_fifo_init(&t->cmd_q, CMD_DEPTH, sizeof(struct cmd_rec)) ||
+        cmn_fifo_init(&t->desc_q, DESC_DEPTH, sizeof(struct desc_rec)) ||
+        cmn_fifo_init(&t->rsp_q, p->max_reads, sizeof(struct rsp_rec)) ||
+        cmn_fifo_init(&t->pdat_q, PDAT_DEPTH, sizeof(struct pdat_rec)) ||
+        cmn_fifo_init(&t->flight_q, FLIGHT_DEPTH, sizeof(struct page_rec)) ||
+        cmn_fifo_init(&t->done_q, DONE_DEPTH, sizeof(struct page_rec))) {
         nfw_twin_destroy(t);
-        return flash_err_set(e, -ENOMEM, "nfw twin: out of memory for %u page buffers", p->slots);
+        return err_set(e, -ENOMEM, "nfw twin: out of memory for %u page buffers", p->slots);
     }
     *out = t;
     return 0;
@@ -291,13 +242,13 @@ void nfw_twin_destroy(struct nfw_twin *t)
 {
     if (!t)
         return;
-    free(t->cmdq.mem);
-    free(t->dscq.mem);
-    free(t->rspq.mem);
-    free(t->pdatq.mem);
-    free(t->flightq.mem);
-    free(t->doneq.mem);
-    free(t->desc);
+    cmn_fifo_fini(&t->cmd_q);
+    cmn_fifo_fini(&t->desc_q);
+    cmn_fifo_fini(&t->rsp_q);
+    cmn_fifo_fini(&t->pdat_q);
+    cmn_fifo_fini(&t->flight_q);
+    cmn_fifo_fini(&t->done_q);
+    free(t->slot);
     free(t->ram);
     free(t->busy);
     free(t);
@@ -325,112 +276,118 @@ uint64_t nfw_twin_cycle(const struct nfw_twin *t)
 
 /* ------------------------------------------------------------------ combinational */
 
-static uint8_t *busy_bit(struct nfw_twin *t, unsigned s, uint32_t pbn)
+static uint8_t *busy_bit(struct nfw_twin *t, unsigned stream, uint32_t pbn)
 {
-    return &t->busy[(size_t)s * t->p.max_pbs + pbn];
+    return &t->busy[(size_t)stream * t->p.max_pbs + pbn];
 }
 
-static uint16_t bbt_lookup(const struct nfw_twin *t, uint16_t die, uint8_t plane, uint16_t blk)
+static uint16_t bbt_lookup(const struct nfw_twin *t, uint16_t die, uint8_t plane, uint16_t block)
 {
     for (unsigned i = 0; i < t->p.bbt_entries; i++) {
         const struct bbt_ent *b = &t->bbt[i];
 
-        if (b->v && b->die == die && b->plane == plane && b->blk == blk)
+        if (b->valid && b->die == die && b->plane == plane && b->block == block)
             return b->spare; /* the lowest matching entry wins */
     }
-    return blk;
+    return block;
 }
 
 static void eval(struct nfw_twin *t, struct comb *c)
 {
     const struct nfw_in *in = &t->in;
     const struct nfw_params *p = &t->p;
-    unsigned s;
+    unsigned stream;
 
     memset(c, 0, sizeof(*c));
-    c->cfg_set = in->cfg_valid && in->cfg_op == NFW_CFG_SET_STREAM;
-    c->cfg_free = in->cfg_valid && in->cfg_op == NFW_CFG_FREE_PB;
-    c->cfg_use = in->cfg_valid && in->cfg_op == NFW_CFG_USE_PB;
+    c->cfg_set_stream = in->cfg_valid && in->cfg_op == NFW_CFG_SET_STREAM;
+    c->cfg_free_pb = in->cfg_valid && in->cfg_op == NFW_CFG_FREE_PB;
+    c->cfg_use_pb = in->cfg_valid && in->cfg_op == NFW_CFG_USE_PB;
     c->cfg_bbt = in->cfg_valid && in->cfg_op == NFW_CFG_BBT;
 
     /* nfw_rd */
-    c->q_valid = !tf_empty(&t->cmdq);
-    if (c->q_valid)
-        c->q = *(const struct cmd_rec *)tf_head(&t->cmdq);
-    c->q_pop = !t->rd_active && c->q_valid && !tf_full(&t->dscq);
-    c->dq_push = c->q_pop && c->q.len != 0;
+    c->cmd_q_valid = !cmn_fifo_empty(&t->cmd_q);
+    if (c->cmd_q_valid)
+        c->cmd_q_data = *(const struct cmd_rec *)cmn_fifo_head(&t->cmd_q);
+    c->cmd_q_pop = !t->rd_active && c->cmd_q_valid && !cmn_fifo_full(&t->desc_q);
+    c->desc_q_push = c->cmd_q_pop && c->cmd_q_data.len != 0;
     c->issue = t->rd_active && t->credit != 0 && (!t->req_valid || in->mem_req_ready);
 
     /* response FIFO */
-    c->rsp_valid = !tf_empty(&t->rspq);
+    c->rsp_valid = !cmn_fifo_empty(&t->rsp_q);
     if (c->rsp_valid)
-        c->rsp = *(const struct rsp_rec *)tf_head(&t->rspq);
+        c->rsp_data = *(const struct rsp_rec *)cmn_fifo_head(&t->rsp_q);
 
     /* nfw_align */
-    c->dsc_valid = !tf_empty(&t->dscq);
-    if (c->dsc_valid)
-        c->dsc = *(const struct dsc_rec *)tf_head(&t->dscq);
-    c->dsc_take = !t->al_act && c->dsc_valid;
-    c->is_data = t->al_dleft != 0;
-    c->last_data = t->al_dleft == 1;
-    c->need_next = c->is_data && t->al_off != 0 && t->al_nin != 0;
-    c->al_valid = t->al_act && (c->is_data ? t->al_have && (!c->need_next || c->rsp_valid) : true);
-    c->al_err = c->is_data && (t->al_hold_err || (c->need_next && c->rsp.err));
-    c->al_last_page = t->al_bip == t->bpp - 1;
-    c->al_last_cmd = c->is_data ? c->last_data && t->al_pleft == 0 : t->al_pleft == 1;
+    c->desc_valid = !cmn_fifo_empty(&t->desc_q);
+    if (c->desc_valid)
+        c->desc = *(const struct desc_rec *)cmn_fifo_head(&t->desc_q);
+    c->desc_take = !t->align_active && c->desc_valid;
+    c->is_data = t->align_data_left != 0;
+    c->last_data = t->align_data_left == 1;
+    c->need_next = c->is_data && t->align_byte_off != 0 && t->align_in_left != 0;
+    c->align_valid = t->align_active &&
+                     (c->is_data ? t->align_hold_valid && (!c->need_next || c->rsp_valid) : true);
+    c->align_err = c->is_data && (t->align_hold_err || (c->need_next && c->rsp_data.err));
+    c->align_last_page = t->align_page_beat == t->beats_per_page - 1;
+    c->align_last_cmd =
+        c->is_data ? c->last_data && t->align_pad_left == 0 : t->align_pad_left == 1;
     if (c->is_data) {
-        uint64_t next = c->need_next ? c->rsp.data : 0, v;
+        uint64_t next = c->need_next ? c->rsp_data.data : 0, v;
 
-        v = t->al_off ? t->al_hold >> (8 * t->al_off) | next << (64 - 8 * t->al_off) : t->al_hold;
-        if (c->last_data && t->al_lastn < 8)
-            v &= (1ull << (8 * t->al_lastn)) - 1;
-        c->al_data = v;
+        v = t->align_byte_off
+                ? t->align_hold >> (8 * t->align_byte_off) | next << (64 - 8 * t->align_byte_off)
+                : t->align_hold;
+        if (c->last_data && t->align_last_bytes < 8)
+            v &= (1ull << (8 * t->align_last_bytes)) - 1;
+        c->align_data = v;
     }
 
     /* nfw_page_pack (its in_ready decides the aligner's fire) */
-    s = c->s = t->al_stream & t->stw_mask;
-    c->page_start = t->wbeat == 0;
-    c->pk_ready = (!c->page_start || t->occ != p->slots) && (!c->page_start || t->open[s]);
-    c->alloc_req = c->al_valid && c->page_start && !t->open[s];
-    c->plane_wrap = t->plane[s] == p->planes - 1;
-    c->die_wrap = c->plane_wrap && t->die[s] == t->dies - 1;
-    c->page_wrap = c->die_wrap && t->page[s] == p->pages_per_block - 1;
-    c->lb_wrap = c->page_wrap && t->lb[s] == (uint16_t)(t->st_nlb[s] - 1);
+    stream = c->stream = t->align_stream & t->stream_mask;
+    c->page_start = t->write_beat == 0;
+    c->align_ready =
+        (!c->page_start || t->slots_used != p->slots) && (!c->page_start || t->open[stream]);
+    c->alloc_req = c->align_valid && c->page_start && !t->open[stream];
+    c->plane_wrap = t->plane[stream] == p->planes - 1;
+    c->die_wrap = c->plane_wrap && t->die[stream] == t->dies - 1;
+    c->page_wrap = c->die_wrap && t->page[stream] == p->pages_per_block - 1;
+    c->lblock_wrap = c->page_wrap && t->lblock[stream] == (uint16_t)(t->stream_lblocks[stream] - 1);
 
-    c->al_fire = c->al_valid && c->pk_ready;
-    c->load_hold = t->al_act && c->is_data && c->rsp_valid && t->al_nin != 0 &&
-                   (!t->al_have || (c->al_fire && !c->need_next && !c->last_data));
-    c->rsp_pop = c->load_hold || (c->al_fire && c->need_next);
-    c->page_end = c->al_fire && c->al_last_page;
-    c->unit_last = c->al_last_cmd || c->plane_wrap;
+    c->align_fire = c->align_valid && c->align_ready;
+    c->load_hold = t->align_active && c->is_data && c->rsp_valid && t->align_in_left != 0 &&
+                   (!t->align_hold_valid || (c->align_fire && !c->need_next && !c->last_data));
+    c->rsp_pop = c->load_hold || (c->align_fire && c->need_next);
+    c->page_end = c->align_fire && c->align_last_page;
+    c->unit_last = c->align_last_cmd || c->plane_wrap;
 
     /* nfw_alloc */
-    c->cand_free = !*busy_bit(t, t->sst, t->cand);
-    c->cand_next = t->cand == t->nblk[t->sst] ? 0 : t->cand + 1;
-    c->gnt = t->scan && c->cand_free;
+    c->candidate_free = !*busy_bit(t, t->scan_stream, t->candidate);
+    c->candidate_next = t->candidate == t->last_pbn[t->scan_stream] ? 0 : t->candidate + 1;
+    c->alloc_gnt = t->scan && c->candidate_free;
 
     /* nfw_issue */
-    c->d = &t->desc[t->pslot];
-    c->bbt_block = bbt_lookup(t, c->d->die, c->d->plane, c->d->block);
-    c->pdat_end = !tf_empty(&t->pdatq) && in->pdat_ready &&
-                  ((const struct pdat_rec *)tf_head(&t->pdatq))->last;
-    c->load = !t->pv && !t->pend && tf_count(&t->doneq) + tf_count(&t->flightq) < DONE_DEPTH &&
-              tf_count(&t->flightq) < FLIGHT_DEPTH && (t->inunit || t->units != 0);
-    c->unit_take = c->load && !t->inunit;
-    c->pfire = t->pv && in->prog_ready;
-    c->rissue = t->dact && tf_count(&t->pdatq) + t->rinfl < PDAT_DEPTH;
-    c->rlast = c->rissue && t->rbeat == t->bpp - 1;
-    c->dstart = t->pend && (!t->dact || c->rlast);
+    c->slot = &t->slot[t->load_slot];
+    c->bbt_spare = bbt_lookup(t, c->slot->die, c->slot->plane, c->slot->block);
+    c->page_data_end = !cmn_fifo_empty(&t->pdat_q) && in->pdat_ready &&
+                       ((const struct pdat_rec *)cmn_fifo_head(&t->pdat_q))->last;
+    c->load_cmd = !t->prog_valid && !t->data_pending &&
+                  cmn_fifo_count(&t->done_q) + cmn_fifo_count(&t->flight_q) < DONE_DEPTH &&
+                  cmn_fifo_count(&t->flight_q) < FLIGHT_DEPTH && (t->in_unit || t->units != 0);
+    c->unit_take = c->load_cmd && !t->in_unit;
+    c->prog_fire = t->prog_valid && in->prog_ready;
+    c->read_issue = t->data_active && cmn_fifo_count(&t->pdat_q) + t->rdata_valid < PDAT_DEPTH;
+    c->read_last = c->read_issue && t->read_beat == t->beats_per_page - 1;
+    c->data_start = t->data_pending && (!t->data_active || c->read_last);
 }
 
 void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
 {
     memset(o, 0, sizeof(*o));
-    o->cmd_ready = !tf_full(&t->cmdq);
+    o->cmd_ready = !cmn_fifo_full(&t->cmd_q);
     o->mem_req_valid = t->req_valid;
     o->mem_req_addr = t->req_addr;
     o->mem_rsp_ready = true;
-    o->prog_valid = t->pv;
+    o->prog_valid = t->prog_valid;
     o->prog_chan = (uint16_t)(t->prog.die & (t->p.channels - 1));
     o->prog_die = t->prog.die;
     o->prog_plane = t->prog.plane;
@@ -438,16 +395,16 @@ void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
     o->prog_page = t->prog.page;
     o->prog_first = t->prog.first;
     o->prog_last = t->prog.last;
-    o->pdat_valid = !tf_empty(&t->pdatq);
+    o->pdat_valid = !cmn_fifo_empty(&t->pdat_q);
     if (o->pdat_valid) {
-        const struct pdat_rec *r = tf_head(&t->pdatq);
+        const struct pdat_rec *r = cmn_fifo_head(&t->pdat_q);
 
         o->pdat_data = r->data;
         o->pdat_last = r->last;
     }
-    o->done_valid = !tf_empty(&t->doneq);
+    o->done_valid = !cmn_fifo_empty(&t->done_q);
     if (o->done_valid) {
-        const struct page_rec *r = tf_head(&t->doneq);
+        const struct page_rec *r = cmn_fifo_head(&t->done_q);
 
         o->done_stream = r->stream;
         o->done_lpn = r->lpn;
@@ -466,54 +423,57 @@ void nfw_twin_get(struct nfw_twin *t, struct nfw_out *o)
 
 static void reset(struct nfw_twin *t)
 {
-    t->cmdq.wr = t->cmdq.rd = 0;
-    t->dscq.wr = t->dscq.rd = 0;
-    t->rspq.wr = t->rspq.rd = 0;
-    t->pdatq.wr = t->pdatq.rd = 0;
-    t->flightq.wr = t->flightq.rd = 0;
-    t->doneq.wr = t->doneq.rd = 0;
+    cmn_fifo_reset(&t->cmd_q);
+    cmn_fifo_reset(&t->desc_q);
+    cmn_fifo_reset(&t->rsp_q);
+    cmn_fifo_reset(&t->pdat_q);
+    cmn_fifo_reset(&t->flight_q);
+    cmn_fifo_reset(&t->done_q);
     t->rd_active = t->req_valid = false;
     t->credit = t->p.max_reads;
-    t->al_act = t->al_have = false;
-    t->wbeat = t->wslot = t->occ = t->units = 0;
-    t->first = true;
+    t->align_active = t->align_hold_valid = false;
+    t->write_beat = t->write_slot = t->slots_used = t->units = 0;
+    t->cmd_first = true;
     for (unsigned i = 0; i < t->p.streams; i++) {
         t->lpn[i] = 0;
-        t->lb[i] = t->page[i] = t->die[i] = 0;
+        t->lblock[i] = t->page[i] = t->die[i] = 0;
         t->plane[i] = 0;
         t->open[i] = false;
-        t->cursor[i] = t->nblk[i] = 0;
+        t->cursor[i] = t->last_pbn[i] = 0;
     }
     memset(t->busy, 0, (size_t)t->p.streams * t->p.max_pbs);
     t->scan = false;
     for (unsigned i = 0; i < t->p.bbt_entries; i++)
-        t->bbt[i].v = false;
-    t->pv = t->inunit = t->pend = t->dact = t->rinfl = t->rlast = false;
-    t->pslot = t->dslot = t->rbeat = 0;
+        t->bbt[i].valid = false;
+    t->prog_valid = t->in_unit = t->data_pending = t->data_active = t->rdata_valid = t->rdata_last =
+        false;
+    t->load_slot = t->data_slot = t->read_beat = 0;
     t->idle = false;
 }
 
 static void clock_rd(struct nfw_twin *t, const struct comb *c)
 {
     const struct nfw_in *in = &t->in;
-    struct cmd_rec cr = {in->cmd_addr & ((1ull << 40) - 1), in->cmd_len, in->cmd_stream & 0xf};
-    struct dsc_rec dr = {(uint8_t)(c->q.addr & 7), c->q.stream, c->q.len};
+    struct cmd_rec cmd_in = {in->cmd_addr & ((1ull << 40) - 1), in->cmd_len, in->cmd_stream & 0xf};
+    struct desc_rec desc_in = {(uint8_t)(c->cmd_q_data.addr & 7), c->cmd_q_data.stream,
+                               c->cmd_q_data.len};
 
-    tf_clock(&t->cmdq, in->cmd_valid, &cr, c->q_pop);
-    tf_clock(&t->dscq, c->dq_push, &dr, c->dsc_take);
-    if (c->q_pop) {
-        t->rd_active = c->q.len != 0;
-        t->rd_beat = c->q.addr >> 3;
-        t->rd_left = (uint32_t)(((c->q.addr & 7) + (uint64_t)c->q.len + 7) >> 3) & M30;
+    cmn_fifo_clock(&t->cmd_q, in->cmd_valid, &cmd_in, c->cmd_q_pop);
+    cmn_fifo_clock(&t->desc_q, c->desc_q_push, &desc_in, c->desc_take);
+    if (c->cmd_q_pop) {
+        t->rd_active = c->cmd_q_data.len != 0;
+        t->next_beat = c->cmd_q_data.addr >> 3;
+        t->beats_left =
+            (uint32_t)(((c->cmd_q_data.addr & 7) + (uint64_t)c->cmd_q_data.len + 7) >> 3) & M30;
     } else if (c->issue) {
-        t->rd_active = t->rd_left != 1;
+        t->rd_active = t->beats_left != 1;
     }
     if (c->issue) {
         t->req_valid = true;
-        t->req_addr = t->rd_beat << 3 & ((1ull << 40) - 1);
-        if (!c->q_pop) {
-            t->rd_beat = (t->rd_beat + 1) & ((1ull << 37) - 1);
-            t->rd_left = (t->rd_left - 1) & M30;
+        t->req_addr = t->next_beat << 3 & ((1ull << 40) - 1);
+        if (!c->cmd_q_pop) {
+            t->next_beat = (t->next_beat + 1) & ((1ull << 37) - 1);
+            t->beats_left = (t->beats_left - 1) & M30;
         }
     } else if (in->mem_req_ready) {
         t->req_valid = false;
@@ -523,104 +483,105 @@ static void clock_rd(struct nfw_twin *t, const struct comb *c)
 
 static void clock_align(struct nfw_twin *t, const struct comb *c)
 {
-    if (!t->al_act) {
-        if (c->dsc_valid) {
-            const struct dsc_rec *d = &c->dsc;
-            uint32_t nd = (uint32_t)(((uint64_t)d->len + 7) >> 3) & M30;
-            uint32_t nin = (uint32_t)(((uint64_t)d->off + d->len + 7) >> 3) & M30;
-            uint32_t pages = (uint32_t)(((uint64_t)d->len + t->p.page_bytes - 1) >> t->page_sh);
-            uint32_t nout = (pages << t->beat_w) & M30;
+    if (!t->align_active) {
+        if (c->desc_valid) {
+            const struct desc_rec *desc = &c->desc;
+            uint32_t desc_data_beats = (uint32_t)(((uint64_t)desc->len + 7) >> 3) & M30;
+            uint32_t desc_in_beats = (uint32_t)(((uint64_t)desc->off + desc->len + 7) >> 3) & M30;
+            uint32_t pages =
+                (uint32_t)(((uint64_t)desc->len + t->p.page_bytes - 1) >> t->page_bytes_log2);
+            uint32_t desc_out_beats = (pages << t->page_beat_w) & M30;
 
-            t->al_act = true;
-            t->al_have = false;
-            t->al_off = d->off;
-            t->al_stream = d->stream;
-            t->al_dleft = nd;
-            t->al_pleft = (nout - nd) & M30;
-            t->al_nin = nin;
-            t->al_lastn = (uint8_t)(((d->len - 1) & 7) + 1);
-            t->al_bip = 0;
+            t->align_active = true;
+            t->align_hold_valid = false;
+            t->align_byte_off = desc->off;
+            t->align_stream = desc->stream;
+            t->align_data_left = desc_data_beats;
+            t->align_pad_left = (desc_out_beats - desc_data_beats) & M30;
+            t->align_in_left = desc_in_beats;
+            t->align_last_bytes = (uint8_t)(((desc->len - 1) & 7) + 1);
+            t->align_page_beat = 0;
         }
         return;
     }
-    if (c->al_fire && c->al_last_cmd)
-        t->al_act = false;
+    if (c->align_fire && c->align_last_cmd)
+        t->align_active = false;
     if (c->rsp_pop)
-        t->al_nin = (t->al_nin - 1) & M30;
-    if (c->al_fire) {
-        t->al_bip = (t->al_bip + 1) % t->bpp;
+        t->align_in_left = (t->align_in_left - 1) & M30;
+    if (c->align_fire) {
+        t->align_page_beat = (t->align_page_beat + 1) % t->beats_per_page;
         if (c->is_data)
-            t->al_dleft--;
+            t->align_data_left--;
         else
-            t->al_pleft--;
+            t->align_pad_left--;
     }
-    if (c->al_fire && c->need_next) {
-        t->al_have = !c->last_data;
+    if (c->align_fire && c->need_next) {
+        t->align_hold_valid = !c->last_data;
     } else if (c->load_hold) {
-        t->al_have = true;
-    } else if (c->al_fire && c->is_data) {
-        t->al_have = false;
+        t->align_hold_valid = true;
+    } else if (c->align_fire && c->is_data) {
+        t->align_hold_valid = false;
     }
-    if ((c->al_fire && c->need_next) || c->load_hold) {
-        t->al_hold = c->rsp.data;
-        t->al_hold_err = c->rsp.err;
+    if ((c->align_fire && c->need_next) || c->load_hold) {
+        t->align_hold = c->rsp_data.data;
+        t->align_hold_err = c->rsp_data.err;
     }
 }
 
 static void clock_pack(struct nfw_twin *t, const struct comb *c)
 {
     const struct nfw_in *in = &t->in;
-    unsigned s = c->s;
+    unsigned stream = c->stream;
 
     if (c->page_end) {
-        struct page_rec *d = &t->desc[t->wslot];
+        struct page_rec *slot = &t->slot[t->write_slot];
 
-        d->stream = t->al_stream;
-        d->lpn = t->lpn[s];
-        d->pbn = t->pbn[s];
-        d->die = t->die[s];
-        d->plane = t->plane[s];
-        d->block = (uint16_t)(t->st_first[s] + t->pbn[s]);
-        d->page = t->page[s];
-        d->err = (t->perr && !c->page_start) || c->al_err;
-        d->first = t->first || t->plane[s] == 0;
-        d->last = c->unit_last;
+        slot->stream = t->align_stream;
+        slot->lpn = t->lpn[stream];
+        slot->pbn = t->pbn[stream];
+        slot->die = t->die[stream];
+        slot->plane = t->plane[stream];
+        slot->block = (uint16_t)(t->stream_first[stream] + t->pbn[stream]);
+        slot->page = t->page[stream];
+        slot->err = (t->page_err && !c->page_start) || c->align_err;
+        slot->first = t->cmd_first || t->plane[stream] == 0;
+        slot->last = c->unit_last;
     }
-    if (c->al_fire) {
-        t->ram[t->wslot * t->bpp + t->wbeat] = c->al_data;
-        t->perr = (t->perr && !c->page_start) || c->al_err;
-        t->wbeat = (t->wbeat + 1) % t->bpp;
+    if (c->align_fire) {
+        t->ram[t->write_slot * t->beats_per_page + t->write_beat] = c->align_data;
+        t->page_err = (t->page_err && !c->page_start) || c->align_err;
+        t->write_beat = (t->write_beat + 1) % t->beats_per_page;
     }
     if (c->page_end) {
-        t->wslot = (t->wslot + 1) % t->p.slots;
-        t->first = c->al_last_cmd;
+        t->write_slot = (t->write_slot + 1) % t->p.slots;
+        t->cmd_first = c->align_last_cmd;
     }
-    t->occ = t->occ + (c->al_fire && c->page_start) - c->rlast;
+    t->slots_used = t->slots_used + (c->align_fire && c->page_start) - c->read_last;
     t->units = t->units + (c->page_end && c->unit_last) - c->unit_take;
 
     for (unsigned i = 0; i < t->p.streams; i++) {
-        if (c->cfg_set && in->cfg_stream == i) {
+        if (c->cfg_set_stream && in->cfg_stream == i) {
             t->lpn[i] = 0;
-            t->lb[i] = t->page[i] = t->die[i] = 0;
+            t->lblock[i] = t->page[i] = t->die[i] = 0;
             t->plane[i] = 0;
             t->open[i] = false;
             continue;
         }
-        if (i != s)
+        if (i != stream)
             continue;
-        if (c->gnt) {
+        if (c->alloc_gnt) {
             t->open[i] = true;
-            t->pbn[i] = (uint16_t)t->cand;
+            t->pbn[i] = (uint16_t)t->candidate;
         }
         if (c->page_end) {
-            t->lpn[i] = c->lb_wrap ? 0 : t->lpn[i] + 1;
+            t->lpn[i] = c->lblock_wrap ? 0 : t->lpn[i] + 1;
             t->plane[i] = c->plane_wrap ? 0 : (uint8_t)((t->plane[i] + 1) & 15);
             if (c->plane_wrap)
                 t->die[i] = c->die_wrap ? 0 : (uint16_t)(t->die[i] + 1);
             if (c->die_wrap)
                 t->page[i] = c->page_wrap ? 0 : (uint16_t)(t->page[i] + 1);
             if (c->page_wrap) {
-                t->lb[i] = c->lb_wrap ? 0 : (uint16_t)(t->lb[i] + 1);
+                t->lblock[i] = c->lblock_wrap ? 0 : (uint16_t)(t->lblock[i] + 1);
                 t->open[i] = false;
             }
         }
@@ -630,93 +591,93 @@ static void clock_pack(struct nfw_twin *t, const struct comb *c)
 static void clock_alloc(struct nfw_twin *t, const struct comb *c)
 {
     const struct nfw_in *in = &t->in;
-    unsigned pbw_mask = t->pbw_mask;
-    unsigned sst_old = t->sst;
-    uint32_t cand_old = t->cand;
+    unsigned pbn_mask = t->pbn_mask;
+    unsigned scan_stream_old = t->scan_stream;
+    uint32_t candidate_old = t->candidate;
 
     if (!t->scan) {
         t->scan = c->alloc_req;
-        t->sst = c->s;
-        t->cand = t->cursor[c->s];
-    } else if (c->cand_free) {
+        t->scan_stream = c->stream;
+        t->candidate = t->cursor[c->stream];
+    } else if (c->candidate_free) {
         t->scan = false;
     } else {
-        t->cand = c->cand_next;
+        t->candidate = c->candidate_next;
     }
     for (unsigned i = 0; i < t->p.streams; i++) {
-        if (c->gnt && sst_old == i) {
-            *busy_bit(t, i, cand_old) = 1;
-            t->cursor[i] = c->cand_next;
+        if (c->alloc_gnt && scan_stream_old == i) {
+            *busy_bit(t, i, candidate_old) = 1;
+            t->cursor[i] = c->candidate_next;
         }
         if (in->cfg_stream != i)
             continue;
-        if (c->cfg_set) {
+        if (c->cfg_set_stream) {
             memset(busy_bit(t, i, 0), 0, t->p.max_pbs);
             t->cursor[i] = 0;
-            t->nblk[i] = ((in->cfg_a >> 16) - 1) & 0xffff & pbw_mask;
+            t->last_pbn[i] = ((in->cfg_a >> 16) - 1) & 0xffff & pbn_mask;
         }
-        if ((c->cfg_free || c->cfg_use) && ((in->cfg_a & 0xffff) & pbw_mask) < t->p.max_pbs)
-            *busy_bit(t, i, (in->cfg_a & 0xffff) & pbw_mask) = c->cfg_use;
+        if ((c->cfg_free_pb || c->cfg_use_pb) && ((in->cfg_a & 0xffff) & pbn_mask) < t->p.max_pbs)
+            *busy_bit(t, i, (in->cfg_a & 0xffff) & pbn_mask) = c->cfg_use_pb;
     }
 }
 
 static void clock_issue(struct nfw_twin *t, const struct comb *c)
 {
-    struct pdat_rec pr = {t->ram_rdata, t->rlast};
+    struct pdat_rec pdat_in = {t->ram_rdata, t->rdata_last};
 
-    struct page_rec fl;
+    struct page_rec flight_data;
 
     /* Completions and page data FIFOs first: they use this cycle's registers. A completion
      * moves from the in-flight FIFO to the done FIFO with the last beat of its page. */
-    if (!tf_empty(&t->flightq))
-        fl = *(const struct page_rec *)tf_head(&t->flightq);
+    if (!cmn_fifo_empty(&t->flight_q))
+        flight_data = *(const struct page_rec *)cmn_fifo_head(&t->flight_q);
     else
-        memset(&fl, 0, sizeof(fl));
-    tf_clock(&t->doneq, c->pdat_end, &fl, t->in.done_ready);
-    tf_clock(&t->flightq, c->pfire, &t->prog, c->pdat_end);
-    tf_clock(&t->pdatq, t->rinfl, &pr, t->in.pdat_ready);
-    if (c->rissue)
-        t->ram_rdata = t->ram[t->dslot * t->bpp + t->rbeat];
-    if (c->load) {
-        t->pv = true;
-        t->prog = *c->d;
-        t->prog.block = c->bbt_block;
-        t->pslot = (t->pslot + 1) % t->p.slots;
-        t->inunit = !c->d->last;
-    } else if (c->pfire) {
-        t->pv = false;
+        memset(&flight_data, 0, sizeof(flight_data));
+    cmn_fifo_clock(&t->done_q, c->page_data_end, &flight_data, t->in.done_ready);
+    cmn_fifo_clock(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
+    cmn_fifo_clock(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
+    if (c->read_issue)
+        t->ram_rdata = t->ram[t->data_slot * t->beats_per_page + t->read_beat];
+    if (c->load_cmd) {
+        t->prog_valid = true;
+        t->prog = *c->slot;
+        t->prog.block = c->bbt_spare;
+        t->load_slot = (t->load_slot + 1) % t->p.slots;
+        t->in_unit = !c->slot->last;
+    } else if (c->prog_fire) {
+        t->prog_valid = false;
     }
-    if (c->pfire)
-        t->pend = true;
-    else if (c->dstart)
-        t->pend = false;
-    if (c->rissue)
-        t->rbeat = (t->rbeat + 1) % t->bpp;
-    if (c->rlast)
-        t->dslot = (t->dslot + 1) % t->p.slots;
-    if (c->dstart)
-        t->dact = true;
-    else if (c->rlast)
-        t->dact = false;
-    t->rinfl = c->rissue;
-    t->rlast = c->rlast;
+    if (c->prog_fire)
+        t->data_pending = true;
+    else if (c->data_start)
+        t->data_pending = false;
+    if (c->read_issue)
+        t->read_beat = (t->read_beat + 1) % t->beats_per_page;
+    if (c->read_last)
+        t->data_slot = (t->data_slot + 1) % t->p.slots;
+    if (c->data_start)
+        t->data_active = true;
+    else if (c->read_last)
+        t->data_active = false;
+    t->rdata_valid = c->read_issue;
+    t->rdata_last = c->read_last;
 }
 
 static void clock_cfg(struct nfw_twin *t, const struct comb *c)
 {
     const struct nfw_in *in = &t->in;
 
-    if (c->cfg_set && in->cfg_stream < t->p.streams) {
-        t->st_first[in->cfg_stream] = (uint16_t)in->cfg_a;
-        t->st_nlb[in->cfg_stream] = (uint16_t)in->cfg_b;
+    if (c->cfg_set_stream && in->cfg_stream < t->p.streams) {
+        t->stream_first[in->cfg_stream] = (uint16_t)in->cfg_a;
+        t->stream_lblocks[in->cfg_stream] = (uint16_t)in->cfg_b;
     }
     if (c->cfg_bbt && in->cfg_idx < t->p.bbt_entries) {
         struct bbt_ent *b = &t->bbt[in->cfg_idx];
 
-        b->v = in->cfg_b >> 31;
+        b->valid = in->cfg_b >> 31;
         b->die = (uint16_t)(in->cfg_a >> 20);
         b->plane = (uint8_t)((in->cfg_a >> 16) & 15);
-        b->blk = (uint16_t)in->cfg_a;
+        b->block = (uint16_t)in->cfg_a;
         b->spare = (uint16_t)in->cfg_b;
     }
 }
@@ -724,7 +685,7 @@ static void clock_cfg(struct nfw_twin *t, const struct comb *c)
 static void clock_one(struct nfw_twin *t)
 {
     struct comb c;
-    bool rd_idle, is_idle;
+    bool reader_idle, issue_idle;
 
     t->cycle++;
     if (t->in.rst) {
@@ -732,20 +693,22 @@ static void clock_one(struct nfw_twin *t)
         return;
     }
     eval(t, &c);
-    rd_idle =
-        !c.q_valid && !t->rd_active && !t->req_valid && t->credit == t->p.max_reads && !c.dsc_valid;
-    is_idle = !t->pv && !t->pend && !t->dact && !t->rinfl && !t->inunit && tf_empty(&t->pdatq) &&
-              tf_empty(&t->flightq) && tf_empty(&t->doneq);
-    t->idle = rd_idle && !c.rsp_valid && !t->al_act && t->occ == 0 && is_idle && !c.alloc_req;
+    reader_idle = !c.cmd_q_valid && !t->rd_active && !t->req_valid && t->credit == t->p.max_reads &&
+                  !c.desc_valid;
+    issue_idle = !t->prog_valid && !t->data_pending && !t->data_active && !t->rdata_valid &&
+                 !t->in_unit && cmn_fifo_empty(&t->pdat_q) && cmn_fifo_empty(&t->flight_q) &&
+                 cmn_fifo_empty(&t->done_q);
+    t->idle = reader_idle && !c.rsp_valid && !t->align_active && t->slots_used == 0 && issue_idle &&
+              !c.alloc_req;
 
     /* Registers of the issue stage before those of the pack (the issue reads the descriptors
      * and the RAM as they were before this edge). */
     clock_issue(t, &c);
     clock_rd(t, &c);
     {
-        struct rsp_rec r = {t->in.mem_rsp_rdata, t->in.mem_rsp_err};
+        struct rsp_rec rsp_in = {t->in.mem_rsp_rdata, t->in.mem_rsp_err};
 
-        tf_clock(&t->rspq, t->in.mem_rsp_valid, &r, c.rsp_pop);
+        cmn_fifo_clock(&t->rsp_q, t->in.mem_rsp_valid, &rsp_in, c.rsp_pop);
     }
     clock_pack(t, &c);
     clock_align(t, &c);

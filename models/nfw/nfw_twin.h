@@ -24,13 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/nfw.h"
-#include "models/flash/flash_err.h"
 
 struct nfw_twin;
 
 /* Checks the parameters as the RTL's elaboration does. 0, -EINVAL (message), -ENOMEM. */
-int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct flash_err *e);
+int nfw_twin_create(const struct nfw_params *p, struct nfw_twin **out, struct err *e);
 void nfw_twin_destroy(struct nfw_twin *t);
 void nfw_twin_params(const struct nfw_twin *t, struct nfw_params *out);
 

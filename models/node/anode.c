@@ -37,50 +37,45 @@ struct anode {
 
 static const char *const anode_streams[2] = {"NV", "V"};
 
-static int scratch(struct anode *a, int i, size_t n)
+static int scratch(struct anode *a, int i, size_t n, struct err *e)
 {
     if (n <= a->cap[i])
         return 0;
     size_t c = n < 4096 ? 4096 : n + n / 2;
     unsigned char *p = realloc(a->s[i], c);
     if (!p)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "%s: out of memory for %zu bytes of scratch", a->name, c);
     a->s[i] = p;
     a->cap[i] = c;
     return 0;
 }
 
-int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, char *msg,
-                 size_t len)
+int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e)
 {
     struct anode *a = calloc(1, sizeof(*a));
     struct ftl_layout lay;
     int rc;
 
     *out = NULL;
-    if (!a) {
-        snprintf(msg, len, "an%u: out of memory", cfg->index);
-        return -ENOMEM;
-    }
+    if (!a)
+        return err_set(e, -ENOMEM, "an%u: out of memory", cfg->index);
     a->cfg = *cfg;
     a->dmat = dmat;
     snprintf(a->name, sizeof(a->name), "an%u", cfg->index);
-    rc = dram_create(&cfg->tb, &a->tb, msg, len);
+    rc = dram_create(&cfg->tb, &a->tb, e);
     if (rc)
         goto out_free;
     ftl_layout_an(&lay);
-    rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb);
+    rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb, e);
     if (rc) {
-        snprintf(msg, len, "%s flash: %s", a->name, a->fl.msg);
+        err_prefix(e, rc, "%s flash", a->name);
         goto out_tb;
     }
     a->s_nv = nflash_stream(&a->fl, "NV");
     a->s_v = nflash_stream(&a->fl, "V");
-    a->tlm = core_be_tlm_ops.create(&cfg->core, cfg->seed, msg, len);
-    if (!a->tlm) {
-        rc = -EINVAL;
+    rc = core_be_tlm_ops.create(&cfg->core, cfg->seed, &a->tlm, e);
+    if (rc)
         goto out_fl;
-    }
     a->core = (struct core_be){&core_be_tlm_ops, a->tlm};
     *out = a;
     return 0;
@@ -117,20 +112,19 @@ void anode_destroy(struct anode *a)
     free(a);
 }
 
-int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len)
+int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e)
 {
     if (m == ANODE_TLM) {
         a->core = (struct core_be){&core_be_tlm_ops, a->tlm};
         a->mode = m;
         return 0;
     }
-    if (!a->cfg.rtl) {
-        snprintf(msg, len,
-                 "%s: %s mode needs the RTL core backend, and this program has none; accepted: "
-                 "tlm, or link a verilated core and set machine_cfg.rtl = &core_be_rtl_ops",
-                 a->name, m == ANODE_RTL ? "rtl" : "lockstep");
-        return -EINVAL;
-    }
+    if (!a->cfg.rtl)
+        return err_set(e, -EINVAL,
+                       "%s: %s mode needs the RTL core backend, and this program has none; "
+                       "accepted: tlm, or link a verilated core and set machine_cfg.rtl = "
+                       "&core_be_rtl_ops",
+                       a->name, m == ANODE_RTL ? "rtl" : "lockstep");
     /* One verilated core per node at a time: the scratchpads are reloaded before every GEMM,
      * so nothing is lost, and the Verilator runtime has been seen to hang destroying a model
      * while a second instance of the same model lived beside it. */
@@ -144,19 +138,19 @@ int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len)
     }
     if (m == ANODE_RTL) {
         if (!a->rtl) {
-            a->rtl = a->cfg.rtl->create(&a->cfg.core, a->cfg.seed + a->cfg.index, msg, len);
-            if (!a->rtl)
-                return -EINVAL;
+            int rc = a->cfg.rtl->create(&a->cfg.core, a->cfg.seed + a->cfg.index, &a->rtl, e);
+            if (rc)
+                return rc;
         }
         a->core = (struct core_be){a->cfg.rtl, a->rtl};
     } else {
         if (!a->ls) {
             char block[32];
             snprintf(block, sizeof(block), "%s.core", a->name);
-            a->ls = core_be_lockstep_create(a->cfg.rtl, &a->cfg.core, a->cfg.seed + a->cfg.index,
-                                            block, msg, len);
-            if (!a->ls)
-                return -EINVAL;
+            int rc = core_be_lockstep_create(&a->cfg.core, a->cfg.rtl, a->cfg.seed + a->cfg.index,
+                                             block, &a->ls, e);
+            if (rc)
+                return rc;
         }
         a->core = (struct core_be){&core_be_lockstep_ops, a->ls};
     }
@@ -164,22 +158,20 @@ int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len)
     return 0;
 }
 
-int anode_trace_core(struct anode *a, const struct vtrace_opts *o, char *msg, size_t len)
+int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e)
 {
-    if (a->mode == ANODE_TLM || !a->core.ops->trace) {
-        snprintf(msg, len, "%s: waves need the RTL core (rtl or lockstep mode)", a->name);
-        return -EINVAL;
-    }
-    int rc = a->core.ops->trace(a->core.h, o);
+    if (a->mode == ANODE_TLM || !a->core.ops->trace)
+        return err_set(e, -EINVAL, "%s: waves need the RTL core (rtl or lockstep mode)", a->name);
+    int rc = a->core.ops->trace(a->core.h, o, e);
     if (rc)
-        snprintf(msg, len, "%s: the core's trace could not be opened (%d)", a->name, rc);
-    return rc;
+        return err_prefix(e, rc, "%s: the core's trace could not be opened (%d)", a->name, rc);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- inputs */
 
 int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
-                     uint32_t r, uint32_t inputs, uint64_t *done, char *msg, size_t len)
+                     uint32_t r, uint32_t inputs, uint64_t *done, struct err *e)
 {
     size_t px = (size_t)r * inputs;
     int rc;
@@ -188,7 +180,7 @@ int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const
         size_t cap = a->sh_cap ? 2 * a->sh_cap : 64;
         struct slog_ext *q = malloc(cap * sizeof(*q));
         if (!q)
-            return -ENOMEM;
+            return err_set(e, -ENOMEM, "%s: out of memory for %zu input shards", a->name, cap);
         for (size_t i = 0; i < a->sh_n; i++)
             q[i] = a->shard[(a->sh_head + i) % a->sh_cap];
         free(a->shard);
@@ -196,14 +188,14 @@ int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const
         a->sh_cap = cap;
         a->sh_head = 0;
     }
-    if (scratch(a, 0, px + r))
+    if (scratch(a, 0, px + r, e))
         return -ENOMEM;
     memcpy(a->s[0], images, px);
     memcpy(a->s[0] + px, labels, r);
     struct slog_ext x;
-    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, a->s[0], px + r, &x, done);
+    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, a->s[0], px + r, &x, done, e);
     if (rc) {
-        snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+        err_prefix(e, rc, "%s NV stream", a->name);
         return rc;
     }
     a->shard[(a->sh_head + a->sh_n) % a->sh_cap] = x;
@@ -216,12 +208,12 @@ uint32_t anode_shards(const struct anode *a)
     return (uint32_t)a->sh_n;
 }
 
-int anode_clear_shards(struct anode *a, uint64_t now, char *msg, size_t len)
+int anode_clear_shards(struct anode *a, uint64_t now, struct err *e)
 {
     while (a->sh_n) {
-        int rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->shard[a->sh_head]);
+        int rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->shard[a->sh_head], e);
         if (rc) {
-            snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+            err_prefix(e, rc, "%s NV stream", a->name);
             return rc;
         }
         a->sh_head = (a->sh_head + 1) % a->sh_cap;
@@ -232,24 +224,22 @@ int anode_clear_shards(struct anode *a, uint64_t now, char *msg, size_t len)
 
 /* ---------------------------------------------------------------- commands */
 
-static int tb_rd(struct anode *a, uint64_t addr, void *buf, size_t n, char *msg, size_t len)
+static int tb_rd(struct anode *a, uint64_t addr, void *buf, size_t n, struct err *e)
 {
     if (dram_read(a->tb, addr, buf, n)) {
-        snprintf(msg, len, "%s: tensor-buffer read 0x%" PRIx64 "+%zu outside the buffer", a->name,
-                 addr, n);
-        return -ERANGE;
+        return err_set(e, -ERANGE, "%s: tensor-buffer read 0x%" PRIx64 "+%zu outside the buffer",
+                       a->name, addr, n);
     }
     return 0;
 }
 
-static int tb_wr(struct anode *a, uint64_t addr, const void *buf, size_t n, char *msg, size_t len)
+static int tb_wr(struct anode *a, uint64_t addr, const void *buf, size_t n, struct err *e)
 {
     if (dram_write(a->tb, addr, buf, n)) {
-        snprintf(msg, len,
-                 "%s: tensor-buffer write 0x%" PRIx64 "+%zu outside the buffer or no "
-                 "memory",
-                 a->name, addr, n);
-        return -ERANGE;
+        return err_set(e, -ERANGE,
+                       "%s: tensor-buffer write 0x%" PRIx64 "+%zu outside the buffer or no "
+                       "memory",
+                       a->name, addr, n);
     }
     return 0;
 }
@@ -264,36 +254,36 @@ static void ls_label(struct anode *a, const struct hc_cmd *c)
     core_be_lockstep_label(a->ls, buf);
 }
 
-static int core_err(struct anode *a, int rc, const char *what, const struct hc_cmd *c, char *msg,
-                    size_t len)
+/* The backend's message is in e: a lockstep divergence report stands as it is (it names the
+ * block and command); any other failure is said of this node's core and command. */
+static int core_err(struct anode *a, int rc, const char *what, const struct hc_cmd *c,
+                    struct err *e)
 {
     if (a->mode == ANODE_LOCKSTEP && rc == -EPROTO)
-        snprintf(msg, len, "%s", core_be_lockstep_report(a->ls));
-    else
-        snprintf(msg, len, "%s.core (%s): %s failed in command %u '%s' (%d)", a->name,
-                 a->core.ops->name, what, c->id, c->label, rc);
-    return rc;
+        return rc;
+    return err_prefix(e, rc, "%s.core (%s): %s failed in command %u '%s' (%d)", a->name,
+                      a->core.ops->name, what, c->id, c->label, rc);
 }
 
-static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end, char *msg,
-                    size_t len)
+static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                    struct err *e)
 {
     const struct dma_desc *d = &c->u.dma;
     size_t n = (size_t)d->rows * d->len;
     uint64_t cycles = 0;
     int rc;
 
-    if (scratch(a, 0, n) || scratch(a, 1, n))
+    if (scratch(a, 0, n, e) || scratch(a, 1, n, e))
         return -ENOMEM;
     ls_label(a, c);
     if (!d->store) {
         for (uint32_t i = 0; i < d->rows; i++)
-            if ((rc = tb_rd(a, d->src + i * d->src_stride, a->s[0] + (size_t)i * d->len, d->len,
-                            msg, len)))
+            if ((rc =
+                     tb_rd(a, d->src + i * d->src_stride, a->s[0] + (size_t)i * d->len, d->len, e)))
                 return rc;
         if (!d->xpose) {
             rc = a->core.ops->write(a->core.h, (uint32_t)d->dst, (uint32_t)d->dst_stride, d->rows,
-                                    d->len, a->s[0]);
+                                    d->len, a->s[0], e);
         } else {
             uint32_t cols = d->len / 2, rows = d->rows;
             const uint16_t *src = (const uint16_t *)a->s[0];
@@ -302,21 +292,21 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
                 for (uint32_t j = 0; j < cols; j++)
                     dst[(size_t)j * rows + i] = src[(size_t)i * cols + j];
             rc = a->core.ops->write(a->core.h, (uint32_t)d->dst, (uint32_t)d->dst_stride, cols,
-                                    rows * 2, a->s[1]);
+                                    rows * 2, a->s[1], e);
         }
         if (rc)
-            return core_err(a, rc, "DMA write", c, msg, len);
+            return core_err(a, rc, "DMA write", c, e);
     } else {
         rc = a->core.ops->read(a->core.h, (uint32_t)d->src, (uint32_t)d->src_stride, d->rows,
-                               d->len, a->s[0]);
+                               d->len, a->s[0], e);
         if (rc)
-            return core_err(a, rc, "DMA read", c, msg, len);
+            return core_err(a, rc, "DMA read", c, e);
         for (uint32_t i = 0; i < d->rows; i++)
-            if ((rc = tb_wr(a, d->dst + i * d->dst_stride, a->s[0] + (size_t)i * d->len, d->len,
-                            msg, len)))
+            if ((rc =
+                     tb_wr(a, d->dst + i * d->dst_stride, a->s[0] + (size_t)i * d->len, d->len, e)))
                 return rc;
     }
-    rc = dmat_cycles(a->dmat, d, &cycles, msg, len);
+    rc = dmat_cycles(a->dmat, d, &cycles, e);
     if (rc)
         return rc;
     a->st.dma_cycles += cycles;
@@ -326,19 +316,19 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
 }
 
 static int exec_gemm(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                     char *msg, size_t len)
+                     struct err *e)
 {
     struct core_twin_result res;
     int rc;
 
     ls_label(a, c);
-    rc = a->core.ops->exec(a->core.h, &c->u.gemm, &res);
+    rc = a->core.ops->exec(a->core.h, &c->u.gemm, &res, e);
     if (rc)
-        return core_err(a, rc, "GEMM", c, msg, len);
+        return core_err(a, rc, "GEMM", c, e);
     if (res.status != CORE_OK) {
-        snprintf(msg, len, "%s.core: command %u '%s' rejected with status %d (m %u n %u k %u)",
-                 a->name, c->id, c->label, res.status, c->u.gemm.m, c->u.gemm.n, c->u.gemm.k);
-        return -EINVAL;
+        return err_set(e, -EINVAL,
+                       "%s.core: command %u '%s' rejected with status %d (m %u n %u k %u)", a->name,
+                       c->id, c->label, res.status, c->u.gemm.m, c->u.gemm.n, c->u.gemm.k);
     }
     a->st.gemm_cycles += res.cycles;
     a->st.macs += (uint64_t)c->u.gemm.m * c->u.gemm.n * c->u.gemm.k;
@@ -346,71 +336,69 @@ static int exec_gemm(struct anode *a, const struct hc_cmd *c, uint64_t now, uint
     return 0;
 }
 
-static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end, char *msg,
-                   size_t len)
+static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                   struct err *e)
 {
     uint32_t r = c->u.vu.rows, cols = c->u.vu.cols;
     size_t n = (size_t)r * cols;
     int rc;
 
-    if (scratch(a, 0, n * 4) || scratch(a, 1, n * 4) || scratch(a, 2, n * 4 + 4096))
+    if (scratch(a, 0, n * 4, e) || scratch(a, 1, n * 4, e) || scratch(a, 2, n * 4 + 4096, e))
         return -ENOMEM;
     switch ((enum vu_op)c->op) {
     case VU_INPUT:
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n, e)))
             return rc;
         vu_input(a->s[0], (uint16_t *)a->s[1], n);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, msg, len);
+        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, e);
         break;
     case VU_BIAS_ACT:
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, msg, len)) ||
-            (rc = tb_rd(a, c->u.vu.src2, a->s[2], (size_t)cols * 4, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
+            (rc = tb_rd(a, c->u.vu.src2, a->s[2], (size_t)cols * 4, e)))
             return rc;
         vu_bias_act((const float *)a->s[0], (const float *)a->s[2], r, cols, c->u.vu.relu,
                     (uint16_t *)a->s[1], (float *)a->s[1]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * (c->u.vu.relu ? 2 : 4), msg, len);
+        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * (c->u.vu.relu ? 2 : 4), e);
         break;
     case VU_LOSS: {
         float loss;
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, msg, len)) ||
-            (rc = tb_rd(a, c->u.vu.src2, a->s[2], r, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
+            (rc = tb_rd(a, c->u.vu.src2, a->s[2], r, e)))
             return rc;
         for (uint32_t i = 0; i < r; i++)
             if (a->s[2][i] >= cols) {
-                snprintf(msg, len, "%s: label %u of shard row %u is not below %u classes", a->name,
-                         a->s[2][i], i, cols);
-                return -EINVAL;
+                return err_set(e, -EINVAL, "%s: label %u of shard row %u is not below %u classes",
+                               a->name, a->s[2][i], i, cols);
             }
         loss = vu_loss((const float *)a->s[0], a->s[2], r, cols, a->cfg.batch, (float *)a->s[1]);
-        if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 4, msg, len)))
+        if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 4, e)))
             return rc;
-        rc = tb_wr(a, c->u.vu.dst2, &loss, 4, msg, len);
+        rc = tb_wr(a, c->u.vu.dst2, &loss, 4, e);
         break;
     }
     case VU_GRAD:
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)))
             return rc;
         vu_grad((const float *)a->s[0], r, cols, (uint16_t *)a->s[1], (float *)a->s[2]);
-        if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, msg, len)))
+        if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, e)))
             return rc;
-        rc = tb_wr(a, c->u.vu.dst2, a->s[2], (size_t)cols * 4, msg, len);
+        rc = tb_wr(a, c->u.vu.dst2, a->s[2], (size_t)cols * 4, e);
         break;
     case VU_MASK:
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, msg, len)) ||
-            (rc = tb_rd(a, c->u.vu.src2, a->s[1], n * 2, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
+            (rc = tb_rd(a, c->u.vu.src2, a->s[1], n * 2, e)))
             return rc;
         vu_mask((const float *)a->s[0], (const uint16_t *)a->s[1], n, (float *)a->s[0]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[0], n * 4, msg, len);
+        rc = tb_wr(a, c->u.vu.dst, a->s[0], n * 4, e);
         break;
     case VU_ARGMAX:
-        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, msg, len)))
+        if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)))
             return rc;
         vu_argmax((const float *)a->s[0], r, cols, a->s[1]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], r, msg, len);
+        rc = tb_wr(a, c->u.vu.dst, a->s[1], r, e);
         break;
     default:
-        snprintf(msg, len, "%s: unknown vector-unit op %u", a->name, c->op);
-        return -EINVAL;
+        return err_set(e, -EINVAL, "%s: unknown vector-unit op %u", a->name, c->op);
     }
     if (rc)
         return rc;
@@ -421,53 +409,51 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
 }
 
 static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                      uint64_t *free_at, char *msg, size_t len)
+                      uint64_t *free_at, struct err *e)
 {
     int rc;
 
     if (c->kind == HC_FLASH_RD && c->op == HC_S_NV) {
         if (!a->sh_n) {
-            snprintf(msg, len, "%s: no input shard loaded (machine_load_inputs first)", a->name);
-            return -ENODATA;
+            return err_set(e, -ENODATA, "%s: no input shard loaded (machine_load_inputs first)",
+                           a->name);
         }
         a->cur = a->shard[a->sh_head];
         a->have_cur = true;
         a->sh_head = (a->sh_head + 1) % a->sh_cap;
         a->sh_n--;
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at, e);
         a->st.flash_rd_bytes += a->cur.bytes;
     } else if (c->kind == HC_FLASH_RD && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
         if (l >= DNN_MAX_LAYERS || !a->act_ok[l]) {
-            snprintf(msg, len, "%s: activation record X%u was not written this step", a->name,
-                     l + 1);
-            return -ENODATA;
+            return err_set(e, -ENODATA, "%s: activation record X%u was not written this step",
+                           a->name, l + 1);
         }
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at, e);
         a->st.flash_rd_bytes += a->act[l].bytes;
     } else if (c->kind == HC_FLASH_WR && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
         if (l >= DNN_MAX_LAYERS || a->act_ok[l]) {
-            snprintf(msg, len, "%s: activation record X%u written twice in a step", a->name, l + 1);
-            return -EINVAL;
+            return err_set(e, -EINVAL, "%s: activation record X%u written twice in a step", a->name,
+                           l + 1);
         }
         rc = nflash_write_tb(&a->fl, (uint32_t)a->s_v, now, c->u.fl.tb, c->bytes, &a->act[l], end,
-                             free_at);
+                             free_at, e);
         if (!rc)
             a->act_ok[l] = true;
         a->st.flash_wr_bytes += c->bytes;
     } else {
-        snprintf(msg, len, "%s: no flash stream %s on an Activation Node", a->name,
-                 hc_stream_name((enum hc_stream)c->op));
-        return -EINVAL;
+        return err_set(e, -EINVAL, "%s: no flash stream %s on an Activation Node", a->name,
+                       hc_stream_name((enum hc_stream)c->op));
     }
     if (rc)
-        snprintf(msg, len, "%s: %s", a->name, a->fl.msg);
+        err_prefix(e, rc, "%s", a->name);
     return rc;
 }
 
 int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
-               uint64_t *end, uint64_t *free_at, char *msg, size_t len)
+               uint64_t *end, uint64_t *free_at, struct err *e)
 {
     int rc;
 
@@ -477,25 +463,24 @@ int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c,
     switch ((enum hc_kind)c->kind) {
     case HC_DMA_IN:
     case HC_DMA_OUT:
-        rc = exec_dma(a, c, now, end, msg, len);
+        rc = exec_dma(a, c, now, end, e);
         break;
     case HC_GEMM:
-        rc = exec_gemm(a, c, now, end, msg, len);
+        rc = exec_gemm(a, c, now, end, e);
         break;
     case HC_VU:
-        rc = exec_vu(a, c, now, end, msg, len);
+        rc = exec_vu(a, c, now, end, e);
         break;
     case HC_FLASH_RD:
     case HC_FLASH_WR:
-        rc = exec_flash(a, c, now, end, free_at, msg, len);
+        rc = exec_flash(a, c, now, end, free_at, e);
         break;
     case HC_HOST_WR:
         rc = 0;
         break;
     default:
-        snprintf(msg, len, "%s: command %u '%s' (%s) is not an Activation Node command", a->name,
-                 c->id, c->label, hc_kind_name((enum hc_kind)c->kind));
-        return -EINVAL;
+        return err_set(e, -EINVAL, "%s: command %u '%s' (%s) is not an Activation Node command",
+                       a->name, c->id, c->label, hc_kind_name((enum hc_kind)c->kind));
     }
     if (rc)
         return rc;
@@ -508,7 +493,7 @@ int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c,
     return 0;
 }
 
-int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size_t len)
+int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, struct err *e)
 {
     int rc = 0;
     uint64_t done;
@@ -517,16 +502,16 @@ int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size
         if (!a->act_ok[l])
             continue;
         a->act_ok[l] = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_v, now, &a->act[l])))
-            snprintf(msg, len, "%s V stream: %s", a->name, a->fl.msg);
+        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_v, now, &a->act[l], e)))
+            err_prefix(e, rc, "%s V stream", a->name);
     }
     if (a->have_cur) {
         a->have_cur = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->cur)))
-            snprintf(msg, len, "%s NV stream: %s", a->name, a->fl.msg);
+        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->cur, e)))
+            err_prefix(e, rc, "%s NV stream", a->name);
     }
-    if (!rc && fresh_lb && (rc = slog_align(&a->fl.log[a->s_v], now, &done)))
-        snprintf(msg, len, "%s V stream: %s", a->name, a->fl.log[a->s_v].msg);
+    if (!rc && fresh_lb && (rc = slog_align(&a->fl.log[a->s_v], now, &done, e)))
+        err_prefix(e, rc, "%s V stream", a->name);
     return rc;
 }
 

@@ -41,8 +41,6 @@
 #include "models/node/nflash.h"
 #include "models/node/vu.h"
 
-#define ANODE_MSG_LEN 1024
-
 enum anode_mode {
     ANODE_TLM = 0,
     ANODE_RTL = 1,
@@ -51,7 +49,7 @@ enum anode_mode {
 
 struct anode_cfg {
     uint32_t index;
-    struct core_twin_cfg core;
+    struct core_params core;
     uint64_t period_ps; /* core, DMA and vector-unit clock */
     struct vu_cfg vu;
     struct dram_cfg tb;
@@ -71,31 +69,30 @@ struct anode_stats {
 
 struct anode;
 
-/* dmat: the DMA timing memo (shared by the ANs; not owned). 0 or an error with msg. */
-int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, char *msg,
-                 size_t len);
+/* dmat: the DMA timing memo (shared by the ANs; not owned). */
+int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e);
 void anode_destroy(struct anode *a);
 
-/* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch) with msg. */
-int anode_set_mode(struct anode *a, enum anode_mode m, char *msg, size_t len);
-int anode_trace_core(struct anode *a, const struct vtrace_opts *o, char *msg, size_t len);
+/* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch). */
+int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e);
+int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e);
 
 /* Host preload: append one input shard (r x inputs u8 pixels, then r labels) to the NV stream
  * at now; *done = when programmed. */
 int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
-                     uint32_t r, uint32_t inputs, uint64_t *done, char *msg, size_t len);
+                     uint32_t r, uint32_t inputs, uint64_t *done, struct err *e);
 uint32_t anode_shards(const struct anode *a);
 /* Drop every loaded shard. */
-int anode_clear_shards(struct anode *a, uint64_t now, char *msg, size_t len);
+int anode_clear_shards(struct anode *a, uint64_t now, struct err *e);
 
 /* Execute command c of program p, started at now: *end = when it ends (its results are
  * there), *free_at = when its resource can take the next command (<= *end; earlier for flash
  * transfers, whose controller is free before the dies are done). */
 int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
-               uint64_t *end, uint64_t *free_at, char *msg, size_t len);
+               uint64_t *end, uint64_t *free_at, struct err *e);
 /* The step is over: free its records (V) and its shard (NV); fresh_lb: the V stream's next
  * record starts a new logical block. */
-int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, char *msg, size_t len);
+int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, struct err *e);
 
 /* The tensor buffer, for the host (evaluation inputs, results). */
 struct dram *anode_tb(struct anode *a);

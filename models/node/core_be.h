@@ -30,27 +30,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/vtrace.h"
 #include "models/core/core_twin.h"
 
-#define CORE_BE_MSG_LEN 512
-
 struct core_be_ops {
     const char *name; /* "tlm", "rtl" */
-    /* One core of configuration cfg; seed randomises the RTL's initial state. NULL on error,
-     * with the reason in msg. The RTL backend refuses a cfg other than the model's. */
-    void *(*create)(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len);
+    /* One core of configuration cfg into *out; seed randomises the RTL's initial state. The
+     * RTL backend refuses a cfg other than the model's. */
+    int (*create)(const struct core_params *cfg, uint64_t seed, void **out, struct err *e);
     void (*destroy)(void *h);
     /* rows of len bytes at DMA byte addresses addr + i * stride (each a multiple of 8; len
      * any), from / into buf holding the rows packed (row i at buf + i * len). 0, or -EINVAL
-     * (outside the map, misaligned) / -EIO (the port answered with an error). */
+     * (outside the map, misaligned) / -EIO (the port answered with an error) /
+     * -ETIMEDOUT (the port stopped answering). */
     int (*write)(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
-                 const void *buf);
-    int (*read)(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf);
-    /* One GEMM: *res = status and cycles. 0, or a negative errno (host failure, -EPROTO). */
-    int (*exec)(void *h, const struct core_cmd *cmd, struct core_twin_result *res);
+                 const void *buf, struct err *e);
+    int (*read)(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf,
+                struct err *e);
+    /* One GEMM: *res = status and cycles. 0, or a negative errno (host failure, -ETIMEDOUT,
+     * -EPROTO: the lockstep pair diverged, e says where). */
+    int (*exec)(void *h, const struct core_cmd *cmd, struct core_twin_result *res, struct err *e);
     /* Optional (NULL: not supported): start an FST trace. */
-    int (*trace)(void *h, const struct vtrace_opts *o);
+    int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
     /* Optional: the core's cycle counter (RTL), for reports. */
     uint64_t (*cycle)(void *h);
 };
@@ -71,16 +73,15 @@ struct core_be {
 struct core_be_lockstep;
 
 /* rtl: the RTL backend's ops (the caller passes &core_be_rtl_ops); block names the core in
- * reports ("an1.core"). NULL on error (msg). */
-struct core_be_lockstep *core_be_lockstep_create(const struct core_be_ops *rtl,
-                                                 const struct core_twin_cfg *cfg, uint64_t seed,
-                                                 const char *block, char *msg, size_t len);
+ * reports ("an1.core"). */
+int core_be_lockstep_create(const struct core_params *cfg, const struct core_be_ops *rtl,
+                            uint64_t seed, const char *block, struct core_be_lockstep **out,
+                            struct err *e);
 void core_be_lockstep_destroy(struct core_be_lockstep *l);
 /* The label of the command about to run, for divergence reports (copied). */
 void core_be_lockstep_label(struct core_be_lockstep *l, const char *label);
-/* The lockstep pair as a backend (handle = l). */
+/* The lockstep pair as a backend (handle = l). A divergence is -EPROTO with the report
+ * (block, command, cycle, what differed) in e. */
 extern const struct core_be_ops core_be_lockstep_ops;
-/* The report of the first divergence ("" if none). */
-const char *core_be_lockstep_report(const struct core_be_lockstep *l);
 
 #endif

@@ -4,8 +4,8 @@
  * program that also links one verilated core model (e.g. core_8x8). Nothing else in the library
  * refers to core_be_rtl_ops, so programs without a core model never pull it in.
  *
- * Port protocol (csim/shim/core.h): drive with core_set, settle and sample with core_get, a
- * beat moves at the rising edge (core_step) where valid && ready were high. DMA responses come
+ * Port protocol (csim/shim/core.h): drive with core_rtl_set, settle and sample with core_rtl_get, a
+ * beat moves at the rising edge (core_rtl_step) where valid && ready were high. DMA responses come
  * CORE_DMA_LATENCY cycles after acceptance, one per request, valid for one cycle.
  */
 #include "models/node/core_be.h"
@@ -22,44 +22,42 @@
 #define CMD_TIMEOUT  100000000 /* cycles for one command (a full 65535^3 GEMM is far more) */
 
 struct rtl {
-    struct core *c;
+    struct core_rtl *c;
     struct core_in in;
 };
 
-static void *rtl_create(const struct core_twin_cfg *cfg, uint64_t seed, char *msg, size_t len)
+static int rtl_create(const struct core_params *cfg, uint64_t seed, void **out, struct err *e)
 {
     struct rtl *h = calloc(1, sizeof(*h));
-    struct core_twin_cfg m;
+    struct core_params m;
 
-    if (!h) {
-        snprintf(msg, len, "rtl core: out of memory");
-        return NULL;
-    }
-    h->c = core_create(seed);
+    *out = NULL;
+    if (!h)
+        return err_set(e, -ENOMEM, "rtl core: out of memory");
+    h->c = core_rtl_create(seed);
     if (!h->c) {
-        snprintf(msg, len, "rtl core: the verilated model could not be created");
         free(h);
-        return NULL;
+        return err_set(e, -ENOMEM, "rtl core: the verilated model could not be created");
     }
-    core_params(h->c, &m);
+    core_rtl_params(h->c, &m);
     if (m.rows != cfg->rows || m.cols != cfg->cols || m.a_words != cfg->a_words ||
         m.b_words != cfg->b_words || m.c_words != cfg->c_words) {
-        snprintf(msg, len,
-                 "rtl core: the linked model is %ux%u with pads of %u/%u/%u words, the machine "
-                 "asks for %ux%u with %u/%u/%u; accepted: the model's configuration (set "
-                 "machine_cfg.core to it, or link the model built for it)",
-                 m.rows, m.cols, m.a_words, m.b_words, m.c_words, cfg->rows, cfg->cols,
-                 cfg->a_words, cfg->b_words, cfg->c_words);
-        core_destroy(h->c);
+        core_rtl_destroy(h->c);
         free(h);
-        return NULL;
+        return err_set(e, -EINVAL,
+                       "rtl core: the linked model is %ux%u with pads of %u/%u/%u words, the "
+                       "machine asks for %ux%u with %u/%u/%u; accepted: the model's configuration "
+                       "(set machine_cfg.core to it, or link the model built for it)",
+                       m.rows, m.cols, m.a_words, m.b_words, m.c_words, cfg->rows, cfg->cols,
+                       cfg->a_words, cfg->b_words, cfg->c_words);
     }
     h->in.rst = true;
-    core_set(h->c, &h->in);
-    core_step(h->c, RESET_CYCLES);
+    core_rtl_set(h->c, &h->in);
+    core_rtl_step(h->c, RESET_CYCLES);
     h->in.rst = false;
-    core_set(h->c, &h->in);
-    return h;
+    core_rtl_set(h->c, &h->in);
+    *out = h;
+    return 0;
 }
 
 static void rtl_destroy(void *p)
@@ -67,13 +65,14 @@ static void rtl_destroy(void *p)
     struct rtl *h = p;
     if (!h)
         return;
-    core_destroy(h->c);
+    core_rtl_destroy(h->c);
     free(h);
 }
 
 /* Move len bytes at addr (a multiple of 8) through the DMA port: write from buf, or read into
  * buf. */
-static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_t len)
+static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_t len,
+                struct err *e)
 {
     size_t beats = (len + 7) / 8, issued = 0, answered = 0;
     unsigned idle = 0;
@@ -81,7 +80,8 @@ static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_
     struct core_out out;
 
     if (addr % CORE_DMA_BEAT)
-        return -EINVAL;
+        return err_set(e, -EINVAL, "rtl core: DMA %s at 0x%x; accepted multiples of %u",
+                       we ? "write" : "read", addr, CORE_DMA_BEAT);
     while (answered < beats) {
         h->in.dma_valid = issued < beats;
         if (h->in.dma_valid) {
@@ -94,8 +94,8 @@ static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_
             h->in.dma_wdata = d;
             h->in.dma_wstrb = (uint8_t)(n == 8 ? 0xFF : (1u << n) - 1);
         }
-        core_set(h->c, &h->in);
-        core_get(h->c, &out);
+        core_rtl_set(h->c, &h->in);
+        core_rtl_get(h->c, &out);
         bool progress = false;
         if (out.dma_resp_valid) {
             size_t off = answered * 8, n = len - off < 8 ? len - off : 8;
@@ -107,7 +107,7 @@ static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_
             progress = true;
         }
         bool fire = h->in.dma_valid && out.dma_ready;
-        core_step(h->c, 1);
+        core_rtl_step(h->c, 1);
         if (fire) {
             issued++;
             progress = true;
@@ -119,34 +119,46 @@ static int xfer(struct rtl *h, bool we, uint32_t addr, unsigned char *buf, size_
         }
     }
     h->in.dma_valid = false;
-    core_set(h->c, &h->in);
-    return rc;
+    core_rtl_set(h->c, &h->in);
+    if (rc == -EIO)
+        return err_set(e, rc,
+                       "rtl core: DMA %s of %zu bytes at 0x%x: the port answered with an "
+                       "error (outside the map?)",
+                       we ? "write" : "read", len, addr);
+    if (rc)
+        return err_set(e, rc,
+                       "rtl core: DMA %s of %zu bytes at 0x%x: no progress for %d cycles "
+                       "(%zu of %zu beats answered)",
+                       we ? "write" : "read", len, addr, DMA_TIMEOUT, answered, beats);
+    return 0;
 }
 
 static int rtl_write(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len,
-                     const void *buf)
+                     const void *buf, struct err *e)
 {
     unsigned char *b = (unsigned char *)(uintptr_t)buf;
     for (uint32_t i = 0; i < rows; i++) {
-        int rc = xfer(p, true, addr + i * stride, b + (size_t)i * len, len);
+        int rc = xfer(p, true, addr + i * stride, b + (size_t)i * len, len, e);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int rtl_read(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+static int rtl_read(void *p, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf,
+                    struct err *e)
 {
     unsigned char *b = buf;
     for (uint32_t i = 0; i < rows; i++) {
-        int rc = xfer(p, false, addr + i * stride, b + (size_t)i * len, len);
+        int rc = xfer(p, false, addr + i * stride, b + (size_t)i * len, len, e);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int rtl_exec(void *p, const struct core_cmd *cmd, struct core_twin_result *res)
+static int rtl_exec(void *p, const struct core_cmd *cmd, struct core_twin_result *res,
+                    struct err *e)
 {
     struct rtl *h = p;
     struct core_out out;
@@ -156,41 +168,49 @@ static int rtl_exec(void *p, const struct core_cmd *cmd, struct core_twin_result
     h->in.cmd_valid = true;
     h->in.done_ready = true;
     for (;;) { /* the command beat */
-        core_set(h->c, &h->in);
-        core_get(h->c, &out);
-        core_step(h->c, 1);
+        core_rtl_set(h->c, &h->in);
+        core_rtl_get(h->c, &out);
+        core_rtl_step(h->c, 1);
         if (out.cmd_ready)
             break;
         if (++n > DMA_TIMEOUT)
-            return -ETIMEDOUT;
+            return err_set(e, -ETIMEDOUT,
+                           "rtl core: the command port took no command in %d cycles (cycle %llu)",
+                           DMA_TIMEOUT, (unsigned long long)core_rtl_cycle(h->c));
     }
     h->in.cmd_valid = false;
     for (n = 0;; n++) { /* the completion beat */
-        core_set(h->c, &h->in);
-        core_get(h->c, &out);
+        core_rtl_set(h->c, &h->in);
+        core_rtl_get(h->c, &out);
         if (out.done_valid) {
             res->status = out.done_status;
             res->cycles = out.done_cycles;
-            core_step(h->c, 1);
+            core_rtl_step(h->c, 1);
             break;
         }
         if (n > CMD_TIMEOUT)
-            return -ETIMEDOUT;
-        core_step(h->c, 1);
+            return err_set(
+                e, -ETIMEDOUT, "rtl core: no completion in %d cycles (GEMM %ux%ux%u, cycle %llu)",
+                CMD_TIMEOUT, cmd->m, cmd->n, cmd->k, (unsigned long long)core_rtl_cycle(h->c));
+        core_rtl_step(h->c, 1);
     }
     h->in.done_ready = false;
-    core_set(h->c, &h->in);
+    core_rtl_set(h->c, &h->in);
     return 0;
 }
 
-static int rtl_trace(void *p, const struct vtrace_opts *o)
+static int rtl_trace(void *p, const struct vtrace_opts *o, struct err *e)
 {
-    return core_trace(((struct rtl *)p)->c, o);
+    int rc = core_rtl_trace(((struct rtl *)p)->c, o);
+    if (rc)
+        return err_set(e, rc, "rtl core: cannot write waves to '%s' (%d)",
+                       o->path ? o->path : "(null)", rc);
+    return 0;
 }
 
 static uint64_t rtl_cycle(void *p)
 {
-    return core_cycle(((struct rtl *)p)->c);
+    return core_rtl_cycle(((struct rtl *)p)->c);
 }
 
 const struct core_be_ops core_be_rtl_ops = {

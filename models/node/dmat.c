@@ -107,7 +107,7 @@ static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool
 }
 
 /* Run descriptor d alone: *cycles from the cycle it was taken to the cycle its completion was. */
-static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len)
+static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
 {
     uint64_t end = t->cyc + MAX_CYCLE, accepted = 0;
     bool offered = true, done = false, taken, cpl_valid;
@@ -115,9 +115,8 @@ static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, cha
 
     while (!done) {
         if (t->cyc >= end) {
-            snprintf(msg, len, "dma timing probe: no completion after %llu cycles",
-                     (unsigned long long)MAX_CYCLE);
-            return -ETIMEDOUT;
+            return err_set(e, -ETIMEDOUT, "dma timing probe: no completion after %llu cycles",
+                           (unsigned long long)MAX_CYCLE);
         }
         uint64_t now = t->cyc;
         cycle(t, offered ? d : NULL, &taken, &cpl_valid, &cpl);
@@ -127,27 +126,24 @@ static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, cha
         }
         if (cpl_valid) {
             if (offered) {
-                snprintf(msg, len, "dma timing probe: a completion for no descriptor");
-                return -EIO;
+                return err_set(e, -EIO, "dma timing probe: a completion for no descriptor");
             }
             *cycles = now - accepted;
             done = true;
         }
         if (dma_twin_errors(t->tw)) {
-            snprintf(msg, len, "dma timing probe: %s", dma_twin_error(t->tw));
-            return -EIO;
+            return err_set(e, -EIO, "dma timing probe: %s", dma_twin_error(t->tw));
         }
     }
     cycle(t, NULL, &taken, &cpl_valid, &cpl); /* the DMA goes idle */
     if (cpl.status != DMA_ST_OK) {
-        snprintf(msg, len, "dma timing probe: status %s", dma_status_name(cpl.status));
-        return -EIO;
+        return err_set(e, -EIO, "dma timing probe: status %s", dma_status_name(cpl.status));
     }
     return 0;
 }
 
-int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out, char *msg,
-                size_t len)
+int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, uint64_t period_ps,
+                struct dmat **out, struct err *e)
 {
     struct dmat *t = calloc(1, sizeof(*t));
     struct dram_cfg tb;
@@ -156,32 +152,33 @@ int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat
 
     *out = NULL;
     if (!t) {
-        snprintf(msg, len, "dma timing: out of memory");
-        return -ENOMEM;
+        return err_set(e, -ENOMEM, "dma timing: out of memory");
     }
     t->params = *params;
-    rc = dma_twin_create(params, &t->tw, msg, len);
+    rc = dma_twin_create(params, &t->tw, e);
     if (rc)
         goto fail;
-    /* The node's tensor buffer: the default DDR4 channels, at least tb_bytes. */
-    dram_cfg_default(&tb);
+    /* The node's tensor buffer: its DDR4 channels, at least tb_bytes. */
+    if (tb_cfg)
+        tb = *tb_cfg;
+    else
+        dram_cfg_default(&tb);
     if (params->tb_bytes > tb.size_bytes)
         tb.size_bytes = params->tb_bytes;
-    rc = dram_create(&tb, &t->tb, msg, len);
+    rc = dram_create(&tb, &t->tb, e);
     if (rc)
         goto fail;
     dram_port_cfg_default(&pc);
     pc.period_ps = period_ps;
     pc.name = "dma";
-    rc = dram_port_create(t->tb, &pc, &t->port, msg, len);
+    rc = dram_port_create(&pc, t->tb, &t->port, e);
     if (rc)
         goto fail;
     t->sram = calloc(params->sram_lat, sizeof(*t->sram));
     t->cap = 256;
     t->tab = calloc(t->cap, sizeof(*t->tab));
     if (!t->sram || !t->tab) {
-        rc = -ENOMEM;
-        snprintf(msg, len, "dma timing: out of memory");
+        rc = err_set(e, -ENOMEM, "dma timing: out of memory");
         goto fail;
     }
     /* Reset: two cycles, the memories not clocked. */
@@ -245,11 +242,11 @@ static int grow(struct dmat *t)
     return 0;
 }
 
-int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len)
+int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
 {
     struct key k;
     struct dma_desc p = *d;
-    uint64_t c;
+    uint64_t c = 0; /* probe() sets it when it returns 0 */
     int rc;
 
     memset(&k, 0, sizeof(k));
@@ -269,35 +266,33 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char
         k.dst_al = (uint32_t)d->dst;
         p.src = TB_BASE + d->src % TB_ALIGN;
     }
-    struct ent *e = find(t, &k);
-    if (e->used) {
+    struct ent *ent = find(t, &k);
+    if (ent->used) {
         t->hits++;
-        *cycles = e->cycles;
+        *cycles = ent->cycles;
         return 0;
     }
     enum dma_status st = dma_desc_check(&p, &t->params);
     if (st != DMA_ST_OK) {
         char b[160];
         dma_desc_format(d, b, sizeof(b));
-        snprintf(msg, len, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
-        return -EINVAL;
+        return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
     }
-    rc = probe(t, &p, &c, msg, len);
+    rc = probe(t, &p, &c, e);
     if (rc)
         return rc;
     t->simulated++;
     if ((t->n + 1) * 2 > t->cap) {
         if (grow(t)) {
-            snprintf(msg, len, "dma timing: out of memory");
-            return -ENOMEM;
+            return err_set(e, -ENOMEM, "dma timing: out of memory");
         }
-        e = find(t, &k);
+        ent = find(t, &k);
     }
-    e->k = k;
-    e->cycles = c;
-    e->used = 1;
+    ent->k = k;
+    ent->cycles = c;
+    ent->used = 1;
     t->n++;
-    *cycles = e->cycles;
+    *cycles = ent->cycles;
     return 0;
 }
 

@@ -5,8 +5,8 @@
  * --------
  * Modelled: the number of DMA clock cycles a descriptor takes, from leaving the descriptor
  * queue to its completion, as the DMA twin (models/dma/dma_twin, cycle-exact with rtl/dma)
- * reports it when it runs the descriptor alone against the node's tensor buffer model (the
- * default DDR4 channels) and the core's SRAM port (latency and size of the core's DMA map).
+ * reports it when it runs the descriptor alone against the node's tensor buffer model (its
+ * DDR4 channels, dram_cfg) and the core's SRAM port (latency and size of the core's DMA map).
  * Results are memoised by the descriptor's shape (direction, transpose, rows, length, strides,
  * the byte alignment of both addresses), so a training run simulates each distinct transfer
  * once. Deterministic: the same descriptors in the same order give the same cycles.
@@ -21,18 +21,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/dma.h"
+#include "models/dram/dram.h"
 
 struct dmat;
 
-/* params: the DMA's parameters; sram_bytes is the size of the core's DMA map. 0, -EINVAL or
- * -ENOMEM with the reason in msg. */
-int dmat_create(const struct dma_params *params, uint64_t period_ps, struct dmat **out, char *msg,
-                size_t len);
+/* params: the DMA's parameters; sram_bytes is the size of the core's DMA map. tb: the timing of
+ * the node's tensor buffer (its size is raised to params->tb_bytes if below; NULL: the
+ * defaults of dram_cfg_default). 0, -EINVAL or -ENOMEM. */
+int dmat_create(const struct dma_params *params, const struct dram_cfg *tb, uint64_t period_ps,
+                struct dmat **out, struct err *e);
 void dmat_destroy(struct dmat *t);
 
-/* Cycles of descriptor d (0 and a message in msg for a descriptor the DMA rejects). */
-int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, char *msg, size_t len);
+/* Cycles of descriptor d (an error for a descriptor the DMA rejects). */
+int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e);
 
 /* Distinct descriptors simulated, and lookups answered from the memo. */
 uint64_t dmat_simulated(const struct dmat *t);

@@ -12,12 +12,11 @@
 void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, const char *name,
                         uint64_t *bytes, uint64_t *lb_bytes)
 {
-    struct flash_err e;
     const struct ftl_region *r = ftl_layout_find(l, name);
 
     *bytes = 0;
     *lb_bytes = 0;
-    if (!r || ftl_layout_validate(l, g, &e))
+    if (!r || ftl_layout_validate(l, g, NULL))
         return;
     uint64_t lb =
         (uint64_t)flash_geom_dies(g) * g->planes_per_die * g->pages_per_block * g->page_bytes;
@@ -26,58 +25,45 @@ void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, 
 }
 
 int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
-                const char *const *names, uint32_t n, struct dram *tb)
+                const char *const *names, uint32_t n, struct dram *tb, struct err *e)
 {
-    struct flash_err e;
     int rc;
 
     memset(f, 0, sizeof(*f));
     f->layout = *l;
     f->tb = tb;
     f->page_bytes = cfg->geom.page_bytes;
-    rc = ftl_layout_validate(l, &cfg->geom, &e);
-    if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+    rc = ftl_layout_validate(l, &cfg->geom, e);
+    if (rc)
         return rc;
-    }
-    rc = flash_fms_create(cfg, &f->fms, &e);
-    if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+    rc = flash_fms_create(cfg, &f->fms, e);
+    if (rc)
         return rc;
-    }
     const struct ftl_region *sp = ftl_layout_spare(l);
-    rc = ftl_bbm_init(&f->bbm, &cfg->geom, sp ? sp->first : 0, sp ? sp->count : 0, &e);
-    if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+    rc = ftl_bbm_init(&f->bbm, &cfg->geom, sp ? sp->first : 0, sp ? sp->count : 0, e);
+    if (rc)
         goto out;
-    }
     f->bbm_ok = true;
-    rc = flash_ctrl_init(&f->ctrl, f->fms, &e);
-    if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+    rc = flash_ctrl_init(&f->ctrl, f->fms, e);
+    if (rc)
         goto out;
-    }
     f->ctrl_ok = true;
     for (uint32_t i = 0; i < n && i < NFLASH_MAX_STREAMS; i++) {
         const struct ftl_region *r = ftl_layout_find(l, names[i]);
         struct ftl_stream_cfg sc;
         if (!r) {
-            snprintf(f->msg, sizeof(f->msg), "flash layout %s has no stream '%s'", l->node,
-                     names[i]);
-            rc = -EINVAL;
+            rc = err_set(e, -EINVAL, "flash layout %s has no stream '%s'", l->node, names[i]);
             goto out;
         }
         ftl_stream_cfg_from_region(&sc, r);
-        rc = ftl_stream_create(f->fms, &f->bbm, &sc, &f->s[i], &e);
-        if (rc) {
-            snprintf(f->msg, sizeof(f->msg), "%s", e.msg);
+        rc = ftl_stream_create(&sc, f->fms, &f->bbm, &f->s[i], e);
+        if (rc)
             goto out;
-        }
         f->name[i] = names[i];
         f->n = i + 1;
-        rc = slog_init(&f->log[i], f->s[i], f->page_bytes);
+        rc = slog_init(&f->log[i], f->s[i], f->page_bytes, e);
         if (rc) {
-            snprintf(f->msg, sizeof(f->msg), "flash: out of memory");
+            err_prefix(e, rc, "flash");
             goto out;
         }
     }
@@ -111,14 +97,16 @@ int nflash_stream(const struct nflash *f, const char *name)
     return -1;
 }
 
-static int stage(struct nflash *f, uint64_t bytes)
+static int stage(struct nflash *f, uint32_t i, uint64_t bytes, struct err *e)
 {
     uint64_t need = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
     if (need <= f->page_cap)
         return 0;
     unsigned char *p = realloc(f->page_buf, need);
     if (!p)
-        return -ENOMEM;
+        return err_set(e, -ENOMEM,
+                       "flash write of stream '%s': out of memory staging %" PRIu64 " bytes",
+                       f->name[i], need);
     f->page_buf = p;
     f->page_cap = need;
     return 0;
@@ -142,28 +130,38 @@ static bool store(const struct nflash *f, uint32_t i)
     return !flash_fms_cfg(f->fms)->sw.store_payload && !f->nodata[i];
 }
 
+/* The bytes of a record that nflash keeps itself (store()) did not fit in host memory. */
+static int out_of_memory(const struct nflash *f, uint32_t i, uint64_t bytes, struct err *e)
+{
+    return err_set(e, -ENOMEM,
+                   "flash write of stream '%s': out of memory keeping %" PRIu64 " bytes",
+                   f->name[i], bytes);
+}
+
 int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf, uint64_t bytes,
-                     struct slog_ext *x, uint64_t *done)
+                     struct slog_ext *x, uint64_t *done, struct err *e)
 {
     const void *src = NULL;
     void *keep = NULL;
     if (store(f, i) && buf) {
         keep = malloc(bytes ? bytes : 1);
         if (!keep)
-            return -ENOMEM;
+            return out_of_memory(f, i, bytes, e);
         memcpy(keep, buf, bytes);
     }
     if (payload(f, i) && buf) {
-        if (stage(f, bytes))
-            return -ENOMEM;
+        int rc = stage(f, i, bytes, e);
+        if (rc) {
+            free(keep);
+            return rc;
+        }
         uint64_t pad = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
         memcpy(f->page_buf, buf, bytes);
         memset(f->page_buf + bytes, 0, pad - bytes);
         src = f->page_buf;
     }
-    int rc = slog_append(&f->log[i], now, src, bytes, x, done);
+    int rc = slog_append(&f->log[i], now, src, bytes, x, done, e);
     if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
         free(keep);
         return rc;
     }
@@ -187,20 +185,19 @@ static void set_free(uint64_t *free_at, uint64_t now, uint64_t ctrl, uint64_t do
 }
 
 int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
-                    struct slog_ext *x, uint64_t *done, uint64_t *free_at)
+                    struct slog_ext *x, uint64_t *done, uint64_t *free_at, struct err *e)
 {
     const void *src = NULL;
     if (payload(f, i)) {
-        if (stage(f, bytes))
-            return -ENOMEM;
+        int rc = stage(f, i, bytes, e);
+        if (rc)
+            return rc;
         uint64_t pad = (bytes + f->page_bytes - 1) / f->page_bytes * f->page_bytes;
-        if (dram_read(f->tb, tb_addr, f->page_buf, bytes)) {
-            snprintf(f->msg, sizeof(f->msg),
-                     "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
-                     " is outside the buffer",
-                     f->name[i], tb_addr, bytes);
-            return -ERANGE;
-        }
+        if (dram_read(f->tb, tb_addr, f->page_buf, bytes))
+            return err_set(e, -ERANGE,
+                           "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                           " is outside the buffer",
+                           f->name[i], tb_addr, bytes);
         memset(f->page_buf + bytes, 0, pad - bytes);
         src = f->page_buf;
     }
@@ -208,19 +205,17 @@ int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr
     if (store(f, i)) {
         keep = malloc(bytes ? bytes : 1);
         if (!keep)
-            return -ENOMEM;
+            return out_of_memory(f, i, bytes, e);
         if (dram_read(f->tb, tb_addr, keep, bytes)) {
             free(keep);
-            snprintf(f->msg, sizeof(f->msg),
-                     "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
-                     " is outside the buffer",
-                     f->name[i], tb_addr, bytes);
-            return -ERANGE;
+            return err_set(e, -ERANGE,
+                           "flash write of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                           " is outside the buffer",
+                           f->name[i], tb_addr, bytes);
         }
     }
-    int rc = slog_append(&f->log[i], now, src, bytes, x, done);
+    int rc = slog_append(&f->log[i], now, src, bytes, x, done, e);
     if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
         free(keep);
         return rc;
     }
@@ -241,7 +236,7 @@ static int deliver(void *user, uint64_t addr, const void *data, uint32_t len, ui
 }
 
 int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog_ext *x,
-                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at)
+                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at, struct err *e)
 {
     struct flash_ctrl_req rq = {.lpn = x->lpn, .offset = 0, .bytes = x->bytes, .tb_addr = tb_addr};
     struct flash_ctrl_sink sink = {deliver, f};
@@ -251,30 +246,23 @@ int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog
     set_free(free_at, now, 0, now);
     if (!x->bytes)
         return 0;
-    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, payload(f, i) ? &sink : NULL, done);
-    if (rc) {
-        snprintf(f->msg, sizeof(f->msg), "flash read of stream '%s' at LPN %" PRIu64 ": %s",
-                 f->name[i], x->lpn, flash_ctrl_errmsg(&f->ctrl));
-        return rc;
-    }
-    if (store(f, i) && x->data && dram_write(f->tb, tb_addr, x->data, x->bytes)) {
-        snprintf(f->msg, sizeof(f->msg),
-                 "flash read of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
-                 " is outside the buffer",
-                 f->name[i], tb_addr, x->bytes);
-        return -ERANGE;
-    }
+    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, payload(f, i) ? &sink : NULL, done, e);
+    if (rc)
+        return err_prefix(e, rc, "flash read of stream '%s' at LPN %" PRIu64, f->name[i], x->lpn);
+    if (store(f, i) && x->data && dram_write(f->tb, tb_addr, x->data, x->bytes))
+        return err_set(e, -ERANGE,
+                       "flash read of stream '%s': tensor-buffer range 0x%" PRIx64 "+%" PRIu64
+                       " is outside the buffer",
+                       f->name[i], tb_addr, x->bytes);
     set_free(free_at, now, nflash_ctrl_ps(f, x->pages, false), *done);
     return 0;
 }
 
-int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x)
+int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x, struct err *e)
 {
     uint64_t done;
-    int rc = slog_free(&f->log[i], now, x, &done);
+    int rc = slog_free(&f->log[i], now, x, &done, e);
     free(x->data);
     x->data = NULL;
-    if (rc)
-        snprintf(f->msg, sizeof(f->msg), "%s", f->log[i].msg);
     return rc;
 }

@@ -53,7 +53,6 @@ struct nflash {
     uint32_t page_bytes;
     unsigned char *page_buf; /* write staging */
     uint64_t page_cap;
-    char msg[512];
 };
 
 /* Stream capacity of region `name` of layout l on geometry g: bytes, and bytes per LB. 0 if
@@ -63,7 +62,7 @@ void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, 
 
 /* Build the FMS of cfg with layout l (copied) and a stream for each listed region name. */
 int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
-                const char *const *names, uint32_t n, struct dram *tb);
+                const char *const *names, uint32_t n, struct dram *tb, struct err *e);
 void nflash_fini(struct nflash *f);
 
 /* Stream i keeps no payload: writes and reads are timed, bytes are not stored (reads leave
@@ -77,22 +76,22 @@ int nflash_stream(const struct nflash *f, const char *name);
  * Append `bytes` from the tensor buffer at tb_addr as one record of stream i, at now. *x =
  * where it went, *done = programmed, *free_at (may be NULL) = when the controller has taken the
  * last of its commands (the write path can take the next transfer then; the dies program in
- * parallel). Errors of the log (message in f->msg).
+ * parallel). Errors of the log, with their message in e.
  */
 int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
-                    struct slog_ext *x, uint64_t *done, uint64_t *free_at);
+                    struct slog_ext *x, uint64_t *done, uint64_t *free_at, struct err *e);
 /* The same from host memory (preloads). */
 int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf, uint64_t bytes,
-                     struct slog_ext *x, uint64_t *done);
+                     struct slog_ext *x, uint64_t *done, struct err *e);
 /* Read record x of stream i into the tensor buffer at tb_addr; *done = all of it there,
  * *free_at (may be NULL) = when the controller has processed its read commands. */
 int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog_ext *x,
-                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at);
+                   uint64_t tb_addr, uint64_t *done, uint64_t *free_at, struct err *e);
 
 /* Controller time of a transfer of `pages` pages: ceil(pages / pages per command) commands of
  * t_ctrl_wr (write) or t_ctrl_rd (read). */
 uint64_t nflash_ctrl_ps(const struct nflash *f, uint64_t pages, bool write);
 /* Free record x (slog_free, and its bytes in the record store). */
-int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x);
+int nflash_free(struct nflash *f, uint32_t i, uint64_t now, struct slog_ext *x, struct err *e);
 
 #endif

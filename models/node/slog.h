@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "models/flash/ftl_stream.h"
 
 /* Where a record lives. */
@@ -45,11 +46,10 @@ struct slog {
     bool *mapped;    /* [n_lb] written since its last release */
     uint64_t live_pages;
     uint64_t released; /* LBs released so far */
-    char msg[256];
 };
 
-/* 0 or -ENOMEM. The stream must outlive the log. */
-int slog_init(struct slog *l, struct ftl_stream *s, uint32_t page_bytes);
+/* 0 or -ENOMEM. The stream must outlive the log. Errors (csim/err.h): the message is in e. */
+int slog_init(struct slog *l, struct ftl_stream *s, uint32_t page_bytes, struct err *e);
 void slog_fini(struct slog *l);
 
 /* Pages a record of `bytes` takes. */
@@ -58,17 +58,17 @@ uint64_t slog_pages(const struct slog *l, uint64_t bytes);
 /*
  * Append a record of `bytes` at now. buf: slog_pages(bytes) * page_bytes bytes (the tail
  * padding included), or NULL (timing only). *x = where it went, *done = programmed.
- * -ENOSPC (the log is full: the next LBs still hold live records), or the FTL's error; the
- * message is in l->msg.
+ * -ENOSPC (the log is full: the next LBs still hold live records), or the FTL's error.
  */
 int slog_append(struct slog *l, uint64_t now, const void *buf, uint64_t bytes, struct slog_ext *x,
-                uint64_t *done);
+                uint64_t *done, struct err *e);
 
 /* The record's data are consumed; release the LBs that became empty and closed. *done = end of
  * their erases (now if none). */
-int slog_free(struct slog *l, uint64_t now, const struct slog_ext *x, uint64_t *done);
+int slog_free(struct slog *l, uint64_t now, const struct slog_ext *x, uint64_t *done,
+              struct err *e);
 
 /* Start the next record on a fresh LB (release the current one if it is empty). */
-int slog_align(struct slog *l, uint64_t now, uint64_t *done);
+int slog_align(struct slog *l, uint64_t now, uint64_t *done, struct err *e);
 
 #endif

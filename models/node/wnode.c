@@ -69,32 +69,30 @@ static void params_copy(struct dnn_params *d, const struct dnn_params *s)
 }
 
 int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
-                 char *msg, size_t len)
+                 struct err *e)
 {
     struct wnode *w = calloc(1, sizeof(*w));
     struct ftl_layout lay;
-    struct dnn_err de;
     int rc;
 
     *out = NULL;
-    if (!w) {
-        snprintf(msg, len, "wn: out of memory");
-        return -ENOMEM;
-    }
+    if (!w)
+        return err_set(e, -ENOMEM, "wn: out of memory");
     w->cfg = *cfg;
-    rc = dnn_params_create(&p->model, &p->opt, 0, &w->p, &de);
+    rc = dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
+                           &w->p, e);
     if (rc) {
-        snprintf(msg, len, "wn: %s", de.msg);
+        err_prefix(e, rc, "wn");
         goto out_free;
     }
     params_copy(w->p, p);
-    rc = dram_create(&cfg->tb, &w->tb, msg, len);
+    rc = dram_create(&cfg->tb, &w->tb, e);
     if (rc)
         goto out_params;
     ftl_layout_wn(&lay);
-    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb);
+    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
     if (rc) {
-        snprintf(msg, len, "wn flash: %s", w->fl.msg);
+        err_prefix(e, rc, "wn flash");
         goto out_tb;
     }
     for (int i = 0; i < R_N; i++)
@@ -171,20 +169,20 @@ static uint64_t record_bytes(const struct dnn_params *p, int k, uint32_t l)
 
 /* The new version of record k of layer l is at x: free the old one. */
 static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x, uint64_t now,
-                   char *msg, size_t len)
+                   struct err *e)
 {
     int rc = 0;
     if (w->ok[k][l]) {
-        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l]);
+        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], e);
         if (rc)
-            snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+            err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
     }
     w->rec[k][l] = *x;
     w->ok[k][l] = true;
     return rc;
 }
 
-int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size_t len)
+int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e)
 {
     *done = now;
     for (uint32_t l = 0; l < w->p->model.n_layers; l++) {
@@ -192,14 +190,15 @@ int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size
             uint64_t n = record_bytes(w->p, k, l), t;
             struct slog_ext x;
             if (grow(&w->buf, &w->cap, n))
-                return -ENOMEM;
+                return err_set(e, -ENOMEM, "wn: out of memory for a record of %" PRIu64 " bytes",
+                               n);
             record(w->p, k, l, w->buf);
-            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t);
+            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t, e);
             if (rc) {
-                snprintf(msg, len, "wn %s stream: %s", wnode_streams[k], w->fl.msg);
+                err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
                 return rc;
             }
-            if ((rc = replace(w, k, l, &x, now, msg, len)))
+            if ((rc = replace(w, k, l, &x, now, e)))
                 return rc;
             if (t > *done)
                 *done = t;
@@ -213,25 +212,25 @@ static int kind_of(uint8_t stream)
     return stream == HC_S_W ? R_W : stream == HC_S_M ? R_M : stream == HC_S_O ? R_O : -1;
 }
 
-static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint64_t *end, char *msg,
-                    size_t len)
+static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                    struct err *e)
 {
     uint32_t l = c->layer;
     uint64_t nw = (uint64_t)w->p->model.layer[l].in * w->p->model.layer[l].out;
     uint64_t nb = w->p->model.layer[l].out, params = nw + nb;
-    struct dnn_err de;
     int rc;
 
     if (grow((unsigned char **)&w->dw, &w->dw_cap, params * 4))
-        return -ENOMEM;
+        return err_set(e, -ENOMEM,
+                       "wn optimizer, layer %u: out of memory for %" PRIu64 " gradients", l + 1,
+                       params);
     if (dram_read(w->tb, c->u.opt.grad, w->dw, params * 4)) {
-        snprintf(msg, len, "wn: gradient slot 0x%" PRIx64 " outside the tensor buffer",
-                 c->u.opt.grad);
-        return -ERANGE;
+        return err_set(e, -ERANGE, "wn: gradient slot 0x%" PRIx64 " outside the tensor buffer",
+                       c->u.opt.grad);
     }
-    rc = dnn_params_update_layer(w->p, l, w->dw, w->dw + nw, &de);
+    rc = dnn_params_update_layer(w->p, l, w->dw, w->dw + nw, e);
     if (rc) {
-        snprintf(msg, len, "wn optimizer, layer %u: %s", l + 1, de.msg);
+        err_prefix(e, rc, "wn optimizer, layer %u", l + 1);
         return rc;
     }
     /* the new records, laid out as the compiler placed them in the write-back slot */
@@ -239,11 +238,10 @@ static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint6
     for (int k = 0; k < R_N; k++) {
         uint64_t n = record_bytes(w->p, k, l);
         if (grow(&w->buf, &w->cap, n))
-            return -ENOMEM;
+            return err_set(e, -ENOMEM, "wn: out of memory for a record of %" PRIu64 " bytes", n);
         record(w->p, k, l, w->buf);
         if (dram_write(w->tb, c->u.opt.wout + off, w->buf, n)) {
-            snprintf(msg, len, "wn: write-back slot outside the tensor buffer");
-            return -ERANGE;
+            return err_set(e, -ERANGE, "wn: write-back slot outside the tensor buffer");
         }
         off += ru(n, TB_ALIGN);
     }
@@ -258,7 +256,7 @@ static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint6
 }
 
 int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
-               uint64_t *end, uint64_t *free_at, char *msg, size_t len)
+               uint64_t *end, uint64_t *free_at, struct err *e)
 {
     int k = kind_of(c->op), rc;
     uint32_t l = c->u.fl.rec;
@@ -267,25 +265,23 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
     *end = now;
     *free_at = now;
     if (c->kind == HC_OPT_UPDATE) {
-        rc = exec_opt(w, c, now, end, msg, len);
+        rc = exec_opt(w, c, now, end, e);
         *free_at = *end;
         return rc;
     }
     if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || k < 0 || l >= DNN_MAX_LAYERS) {
-        snprintf(msg, len, "wn: command %u '%s' (%s) is not a Weight Node command", c->id, c->label,
-                 hc_kind_name((enum hc_kind)c->kind));
-        return -EINVAL;
+        return err_set(e, -EINVAL, "wn: command %u '%s' (%s) is not a Weight Node command", c->id,
+                       c->label, hc_kind_name((enum hc_kind)c->kind));
     }
     if (c->kind == HC_FLASH_RD) {
         if (!w->ok[k][l]) {
-            snprintf(msg, len, "wn: record %s of layer %u is not in flash", wnode_streams[k],
-                     l + 1);
-            return -ENODATA;
+            return err_set(e, -ENODATA, "wn: record %s of layer %u is not in flash",
+                           wnode_streams[k], l + 1);
         }
-        rc =
-            nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at);
+        rc = nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at,
+                            e);
         if (rc) {
-            snprintf(msg, len, "wn: %s", w->fl.msg);
+            err_prefix(e, rc, "wn");
             return rc;
         }
         w->st.flash_rd_bytes += w->rec[k][l].bytes;
@@ -293,22 +289,21 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
         return 0;
     }
     struct slog_ext x;
-    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at);
+    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at, e);
     if (rc) {
-        snprintf(msg, len, "wn: %s", w->fl.msg);
+        err_prefix(e, rc, "wn");
         return rc;
     }
     w->st.flash_wr_bytes += c->bytes;
     w->st.busy_ps[1] += *free_at - now;
-    return replace(w, k, l, &x, now, msg, len);
+    return replace(w, k, l, &x, now, e);
 }
 
-int wnode_end_step(struct wnode *w, char *msg, size_t len)
+int wnode_end_step(struct wnode *w, struct err *e)
 {
-    struct dnn_err de;
-    int rc = dnn_params_end_step(w->p, &de);
+    int rc = dnn_params_end_step(w->p, e);
     if (rc)
-        snprintf(msg, len, "wn optimizer: %s", de.msg);
+        err_prefix(e, rc, "wn optimizer");
     return rc;
 }
 

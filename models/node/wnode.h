@@ -51,21 +51,21 @@ struct wnode_stats {
 
 struct wnode;
 
-/* p is copied (the WN owns its state). 0 or an error with msg. */
+/* p is copied (the WN owns its state). */
 int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
-                 char *msg, size_t len);
+                 struct err *e);
 void wnode_destroy(struct wnode *w);
 
 /* Write every layer's W, M and O records to flash at now (freeing older versions); *done = all
  * programmed. */
-int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, char *msg, size_t len);
+int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e);
 
 /* Execute command c started at now: *end = its results are there; *free_at = its resource can
  * take the next command (flash: the controller is done, the dies may still work). */
 int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
-               uint64_t *end, uint64_t *free_at, char *msg, size_t len);
+               uint64_t *end, uint64_t *free_at, struct err *e);
 /* Every layer was updated: close the optimizer step (dnn_params_end_step). */
-int wnode_end_step(struct wnode *w, char *msg, size_t len);
+int wnode_end_step(struct wnode *w, struct err *e);
 
 struct dnn_params *wnode_params(struct wnode *w);
 struct dram *wnode_tb(struct wnode *w);

@@ -12,7 +12,7 @@
 
 /* The host rows (as many as the write buffer can fill, and the one being filled) and, in
  * functional mode, the SRAM behind them, the GC rows and the GC read buffer. */
-static int alloc_rows(struct ssd *s, struct flash_err *e)
+static int alloc_rows(struct ssd *s, struct err *e)
 {
     size_t row = (size_t)s->g.planes * s->page_bytes;
 
@@ -21,7 +21,7 @@ static int alloc_rows(struct ssd *s, struct flash_err *e)
     if (s->payload)
         s->sram = malloc(row * (s->n_rows + s->g.dies + 1));
     if (!s->rows || (s->payload && !s->sram))
-        return flash_err_set(e, -ENOMEM, "ssd: out of memory for %u buffer rows", s->n_rows);
+        return err_set(e, -ENOMEM, "ssd: out of memory for %u buffer rows", s->n_rows);
     for (uint32_t i = 0; i < s->n_rows; i++) {
         s->rows[i].next = i + 1 < s->n_rows ? i + 1 : SSD_NONE;
         if (s->payload)
@@ -36,7 +36,7 @@ static int alloc_rows(struct ssd *s, struct flash_err *e)
     return 0;
 }
 
-int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e)
+int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e)
 {
     struct ssd *s;
     int rc;
@@ -47,7 +47,7 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e)
         return rc;
     s = calloc(1, sizeof(*s));
     if (!s)
-        return flash_err_set(e, -ENOMEM, "ssd: out of memory");
+        return err_set(e, -ENOMEM, "ssd: out of memory");
     s->cfg = *cfg;
     ssd_cfg_geom(cfg, &s->g);
     s->page_bytes = cfg->nand.geom.page_bytes;
@@ -55,7 +55,7 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e)
     s->die = calloc(s->g.dies, sizeof(*s->die));
     s->next_start = malloc(s->g.dies * sizeof(*s->next_start));
     if (!s->die || !s->next_start) {
-        rc = flash_err_set(e, -ENOMEM, "ssd: out of memory for %u dies", s->g.dies);
+        rc = err_set(e, -ENOMEM, "ssd: out of memory for %u dies", s->g.dies);
         free(s->next_start);
         free(s->die);
         free(s);
@@ -123,8 +123,7 @@ const struct flash_fms *ssd_get_fms(const struct ssd *s)
 
 /* ------------------------------------------------------------------ rows */
 
-int ssd_open_row(struct ssd *s, uint32_t d, bool gc, uint64_t t, struct ssd_row *row,
-                 struct flash_err *e)
+int ssd_open_row(struct ssd *s, uint32_t d, bool gc, uint64_t t, struct ssd_row *row, struct err *e)
 {
     struct ssd_frontier *f = gc ? &s->die[d].gcf : &s->die[d].host;
     int rc;
@@ -137,10 +136,10 @@ int ssd_open_row(struct ssd *s, uint32_t d, bool gc, uint64_t t, struct ssd_row 
         }
         f->unit = ssd_map_alloc(&s->map, d);
         if (f->unit == SSD_NONE)
-            return flash_err_set(e, -ENOSPC,
-                                 "ssd: die %u has no free unit for its %s frontier (GC found "
-                                 "no unit to collect)",
-                                 d, gc ? "GC" : "host");
+            return err_set(e, -ENOSPC,
+                           "ssd: die %u has no free unit for its %s frontier (GC found "
+                           "no unit to collect)",
+                           d, gc ? "GC" : "host");
         f->next_row = 0;
         ssd_gc_kick(s, d, t);
     }
@@ -156,7 +155,7 @@ int ssd_open_row(struct ssd *s, uint32_t d, bool gc, uint64_t t, struct ssd_row 
     return 0;
 }
 
-int ssd_program_row(struct ssd *s, struct ssd_row *row, uint64_t *done, struct flash_err *e)
+int ssd_program_row(struct ssd *s, struct ssd_row *row, uint64_t *done, struct err *e)
 {
     const void *data[FLASH_MAX_PLANES] = {0};
     struct flash_mpop op;
@@ -170,10 +169,9 @@ int ssd_program_row(struct ssd *s, struct ssd_row *row, uint64_t *done, struct f
         if (s->payload && p < row->fill)
             data[p] = row->buf + (size_t)p * s->page_bytes;
     }
-    rc = flash_fms_program(s->fms, row->ready, &op, s->payload ? data : NULL, done);
+    rc = flash_fms_program(s->fms, row->ready, &op, s->payload ? data : NULL, done, e);
     if (rc)
-        return flash_err_set(e, rc, "ssd: programming row %u of unit %u: %s", row->row, row->unit,
-                             flash_fms_errmsg(s->fms));
+        return err_prefix(e, rc, "ssd: programming row %u of unit %u", row->row, row->unit);
     s->st.prog_pages += s->g.planes;
     s->st.pad_pages += s->g.planes - row->fill;
     s->st.last_end = ssd_later(s->st.last_end, *done);
@@ -204,7 +202,7 @@ static void queue_host_row(struct ssd *s)
 
 /* Page lpn, buffered at t, takes the next slot of the host row. */
 static int buffer_page(struct ssd *s, uint64_t lpn, const unsigned char *data, uint64_t t,
-                       struct flash_err *e)
+                       struct err *e)
 {
     struct ssd_row *row;
     uint32_t ppn;
@@ -245,7 +243,7 @@ static int buffer_page(struct ssd *s, uint64_t lpn, const unsigned char *data, u
 
 /* A write-buffer slot for a page the firmware could take from t; when every slot waits for a
  * program not yet issued, the dies run ahead (in time order) until one is. */
-static int take_wbuf(struct ssd *s, uint64_t t, uint64_t *at, struct flash_err *e)
+static int take_wbuf(struct ssd *s, uint64_t t, uint64_t *at, struct err *e)
 {
     while (ssd_slots_blocked(&s->wbuf)) {
         int rc = ssd_sched_one(s, e);
@@ -258,19 +256,18 @@ static int take_wbuf(struct ssd *s, uint64_t t, uint64_t *at, struct flash_err *
 }
 
 static int check_range(const struct ssd *s, const char *op, uint64_t lpn, uint32_t npages,
-                       struct flash_err *e)
+                       struct err *e)
 {
     if (npages && lpn < s->g.user_pages && npages <= s->g.user_pages - lpn)
         return 0;
-    return flash_err_set(e, -EINVAL,
-                         "ssd %s refused: pages %llu..+%u; accepted 1 or more pages within "
-                         "0..%llu (the user capacity)",
-                         op, (unsigned long long)lpn, npages,
-                         (unsigned long long)s->g.user_pages - 1);
+    return err_set(e, -EINVAL,
+                   "ssd %s refused: pages %llu..+%u; accepted 1 or more pages within "
+                   "0..%llu (the user capacity)",
+                   op, (unsigned long long)lpn, npages, (unsigned long long)s->g.user_pages - 1);
 }
 
 int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
-              uint64_t *done, struct flash_err *e)
+              uint64_t *done, struct err *e)
 {
     const unsigned char *src = data;
     uint64_t end = t;
@@ -338,8 +335,7 @@ struct read_op {
     bool open;
 };
 
-static int issue_read(struct ssd *s, struct read_op *r, uint64_t t, uint64_t *end,
-                      struct flash_err *e)
+static int issue_read(struct ssd *s, struct read_op *r, uint64_t t, uint64_t *end, struct err *e)
 {
     uint64_t done;
     int rc;
@@ -347,10 +343,9 @@ static int issue_read(struct ssd *s, struct read_op *r, uint64_t t, uint64_t *en
     if (!r->open)
         return 0;
     r->open = false;
-    rc = flash_fms_read(s->fms, t, &r->op, s->payload ? r->bufs : NULL, &done);
+    rc = flash_fms_read(s->fms, t, &r->op, s->payload ? r->bufs : NULL, &done, e);
     if (rc)
-        return flash_err_set(e, rc, "ssd: reading die %u row %u: %s", r->op.die, r->op.page,
-                             flash_fms_errmsg(s->fms));
+        return err_prefix(e, rc, "ssd: reading die %u row %u", r->op.die, r->op.page);
     ssd_sched_update(s, r->op.die);
     *end = ssd_later(*end, done);
     s->st.last_end = ssd_later(s->st.last_end, done);
@@ -359,7 +354,7 @@ static int issue_read(struct ssd *s, struct read_op *r, uint64_t t, uint64_t *en
 
 /* Page ppn joins the read being gathered, or starts the next one (the current one issued). */
 static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out, uint64_t t,
-                       uint64_t *end, struct flash_err *e)
+                       uint64_t *end, struct err *e)
 {
     uint32_t unit = ppn / s->g.unit_pages, off = ppn % s->g.unit_pages;
     uint32_t die = unit / s->g.units_per_die, block = unit % s->g.units_per_die;
@@ -387,7 +382,7 @@ static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out
 
 /* The pages of one command, the controller done at t_ctl: SRAM, zeros or NAND reads. */
 static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, unsigned char *dst,
-                    uint64_t *end, struct flash_err *e)
+                    uint64_t *end, struct err *e)
 {
     struct read_op r = {.open = false};
     int rc = 0;
@@ -415,7 +410,7 @@ static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, uns
 }
 
 int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf, uint64_t *done,
-             struct flash_err *e)
+             struct err *e)
 {
     unsigned char *dst = buf;
     uint64_t end = t;
@@ -445,7 +440,7 @@ int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf
 
 /* ------------------------------------------------------------------ flush */
 
-int ssd_flush(struct ssd *s, uint64_t t, uint64_t *done, struct flash_err *e)
+int ssd_flush(struct ssd *s, uint64_t t, uint64_t *done, struct err *e)
 {
     uint64_t before = s->host_prog_end;
     int rc = ssd_sched_until(s, t, e);

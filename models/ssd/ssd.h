@@ -53,7 +53,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/flash/flash_fms.h"
 #include "models/ssd/ssd_cfg.h"
 
@@ -80,7 +80,7 @@ struct ssd_stats {
 };
 
 /* Validates cfg (ssd_cfg_validate), builds the FMS (erased) and the FTL. 0, -EINVAL, -ENOMEM. */
-int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct flash_err *e);
+int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e);
 void ssd_destroy(struct ssd *s);
 
 const struct ssd_cfg *ssd_get_cfg(const struct ssd *s);
@@ -91,16 +91,16 @@ const struct flash_fms *ssd_get_fms(const struct ssd *s);
 /* Write npages from lpn at time t; data: NULL or npages x page_bytes (functional mode).
  * *done = when the last page is buffered. -EINVAL (range), -ENOSPC, -EIO (NAND refused). */
 int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
-              uint64_t *done, struct flash_err *e);
+              uint64_t *done, struct err *e);
 
 /* Read npages from lpn at time t into buf (NULL or npages x page_bytes; filled in functional
  * mode only). *done = when the last page is in the controller. -EINVAL, -EIO. */
 int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf, uint64_t *done,
-             struct flash_err *e);
+             struct err *e);
 
 /* Program every partly filled row (host and GC) with empty pages for the rest, from t at the
  * earliest; *done = the end of the last program (t if none). */
-int ssd_flush(struct ssd *s, uint64_t t, uint64_t *done, struct flash_err *e);
+int ssd_flush(struct ssd *s, uint64_t t, uint64_t *done, struct err *e);
 
 void ssd_stats(const struct ssd *s, struct ssd_stats *st);
 /* out = a - b, counter by counter (last_end: a's). */
@@ -132,6 +132,6 @@ struct ssd_precond_result {
 };
 
 int ssd_precondition(struct ssd *s, uint64_t t, const struct ssd_precond *p,
-                     struct ssd_precond_result *r, struct flash_err *e);
+                     struct ssd_precond_result *r, struct err *e);
 
 #endif

@@ -145,7 +145,7 @@ bool ssd_cfg_is_ssd_key(const char *key)
     return find_key(key) != NULL;
 }
 
-static int key_check(const struct ssd_cfg *c, const struct key *k, struct flash_err *e)
+static int key_check(const struct ssd_cfg *c, const struct key *k, struct err *e)
 {
     double v = key_get(c, k);
     char rng[80], val[32];
@@ -154,52 +154,51 @@ static int key_check(const struct ssd_cfg *c, const struct key *k, struct flash_
         return 0;
     key_range(k, rng, sizeof(rng));
     key_text(k, v, val, sizeof(val));
-    return flash_err_set(e, -EINVAL, "ssd config: %s = %s is out of range; accepted %s (%s)",
-                         k->name, val, rng, k->help);
+    return err_set(e, -EINVAL, "ssd config: %s = %s is out of range; accepted %s (%s)", k->name,
+                   val, rng, k->help);
 }
 
 /* The rules between keys, once each key is in its range. */
-static int check_cross(const struct ssd_cfg *c, struct flash_err *e)
+static int check_cross(const struct ssd_cfg *c, struct err *e)
 {
     const struct flash_geom *n = &c->nand.geom;
     uint32_t dies = flash_geom_dies(n), b = n->planes_per_die * n->pages_per_block;
     uint64_t phys = flash_geom_pages(n), user, spare_units, spare, wbuf;
 
     if (c->gc_free_urgent >= c->gc_free_low || c->gc_free_low > c->gc_free_high)
-        return flash_err_set(e, -EINVAL,
-                             "ssd config: gc_free_urgent = %u, gc_free_low = %u, gc_free_high = "
-                             "%u; accepted urgent < low <= high",
-                             c->gc_free_urgent, c->gc_free_low, c->gc_free_high);
+        return err_set(e, -EINVAL,
+                       "ssd config: gc_free_urgent = %u, gc_free_low = %u, gc_free_high = "
+                       "%u; accepted urgent < low <= high",
+                       c->gc_free_urgent, c->gc_free_low, c->gc_free_high);
     if (phys >= UINT32_MAX)
-        return flash_err_set(e, -EINVAL,
-                             "ssd config: %llu physical pages; accepted fewer than 2^32 (the map "
-                             "holds 32-bit page numbers): fewer blocks_per_plane or dies",
-                             (unsigned long long)phys);
+        return err_set(e, -EINVAL,
+                       "ssd config: %llu physical pages; accepted fewer than 2^32 (the map "
+                       "holds 32-bit page numbers): fewer blocks_per_plane or dies",
+                       (unsigned long long)phys);
     user = (uint64_t)floor((double)phys / (1.0 + c->op));
     /* GC must always find a unit with an invalid page: the user data must fit in the units
      * outside the free pool and the two open units of every die. */
     spare_units = (uint64_t)dies * (c->gc_free_high + 2);
     if (spare_units >= (uint64_t)dies * n->blocks_per_plane ||
         user >= ((uint64_t)dies * n->blocks_per_plane - spare_units) * b)
-        return flash_err_set(e, -EINVAL,
-                             "ssd config: op = %g leaves %llu user pages, more than fit outside "
-                             "gc_free_high = %u free and 2 open units per die (%u units of %u "
-                             "pages per die); accepted a larger op or a smaller gc_free_high",
-                             c->op, (unsigned long long)user, c->gc_free_high, n->blocks_per_plane,
-                             b);
+        return err_set(e, -EINVAL,
+                       "ssd config: op = %g leaves %llu user pages, more than fit outside "
+                       "gc_free_high = %u free and 2 open units per die (%u units of %u "
+                       "pages per die); accepted a larger op or a smaller gc_free_high",
+                       c->op, (unsigned long long)user, c->gc_free_high, n->blocks_per_plane, b);
     wbuf = c->sram_bytes / n->page_bytes;
     if (wbuf < (uint64_t)dies * n->planes_per_die + 2ull * n->planes_per_die)
-        return flash_err_set(e, -EINVAL,
-                             "ssd config: sram_bytes = %u holds %llu pages; accepted at least one "
-                             "GC row per die and two host rows (%u pages of %u B)",
-                             c->sram_bytes, (unsigned long long)wbuf,
-                             (dies + 2) * n->planes_per_die, n->page_bytes);
+        return err_set(e, -EINVAL,
+                       "ssd config: sram_bytes = %u holds %llu pages; accepted at least one "
+                       "GC row per die and two host rows (%u pages of %u B)",
+                       c->sram_bytes, (unsigned long long)wbuf, (dies + 2) * n->planes_per_die,
+                       n->page_bytes);
     /* Buffered pages have their NAND pages already: their units cannot be collected until the
      * pages are programmed. Keep that within a quarter of the spare space GC works with. */
     wbuf -= (uint64_t)dies * n->planes_per_die;
     spare = ((uint64_t)dies * n->blocks_per_plane - spare_units) * b - user;
     if (4 * wbuf > spare)
-        return flash_err_set(
+        return err_set(
             e, -EINVAL,
             "ssd config: sram_bytes = %u buffers %llu pages, more than a quarter "
             "of the %llu spare pages GC works with (op = %g, outside the free "
@@ -207,19 +206,19 @@ static int check_cross(const struct ssd_cfg *c, struct flash_err *e)
             c->sram_bytes, (unsigned long long)wbuf, (unsigned long long)spare, c->op,
             (unsigned long long)((spare / 4 + (uint64_t)dies * n->planes_per_die) * n->page_bytes));
     if (c->raid_stripe_bytes % n->page_bytes)
-        return flash_err_set(e, -EINVAL,
-                             "ssd config: raid_stripe_bytes = %u is not a multiple of page_bytes "
-                             "= %u; accepted k x %u for k >= 1",
-                             c->raid_stripe_bytes, n->page_bytes, n->page_bytes);
+        return err_set(e, -EINVAL,
+                       "ssd config: raid_stripe_bytes = %u is not a multiple of page_bytes "
+                       "= %u; accepted k x %u for k >= 1",
+                       c->raid_stripe_bytes, n->page_bytes, n->page_bytes);
     return 0;
 }
 
-int ssd_cfg_validate(const struct ssd_cfg *c, struct flash_err *e)
+int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e)
 {
     int rc = flash_cfg_validate(&c->nand, e);
 
     if (rc)
-        return flash_err_prefix(e, rc, "ssd config");
+        return err_prefix(e, rc, "ssd config");
     for (size_t i = 0; i < N_KEYS; i++) {
         rc = key_check(c, &keys[i], e);
         if (rc)
@@ -228,7 +227,7 @@ int ssd_cfg_validate(const struct ssd_cfg *c, struct flash_err *e)
     return check_cross(c, e);
 }
 
-int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct flash_err *e)
+int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct err *e)
 {
     const struct key *k = find_key(key);
     char rng[80], *end = NULL;
@@ -241,13 +240,13 @@ int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct fl
     v = strtod(value, &end);
     if (end == value || *end || errno || !isfinite(v) || value[0] == '-' ||
         (k->type == KEY_U32 && v != floor(v)))
-        return flash_err_set(e, -EINVAL, "ssd config: %s = '%s' is not %s; accepted %s", key, value,
-                             k->type == KEY_U32 ? "an unsigned integer" : "a number", rng);
+        return err_set(e, -EINVAL, "ssd config: %s = '%s' is not %s; accepted %s", key, value,
+                       k->type == KEY_U32 ? "an unsigned integer" : "a number", rng);
     if (k->type == KEY_TIME)
         v = floor(v * (double)FLASH_PS_PER_NS + 0.5);
     if (v < k->min || v > k->max)
-        return flash_err_set(e, -ERANGE, "ssd config: %s = '%s' is out of range; accepted %s", key,
-                             value, rng);
+        return err_set(e, -ERANGE, "ssd config: %s = '%s' is out of range; accepted %s", key, value,
+                       rng);
     key_put(c, k, v);
     return 0;
 }

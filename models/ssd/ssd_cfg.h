@@ -26,7 +26,7 @@
 #include <stdio.h>
 
 #include "models/flash/flash_cfg.h"
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 
 struct ssd_cfg {
     struct flash_cfg nand; /* geometry, NAND timing, controller read time, command size */
@@ -62,11 +62,11 @@ struct ssd_geom {
 void ssd_cfg_default(struct ssd_cfg *c);
 
 /* 0 or -EINVAL naming the first bad key, its value and what is accepted. */
-int ssd_cfg_validate(const struct ssd_cfg *c, struct flash_err *e);
+int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e);
 
 /* Set one key from text: an SSD key of the table, else a flash_cfg key of c->nand. -EINVAL
  * (unknown key, unparsable value) or -ERANGE. Cross-key rules: ssd_cfg_validate(). */
-int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct flash_err *e);
+int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct err *e);
 
 /* True when key is one of the SSD table's own keys (not a flash_cfg key). */
 bool ssd_cfg_is_ssd_key(const char *key);

@@ -70,15 +70,15 @@ struct ssd {
 /* ssd.c: the next row of die d's host (gc false) or GC frontier at time t: a new unit if
  * needed; for the host, forced GC first when the die is short of free units. */
 int ssd_open_row(struct ssd *s, uint32_t d, bool gc, uint64_t t, struct ssd_row *row,
-                 struct flash_err *e);
+                 struct err *e);
 /* ssd.c: program a row (padded past its fill) from its ready time; *done = its end. */
-int ssd_program_row(struct ssd *s, struct ssd_row *row, uint64_t *done, struct flash_err *e);
+int ssd_program_row(struct ssd *s, struct ssd_row *row, uint64_t *done, struct err *e);
 
 /* ssd_sched.c: the per-die scheduler and the garbage collector. */
-void ssd_sched_update(struct ssd *s, uint32_t d);        /* die d's next operation changed */
-void ssd_gc_kick(struct ssd *s, uint32_t d, uint64_t t); /* start GC if below gc_free_low */
-int ssd_sched_until(struct ssd *s, uint64_t t, struct flash_err *e); /* run what starts < t */
-int ssd_sched_one(struct ssd *s, struct flash_err *e); /* run the earliest, whenever */
-int ssd_gc_make_room(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e);
+void ssd_sched_update(struct ssd *s, uint32_t d);              /* die d's next operation changed */
+void ssd_gc_kick(struct ssd *s, uint32_t d, uint64_t t);       /* start GC if below gc_free_low */
+int ssd_sched_until(struct ssd *s, uint64_t t, struct err *e); /* run what starts < t */
+int ssd_sched_one(struct ssd *s, struct err *e);               /* run the earliest, whenever */
+int ssd_gc_make_room(struct ssd *s, uint32_t d, uint64_t t, struct err *e);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct flash_err *e)
+int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct err *e)
 {
     size_t units = g->units, heads = (size_t)g->dies * (g->unit_pages + 1);
 
@@ -27,9 +27,9 @@ int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct flash_err *
     if (!m->l2p || !m->p2l || !m->unit || !m->bucket || !m->min_valid || !m->free_pool ||
         !m->n_free) {
         ssd_map_fini(m);
-        return flash_err_set(e, -ENOMEM,
-                             "ssd map: out of memory for %llu logical and %llu physical pages",
-                             (unsigned long long)g->user_pages, (unsigned long long)g->phys_pages);
+        return err_set(e, -ENOMEM,
+                       "ssd map: out of memory for %llu logical and %llu physical pages",
+                       (unsigned long long)g->user_pages, (unsigned long long)g->phys_pages);
     }
     for (size_t i = 0; i < heads; i++)
         m->bucket[i] = SSD_NONE;

@@ -34,7 +34,7 @@
 
 #include <stdint.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/ssd/ssd_cfg.h"
 
 #define SSD_NONE UINT32_MAX
@@ -62,7 +62,7 @@ struct ssd_map {
     uint64_t n_closed;     /* closed units over all dies */
 };
 
-int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct flash_err *e);
+int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct err *e);
 void ssd_map_fini(struct ssd_map *m);
 
 static inline uint32_t ssd_map_unit_of(const struct ssd_map *m, uint32_t ppn)

@@ -8,7 +8,7 @@
 #include "csim/rng.h"
 #include "models/ssd/ssd.h"
 
-static int fill(struct ssd *s, uint64_t *t, struct ssd_precond_result *r, struct flash_err *e)
+static int fill(struct ssd *s, uint64_t *t, struct ssd_precond_result *r, struct err *e)
 {
     uint64_t user = ssd_user_pages(s), step = ssd_get_geom(s)->cmd_pages;
 
@@ -25,7 +25,7 @@ static int fill(struct ssd *s, uint64_t *t, struct ssd_precond_result *r, struct
 
 /* One window of random overwrites; *wa = its write amplification, *gc = whether GC ran. */
 static int window(struct ssd *s, uint64_t n, uint64_t *rng, uint64_t *t, double *wa, bool *gc,
-                  struct flash_err *e)
+                  struct err *e)
 {
     struct ssd_stats a, b, d;
     uint64_t user = ssd_user_pages(s);
@@ -45,7 +45,7 @@ static int window(struct ssd *s, uint64_t n, uint64_t *rng, uint64_t *t, double 
 }
 
 int ssd_precondition(struct ssd *s, uint64_t t, const struct ssd_precond *p,
-                     struct ssd_precond_result *r, struct flash_err *e)
+                     struct ssd_precond_result *r, struct err *e)
 {
     uint64_t rng = p->seed, n = p->window_pages ? p->window_pages : ssd_user_pages(s) / 4;
     double tol = p->tol > 0.0 ? p->tol : 0.01;

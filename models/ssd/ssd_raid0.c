@@ -10,7 +10,7 @@ struct ssd_raid0 {
     struct ssd **dev;
 };
 
-int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct flash_err *e)
+int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct err *e)
 {
     struct ssd_raid0 *r;
     int rc;
@@ -24,7 +24,7 @@ int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct f
         r->dev = calloc(cfg->raid_ssds, sizeof(*r->dev));
     if (!r || !r->dev) {
         free(r);
-        return flash_err_set(e, -ENOMEM, "ssd raid0: out of memory");
+        return err_set(e, -ENOMEM, "ssd raid0: out of memory");
     }
     r->n = cfg->raid_ssds;
     r->page_bytes = cfg->nand.geom.page_bytes;
@@ -33,16 +33,16 @@ int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct f
         rc = ssd_create(cfg, &r->dev[i], e);
         if (rc) {
             ssd_raid0_destroy(r);
-            return flash_err_prefix(e, rc, "ssd raid0 member %u", i);
+            return err_prefix(e, rc, "ssd raid0 member %u", i);
         }
     }
     r->user_pages = ssd_user_pages(r->dev[0]) / r->stripe_pages * r->stripe_pages * r->n;
     if (!r->user_pages) {
-        rc = flash_err_set(e, -EINVAL,
-                           "ssd raid0: raid_stripe_bytes = %u is more than a member holds; "
-                           "accepted at most %llu",
-                           cfg->raid_stripe_bytes,
-                           (unsigned long long)ssd_user_pages(r->dev[0]) * r->page_bytes);
+        rc = err_set(e, -EINVAL,
+                     "ssd raid0: raid_stripe_bytes = %u is more than a member holds; "
+                     "accepted at most %llu",
+                     cfg->raid_stripe_bytes,
+                     (unsigned long long)ssd_user_pages(r->dev[0]) * r->page_bytes);
         ssd_raid0_destroy(r);
         return rc;
     }
@@ -76,26 +76,25 @@ uint64_t ssd_raid0_user_pages(const struct ssd_raid0 *r)
 }
 
 typedef int (*piece_fn)(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf,
-                        uint64_t *done, struct flash_err *e);
+                        uint64_t *done, struct err *e);
 
 static int write_piece(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf,
-                       uint64_t *done, struct flash_err *e)
+                       uint64_t *done, struct err *e)
 {
     return ssd_write(s, t, lpn, npages, buf, done, e);
 }
 
 /* Split [lpn, lpn + npages) at stripe unit boundaries and give each piece to its member. */
 static int split(struct ssd_raid0 *r, piece_fn fn, const char *op, uint64_t t, uint64_t lpn,
-                 uint32_t npages, unsigned char *buf, uint64_t *done, struct flash_err *e)
+                 uint32_t npages, unsigned char *buf, uint64_t *done, struct err *e)
 {
     uint64_t end = t;
 
     if (!npages || lpn >= r->user_pages || npages > r->user_pages - lpn)
-        return flash_err_set(e, -EINVAL,
-                             "ssd raid0 %s refused: pages %llu..+%u; accepted 1 or more pages "
-                             "within 0..%llu",
-                             op, (unsigned long long)lpn, npages,
-                             (unsigned long long)r->user_pages - 1);
+        return err_set(e, -EINVAL,
+                       "ssd raid0 %s refused: pages %llu..+%u; accepted 1 or more pages "
+                       "within 0..%llu",
+                       op, (unsigned long long)lpn, npages, (unsigned long long)r->user_pages - 1);
     for (uint32_t p = 0; p < npages;) {
         uint64_t su = (lpn + p) / r->stripe_pages, in = (lpn + p) % r->stripe_pages, d;
         uint32_t n = (uint32_t)(r->stripe_pages - in), m = (uint32_t)(su % r->n);
@@ -106,7 +105,7 @@ static int split(struct ssd_raid0 *r, piece_fn fn, const char *op, uint64_t t, u
         rc = fn(r->dev[m], t, su / r->n * r->stripe_pages + in, n,
                 buf ? buf + (size_t)p * r->page_bytes : NULL, &d, e);
         if (rc)
-            return flash_err_prefix(e, rc, "ssd raid0 member %u", m);
+            return err_prefix(e, rc, "ssd raid0 member %u", m);
         end = end > d ? end : d;
         p += n;
     }
@@ -115,7 +114,7 @@ static int split(struct ssd_raid0 *r, piece_fn fn, const char *op, uint64_t t, u
 }
 
 int ssd_raid0_write(struct ssd_raid0 *r, uint64_t t, uint64_t lpn, uint32_t npages,
-                    const void *data, uint64_t *done, struct flash_err *e)
+                    const void *data, uint64_t *done, struct err *e)
 {
     /* The write path only reads the buffer; split() passes it along as it is. */
     return split(r, write_piece, "write", t, lpn, npages, (unsigned char *)(uintptr_t)data, done,
@@ -123,12 +122,12 @@ int ssd_raid0_write(struct ssd_raid0 *r, uint64_t t, uint64_t lpn, uint32_t npag
 }
 
 int ssd_raid0_read(struct ssd_raid0 *r, uint64_t t, uint64_t lpn, uint32_t npages, void *buf,
-                   uint64_t *done, struct flash_err *e)
+                   uint64_t *done, struct err *e)
 {
     return split(r, ssd_read, "read", t, lpn, npages, buf, done, e);
 }
 
-int ssd_raid0_flush(struct ssd_raid0 *r, uint64_t t, uint64_t *done, struct flash_err *e)
+int ssd_raid0_flush(struct ssd_raid0 *r, uint64_t t, uint64_t *done, struct err *e)
 {
     *done = t;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -136,7 +135,7 @@ int ssd_raid0_flush(struct ssd_raid0 *r, uint64_t t, uint64_t *done, struct flas
         int rc = ssd_flush(r->dev[i], t, &d, e);
 
         if (rc)
-            return flash_err_prefix(e, rc, "ssd raid0 member %u", i);
+            return err_prefix(e, rc, "ssd raid0 member %u", i);
         *done = *done > d ? *done : d;
     }
     return 0;
@@ -154,7 +153,7 @@ void ssd_raid0_stats(const struct ssd_raid0 *r, struct ssd_stats *st)
 }
 
 int ssd_raid0_precondition(struct ssd_raid0 *r, uint64_t t, const struct ssd_precond *p,
-                           struct ssd_precond_result *res, struct flash_err *e)
+                           struct ssd_precond_result *res, struct err *e)
 {
     struct ssd_precond_result one, all = {.steady = true};
 
@@ -165,7 +164,7 @@ int ssd_raid0_precondition(struct ssd_raid0 *r, uint64_t t, const struct ssd_pre
         q.seed = p->seed + i;
         rc = ssd_precondition(r->dev[i], t, &q, &one, e);
         if (rc)
-            return flash_err_prefix(e, rc, "ssd raid0 member %u", i);
+            return err_prefix(e, rc, "ssd raid0 member %u", i);
         all.fill_pages += one.fill_pages;
         all.rand_pages += one.rand_pages;
         all.windows = one.windows > all.windows ? one.windows : all.windows;

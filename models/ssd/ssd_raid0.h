@@ -16,14 +16,14 @@
 
 #include <stdint.h>
 
-#include "models/flash/flash_err.h"
+#include "csim/err.h"
 #include "models/ssd/ssd.h"
 #include "models/ssd/ssd_cfg.h"
 
 struct ssd_raid0;
 
 /* cfg->raid_ssds members, each an ssd of cfg. 0, -EINVAL, -ENOMEM. */
-int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct flash_err *e);
+int ssd_raid0_create(const struct ssd_cfg *cfg, struct ssd_raid0 **out, struct err *e);
 void ssd_raid0_destroy(struct ssd_raid0 *r);
 
 uint32_t ssd_raid0_members(const struct ssd_raid0 *r);
@@ -32,10 +32,10 @@ uint64_t ssd_raid0_user_pages(const struct ssd_raid0 *r);
 
 /* As ssd_write / ssd_read / ssd_flush, over the array. */
 int ssd_raid0_write(struct ssd_raid0 *r, uint64_t t, uint64_t lpn, uint32_t npages,
-                    const void *data, uint64_t *done, struct flash_err *e);
+                    const void *data, uint64_t *done, struct err *e);
 int ssd_raid0_read(struct ssd_raid0 *r, uint64_t t, uint64_t lpn, uint32_t npages, void *buf,
-                   uint64_t *done, struct flash_err *e);
-int ssd_raid0_flush(struct ssd_raid0 *r, uint64_t t, uint64_t *done, struct flash_err *e);
+                   uint64_t *done, struct err *e);
+int ssd_raid0_flush(struct ssd_raid0 *r, uint64_t t, uint64_t *done, struct err *e);
 
 /* The members' statistics added up. */
 void ssd_raid0_stats(const struct ssd_raid0 *r, struct ssd_stats *st);
@@ -43,6 +43,6 @@ void ssd_raid0_stats(const struct ssd_raid0 *r, struct ssd_stats *st);
 /* Every member preconditioned (ssd_precondition, seed + member); res: the last member's
  * result with the pages of all; steady only if every member reached it. t_end: the latest. */
 int ssd_raid0_precondition(struct ssd_raid0 *r, uint64_t t, const struct ssd_precond *p,
-                           struct ssd_precond_result *res, struct flash_err *e);
+                           struct ssd_precond_result *res, struct err *e);
 
 #endif

@@ -85,7 +85,7 @@ void ssd_gc_kick(struct ssd *s, uint32_t d, uint64_t t)
 /* A page moved from old (its bytes at data in functional mode), ready at t, joins the die's
  * GC row, which is programmed as soon as it is full. */
 static int gc_put(struct ssd *s, uint32_t d, uint32_t old, const unsigned char *data, uint64_t t,
-                  struct flash_err *e)
+                  struct err *e)
 {
     struct ssd_row *row = &s->die[d].gc_row;
     uint64_t done;
@@ -123,7 +123,7 @@ static uint32_t valid_mask(const struct ssd *s, uint32_t u, uint32_t row)
     return mask;
 }
 
-static int erase_victim(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
+static int erase_victim(struct ssd *s, uint32_t d, uint64_t t, struct err *e)
 {
     struct ssd_gc *g = &s->die[d].gc;
     struct flash_mpop op = {.die = d, .plane_mask = (uint32_t)((1ull << s->g.planes) - 1)};
@@ -132,10 +132,9 @@ static int erase_victim(struct ssd *s, uint32_t d, uint64_t t, struct flash_err 
 
     for (uint32_t p = 0; p < s->g.planes; p++)
         op.block[p] = g->victim % s->g.units_per_die;
-    rc = flash_fms_erase(s->fms, t, &op, &done);
+    rc = flash_fms_erase(s->fms, t, &op, &done, e);
     if (rc)
-        return flash_err_set(e, rc, "ssd: GC erasing unit %u: %s", g->victim,
-                             flash_fms_errmsg(s->fms));
+        return err_prefix(e, rc, "ssd: GC erasing unit %u", g->victim);
     ssd_map_release(&s->map, g->victim);
     g->victim = SSD_NONE;
     g->cursor = t;
@@ -149,7 +148,7 @@ static int erase_victim(struct ssd *s, uint32_t d, uint64_t t, struct flash_err 
 /* Read the valid pages of row `row` of the victim with one multi-plane read from t, charge the
  * firmware for each and move them to the GC row. */
 static int move_row(struct ssd *s, uint32_t d, uint32_t row, uint32_t mask, uint64_t t,
-                    struct flash_err *e)
+                    struct err *e)
 {
     struct ssd_gc *g = &s->die[d].gc;
     void *bufs[FLASH_MAX_PLANES] = {0};
@@ -166,10 +165,9 @@ static int move_row(struct ssd *s, uint32_t d, uint32_t row, uint32_t mask, uint
         if (mask & (1u << p))
             ssd_map_prefetch(&s->map, ssd_map_lpn(&s->map, base + p));
     }
-    rc = flash_fms_read(s->fms, t, &op, s->payload ? bufs : NULL, &t_read);
+    rc = flash_fms_read(s->fms, t, &op, s->payload ? bufs : NULL, &t_read, e);
     if (rc)
-        return flash_err_set(e, rc, "ssd: GC reading unit %u row %u: %s", g->victim, row,
-                             flash_fms_errmsg(s->fms));
+        return err_prefix(e, rc, "ssd: GC reading unit %u row %u", g->victim, row);
     for (uint32_t p = 0; !rc && p < s->g.planes; p++) {
         uint64_t t_fw;
 
@@ -186,7 +184,7 @@ static int move_row(struct ssd *s, uint32_t d, uint32_t row, uint32_t mask, uint
 }
 
 /* One step of die d's GC from t: pick a victim, then move one row of it or erase it. */
-static int gc_step(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
+static int gc_step(struct ssd *s, uint32_t d, uint64_t t, struct err *e)
 {
     struct ssd_gc *g = &s->die[d].gc;
     uint32_t mask = 0, row;
@@ -195,10 +193,10 @@ static int gc_step(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
         g->victim = ssd_map_pick_victim(&s->map, d);
         if (g->victim == SSD_NONE) {
             gc_stop(s, d, t);
-            return g->forced ? flash_err_set(e, -ENOSPC,
-                                             "ssd: die %u has %u free units and GC found no "
-                                             "unit to collect",
-                                             d, s->map.n_free[d])
+            return g->forced ? err_set(e, -ENOSPC,
+                                       "ssd: die %u has %u free units and GC found no "
+                                       "unit to collect",
+                                       d, s->map.n_free[d])
                              : 0;
         }
         g->vrow = 0;
@@ -216,7 +214,7 @@ static int gc_step(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
 
 /* ------------------------------------------------------------------ host rows */
 
-static int host_program(struct ssd *s, uint32_t d, struct flash_err *e)
+static int host_program(struct ssd *s, uint32_t d, struct err *e)
 {
     struct ssd_die *x = &s->die[d];
     uint32_t i = x->q_head;
@@ -239,7 +237,7 @@ static int host_program(struct ssd *s, uint32_t d, struct flash_err *e)
 
 /* ------------------------------------------------------------------ the loop */
 
-static int run_die(struct ssd *s, uint32_t d, struct flash_err *e)
+static int run_die(struct ssd *s, uint32_t d, struct err *e)
 {
     struct ssd_die *x = &s->die[d];
     int rc = x->next_op == SSD_OP_HOST_PROGRAM ? host_program(s, d, e)
@@ -249,7 +247,7 @@ static int run_die(struct ssd *s, uint32_t d, struct flash_err *e)
     return rc;
 }
 
-int ssd_sched_until(struct ssd *s, uint64_t t, struct flash_err *e)
+int ssd_sched_until(struct ssd *s, uint64_t t, struct err *e)
 {
     for (;;) {
         uint32_t d = earliest_die(s);
@@ -263,16 +261,16 @@ int ssd_sched_until(struct ssd *s, uint64_t t, struct flash_err *e)
     }
 }
 
-int ssd_sched_one(struct ssd *s, struct flash_err *e)
+int ssd_sched_one(struct ssd *s, struct err *e)
 {
     uint32_t d = earliest_die(s);
 
     if (d == SSD_NONE)
-        return flash_err_set(e, -EDEADLK, "ssd: waiting for a NAND operation, but no die has one");
+        return err_set(e, -EDEADLK, "ssd: waiting for a NAND operation, but no die has one");
     return run_die(s, d, e);
 }
 
-int ssd_gc_make_room(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
+int ssd_gc_make_room(struct ssd *s, uint32_t d, uint64_t t, struct err *e)
 {
     struct ssd_gc *g = &s->die[d].gc;
     uint64_t victims;
@@ -291,10 +289,10 @@ int ssd_gc_make_room(struct ssd *s, uint32_t d, uint64_t t, struct flash_err *e)
     victims = s->st.gc_victims;
     while (!rc && s->map.n_free[d] <= s->cfg.gc_free_urgent) {
         if (s->st.gc_victims - victims > 2ull * s->g.units)
-            rc = flash_err_set(e, -ENOSPC,
-                               "ssd: forced GC on die %u collected %llu units without freeing "
-                               "one: the valid data leave no unit to gain",
-                               d, (unsigned long long)(s->st.gc_victims - victims));
+            rc = err_set(e, -ENOSPC,
+                         "ssd: forced GC on die %u collected %llu units without freeing "
+                         "one: the valid data leave no unit to gain",
+                         d, (unsigned long long)(s->st.gc_victims - victims));
         else
             rc = ssd_sched_one(s, e);
     }

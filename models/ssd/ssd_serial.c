@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct flash_err *e)
+int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct err *e)
 {
     memset(s, 0, sizeof(*s));
     s->heap = malloc((size_t)n * sizeof(*s->heap));
     if (!s->heap)
-        return flash_err_set(e, -ENOMEM, "ssd: out of memory for %u slots", n);
+        return err_set(e, -ENOMEM, "ssd: out of memory for %u slots", n);
     s->n = n;
     return 0;
 }

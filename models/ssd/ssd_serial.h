@@ -22,17 +22,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/flash/flash_err.h"
-#include "models/flash/flash_res.h"
+#include "csim/err.h"
+#include "csim/res.h"
 
 struct ssd_serial {
-    struct flash_res res;
+    struct res res;
 };
 
 /* Serve an operation of duration dur asked for at t; returns its end. */
 static inline uint64_t ssd_serial_claim(struct ssd_serial *s, uint64_t t, uint64_t dur)
 {
-    return flash_res_claim(&s->res, t, dur);
+    return res_claim(&s->res, t, dur);
 }
 
 static inline uint64_t ssd_serial_free_at(const struct ssd_serial *s)
@@ -42,12 +42,12 @@ static inline uint64_t ssd_serial_free_at(const struct ssd_serial *s)
 
 static inline double ssd_serial_util(const struct ssd_serial *s, uint64_t until)
 {
-    return flash_res_util(&s->res, until);
+    return res_util(&s->res, until);
 }
 
 static inline uint64_t ssd_later(uint64_t a, uint64_t b)
 {
-    return flash_res_later(a, b);
+    return res_later(a, b);
 }
 
 /* Slots that come free together: one heap entry for a program's pages. */
@@ -66,7 +66,7 @@ struct ssd_slots {
     uint64_t wait_ps;         /* time spent waiting */
 };
 
-int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct flash_err *e);
+int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct err *e);
 void ssd_slots_fini(struct ssd_slots *s);
 
 /* True when all slots are held and none has a release time yet (taking one would wait for a

@@ -4,7 +4,11 @@
 # Verilated like rtl/core's 8x8 model (see its block.mk): the core's grid in its loop form,
 # 2000-statement functions, the PE registers traced.
 VFLAGS_an_8x8 := --output-split-cfuncs 2000 --trace-max-array 64
-$(eval $(call vmodel,an_8x8,an_top,Rows=8 Cols=8 AWords=512 BWords=512 CWords=512 PeLoop=1,an))
+# Every an_top parameter is given (the shim reports them and has no defaults of its own); the
+# DMA's are an_top's defaults.
+AN_8X8_PARAMS := Rows=8 Cols=8 AWords=512 BWords=512 CWords=512 PeLoop=1 \
+                 TbSizeKiB=16777216 MaxRdOut=64 DescDepth=4 CplDepth=4
+$(eval $(call vmodel,an_8x8,an_top,$(AN_8X8_PARAMS),an))
 $(eval $(call vtest,test_an_8x8,test_an,an_8x8))
 
 VBENCH_SRCS += testbench/bench/bench_an.c

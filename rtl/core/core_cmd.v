@@ -7,17 +7,17 @@
 // (the C twin models/core/core_twin.c mirrors every check here).
 //
 // Timeline of one command (cycle a: cmd_valid_i && cmd_ready_o):
-//   a+1      S_CHECK: the checks and the derived geometry are computed and
+//   a+1      StateCheck: the checks and the derived geometry are computed and
 //            registered;
-//   a+2      S_RUN until the write-back reports the last row; start_o pulses
-//            in this first cycle (busy_o is high from a+1 to S_DONE);
+//   a+2      StateRun until the write-back reports the last row; start_o pulses
+//            in this first cycle (busy_o is high from a+1 to StateDone);
 //   ...      the last result row is written in the cycle wb_last_i is high
 //            (its write lands at the end of that cycle);
-//   then     S_DONE for one cycle: the completion enters the output skid
+//   then     StateDone for one cycle: the completion enters the output skid
 //            buffer and leaves it in the next cycle.
 // cycles = (cycle of the last write) - a, i.e. the number of clock edges from
 // the accepting edge to the edge that writes the last result row. A bad
-// command goes S_CHECK -> S_DONE with its status and cycles = 0; it starts
+// command goes StateCheck -> StateDone with its status and cycles = 0; it starts
 // nothing and writes nothing.
 //
 // A command is accepted only while idle and while the completion skid buffer
@@ -81,16 +81,17 @@ module core_cmd #(
   end
 
   // Completion status codes; C: enum core_status.
-  localparam logic [2:0] StOk = 3'd0;  // C: CORE_OK
-  localparam logic [2:0] StErrDim = 3'd1;  // M, N or K is 0 or >= 2^16; C: CORE_ERR_DIM
-  localparam logic [2:0] StErrLd = 3'd2;  // a leading dim below its row length; C: CORE_ERR_LD
-  localparam logic [2:0] StErrAlign = 3'd3;  // address or ld not a multiple of W; C: CORE_ERR_ALIGN
-  localparam logic [2:0] StErrRange = 3'd4;  // an element outside its pad; C: CORE_ERR_RANGE
+  localparam logic [2:0] StatusOk = 3'd0;  // C: CORE_OK
+  localparam logic [2:0] StatusErrDim = 3'd1;  // M, N or K is 0 or >= 2^16; C: CORE_ERR_DIM
+  localparam logic [2:0] StatusErrLd = 3'd2;  // a leading dim below its row length; C: CORE_ERR_LD
+  // an address or a leading dim not a multiple of W
+  localparam logic [2:0] StatusErrAlign = 3'd3;  // C: CORE_ERR_ALIGN
+  localparam logic [2:0] StatusErrRange = 3'd4;  // an element outside its pad; C: CORE_ERR_RANGE
 
-  localparam logic [2:0] SIdle = 3'd0;
-  localparam logic [2:0] SCheck = 3'd1;
-  localparam logic [2:0] SRun = 3'd2;
-  localparam logic [2:0] SDone = 3'd3;
+  localparam logic [2:0] StateIdle = 3'd0;
+  localparam logic [2:0] StateCheck = 3'd1;
+  localparam logic [2:0] StateRun = 3'd2;
+  localparam logic [2:0] StateDone = 3'd3;
 
   localparam logic [31:0] DimMax = 32'd65535;  // M, N and K at most; C: CORE_DIM_MAX
   localparam logic [63:0] AElems = 64'(AWords) * 64'(W);
@@ -98,17 +99,17 @@ module core_cmd #(
   localparam logic [63:0] CElems = 64'(CWords) * 64'(W);
 
   reg  [ 2:0] state_q;
-  reg  [31:0] m_q, n_q, k_q, a_q, b_q, c_q, lda_q, ldb_q, ldc_q;
-  reg         ta_q, tb_q, acc_q;
+  reg  [31:0] m_q, n_q, k_q, a_addr_q, b_addr_q, c_addr_q, lda_q, ldb_q, ldc_q;
+  reg         trans_a_q, trans_b_q, accumulate_q;
   reg  [ 2:0] status_q;
-  reg  [31:0] cyc_q;  // edges since the accepting edge, minus one
+  reg  [31:0] elapsed_q;  // edges since the accepting edge, minus one
   reg  [31:0] cycles_q;
 
   wire        skid_ready;
   // Ready while idle and while the completion skid buffer has room (both
   // registers): the skid fills only from our own completions, so a command
   // accepted now can always complete without waiting for done_ready_i.
-  wire        ready = state_q == SIdle && skid_ready;
+  wire        ready = state_q == StateIdle && skid_ready;
   wire        accept = cmd_valid_i && ready;
 
   // ---------------------------------------------------------------- checks
@@ -118,70 +119,70 @@ module core_cmd #(
   wire [15:0] m16 = m_q[15:0];
   wire [15:0] n16 = n_q[15:0];
   wire [15:0] k16 = k_q[15:0];
-  wire [15:0] a_rows = ta_q ? k16 : m16;
-  wire [15:0] a_cols = ta_q ? m16 : k16;
-  wire [15:0] b_rows = tb_q ? n16 : k16;
-  wire [15:0] b_cols = tb_q ? k16 : n16;
+  wire [15:0] a_rows = trans_a_q ? k16 : m16;
+  wire [15:0] a_cols = trans_a_q ? m16 : k16;
+  wire [15:0] b_rows = trans_b_q ? n16 : k16;
+  wire [15:0] b_cols = trans_b_q ? k16 : n16;
 
   wire dims_bad = m_q == 0 || n_q == 0 || k_q == 0 || m_q > DimMax || n_q > DimMax ||
       k_q > DimMax;
   wire ld_bad = lda_q < 32'(a_cols) || ldb_q < 32'(b_cols) || ldc_q < 32'(n16);
-  wire align_bad = a_q % W != 0 || b_q % W != 0 || c_q % W != 0 || lda_q % W != 0 ||
-      ldb_q % W != 0 || ldc_q % W != 0;
+  wire align_bad = a_addr_q % W != 0 || b_addr_q % W != 0 || c_addr_q % W != 0 ||
+      lda_q % W != 0 || ldb_q % W != 0 || ldc_q % W != 0;
   // Last element of each operand (valid dims: rows, cols >= 1).
-  wire [15:0] a_rm1 = a_rows - 16'd1;
-  wire [15:0] b_rm1 = b_rows - 16'd1;
-  wire [15:0] c_rm1 = m16 - 16'd1;
-  wire [47:0] a_span = 48'(a_rm1) * 48'(lda_q);
-  wire [47:0] b_span = 48'(b_rm1) * 48'(ldb_q);
-  wire [47:0] c_span = 48'(c_rm1) * 48'(ldc_q);
-  wire [63:0] a_last = 64'(a_q) + 64'(a_span) + 64'(a_cols) - 64'd1;
-  wire [63:0] b_last = 64'(b_q) + 64'(b_span) + 64'(b_cols) - 64'd1;
-  wire [63:0] c_last = 64'(c_q) + 64'(c_span) + 64'(n16) - 64'd1;
+  wire [15:0] a_rows_m1 = a_rows - 16'd1;
+  wire [15:0] b_rows_m1 = b_rows - 16'd1;
+  wire [15:0] c_rows_m1 = m16 - 16'd1;
+  wire [47:0] a_span = 48'(a_rows_m1) * 48'(lda_q);
+  wire [47:0] b_span = 48'(b_rows_m1) * 48'(ldb_q);
+  wire [47:0] c_span = 48'(c_rows_m1) * 48'(ldc_q);
+  wire [63:0] a_last = 64'(a_addr_q) + 64'(a_span) + 64'(a_cols) - 64'd1;
+  wire [63:0] b_last = 64'(b_addr_q) + 64'(b_span) + 64'(b_cols) - 64'd1;
+  wire [63:0] c_last = 64'(c_addr_q) + 64'(c_span) + 64'(n16) - 64'd1;
   wire range_bad = a_last >= AElems || b_last >= BElems || c_last >= CElems;
 
-  reg [2:0] check;
+  reg [2:0] check_status;
   always @* begin
-    if (dims_bad) check = StErrDim;
-    else if (ld_bad) check = StErrLd;
-    else if (align_bad) check = StErrAlign;
-    else if (range_bad) check = StErrRange;
-    else check = StOk;
+    if (dims_bad) check_status = StatusErrDim;
+    else if (ld_bad) check_status = StatusErrLd;
+    else if (align_bad) check_status = StatusErrAlign;
+    else if (range_bad) check_status = StatusErrRange;
+    else check_status = StatusOk;
   end
 
   // ---------------------------------------------------------------- state
   always @(posedge clk_i) begin
     if (rst_i) begin
-      state_q <= SIdle;
+      state_q <= StateIdle;
     end else begin
       case (state_q)
-        SIdle: if (accept) state_q <= SCheck;
-        SCheck: state_q <= check == StOk ? SRun : SDone;
-        SRun: if (wb_last_i) state_q <= SDone;
-        default: state_q <= SIdle;  // SDone: the completion is pushed
+        StateIdle: if (accept) state_q <= StateCheck;
+        StateCheck: state_q <= check_status == StatusOk ? StateRun : StateDone;
+        StateRun: if (wb_last_i) state_q <= StateDone;
+        default: state_q <= StateIdle;  // StateDone: the completion is pushed
       endcase
     end
   end
 
   always @(posedge clk_i) begin
     if (accept) begin
-      m_q   <= cmd_m_i;
-      n_q   <= cmd_n_i;
-      k_q   <= cmd_k_i;
-      a_q   <= cmd_a_addr_i;
-      b_q   <= cmd_b_addr_i;
-      c_q   <= cmd_c_addr_i;
-      lda_q <= cmd_lda_i;
-      ldb_q <= cmd_ldb_i;
-      ldc_q <= cmd_ldc_i;
-      ta_q  <= cmd_trans_a_i;
-      tb_q  <= cmd_trans_b_i;
-      acc_q <= cmd_accumulate_i;
+      m_q          <= cmd_m_i;
+      n_q          <= cmd_n_i;
+      k_q          <= cmd_k_i;
+      a_addr_q     <= cmd_a_addr_i;
+      b_addr_q     <= cmd_b_addr_i;
+      c_addr_q     <= cmd_c_addr_i;
+      lda_q        <= cmd_lda_i;
+      ldb_q        <= cmd_ldb_i;
+      ldc_q        <= cmd_ldc_i;
+      trans_a_q    <= cmd_trans_a_i;
+      trans_b_q    <= cmd_trans_b_i;
+      accumulate_q <= cmd_accumulate_i;
     end
-    if (state_q == SCheck) status_q <= check;
-    cyc_q <= accept ? 32'd0 : cyc_q + 32'd1;
-    if (state_q == SCheck && check != StOk) cycles_q <= 32'd0;
-    if (state_q == SRun && wb_last_i) cycles_q <= cyc_q + 32'd1;
+    if (state_q == StateCheck) status_q <= check_status;
+    elapsed_q <= accept ? 32'd0 : elapsed_q + 32'd1;
+    if (state_q == StateCheck && check_status != StatusOk) cycles_q <= 32'd0;
+    if (state_q == StateRun && wb_last_i) cycles_q <= elapsed_q + 32'd1;
   end
 
   // ---------------------------------------------------------------- outputs
@@ -191,22 +192,22 @@ module core_cmd #(
   reg start_q;
   always @(posedge clk_i) begin
     if (rst_i) start_q <= 1'b0;
-    else start_q <= state_q == SCheck && check == StOk;
+    else start_q <= state_q == StateCheck && check_status == StatusOk;
   end
 
-  assign busy_o       = state_q != SIdle;
+  assign busy_o       = state_q != StateIdle;
   assign start_o      = start_q;
   assign m_o          = m_q[15:0];
   assign n_o          = n_q[15:0];
   assign k_o          = k_q[15:0];
-  assign trans_a_o    = ta_q;
-  assign trans_b_o    = tb_q;
-  assign accumulate_o = acc_q;
-  assign a_word_o     = AAw'(a_q / W);
+  assign trans_a_o    = trans_a_q;
+  assign trans_b_o    = trans_b_q;
+  assign accumulate_o = accumulate_q;
+  assign a_word_o     = AAw'(a_addr_q / W);
   assign lda_word_o   = AAw'(lda_q / W);
-  assign b_word_o     = BAw'(b_q / W);
+  assign b_word_o     = BAw'(b_addr_q / W);
   assign ldb_word_o   = BAw'(ldb_q / W);
-  assign c_word_o     = CAw'(c_q / W);
+  assign c_word_o     = CAw'(c_addr_q / W);
   assign ldc_word_o   = CAw'(ldc_q / W);
   assign cmd_ready_o  = ready;
 
@@ -217,7 +218,7 @@ module core_cmd #(
   ) u_done (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
-      .in_valid_i (state_q == SDone),
+      .in_valid_i (state_q == StateDone),
       .in_ready_o (skid_ready),
       .in_data_i  ({status_q, cycles_q}),
       .out_valid_o(done_valid_o),
@@ -230,11 +231,11 @@ module core_cmd #(
 `ifndef SYNTHESIS
   always @(posedge clk_i) begin
     if (!rst_i) begin
-      assert (state_q != SDone || skid_ready)
+      assert (state_q != StateDone || skid_ready)
       else $error("core_cmd: completion with a full skid buffer");
-      assert (!(state_q == SRun && cyc_q == 32'hFFFF_FFFF))
+      assert (!(state_q == StateRun && elapsed_q == 32'hFFFF_FFFF))
       else $error("core_cmd: cycle count overflows 32 bits");
-      assert (!wb_last_i || state_q == SRun)
+      assert (!wb_last_i || state_q == StateRun)
       else $error("core_cmd: write-back finished outside a command");
     end
   end

@@ -47,8 +47,8 @@ module nfw_rd #(
   localparam int CreditW = $clog2(MaxReads) + 1;
   localparam int CmdW = 4 + 32 + 40;  // a queued command: stream, length, address
   localparam int DescW = 4 + 32 + 3;  // a descriptor: stream, length, offset in the first beat
-  localparam int CmdDepth = 2;  // command FIFO
-  localparam int DescDepth = 2;  // descriptor FIFO
+  localparam int CmdDepth = 2;  // command FIFO; C: CMD_DEPTH
+  localparam int DescDepth = 2;  // descriptor FIFO; C: DESC_DEPTH
 
   if (MaxReads < 2 || (1 << $clog2(MaxReads)) != MaxReads) begin : g_bad_reads
     nfw_param_error_MaxReads_must_be_a_power_of_two_at_least_2 u_err ();

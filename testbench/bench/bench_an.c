@@ -49,16 +49,16 @@ int main(void)
     double cps[RUNS];
     struct an_result r = {0};
     uint64_t cycles = 0;
-    char msg[512];
+    struct err e;
     for (int run = 0; run < RUNS; run++) {
         struct an_sys s;
-        if (an_flow_open(&s, true, &rp.core, &ec, msg, sizeof(msg))) {
-            fprintf(stderr, "bench_an: %s\n", msg);
+        if (an_flow_open(&s, true, &rp.core, &ec, &e)) {
+            fprintf(stderr, "bench_an: %s\n", e.msg);
             return 1;
         }
         double t0 = bench_wall_s();
-        if (an_flow_layer(&s, &L, A, W, &r, msg, sizeof(msg))) {
-            fprintf(stderr, "bench_an: %s\n", msg);
+        if (an_flow_layer(&s, &L, A, W, &r, &e)) {
+            fprintf(stderr, "bench_an: %s\n", e.msg);
             return 1;
         }
         double dt = bench_wall_s() - t0;

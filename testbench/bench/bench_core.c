@@ -45,7 +45,7 @@ static uint16_t operand(uint64_t *rng)
 }
 
 /* Write the whole A- and B-pads through the DMA port (and the twin the same way). */
-static void load_operands(struct core *p, struct core_twin *t, const struct core_twin_map *m)
+static void load_operands(struct core_rtl *p, struct core_twin *t, const struct core_twin_map *m)
 {
     uint64_t rng = 1;
     struct core_in in = {0};
@@ -61,33 +61,34 @@ static void load_operands(struct core *p, struct core_twin *t, const struct core
         in.dma_addr = addr;
         in.dma_wdata = v;
         in.dma_wstrb = 0xFF;
-        core_set(p, &in);
-        core_get(p, &out);
+        core_rtl_set(p, &in);
+        core_rtl_get(p, &out);
         if (out.dma_ready) {
             if (core_twin_dma_write(t, addr, v, 0xFF) != 0)
                 abort();
             addr += 8;
         }
-        core_step(p, 1);
+        core_rtl_step(p, 1);
     }
     in.dma_valid = false;
-    core_set(p, &in);
-    core_step(p, CORE_DMA_LATENCY + 1);
+    core_rtl_set(p, &in);
+    core_rtl_step(p, CORE_DMA_LATENCY + 1);
 }
 
 /*
  * Keep commands coming (valid held high, completion ready high) until `count` completions were
  * seen; each must be CORE_OK with `cycles` cycles. Returns 0, or -1 after saying what differed.
  */
-static int run_stream(struct core *p, const struct core_cmd *cmd, unsigned count, uint64_t cycles)
+static int run_stream(struct core_rtl *p, const struct core_cmd *cmd, unsigned count,
+                      uint64_t cycles)
 {
     struct core_in in = {.cmd_valid = true, .cmd = *cmd, .done_ready = true};
     unsigned done = 0;
 
-    core_set(p, &in);
+    core_rtl_set(p, &in);
     while (done < count) {
         struct core_out out;
-        core_get(p, &out);
+        core_rtl_get(p, &out);
         if (out.done_valid) {
             if (out.done_status != CORE_OK || out.done_cycles != cycles) {
                 fprintf(stderr,
@@ -98,27 +99,27 @@ static int run_stream(struct core *p, const struct core_cmd *cmd, unsigned count
             }
             done++;
         }
-        core_step(p, 1);
+        core_rtl_step(p, 1);
     }
     return 0;
 }
 
 /* Stop issuing, let the command in flight finish, and drain its completion. */
-static void drain(struct core *p)
+static void drain(struct core_rtl *p)
 {
     struct core_in in = {.done_ready = true};
     struct core_out out;
 
-    core_set(p, &in);
+    core_rtl_set(p, &in);
     do {
-        core_step(p, 1);
-        core_get(p, &out);
+        core_rtl_step(p, 1);
+        core_rtl_get(p, &out);
     } while (out.busy || out.done_valid);
 }
 
 /* Read bytes [first, end) of the pads back through the DMA port and compare them with the
    twin's. */
-static int check_bytes(struct core *p, const struct core_twin *t, uint32_t first, uint32_t end)
+static int check_bytes(struct core_rtl *p, const struct core_twin *t, uint32_t first, uint32_t end)
 {
     struct core_in in = {.dma_valid = true, .done_ready = true};
     struct core_out out;
@@ -128,8 +129,8 @@ static int check_bytes(struct core *p, const struct core_twin *t, uint32_t first
     while (addr < end) {
         in.dma_valid = next < end;
         in.dma_addr = next;
-        core_set(p, &in);
-        core_get(p, &out);
+        core_rtl_set(p, &in);
+        core_rtl_get(p, &out);
         bool fire = in.dma_valid && out.dma_ready;
         if (out.dma_resp_valid) {
             uint64_t want;
@@ -145,7 +146,7 @@ static int check_bytes(struct core *p, const struct core_twin *t, uint32_t first
         }
         if (fire)
             next += 8;
-        core_step(p, 1);
+        core_rtl_step(p, 1);
     }
     return 0;
 }
@@ -158,15 +159,18 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    struct core *p = core_create(1);
-    struct core_twin_cfg cfg;
+    struct core_rtl *p = core_rtl_create(1);
+    struct core_params cfg;
     struct core_twin_map map;
 
-    core_params(p, &cfg);
+    core_rtl_params(p, &cfg);
     core_twin_map(&cfg, &map);
-    struct core_twin *t = core_twin_create(&cfg);
-    if (!t)
+    struct core_twin *t;
+    struct err e;
+    if (core_twin_create(&cfg, &t, &e)) {
+        fprintf(stderr, "bench_core: %s\n", e.msg);
         return 1;
+    }
     unsigned w = map.w;
     struct core_cmd cmd = {.m = DIM, .n = DIM, .k = DIM, .lda = DIM, .ldb = DIM, .ldc = DIM};
     if (core_twin_check(&cfg, &cmd) != CORE_OK || DIM % w) {
@@ -178,10 +182,10 @@ int main(int argc, char **argv)
     uint64_t macs = (uint64_t)DIM * DIM * DIM;
 
     struct core_in in = {.rst = true};
-    core_set(p, &in);
-    core_step(p, 2);
+    core_rtl_set(p, &in);
+    core_rtl_step(p, 2);
     in.rst = false;
-    core_set(p, &in);
+    core_rtl_set(p, &in);
     load_operands(p, t, &map);
 
     /* Verilated: about one second of commands per run. */
@@ -189,13 +193,13 @@ int main(int argc, char **argv)
     int runs = once ? 1 : RUNS;
     double cyc_s[RUNS], mac_s[RUNS], cyc_cpu[RUNS];
     for (int r = 0; r < runs; r++) {
-        uint64_t c0 = core_cycle(p);
+        uint64_t c0 = core_rtl_cycle(p);
         double t0 = bench_wall_s(), u0 = bench_cpu_s();
         if (run_stream(p, &cmd, per_run, cmd_cycles) != 0)
             return 1;
         double dt = bench_wall_s() - t0;
-        cyc_cpu[r] = (double)(core_cycle(p) - c0) / (bench_cpu_s() - u0);
-        cyc_s[r] = (double)(core_cycle(p) - c0) / dt;
+        cyc_cpu[r] = (double)(core_rtl_cycle(p) - c0) / (bench_cpu_s() - u0);
+        cyc_s[r] = (double)(core_rtl_cycle(p) - c0) / dt;
         mac_s[r] = (double)macs * per_run / dt;
     }
 
@@ -207,7 +211,7 @@ int main(int argc, char **argv)
         double t0 = bench_wall_s(), dt;
         do {
             struct core_twin_result res;
-            if (core_twin_exec(t, &cmd, &res) != 0 || res.status != CORE_OK)
+            if (core_twin_exec(t, &cmd, &res, NULL) != 0 || res.status != CORE_OK)
                 abort();
             n++;
             dt = bench_wall_s() - t0;
@@ -221,7 +225,7 @@ int main(int argc, char **argv)
         return 1;
     if (once) {
         core_twin_destroy(t);
-        core_destroy(p);
+        core_rtl_destroy(p);
         return 0;
     }
 
@@ -255,6 +259,6 @@ int main(int argc, char **argv)
     bench_figure(fig, is8 ? ">= 50x" : "", "%.0fx (%.1fe9 MAC/s)", tm / vm, tm / 1e9);
 
     core_twin_destroy(t);
-    core_destroy(p);
+    core_rtl_destroy(p);
     return 0;
 }

@@ -27,31 +27,6 @@
 
 #define RUNS 5
 
-static void rtl_set(void *h, const struct dma_in *in)
-{
-    dma_rtl_set(h, in);
-}
-static void rtl_get(void *h, struct dma_out *out)
-{
-    dma_rtl_get(h, out);
-}
-static void rtl_step(void *h, uint64_t n)
-{
-    dma_rtl_step(h, n);
-}
-static void tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-static void tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-static void tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
 struct bcase {
     const char *name;
     struct dma_desc d;
@@ -84,38 +59,38 @@ static uint32_t run_one(bool rtl, const struct dma_desc *d, uint64_t *sim_cycles
     struct dma_env *e = NULL;
     struct dma_scn *s = NULL;
     struct dma_dut dut;
-    char msg[512];
+    struct err err;
     uint32_t cycles = 0;
 
     dma_env_cfg_default(&c);
     r = dma_rtl_create(1);
     dma_rtl_params(r, &c.params);
     if (rtl) {
-        dut = (struct dma_dut){"rtl", r, rtl_set, rtl_get, rtl_step, NULL};
+        dut = dma_dut_rtl(r);
     } else {
         dma_rtl_destroy(r);
         r = NULL;
-        if (dma_twin_create(&c.params, &t, msg, sizeof(msg))) {
-            fprintf(stderr, "bench_dma: %s\n", msg);
+        if (dma_twin_create(&c.params, &t, &err)) {
+            fprintf(stderr, "bench_dma: %s\n", err.msg);
             return 0;
         }
-        dut = (struct dma_dut){"twin", t, tw_set, tw_get, tw_step, NULL};
+        dut = dma_dut_twin(t);
     }
-    if (dma_env_create(&c, &dut, NULL, &e, msg, sizeof(msg)) || !(s = dma_scn_create(e, 1)) ||
-        dma_scn_add(s, d)) {
-        fprintf(stderr, "bench_dma: cannot set up: %s\n", msg);
+    if (dma_env_create(&c, &dut, NULL, &e, &err) ||
+        dma_scn_create(&(struct dma_scn_cfg){.seed = 1}, e, &s, &err) || dma_scn_add(s, d, &err)) {
+        fprintf(stderr, "bench_dma: cannot set up: %s\n", err.msg);
         goto out;
     }
     double t0 = bench_wall_s();
-    if (dma_env_run(e, 100000000)) {
-        fprintf(stderr, "bench_dma: %s\n", dma_env_error(e));
+    if (dma_env_run(e, 100000000, &err)) {
+        fprintf(stderr, "bench_dma: %s\n", err.msg);
         goto out;
     }
     *dt = bench_wall_s() - t0;
     *sim_cycles = dma_env_cycle(e);
     cycles = dma_env_cpl(e, 0)->cpl.cycles;
-    if (dma_scn_check(s, msg, sizeof(msg))) {
-        fprintf(stderr, "bench_dma: wrong result: %s\n", msg);
+    if (dma_scn_check(s, &err)) {
+        fprintf(stderr, "bench_dma: wrong result: %s\n", err.msg);
         cycles = 0;
     }
 out:

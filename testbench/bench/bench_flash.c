@@ -33,7 +33,7 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     struct ftl_bbm bbm;
     struct ftl_stream_cfg sc;
     struct ftl_stream *s = NULL;
-    struct flash_err e;
+    struct err e;
     const struct ftl_region *spare;
     uint64_t lpn, t, end = 0;
     double t0;
@@ -50,15 +50,15 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     if (rc)
         goto out_fms;
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    rc = ftl_stream_create(fms, &bbm, &sc, &s, &e);
+    rc = ftl_stream_create(&sc, fms, &bbm, &s, &e);
     if (rc)
         goto out_bbm;
 
     t0 = bench_wall_s();
     for (uint64_t done_pages = 0; done_pages < pages; done_pages += CHUNK_PAGES) {
-        rc = ftl_stream_append(s, 0, CHUNK_PAGES, NULL, &lpn, &t);
+        rc = ftl_stream_append(s, 0, CHUNK_PAGES, NULL, &lpn, &t, &e);
         if (rc) {
-            fprintf(stderr, "bench_flash: %s\n", ftl_stream_errmsg(s));
+            fprintf(stderr, "bench_flash: %s\n", e.msg);
             goto out_stream;
         }
         end = end > t ? end : t;
@@ -68,9 +68,9 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
 
     t0 = bench_wall_s();
     for (uint64_t p = 0; p < pages; p += CHUNK_PAGES) {
-        rc = ftl_stream_read(s, end, p, CHUNK_PAGES, NULL, &t);
+        rc = ftl_stream_read(s, end, p, CHUNK_PAGES, NULL, &t, &e);
         if (rc) {
-            fprintf(stderr, "bench_flash: %s\n", ftl_stream_errmsg(s));
+            fprintf(stderr, "bench_flash: %s\n", e.msg);
             goto out_stream;
         }
         rd->sim_ps = t > rd->sim_ps ? t : rd->sim_ps;

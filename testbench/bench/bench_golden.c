@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     struct dnn_opt o;
     struct dnn_params *p = NULL;
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     struct dnn_rng r;
     double t_step[RUNS], t_eval[RUNS], mac_step, mac_fwd;
     uint8_t *img, *lab;
@@ -70,7 +70,8 @@ int main(int argc, char **argv)
     if (dnn_model_parse(&m, "fc-mnist", &e))
         goto out_err;
     dnn_params_opt_sgd(&o, 0.05f, 0.9f, 0.0f);
-    if (dnn_params_create(&m, &o, 1, &p, &e) || dnn_golden_init(&g, p, &e))
+    if (dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &p, &e) ||
+        dnn_golden_init(&g, p, &e))
         goto out_err;
     macs(&m, &mac_step, &mac_fwd);
 

@@ -25,14 +25,14 @@
 #define PERIOD_PS 1250
 
 struct dut {
-    struct nfw *rtl;       /* one of the two */
+    struct nfw_rtl *rtl;   /* one of the two */
     struct nfw_twin *twin; /* */
 };
 
 static void dut_set(struct dut *d, const struct nfw_in *in)
 {
     if (d->rtl)
-        nfw_set(d->rtl, in);
+        nfw_rtl_set(d->rtl, in);
     else
         nfw_twin_set(d->twin, in);
 }
@@ -40,7 +40,7 @@ static void dut_set(struct dut *d, const struct nfw_in *in)
 static void dut_get(struct dut *d, struct nfw_out *o)
 {
     if (d->rtl)
-        nfw_get(d->rtl, o);
+        nfw_rtl_get(d->rtl, o);
     else
         nfw_twin_get(d->twin, o);
 }
@@ -48,7 +48,7 @@ static void dut_get(struct dut *d, struct nfw_out *o)
 static void dut_step(struct dut *d)
 {
     if (d->rtl)
-        nfw_step(d->rtl, 1);
+        nfw_rtl_step(d->rtl, 1);
     else
         nfw_twin_step(d->twin, 1);
 }
@@ -69,16 +69,15 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     struct dram_port *port = NULL;
     struct nfw_bfm_cfg bc;
     struct nfw_bfm *bfm = NULL;
-    struct flash_err e = {{0}};
-    char msg[256] = "";
+    struct err e = {""};
     uint64_t cycles = 0, rng = 1, sbp, nlb, done = 0;
     unsigned sent = 0, quiet = 0;
     double t0;
 
-    d.rtl = nfw_create(1);
-    nfw_params(d.rtl, &p);
+    d.rtl = nfw_rtl_create(1);
+    nfw_rtl_params(d.rtl, &p);
     if (!use_rtl) {
-        nfw_destroy(d.rtl);
+        nfw_rtl_destroy(d.rtl);
         d.rtl = NULL;
         if (nfw_twin_create(&p, &d.twin, &e))
             goto out;
@@ -105,22 +104,22 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     sc.n_blocks = p.max_pbs < 64 ? p.max_pbs : 64;
     sc.pe_budget = 1000;
     sc.erase_on_release = true;
-    if (ftl_stream_create(fms, &bbm, &sc, &s, &e))
+    if (ftl_stream_create(&sc, fms, &bbm, &s, &e))
         goto out_bbm;
     sbp = ftl_stream_sb_pages(s);
     nlb = ftl_stream_lpages(s) / sbp;
     dram_cfg_default(&dc);
     dc.size_bytes = 64ull << 20;
     dc.store_payload = false;
-    if (dram_create(&dc, &dram, msg, sizeof(msg)))
+    if (dram_create(&dc, &dram, &e))
         goto out_bbm;
     dram_port_cfg_default(&pc);
     pc.period_ps = PERIOD_PS;
     pc.name = "nfw";
     nfw_bfm_cfg_default(&bc);
     bc.period_ps = PERIOD_PS;
-    if (dram_port_create(dram, &pc, &port, msg, sizeof(msg)) ||
-        nfw_bfm_create(&p, fms, &bbm, &bc, &bfm, &e) || nfw_bfm_attach(bfm, 0, s))
+    if (dram_port_create(&pc, dram, &port, &e) || nfw_bfm_create(&bc, &p, fms, &bbm, &bfm, &e) ||
+        nfw_bfm_attach(bfm, 0, s, &e))
         goto out_bbm;
     {
         struct nfw_in in = {.rst = true};
@@ -139,10 +138,7 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
         memset(&in, 0, sizeof(in));
         dut_get(&d, &o);
         dram_port_drive(port, &mr);
-        in.mem_req_ready = mr.req_ready;
-        in.mem_rsp_valid = mr.rsp_valid;
-        in.mem_rsp_rdata = mr.rdata;
-        in.mem_rsp_err = mr.err;
+        nfw_in_mem(&in, &mr);
         nfw_bfm_drive(bfm, &o, &in);
         if (sent < n_cmd) {
             in.cmd_valid = true;
@@ -150,19 +146,16 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
             in.cmd_len = CMD_BYTES;
         }
         dut_set(&d, &in);
-        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        nfw_out_mem(&o, &rq);
         dram_port_clock(port, &rq);
-        if (nfw_bfm_clock(bfm, &o, &in)) {
-            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
+        if (nfw_bfm_clock(bfm, &o, &in, &e)) {
             cycles = 0;
             goto out_bbm;
         }
         sent += in.cmd_valid && o.cmd_ready;
         /* The firmware releases each LB as soon as it is full: the stream keeps rotating. */
         if (o.done_valid && in.done_ready && ++done % sbp == 0 &&
-            nfw_bfm_release(bfm, 0, (uint32_t)((done / sbp - 1) % nlb), 1)) {
-            fprintf(stderr, "bench_nfw: %s\n", nfw_bfm_errmsg(bfm));
+            nfw_bfm_release(bfm, 0, (uint32_t)((done / sbp - 1) % nlb), 1, &e)) {
             cycles = 0;
             goto out_bbm;
         }
@@ -176,8 +169,8 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
 out_bbm:
     ftl_bbm_fini(&bbm);
 out:
-    if (e.msg[0] || msg[0])
-        fprintf(stderr, "bench_nfw: %s%s\n", e.msg, msg);
+    if (!cycles) /* every way here without cycles is a failure, with its message */
+        fprintf(stderr, "bench_nfw: %s\n", e.msg);
     nfw_bfm_destroy(bfm);
     dram_port_destroy(port);
     dram_destroy(dram);
@@ -185,7 +178,7 @@ out:
     flash_fms_destroy(fms);
     nfw_twin_destroy(d.twin);
     if (d.rtl)
-        nfw_destroy(d.rtl);
+        nfw_rtl_destroy(d.rtl);
     return cycles;
 }
 

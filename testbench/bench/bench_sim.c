@@ -42,6 +42,28 @@ static inline uint32_t xorshift32(uint32_t *s)
     return *s = x;
 }
 
+/* A kernel and a clock ticking from now; a benchmark has no use for a failure but to stop. */
+static struct sim *new_sim(void)
+{
+    struct sim *sim;
+
+    if (sim_create(&sim, NULL))
+        abort();
+    return sim;
+}
+
+static struct sim_clock *new_clock(struct sim *sim, const char *name, int64_t period,
+                                   sim_tick_fn tick, void *user)
+{
+    struct sim_clock_cfg cfg = {
+        .name = name, .period_ps = period, .start = sim_now(sim), .tick = tick, .user = user};
+    struct sim_clock *clk;
+
+    if (sim_clock_create(&cfg, sim, &clk, NULL))
+        abort();
+    return clk;
+}
+
 static void proc_timeout(struct sim *sim, void *user)
 {
     (void)sim;
@@ -55,22 +77,22 @@ static void proc_step(struct sim *sim, void *user)
         return;
     --*p->budget;
     if (p->with_timeout) {
-        if (p->timeout != SIM_EVENT_NONE && sim_cancel(sim, p->timeout) != 0)
+        if (p->timeout != SIM_EVENT_NONE && sim_cancel(sim, p->timeout, NULL) != 0)
             abort();
-        if (sim_schedule_in(sim, 2 * SIM_US, 0, "timeout", proc_timeout, p, &p->timeout) != 0)
+        if (sim_schedule_in(sim, 2 * SIM_US, 0, "timeout", proc_timeout, p, &p->timeout, NULL) != 0)
             abort();
     }
     sim_time_t delay = (1 + xorshift32(&p->rng) % 1000) * SIM_NS;
-    if (sim_schedule_in(sim, delay, (int)(p->rng >> 30), "proc", proc_step, p, NULL) != 0)
+    if (sim_schedule_in(sim, delay, (int)(p->rng >> 30), "proc", proc_step, p, NULL, NULL) != 0)
         abort();
 }
 
 /* Returns events per wall second (timeouts excluded: they are all cancelled). */
 static double run_procs(int nproc, uint64_t events, bool with_timeout, uint64_t *fired_out)
 {
-    struct sim *sim = sim_create();
+    struct sim *sim = new_sim();
     struct proc *procs = calloc((size_t)nproc, sizeof(*procs));
-    if (!sim || !procs)
+    if (!procs)
         abort();
     uint64_t budget = events;
     for (int i = 0; i < nproc; i++) {
@@ -79,11 +101,12 @@ static double run_procs(int nproc, uint64_t events, bool with_timeout, uint64_t 
                                  .with_timeout = with_timeout};
         if (procs[i].rng == 0)
             procs[i].rng = 1;
-        if (sim_schedule_at(sim, (sim_time_t)i, 0, "proc", proc_step, &procs[i], NULL) != 0)
+        if (sim_schedule_at(sim, (sim_time_t)i, 0, "proc", proc_step, &procs[i], NULL, NULL) != 0)
             abort();
     }
     double t0 = bench_wall_s();
-    sim_run(sim);
+    if (sim_run(sim, NULL))
+        abort();
     double dt = bench_wall_s() - t0;
     uint64_t fired = sim_events_fired(sim);
     if (fired_out)
@@ -136,13 +159,12 @@ static void bench_clock(uint64_t ticks)
 {
     double v[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        struct sim *sim = sim_create();
+        struct sim *sim = new_sim();
         struct ticker t = {ticks};
-        struct sim_clock *clk = sim_clock_create(sim, "core", 1250, tick_busy, &t);
-        if (!clk)
-            abort();
+        struct sim_clock *clk = new_clock(sim, "core", 1250, tick_busy, &t);
         double t0 = bench_wall_s();
-        sim_run(sim);
+        if (sim_run(sim, NULL))
+            abort();
         double dt = bench_wall_s() - t0;
         if (sim_clock_ticks(clk) != ticks)
             abort();
@@ -160,21 +182,21 @@ static void bench_idle(void)
 {
     const int64_t period = 1000; /* 1 GHz */
     const uint64_t idle_cycles = 1000000000000ull;
-    struct sim *sim = sim_create();
+    struct sim *sim = new_sim();
     struct ticker t = {10};
-    struct sim_clock *clk = sim_clock_create(sim, "core", period, tick_busy, &t);
-    if (!clk)
+    struct sim_clock *clk = new_clock(sim, "core", period, tick_busy, &t);
+    if (sim_run(sim, NULL))
         abort();
-    sim_run(sim);
     uint64_t ev0 = sim_events_fired(sim);
     sim_time_t wake_at = sim_now(sim) + idle_cycles * (sim_time_t)period;
     double t0 = bench_wall_s();
-    sim_run_until(sim, wake_at);
+    if (sim_run_until(sim, wake_at, NULL))
+        abort();
     double dt = bench_wall_s() - t0;
     uint64_t ev_idle = sim_events_fired(sim) - ev0;
     t.left = 10;
-    sim_clock_wake(clk);
-    sim_run(sim);
+    if (sim_clock_wake(clk, NULL) || sim_run(sim, NULL))
+        abort();
     printf("%-28s %6llu     (clock idle for %llu cycles = %.0f s simulated: %llu events, "
            "%.1f us wall; after wake: cycle %llu, active ticks %llu)\n",
            "sim.idle_gap_events", (unsigned long long)ev_idle, (unsigned long long)idle_cycles,

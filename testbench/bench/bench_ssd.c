@@ -38,7 +38,7 @@ static void bench_cfg(struct ssd_cfg *c)
 }
 
 /* n random single-page writes, QD in flight, from t0. */
-static int random_writes(struct ssd *s, uint64_t n, uint64_t t0, uint64_t *end, struct flash_err *e)
+static int random_writes(struct ssd *s, uint64_t n, uint64_t t0, uint64_t *end, struct err *e)
 {
     uint64_t inflight[QD], rng = 12345, user = ssd_user_pages(s);
 
@@ -65,7 +65,7 @@ static int run_once(uint64_t n, struct result *r)
     struct ssd *s;
     struct ssd_precond p = {.seed = 1};
     struct ssd_stats a, b;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     uint64_t end;
     double t0;
     int rc;

@@ -36,9 +36,9 @@ int main(int argc, char **argv)
 {
     uint32_t steps = argc > 1 ? (uint32_t)atoi(argv[1]) : STEPS;
     struct machine_cfg c;
-    struct machine_err e;
+    struct err e;
     struct dnn_idx_set set;
-    struct dnn_err de;
+    struct err de;
     uint8_t *images, *labels;
     double rate[RUNS], crate[RUNS];
     bool real;

@@ -1,5 +1,6 @@
 #include "testbench/env/dma_env.h"
 #include "csim/rng.h"
+#include "models/dma/dma_twin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,20 +28,22 @@ struct dma_env {
     /* handshake memory */
     struct dma_out prev;
     bool prev_cpl_stall, prev_mem_stall, prev_sram_stall;
-    char err[512];
 };
 
-static int fail(struct dma_env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A failed check: -EPROTO, the message led by the seed and the cycle. */
+static int fail(const struct dma_env *e, struct err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int fail(struct dma_env *e, const char *fmt, ...)
+static int fail(const struct dma_env *e, struct err *err, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(e->err, sizeof(e->err), "seed %" PRIu64 " cycle %" PRIu64 ": ", e->cfg.seed,
-                     e->cyc);
+
+    if (!err)
+        return -EPROTO;
     va_start(ap, fmt);
-    vsnprintf(e->err + n, sizeof(e->err) - (size_t)n, fmt, ap);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
-    return -EPROTO;
+    return err_prefix(err, -EPROTO, "seed %" PRIu64 " cycle %" PRIu64, e->cfg.seed, e->cyc);
 }
 
 void dma_env_cfg_default(struct dma_env_cfg *c)
@@ -54,12 +57,14 @@ void dma_env_cfg_default(struct dma_env_cfg *c)
 }
 
 int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
-                   const struct dma_dut *shadow, struct dma_env **out, char *msg, size_t msglen)
+                   const struct dma_dut *shadow, struct dma_env **out, struct err *err)
 {
     struct dma_env *e = calloc(1, sizeof(*e));
-    int rc = -ENOMEM;
+    int rc;
+
+    *out = NULL;
     if (!e)
-        return -ENOMEM;
+        return err_set(err, -ENOMEM, "dma_env: out of memory");
     e->cfg = *cfg;
     e->dut = *dut;
     if (shadow) {
@@ -67,24 +72,21 @@ int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
         e->has_shadow = true;
     }
     e->rng = cfg->seed ^ 0x5eed0fd3aull;
-    rc = dram_create(&cfg->dram, &e->dram, msg, msglen);
+    rc = dram_create(&cfg->dram, &e->dram, err);
     if (rc)
         goto out_free;
     struct dram_port_cfg pc = cfg->port;
     pc.seed = cfg->seed * 3 + 1;
-    rc = dram_port_create(e->dram, &pc, &e->port, msg, msglen);
+    rc = dram_port_create(&pc, e->dram, &e->port, err);
     if (rc)
         goto out_free;
     struct dma_sram_cfg sc = {.bytes = cfg->params.sram_bytes,
                               .rd_lat = cfg->params.sram_lat,
                               .stall_pct = cfg->sram_stall_pct,
                               .seed = cfg->seed * 5 + 2};
-    e->sram = dma_sram_create(&sc);
-    if (!e->sram) {
-        rc = -EINVAL;
-        if (msg && msglen)
-            snprintf(msg, msglen, "dma_env: SRAM model: bytes %" PRIu64 " latency %u stall %u%%",
-                     sc.bytes, sc.rd_lat, sc.stall_pct);
+    rc = dma_sram_create(&sc, &e->sram, err);
+    if (rc) {
+        err_prefix(err, rc, "dma_env");
         goto out_free;
     }
     /* Reset: two cycles with the BFMs not clocked. */
@@ -118,17 +120,17 @@ void dma_env_destroy(struct dma_env *e)
     free(e);
 }
 
-int dma_env_submit(struct dma_env *e, const struct dma_desc *d)
+int dma_env_submit(struct dma_env *e, const struct dma_desc *d, struct err *err)
 {
     if (e->q_len == e->q_cap) {
         size_t cap = e->q_cap ? 2 * e->q_cap : 64;
         struct dma_desc *q = realloc(e->q, cap * sizeof(*q));
         if (!q)
-            return -ENOMEM;
+            return err_set(err, -ENOMEM, "dma_env: out of memory queueing %zu descriptors", cap);
         e->q = q;
         uint64_t *a = realloc(e->accepted, cap * sizeof(*a));
         if (!a)
-            return -ENOMEM;
+            return err_set(err, -ENOMEM, "dma_env: out of memory queueing %zu descriptors", cap);
         e->accepted = a;
         e->q_cap = cap;
     }
@@ -136,14 +138,15 @@ int dma_env_submit(struct dma_env *e, const struct dma_desc *d)
     return 0;
 }
 
-static int compare(struct dma_env *e, const struct dma_out *a, const struct dma_out *b)
+static int compare(struct dma_env *e, const struct dma_out *a, const struct dma_out *b,
+                   struct err *err)
 {
     const char *n1 = e->dut.name, *n2 = e->shadow.name;
 #define CMP(field, fmt)                                                                            \
     do {                                                                                           \
         if (a->field != b->field)                                                                  \
-            return fail(e, "lockstep: %s = " fmt " in %s, " fmt " in %s", #field, a->field, n1,    \
-                        b->field, n2);                                                             \
+            return fail(e, err, "lockstep: %s = " fmt " in %s, " fmt " in %s", #field, a->field,   \
+                        n1, b->field, n2);                                                         \
     } while (0)
     CMP(desc_ready, "%d");
     CMP(idle, "%d");
@@ -177,56 +180,57 @@ static int compare(struct dma_env *e, const struct dma_out *a, const struct dma_
 }
 
 /* Rule 2 of the handshake contract on the DUT's valid/ready outputs. */
-static int check_holds(struct dma_env *e, const struct dma_out *o)
+static int check_holds(struct dma_env *e, const struct dma_out *o, struct err *err)
 {
     const struct dma_out *p = &e->prev;
     if (e->prev_cpl_stall && (!o->cpl_valid || memcmp(&o->cpl, &p->cpl, sizeof(o->cpl))))
-        return fail(e, "completion changed while stalled (tag %u status %u -> valid %d tag %u)",
+        return fail(e, err,
+                    "completion changed while stalled (tag %u status %u -> valid %d tag %u)",
                     p->cpl.tag, p->cpl.status, o->cpl_valid, o->cpl.tag);
     if (e->prev_mem_stall &&
         (!o->mem.valid || o->mem.write != p->mem.write || o->mem.addr != p->mem.addr ||
          o->mem.wdata != p->mem.wdata || o->mem.wstrb != p->mem.wstrb))
-        return fail(e,
+        return fail(e, err,
                     "tensor-buffer request changed while stalled (addr %#" PRIx64
                     " -> valid %d addr %#" PRIx64 ")",
                     p->mem.addr, o->mem.valid, o->mem.addr);
     if (e->prev_sram_stall &&
         (!o->sram.valid || o->sram.write != p->sram.write || o->sram.addr != p->sram.addr ||
          o->sram.wdata != p->sram.wdata || o->sram.wstrb != p->sram.wstrb))
-        return fail(e,
+        return fail(e, err,
                     "SRAM request changed while stalled (addr %#" PRIx64
                     " -> valid %d addr %#" PRIx64 ")",
                     p->sram.addr, o->sram.valid, o->sram.addr);
     if (o->sram.valid && (o->sram.addr % 8 || o->sram.addr + 8 > e->cfg.params.sram_bytes))
-        return fail(e,
+        return fail(e, err,
                     "SRAM request at %#" PRIx64 " outside the %" PRIu64 "-byte SRAM or "
                     "not beat-aligned",
                     o->sram.addr, e->cfg.params.sram_bytes);
     return 0;
 }
 
-static int push_cpl(struct dma_env *e, const struct dma_cpl *c)
+static int push_cpl(struct dma_env *e, const struct dma_cpl *c, struct err *err)
 {
     if (e->n_cpl == e->cpl_cap) {
         size_t cap = e->cpl_cap ? 2 * e->cpl_cap : 64;
         struct dma_env_cpl *n = realloc(e->cpl, cap * sizeof(*n));
         if (!n)
-            return -ENOMEM;
+            return err_set(err, -ENOMEM, "dma_env: out of memory keeping %zu completions", cap);
         e->cpl = n;
         e->cpl_cap = cap;
     }
     size_t idx = e->cpl_base + e->n_cpl;
     if (idx >= e->q_next)
-        return fail(e, "completion (tag %u) for a descriptor never sent", c->tag);
+        return fail(e, err, "completion (tag %u) for a descriptor never sent", c->tag);
     if (c->tag != e->q[idx].tag)
-        return fail(e, "completion %zu has tag %u, expected %u (completions out of order?)", idx,
-                    c->tag, e->q[idx].tag);
+        return fail(e, err, "completion %zu has tag %u, expected %u (completions out of order?)",
+                    idx, c->tag, e->q[idx].tag);
     e->cpl[e->n_cpl++] =
         (struct dma_env_cpl){.cpl = *c, .accepted = e->accepted[idx], .done = e->cyc};
     return 0;
 }
 
-static int cycle(struct dma_env *e)
+static int cycle(struct dma_env *e, struct err *err)
 {
     struct dma_in in = {0};
     struct dma_out o, so;
@@ -247,23 +251,23 @@ static int cycle(struct dma_env *e)
     if (e->has_shadow) {
         e->shadow.set(e->shadow.h, &in);
         e->shadow.get(e->shadow.h, &so);
-        if ((rc = compare(e, &o, &so)))
+        if ((rc = compare(e, &o, &so, err)))
             return rc;
         const char *why = e->shadow.error ? e->shadow.error(e->shadow.h) : NULL;
         if (why)
-            return fail(e, "%s: %s", e->shadow.name, why);
+            return fail(e, err, "%s: %s", e->shadow.name, why);
     }
     const char *why = e->dut.error ? e->dut.error(e->dut.h) : NULL;
     if (why)
-        return fail(e, "%s: %s", e->dut.name, why);
-    if ((rc = check_holds(e, &o)))
+        return fail(e, err, "%s: %s", e->dut.name, why);
+    if ((rc = check_holds(e, &o, err)))
         return rc;
 
     if (in.desc_valid && o.desc_ready) {
         e->accepted[e->q_next++] = e->cyc;
         e->desc_valid = false;
     }
-    if (o.cpl_valid && in.cpl_ready && (rc = push_cpl(e, &o.cpl)))
+    if (o.cpl_valid && in.cpl_ready && (rc = push_cpl(e, &o.cpl, err)))
         return rc;
     e->prev = o;
     e->prev_cpl_stall = o.cpl_valid && !in.cpl_ready;
@@ -279,27 +283,20 @@ static int cycle(struct dma_env *e)
     return 0;
 }
 
-int dma_env_run(struct dma_env *e, uint64_t max_cycles)
+int dma_env_run(struct dma_env *e, uint64_t max_cycles, struct err *err)
 {
     uint64_t end = e->cyc + max_cycles;
     int rc;
     while (e->cpl_base + e->n_cpl < e->q_len) {
-        if (e->cyc >= end) {
-            snprintf(e->err, sizeof(e->err),
-                     "seed %" PRIu64 " cycle %" PRIu64 ": timeout: %zu of %zu descriptors "
-                     "taken, %zu completed",
-                     e->cfg.seed, e->cyc, e->q_next, e->q_len, e->cpl_base + e->n_cpl);
-            return -ETIMEDOUT;
-        }
-        if ((rc = cycle(e)))
+        if (e->cyc >= end)
+            return err_set(err, -ETIMEDOUT,
+                           "seed %" PRIu64 " cycle %" PRIu64 ": timeout: %zu of %zu descriptors "
+                           "taken, %zu completed",
+                           e->cfg.seed, e->cyc, e->q_next, e->q_len, e->cpl_base + e->n_cpl);
+        if ((rc = cycle(e, err)))
             return rc;
     }
-    return cycle(e);
-}
-
-const char *dma_env_error(const struct dma_env *e)
-{
-    return e->err;
+    return cycle(e, err);
 }
 
 uint64_t dma_env_cycle(const struct dma_env *e)
@@ -373,3 +370,28 @@ static int sram_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 
 const struct dma_mem_ops dma_env_tb_ops = {.read = tb_read, .write = tb_write};
 const struct dma_mem_ops dma_env_sram_ops = {.read = sram_read, .write = sram_write};
+
+static void twin_set(void *h, const struct dma_in *in)
+{
+    dma_twin_set(h, in);
+}
+
+static void twin_get(void *h, struct dma_out *out)
+{
+    dma_twin_get(h, out);
+}
+
+static void twin_step(void *h, uint64_t n)
+{
+    dma_twin_step(h, n);
+}
+
+static const char *twin_error(void *h)
+{
+    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
+}
+
+struct dma_dut dma_dut_twin(struct dma_twin *tw)
+{
+    return (struct dma_dut){"twin", tw, twin_set, twin_get, twin_step, twin_error};
+}

@@ -43,6 +43,17 @@ struct dma_dut {
     const char *(*error)(void *h); /* optional: a problem the DUT found, or NULL */
 };
 
+struct dma_twin;
+struct dma_rtl;
+
+/* The C twin as a DUT named "twin"; its error is the first problem the twin found. */
+struct dma_dut dma_dut_twin(struct dma_twin *tw);
+
+/* The verilated DMA as a DUT named "rtl", without an error of its own (its assertions stop the
+ * run). Defined apart (dma_env_rtl.c), so that only a program linked with a DMA shim pulls it
+ * from the library. */
+struct dma_dut dma_dut_rtl(struct dma_rtl *rtl);
+
 struct dma_env_cfg {
     struct dma_params params;  /* of the DUT(s) */
     struct dram_cfg dram;      /* the tensor buffer (its size may differ from tb_bytes) */
@@ -67,20 +78,19 @@ struct dma_env;
 void dma_env_cfg_default(struct dma_env_cfg *c);
 
 /* Build the environment around dut (and shadow, may be NULL) and reset the DUT(s) for two
- * cycles. 0, or -EINVAL / -ENOMEM with the reason in msg. */
+ * cycles. 0, or -EINVAL / -ENOMEM. */
 int dma_env_create(const struct dma_env_cfg *cfg, const struct dma_dut *dut,
-                   const struct dma_dut *shadow, struct dma_env **out, char *msg, size_t msglen);
+                   const struct dma_dut *shadow, struct dma_env **out, struct err *err);
 void dma_env_destroy(struct dma_env *e);
 
 /* Queue a descriptor for the producer; 0 or -ENOMEM. */
-int dma_env_submit(struct dma_env *e, const struct dma_desc *d);
+int dma_env_submit(struct dma_env *e, const struct dma_desc *d, struct err *err);
 
 /* Run until every submitted descriptor has completed (then one more cycle, to see the DMA
- * idle). 0, -ETIMEDOUT after max_cycles, or -EPROTO on a failed check; dma_env_error() says
- * what. */
-int dma_env_run(struct dma_env *e, uint64_t max_cycles);
+ * idle). 0, -ETIMEDOUT after max_cycles, or -EPROTO on a failed check, with the seed, the
+ * cycle and what went wrong in err. */
+int dma_env_run(struct dma_env *e, uint64_t max_cycles, struct err *err);
 
-const char *dma_env_error(const struct dma_env *e);
 uint64_t dma_env_cycle(const struct dma_env *e);
 size_t dma_env_ncpl(const struct dma_env *e);
 const struct dma_env_cpl *dma_env_cpl(const struct dma_env *e, size_t i);

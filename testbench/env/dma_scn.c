@@ -26,28 +26,40 @@ struct dma_scn {
     uint64_t bytes;
 };
 
-struct dma_scn *dma_scn_create(struct dma_env *e, uint64_t seed)
+int dma_scn_create(const struct dma_scn_cfg *cfg, struct dma_env *e, struct dma_scn **out,
+                   struct err *err)
 {
     struct dma_scn *s = calloc(1, sizeof(*s));
+    int rc;
+
+    *out = NULL;
     if (!s)
-        return NULL;
+        return err_set(err, -ENOMEM, "dma_scn: out of memory");
     s->e = e;
-    s->rng = seed ^ 0xd1ce5ull;
-    struct dram_cfg rc = *dram_get_cfg(dma_env_dram(e));
+    s->rng = cfg->seed ^ 0xd1ce5ull;
+    struct dram_cfg tb = *dram_get_cfg(dma_env_dram(e));
     struct dma_params p;
-    if (dram_create(&rc, &s->ref_tb, NULL, 0))
+    rc = dram_create(&tb, &s->ref_tb, err);
+    if (rc) {
+        err_prefix(err, rc, "dma_scn: reference tensor buffer");
         goto out_free;
+    }
     dma_env_params(e, &p);
     s->sram_bytes = p.sram_bytes;
     s->ref_sram = malloc(s->sram_bytes);
-    if (!s->ref_sram)
+    if (!s->ref_sram) {
+        rc = err_set(err, -ENOMEM,
+                     "dma_scn: out of memory for a reference SRAM of %" PRIu64 " bytes",
+                     s->sram_bytes);
         goto out_free;
+    }
     memcpy(s->ref_sram, dma_sram_bytes(dma_env_sram(e)), s->sram_bytes);
-    return s;
+    *out = s;
+    return 0;
 
 out_free:
     dma_scn_destroy(s);
-    return NULL;
+    return rc;
 }
 
 void dma_scn_destroy(struct dma_scn *s)
@@ -62,18 +74,23 @@ void dma_scn_destroy(struct dma_scn *s)
 }
 
 /* Fill [addr, addr + len) of one memory, clipped to it, in the env and the reference. */
-static int fill(struct dma_scn *s, bool tb, uint64_t addr, uint64_t len)
+static int fill(struct dma_scn *s, bool tb, uint64_t addr, uint64_t len, struct err *err)
 {
+    const char *mem = tb ? "tensor buffer" : "SRAM";
     uint64_t size = tb ? dram_get_cfg(s->ref_tb)->size_bytes : s->sram_bytes;
     if (addr >= size)
         return 0;
     if (len > size - addr)
         len = size - addr;
     if (len > FILL_MAX)
-        return -EINVAL;
+        return err_set(err, -EINVAL,
+                       "dma_scn: %s region 0x%" PRIx64 "+%" PRIu64
+                       " to fill; accepted at most %llu "
+                       "bytes",
+                       mem, addr, len, (unsigned long long)FILL_MAX);
     uint8_t *buf = malloc(len ? len : 1);
     if (!buf)
-        return -ENOMEM;
+        return err_set(err, -ENOMEM, "dma_scn: out of memory filling %" PRIu64 " bytes", len);
     for (uint64_t i = 0; i < len; i += 8) {
         uint64_t r = rng_next(&s->rng);
         for (uint64_t j = 0; j < 8 && i + j < len; j++)
@@ -89,10 +106,13 @@ static int fill(struct dma_scn *s, bool tb, uint64_t addr, uint64_t len)
         memcpy(s->ref_sram + addr, buf, len);
     }
     free(buf);
-    return rc;
+    if (rc)
+        return err_set(err, rc, "dma_scn: %s region 0x%" PRIx64 "+%" PRIu64 " is outside it", mem,
+                       addr, len);
+    return 0;
 }
 
-int dma_scn_add(struct dma_scn *s, const struct dma_desc *d)
+int dma_scn_add(struct dma_scn *s, const struct dma_desc *d, struct err *err)
 {
     struct dma_desc t = *d;
     dma_desc_truncate(&t);
@@ -101,7 +121,7 @@ int dma_scn_add(struct dma_scn *s, const struct dma_desc *d)
         size_t cap = s->cap ? 2 * s->cap : 64;
         struct dma_desc *n = realloc(s->d, cap * sizeof(*n));
         if (!n)
-            return -ENOMEM;
+            return err_set(err, -ENOMEM, "dma_scn: out of memory for %zu descriptors", cap);
         s->d = n;
         s->cap = cap;
     }
@@ -109,26 +129,26 @@ int dma_scn_add(struct dma_scn *s, const struct dma_desc *d)
         size_t cap = s->wcap ? 2 * s->wcap : 64;
         struct win *n = realloc(s->w, cap * sizeof(*n));
         if (!n)
-            return -ENOMEM;
+            return err_set(err, -ENOMEM, "dma_scn: out of memory for %zu windows", cap);
         s->w = n;
         s->wcap = cap;
     }
     /* Source rows (a bad descriptor's too: they must stay as they are). */
     uint32_t rows = t.rows < 4096 ? t.rows : 4096;
     for (uint32_t r = 0; r < rows; r++)
-        if ((rc = fill(s, !t.store, t.src + r * t.src_stride, t.len)))
+        if ((rc = fill(s, !t.store, t.src + r * t.src_stride, t.len, err)))
             return rc;
     /* Destination window with guards. */
     uint64_t end = dma_desc_dst_end(&t);
     uint64_t lo = t.dst > DMA_SCN_GUARD ? t.dst - DMA_SCN_GUARD : 0;
     uint64_t hi = end + DMA_SCN_GUARD;
     if (t.rows && t.len && hi - lo <= FILL_MAX) {
-        if ((rc = fill(s, t.store, lo, hi - lo)))
+        if ((rc = fill(s, t.store, lo, hi - lo, err)))
             return rc;
         if (t.store)
             s->w[s->nw++] = (struct win){lo, hi};
     }
-    if ((rc = dma_env_submit(s->e, &t)))
+    if ((rc = dma_env_submit(s->e, &t, err)))
         return rc;
     s->d[s->n++] = t;
     return 0;
@@ -180,7 +200,7 @@ static int ref_sram_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 static const struct dma_mem_ops ref_tb_ops = {.read = ref_tb_read, .write = ref_tb_write};
 static const struct dma_mem_ops ref_sram_ops = {.read = ref_sram_read, .write = ref_sram_write};
 
-int dma_scn_check(struct dma_scn *s, char *msg, size_t msglen)
+int dma_scn_check(struct dma_scn *s, struct err *err)
 {
     struct dma_env *e = s->e;
     struct dma_params p;
@@ -191,8 +211,7 @@ int dma_scn_check(struct dma_scn *s, char *msg, size_t msglen)
     size_t ncpl = dma_env_ncpl(e);
 
     if (ncpl != s->n - s->checked) {
-        snprintf(msg, msglen, "%zu completions for %zu descriptors", ncpl, s->n - s->checked);
-        return -1;
+        return err_set(err, -EIO, "%zu completions for %zu descriptors", ncpl, s->n - s->checked);
     }
     for (size_t i = 0; i < ncpl; i++) {
         const struct dma_desc *d = &s->d[s->checked + i];
@@ -208,28 +227,25 @@ int dma_scn_check(struct dma_scn *s, char *msg, size_t msglen)
             int rc = d->store ? dma_desc_apply(d, &ref_sram_ops, &rs, &ref_tb_ops, s->ref_tb)
                               : dma_desc_apply(d, &ref_tb_ops, s->ref_tb, &ref_sram_ops, &rs);
             if (rc) {
-                snprintf(msg, msglen, "descriptor %zu (%s): reference apply failed (%d)",
-                         s->checked + i, what, rc);
-                return -1;
+                return err_set(err, -EIO, "descriptor %zu (%s): reference apply failed (%d)",
+                               s->checked + i, what, rc);
             }
             s->bytes += (uint64_t)d->rows * d->len;
         }
         if (c->tag != d->tag || c->status != want) {
-            snprintf(msg, msglen,
-                     "descriptor %zu (%s): completion tag %u status %s, expected tag %u "
-                     "status %s",
-                     s->checked + i, what, c->tag, dma_status_name(c->status), d->tag,
-                     dma_status_name(want));
-            return -1;
+            return err_set(err, -EIO,
+                           "descriptor %zu (%s): completion tag %u status %s, expected tag %u "
+                           "status %s",
+                           s->checked + i, what, c->tag, dma_status_name(c->status), d->tag,
+                           dma_status_name(want));
         }
     }
     /* Whole SRAM. */
     const uint8_t *got = dma_sram_bytes(dma_env_sram(e));
     for (uint64_t a = 0; a < s->sram_bytes; a++)
         if (got[a] != s->ref_sram[a]) {
-            snprintf(msg, msglen, "SRAM byte %#" PRIx64 " is %#04x, expected %#04x", a, got[a],
-                     s->ref_sram[a]);
-            return -1;
+            return err_set(err, -EIO, "SRAM byte %#" PRIx64 " is %#04x, expected %#04x", a, got[a],
+                           s->ref_sram[a]);
         }
     /* Tensor-buffer windows. */
     uint8_t buf[4096], want[4096];
@@ -242,11 +258,10 @@ int dma_scn_check(struct dma_scn *s, char *msg, size_t msglen)
             dram_read(s->ref_tb, a, want, n);
             for (size_t j = 0; j < n; j++)
                 if (buf[j] != want[j]) {
-                    snprintf(msg, msglen,
-                             "tensor-buffer byte %#" PRIx64 " is %#04x, expected %#04x "
-                             "(window %#" PRIx64 "..%#" PRIx64 ")",
-                             a + j, buf[j], want[j], s->w[i].lo, s->w[i].hi);
-                    return -1;
+                    return err_set(err, -EIO,
+                                   "tensor-buffer byte %#" PRIx64 " is %#04x, expected %#04x "
+                                   "(window %#" PRIx64 "..%#" PRIx64 ")",
+                                   a + j, buf[j], want[j], s->w[i].lo, s->w[i].hi);
                 }
         }
     }

@@ -33,16 +33,21 @@ extern "C" {
 
 struct dma_scn;
 
-/* NULL on no memory. The env must outlive the scenario. */
-struct dma_scn *dma_scn_create(struct dma_env *e, uint64_t seed);
+struct dma_scn_cfg {
+    uint64_t seed; /* of the fills and of dma_scn_random */
+};
+
+/* A scenario on env e, which must outlive it. -ENOMEM. */
+int dma_scn_create(const struct dma_scn_cfg *cfg, struct dma_env *e, struct dma_scn **out,
+                   struct err *err);
 void dma_scn_destroy(struct dma_scn *s);
 
 /* Fill and submit; 0, -ENOMEM, or -EINVAL if a region to fill is larger than 64 MiB. */
-int dma_scn_add(struct dma_scn *s, const struct dma_desc *d);
+int dma_scn_add(struct dma_scn *s, const struct dma_desc *d, struct err *err);
 
-/* Check every completion and byte so far (see above); 0, or -1 with the first mismatch in msg.
- * The completions checked are removed from the env (dma_env_clear_cpls). */
-int dma_scn_check(struct dma_scn *s, char *msg, size_t msglen);
+/* Check every completion and byte so far (see above); 0, or -EIO with the first mismatch in
+ * err. The completions checked are removed from the env (dma_env_clear_cpls). */
+int dma_scn_check(struct dma_scn *s, struct err *err);
 
 enum dma_scn_kind {
     DMA_SCN_LOAD,  /* plain TB -> SRAM */

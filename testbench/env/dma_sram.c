@@ -2,6 +2,8 @@
 #include "csim/rng.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 struct slot {
@@ -20,23 +22,28 @@ struct dma_sram {
     struct dma_sram_stats st;
 };
 
-struct dma_sram *dma_sram_create(const struct dma_sram_cfg *cfg)
+int dma_sram_create(const struct dma_sram_cfg *cfg, struct dma_sram **out, struct err *e)
 {
+    *out = NULL;
     if (!cfg->bytes || !cfg->rd_lat || cfg->stall_pct > 99)
-        return NULL;
+        return err_set(e, -EINVAL,
+                       "SRAM model: bytes %" PRIu64 " latency %u stall %u%%; accepted bytes >= 1, "
+                       "latency >= 1, stall 0..99",
+                       cfg->bytes, cfg->rd_lat, cfg->stall_pct);
     struct dma_sram *s = calloc(1, sizeof(*s));
     if (!s)
-        return NULL;
+        return err_set(e, -ENOMEM, "SRAM model: out of memory");
     s->mem = calloc(cfg->bytes, 1);
     s->pipe = calloc(cfg->rd_lat, sizeof(*s->pipe));
     if (!s->mem || !s->pipe) {
         dma_sram_destroy(s);
-        return NULL;
+        return err_set(e, -ENOMEM, "SRAM model: out of memory for %" PRIu64 " bytes", cfg->bytes);
     }
     s->cfg = *cfg;
     s->rng = cfg->seed;
     s->stall = cfg->stall_pct && rng_next(&s->rng) % 100 < cfg->stall_pct;
-    return s;
+    *out = s;
+    return 0;
 }
 
 void dma_sram_destroy(struct dma_sram *s)

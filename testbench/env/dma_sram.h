@@ -19,6 +19,7 @@
 #ifndef TESTBENCH_ENV_DMA_SRAM_H
 #define TESTBENCH_ENV_DMA_SRAM_H
 
+#include "csim/err.h"
 #include "csim/shim/dma.h"
 
 #include <stdbool.h>
@@ -41,8 +42,8 @@ struct dma_sram_stats {
 
 struct dma_sram;
 
-/* NULL on a bad cfg (bytes 0, rd_lat 0, stall_pct > 99) or no memory. */
-struct dma_sram *dma_sram_create(const struct dma_sram_cfg *cfg);
+/* -EINVAL on a bad cfg (bytes 0, rd_lat 0, stall_pct > 99), -ENOMEM. */
+int dma_sram_create(const struct dma_sram_cfg *cfg, struct dma_sram **out, struct err *e);
 void dma_sram_destroy(struct dma_sram *s);
 
 /* The port's outputs for the current cycle. */

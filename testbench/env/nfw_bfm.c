@@ -51,7 +51,6 @@ struct nfw_bfm {
     struct nfw_out prev;
     struct nfw_in prev_in;
     struct nfw_bfm_stats st_;
-    struct flash_err err;
 };
 
 void nfw_bfm_cfg_default(struct nfw_bfm_cfg *c)
@@ -66,8 +65,8 @@ static bool stall(struct nfw_bfm *b, unsigned pct)
     return pct && rng_below(&b->rng, 100) < pct;
 }
 
-int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl_bbm *bbm,
-                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct flash_err *e)
+int nfw_bfm_create(const struct nfw_bfm_cfg *cfg, const struct nfw_params *p, struct flash_fms *fms,
+                   struct ftl_bbm *bbm, struct nfw_bfm **out, struct err *e)
 {
     const struct flash_geom *g = &flash_fms_cfg(fms)->geom;
     struct nfw_bfm *b;
@@ -76,24 +75,23 @@ int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl
     if (g->planes_per_die != p->planes || g->channels != p->channels ||
         g->chips_per_chan * g->dies_per_chip != p->dies_per_chan ||
         g->pages_per_block != p->pages_per_block || g->page_bytes != p->page_bytes)
-        return flash_err_set(e, -EINVAL,
-                             "nfw bfm: the pipeline (%u planes, %u channels x %u dies, %u pages "
-                             "per block, %u B pages) and the flash model (%u planes, %u channels "
-                             "x %u dies, %u pages per block, %u B pages) differ; accepted the "
-                             "same geometry",
-                             p->planes, p->channels, p->dies_per_chan, p->pages_per_block,
-                             p->page_bytes, g->planes_per_die, g->channels,
-                             g->chips_per_chan * g->dies_per_chip, g->pages_per_block,
-                             g->page_bytes);
+        return err_set(e, -EINVAL,
+                       "nfw bfm: the pipeline (%u planes, %u channels x %u dies, %u pages "
+                       "per block, %u B pages) and the flash model (%u planes, %u channels "
+                       "x %u dies, %u pages per block, %u B pages) differ; accepted the "
+                       "same geometry",
+                       p->planes, p->channels, p->dies_per_chan, p->pages_per_block, p->page_bytes,
+                       g->planes_per_die, g->channels, g->chips_per_chan * g->dies_per_chip,
+                       g->pages_per_block, g->page_bytes);
     if (!cfg->period_ps)
-        return flash_err_set(e, -EINVAL, "nfw bfm: period_ps = 0; accepted >= 1");
+        return err_set(e, -EINVAL, "nfw bfm: period_ps = 0; accepted >= 1");
     b = calloc(1, sizeof(*b));
     if (!b)
-        return flash_err_set(e, -ENOMEM, "nfw bfm: out of memory");
+        return err_set(e, -ENOMEM, "nfw bfm: out of memory");
     b->unit = calloc(p->planes, p->page_bytes);
     if (!b->unit) {
         free(b);
-        return flash_err_set(e, -ENOMEM, "nfw bfm: out of memory");
+        return err_set(e, -ENOMEM, "nfw bfm: out of memory");
     }
     b->p = *p;
     b->cfg = *cfg;
@@ -124,11 +122,6 @@ const struct nfw_bfm_stats *nfw_bfm_stats(const struct nfw_bfm *b)
     return &b->st_;
 }
 
-const char *nfw_bfm_errmsg(const struct nfw_bfm *b)
-{
-    return b->err.msg;
-}
-
 bool nfw_bfm_idle(const struct nfw_bfm *b)
 {
     return !b->q_len && !b->cq_len && !b->un;
@@ -137,15 +130,15 @@ bool nfw_bfm_idle(const struct nfw_bfm *b)
 /* ------------------------------------------------------------------ firmware operations */
 
 static int push_op(struct nfw_bfm *b, uint8_t op, unsigned stream, unsigned idx, uint32_t a,
-                   uint32_t bb)
+                   uint32_t bb, struct err *e)
 {
     struct cfg_op *o;
 
     if (b->q_len == CFGQ)
-        return flash_err_set(&b->err, -ENOSPC,
-                             "nfw bfm: %u firmware operations already queued; run the pipeline "
-                             "to send them",
-                             CFGQ);
+        return err_set(e, -ENOSPC,
+                       "nfw bfm: %u firmware operations already queued; run the pipeline "
+                       "to send them",
+                       CFGQ);
     o = &b->q[(b->q_head + b->q_len++) % CFGQ];
     o->op = op;
     o->stream = (uint8_t)stream;
@@ -155,7 +148,7 @@ static int push_op(struct nfw_bfm *b, uint8_t op, unsigned stream, unsigned idx,
     return 0;
 }
 
-int nfw_bfm_sync_bbt(struct nfw_bfm *b)
+int nfw_bfm_sync_bbt(struct nfw_bfm *b, struct err *e)
 {
     for (unsigned id = 0; id < MAX_STREAMS; id++) {
         const struct ftl_stream_cfg *sc;
@@ -185,15 +178,14 @@ int nfw_bfm_sync_bbt(struct nfw_bfm *b)
                     if (i == b->p.bbt_entries)
                         i = fre;
                     if (i == 256)
-                        return flash_err_set(&b->err, -ENOSPC,
-                                             "nfw bfm: die %u plane %u block %u is replaced by "
-                                             "spare %u, but all %u bad-block table entries of "
-                                             "the pipeline are in use; accepted at most %u "
-                                             "replacements in the hardware-written streams",
-                                             die, pl, blk, spare, b->p.bbt_entries,
-                                             b->p.bbt_entries);
-                    rc =
-                        push_op(b, NFW_CFG_BBT, 0, i, blk | pl << 16 | die << 20, spare | 1u << 31);
+                        return err_set(e, -ENOSPC,
+                                       "nfw bfm: die %u plane %u block %u is replaced by "
+                                       "spare %u, but all %u bad-block table entries of "
+                                       "the pipeline are in use; accepted at most %u "
+                                       "replacements in the hardware-written streams",
+                                       die, pl, blk, spare, b->p.bbt_entries, b->p.bbt_entries);
+                    rc = push_op(b, NFW_CFG_BBT, 0, i, blk | pl << 16 | die << 20, spare | 1u << 31,
+                                 e);
                     if (rc)
                         return rc;
                     b->bbt[i] = (struct bbt_slot){true, die, pl, blk, spare};
@@ -205,35 +197,35 @@ int nfw_bfm_sync_bbt(struct nfw_bfm *b)
     return 0;
 }
 
-int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s)
+int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s, struct err *e)
 {
     const struct ftl_stream_cfg *sc = ftl_stream_get_cfg(s);
     int rc;
 
     if (id >= b->p.streams || id >= MAX_STREAMS)
-        return flash_err_set(&b->err, -EINVAL, "nfw bfm: stream id %u; accepted 0..%u", id,
-                             b->p.streams - 1);
+        return err_set(e, -EINVAL, "nfw bfm: stream id %u; accepted 0..%u", id, b->p.streams - 1);
     if (sc->n_blocks > b->p.max_pbs || sc->n_lblocks > 65535 || sc->first_block > 65535)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: stream '%s' has %u physical blocks from block %u; the "
-                             "pipeline's allocator takes at most %u",
-                             sc->name, sc->n_blocks, sc->first_block, b->p.max_pbs);
+        return err_set(e, -EINVAL,
+                       "nfw bfm: stream '%s' has %u physical blocks from block %u; the "
+                       "pipeline's allocator takes at most %u",
+                       sc->name, sc->n_blocks, sc->first_block, b->p.max_pbs);
     if (!sc->erase_on_release)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: stream '%s' defers erases to allocation; the hardware "
-                             "allocator needs erased blocks: accepted erase_on_release",
-                             sc->name);
+        return err_set(e, -EINVAL,
+                       "nfw bfm: stream '%s' defers erases to allocation; the hardware "
+                       "allocator needs erased blocks: accepted erase_on_release",
+                       sc->name);
     b->st[id] = s;
-    rc = push_op(b, NFW_CFG_SET_STREAM, id, 0, sc->first_block | sc->n_blocks << 16, sc->n_lblocks);
+    rc = push_op(b, NFW_CFG_SET_STREAM, id, 0, sc->first_block | sc->n_blocks << 16, sc->n_lblocks,
+                 e);
     for (uint32_t pbn = 0; !rc && pbn < sc->n_blocks; pbn++)
         if (!ftl_stream_pb_free(s, pbn))
-            rc = push_op(b, NFW_CFG_USE_PB, id, 0, pbn, 0);
+            rc = push_op(b, NFW_CFG_USE_PB, id, 0, pbn, 0, e);
     if (!rc)
-        rc = nfw_bfm_sync_bbt(b);
+        rc = nfw_bfm_sync_bbt(b, e);
     return rc;
 }
 
-int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count)
+int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count, struct err *e)
 {
     struct ftl_stream *s = id < MAX_STREAMS ? b->st[id] : NULL;
     uint32_t pbns[64];
@@ -241,26 +233,26 @@ int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count
     int rc;
 
     if (!s || count > 64)
-        return flash_err_set(&b->err, -EINVAL,
-                             "nfw bfm: release of %u LBs of stream %u; accepted an attached "
-                             "stream and at most 64 LBs at a time",
-                             count, id);
+        return err_set(e, -EINVAL,
+                       "nfw bfm: release of %u LBs of stream %u; accepted an attached "
+                       "stream and at most 64 LBs at a time",
+                       count, id);
     for (uint32_t i = 0; i < count; i++) {
         rc = ftl_stream_lookup(s, lbn + i, &pbns[i]);
         if (rc)
-            return flash_err_set(&b->err, -EINVAL,
-                                 "nfw bfm: release of LB %u of stream %u: "
-                                 "not mapped",
-                                 lbn + i, id);
+            return err_set(e, -EINVAL,
+                           "nfw bfm: release of LB %u of stream %u: "
+                           "not mapped",
+                           lbn + i, id);
     }
-    rc = ftl_stream_release(s, nfw_bfm_now(b), lbn, count, &done);
+    rc = ftl_stream_release(s, nfw_bfm_now(b), lbn, count, &done, e);
     if (rc && rc != -ENOSPC)
-        return flash_err_set(&b->err, rc, "nfw bfm: %s", ftl_stream_errmsg(s));
+        return err_prefix(e, rc, "nfw bfm");
     /* Replacements first, so a freed block is never programmed before its spare is known. */
-    rc = nfw_bfm_sync_bbt(b);
+    rc = nfw_bfm_sync_bbt(b, e);
     for (uint32_t i = 0; !rc && i < count; i++)
         if (ftl_stream_pb_free(s, pbns[i]))
-            rc = push_op(b, NFW_CFG_FREE_PB, id, 0, pbns[i], 0);
+            rc = push_op(b, NFW_CFG_FREE_PB, id, 0, pbns[i], 0, e);
     return rc;
 }
 
@@ -301,7 +293,7 @@ void nfw_bfm_drive(struct nfw_bfm *b, const struct nfw_out *o, struct nfw_in *in
 }
 
 /* A stalled valid must stay, with its payload (rtl/README.md, rule 2). */
-static int check_hold(struct nfw_bfm *b, const struct nfw_out *o)
+static int check_hold(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
 {
     const struct nfw_out *p = &b->prev;
     const struct nfw_in *pi = &b->prev_in;
@@ -312,38 +304,35 @@ static int check_hold(struct nfw_bfm *b, const struct nfw_out *o)
         (!o->prog_valid || o->prog_die != p->prog_die || o->prog_plane != p->prog_plane ||
          o->prog_block != p->prog_block || o->prog_page != p->prog_page ||
          o->prog_first != p->prog_first || o->prog_last != p->prog_last))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled program command changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(e, -EPROTO,
+                       "nfw bfm cycle %llu: a stalled program command changed or dropped",
+                       (unsigned long long)b->cycle);
     if (p->pdat_valid && !pi->pdat_ready &&
         (!o->pdat_valid || o->pdat_data != p->pdat_data || o->pdat_last != p->pdat_last))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled data beat changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(e, -EPROTO, "nfw bfm cycle %llu: a stalled data beat changed or dropped",
+                       (unsigned long long)b->cycle);
     if (p->done_valid && !pi->done_ready &&
         (!o->done_valid || o->done_lpn != p->done_lpn || o->done_block != p->done_block ||
          o->done_die != p->done_die || o->done_plane != p->done_plane ||
          o->done_page != p->done_page || o->done_pbn != p->done_pbn ||
          o->done_stream != p->done_stream || o->done_err != p->done_err))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a stalled completion changed or dropped",
-                             (unsigned long long)b->cycle);
+        return err_set(e, -EPROTO, "nfw bfm cycle %llu: a stalled completion changed or dropped",
+                       (unsigned long long)b->cycle);
     return 0;
 }
 
-static int take_prog(struct nfw_bfm *b, const struct nfw_out *o)
+static int take_prog(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
 {
     struct pcmd *c;
 
     if (o->prog_die >= b->dies || o->prog_chan != o->prog_die % b->p.channels ||
         o->prog_plane >= b->p.planes || o->prog_page >= b->p.pages_per_block)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: program command channel %u die %u plane %u "
-                             "page %u; accepted die < %u on channel die %% %u, plane < %u, page "
-                             "< %u",
-                             (unsigned long long)b->cycle, o->prog_chan, o->prog_die, o->prog_plane,
-                             o->prog_page, b->dies, b->p.channels, b->p.planes,
-                             b->p.pages_per_block);
+        return err_set(e, -EPROTO,
+                       "nfw bfm cycle %llu: program command channel %u die %u plane %u "
+                       "page %u; accepted die < %u on channel die %% %u, plane < %u, page "
+                       "< %u",
+                       (unsigned long long)b->cycle, o->prog_chan, o->prog_die, o->prog_plane,
+                       o->prog_page, b->dies, b->p.channels, b->p.planes, b->p.pages_per_block);
     c = &b->cq[(b->cq_head + b->cq_len++) % CMDQ];
     c->chan = o->prog_chan;
     c->die = o->prog_die;
@@ -356,7 +345,7 @@ static int take_prog(struct nfw_bfm *b, const struct nfw_out *o)
 }
 
 /* The unit's pages are all here: one multi-plane program. */
-static int program_unit(struct nfw_bfm *b)
+static int program_unit(struct nfw_bfm *b, struct err *e)
 {
     const void *data[FLASH_MAX_PLANES] = {0};
     struct flash_mpop op;
@@ -370,20 +359,19 @@ static int program_unit(struct nfw_bfm *b)
         const struct pcmd *c = &b->upage[i];
 
         if (c->die != op.die || c->page != op.page || (i && c->plane <= b->upage[i - 1].plane))
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: page %u of a unit is die %u page %u "
-                                 "plane %u after die %u page %u plane %u; accepted one die and "
-                                 "page, planes ascending",
-                                 (unsigned long long)b->cycle, i, c->die, c->page, c->plane, op.die,
-                                 op.page, i ? b->upage[i - 1].plane : 0);
+            return err_set(e, -EPROTO,
+                           "nfw bfm cycle %llu: page %u of a unit is die %u page %u "
+                           "plane %u after die %u page %u plane %u; accepted one die and "
+                           "page, planes ascending",
+                           (unsigned long long)b->cycle, i, c->die, c->page, c->plane, op.die,
+                           op.page, i ? b->upage[i - 1].plane : 0);
         op.plane_mask |= 1u << c->plane;
         op.block[c->plane] = c->block;
         data[c->plane] = b->unit + (size_t)i * b->p.page_bytes;
     }
-    rc = flash_fms_program(b->fms, nfw_bfm_now(b), &op, data, &done);
+    rc = flash_fms_program(b->fms, nfw_bfm_now(b), &op, data, &done, e);
     if (rc)
-        return flash_err_set(&b->err, -EIO, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
-                             flash_fms_errmsg(b->fms));
+        return err_prefix(e, -EIO, "nfw bfm cycle %llu", (unsigned long long)b->cycle);
     b->st_.units++;
     if (done > b->st_.last_program_ps)
         b->st_.last_program_ps = done;
@@ -391,30 +379,28 @@ static int program_unit(struct nfw_bfm *b)
     return 0;
 }
 
-static int take_beat(struct nfw_bfm *b, const struct nfw_out *o)
+static int take_beat(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
 {
     struct pcmd *c = &b->cq[b->cq_head];
     unsigned char *dst;
 
     if (!b->cq_len)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: a data beat before its program command",
-                             (unsigned long long)b->cycle);
+        return err_set(e, -EPROTO, "nfw bfm cycle %llu: a data beat before its program command",
+                       (unsigned long long)b->cycle);
     if (b->beat == 0) {
         if (c->first != (b->un == 0))
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: page with first = %d after %u pages of "
-                                 "its unit",
-                                 (unsigned long long)b->cycle, c->first, b->un);
+            return err_set(e, -EPROTO,
+                           "nfw bfm cycle %llu: page with first = %d after %u pages of "
+                           "its unit",
+                           (unsigned long long)b->cycle, c->first, b->un);
         b->upage[b->un] = *c;
     }
     dst = b->unit + (size_t)b->un * b->p.page_bytes + 8 * b->beat;
     for (int i = 0; i < 8; i++)
         dst[i] = (unsigned char)(o->pdat_data >> (8 * i));
     if (o->pdat_last != (b->beat == b->bpp - 1))
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: last flag %d on beat %u of a %u-beat page",
-                             (unsigned long long)b->cycle, o->pdat_last, b->beat, b->bpp);
+        return err_set(e, -EPROTO, "nfw bfm cycle %llu: last flag %d on beat %u of a %u-beat page",
+                       (unsigned long long)b->cycle, o->pdat_last, b->beat, b->bpp);
     if (++b->beat < b->bpp)
         return 0;
     /* A page is complete. */
@@ -425,45 +411,44 @@ static int take_beat(struct nfw_bfm *b, const struct nfw_out *o)
     b->cq_len--;
     if (c->last || b->un == b->p.planes) {
         if (!c->last)
-            return flash_err_set(&b->err, -EPROTO,
-                                 "nfw bfm cycle %llu: %u pages in a unit without a last flag",
-                                 (unsigned long long)b->cycle, b->un);
-        return program_unit(b);
+            return err_set(e, -EPROTO, "nfw bfm cycle %llu: %u pages in a unit without a last flag",
+                           (unsigned long long)b->cycle, b->un);
+        return program_unit(b, e);
     }
     return 0;
 }
 
-static int take_done(struct nfw_bfm *b, const struct nfw_out *o)
+static int take_done(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
 {
     struct ftl_stream *s = o->done_stream < MAX_STREAMS ? b->st[o->done_stream] : NULL;
     struct ftl_ppa a = {o->done_die, o->done_plane, o->done_block, o->done_page};
     int rc;
 
     if (!s)
-        return flash_err_set(&b->err, -EPROTO,
-                             "nfw bfm cycle %llu: completion for stream %u, which is not "
-                             "attached",
-                             (unsigned long long)b->cycle, o->done_stream);
-    rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a);
+        return err_set(e, -EPROTO,
+                       "nfw bfm cycle %llu: completion for stream %u, which is not "
+                       "attached",
+                       (unsigned long long)b->cycle, o->done_stream);
+    rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a, e);
     if (rc)
-        return flash_err_set(&b->err, rc, "nfw bfm cycle %llu: %s", (unsigned long long)b->cycle,
-                             ftl_stream_errmsg(s));
+        return err_prefix(e, rc, "nfw bfm cycle %llu", (unsigned long long)b->cycle);
     b->st_.done++;
     b->st_.err_pages += o->done_err;
     return 0;
 }
 
-int nfw_bfm_clock(struct nfw_bfm *b, const struct nfw_out *o, const struct nfw_in *in)
+int nfw_bfm_clock(struct nfw_bfm *b, const struct nfw_out *o, const struct nfw_in *in,
+                  struct err *e)
 {
-    int rc = check_hold(b, o);
+    int rc = check_hold(b, o, e);
 
     if (!rc && o->done_valid && in->done_ready)
-        rc = take_done(b, o);
+        rc = take_done(b, o, e);
     /* A beat of this cycle belongs to a command taken in an earlier cycle. */
     if (!rc && o->pdat_valid && in->pdat_ready)
-        rc = take_beat(b, o);
+        rc = take_beat(b, o, e);
     if (!rc && o->prog_valid && in->prog_ready)
-        rc = take_prog(b, o);
+        rc = take_prog(b, o, e);
     if (!rc && in->cfg_valid && o->cfg_ready) {
         b->q_head = (b->q_head + 1) % CFGQ;
         b->q_len--;

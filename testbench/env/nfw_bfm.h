@@ -31,8 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "csim/err.h"
 #include "csim/shim/nfw.h"
-#include "models/flash/flash_err.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_stream.h"
@@ -64,37 +64,37 @@ void nfw_bfm_cfg_default(struct nfw_bfm_cfg *c);
 
 /* fms and bbm must outlive the BFM; the pipeline's geometry must be the flash model's
  * (planes, channels, dies, pages per block, page size). 0, -EINVAL (message), -ENOMEM. */
-int nfw_bfm_create(const struct nfw_params *p, struct flash_fms *fms, struct ftl_bbm *bbm,
-                   const struct nfw_bfm_cfg *cfg, struct nfw_bfm **out, struct flash_err *e);
+int nfw_bfm_create(const struct nfw_bfm_cfg *cfg, const struct nfw_params *p, struct flash_fms *fms,
+                   struct ftl_bbm *bbm, struct nfw_bfm **out, struct err *e);
 void nfw_bfm_destroy(struct nfw_bfm *b);
 
 /* Stream id -> FTL stream: queues SET_STREAM (and USE_PB for blocks that are not free, BBT
  * entries for replaced ones). The stream must fit the pipeline (blocks <= MaxPbs, erase on
  * release). 0 or -EINVAL (message). */
-int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s);
+int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s, struct err *e);
 
 /* The inputs the BFM drives this cycle (prog_ready, pdat_ready, done_ready, cfg_*), from its
  * state and the pipeline's outputs o. */
 void nfw_bfm_drive(struct nfw_bfm *b, const struct nfw_out *o, struct nfw_in *in);
 
 /* The rising edge: take what moved (o and in as driven this cycle); advance one cycle.
- * 0, or a negative errno with the message in nfw_bfm_errmsg(): -EPROTO (port rule), -EIO
+ * 0, or a negative errno with the message in e: -EPROTO (port rule), -EIO
  * (the flash model refused a program), -EINVAL (the FTL refused a completion). */
-int nfw_bfm_clock(struct nfw_bfm *b, const struct nfw_out *o, const struct nfw_in *in);
+int nfw_bfm_clock(struct nfw_bfm *b, const struct nfw_out *o, const struct nfw_in *in,
+                  struct err *e);
 
 /* Firmware: the data of LBs [lbn, lbn + count) of stream id are consumed: release them in the
  * FTL (which erases them and replaces failed blocks from spares), load the replacements into
  * the bad-block table, then free the blocks in the pipeline's allocator. */
-int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count);
+int nfw_bfm_release(struct nfw_bfm *b, unsigned id, uint32_t lbn, uint32_t count, struct err *e);
 
 /* Load every spare replacement of the attached streams' blocks into the bad-block table
  * (entries already loaded are kept). -ENOSPC when the table is full. */
-int nfw_bfm_sync_bbt(struct nfw_bfm *b);
+int nfw_bfm_sync_bbt(struct nfw_bfm *b, struct err *e);
 
 /* Nothing queued for the cfg port, no page or unit partly received. */
 bool nfw_bfm_idle(const struct nfw_bfm *b);
 uint64_t nfw_bfm_now(const struct nfw_bfm *b);
 const struct nfw_bfm_stats *nfw_bfm_stats(const struct nfw_bfm *b);
-const char *nfw_bfm_errmsg(const struct nfw_bfm *b);
 
 #endif

@@ -180,6 +180,9 @@ static void check_row(const struct cli_opt *r)
     case CLI_KIND_SET_STR:
         assert(r->size == sizeof(const char *) && (!r->ok || r->accepted));
         break;
+    case CLI_KIND_STR_LIST:
+        assert(r->max_n > 0 && r->size >= (size_t)r->max_n * sizeof(const char *));
+        break;
     case CLI_KIND_FLAG:
         assert(r->size == sizeof(bool));
         break;
@@ -215,6 +218,14 @@ static int take(const struct cli_cmd *cmd, const struct cli_opt *r, const char *
             return refuse(cmd, opt, val, "give %s", r->accepted);
         *(const char **)field = val;
         return 0;
+    case CLI_KIND_STR_LIST: {
+        int *n = (int *)((char *)opts + r->count_off);
+
+        if (*n == r->max_n)
+            return refuse(cmd, opt, val, "give it at most %d times", r->max_n);
+        ((const char **)field)[(*n)++] = val;
+        return 0;
+    }
     case CLI_KIND_FLAG:
         *(bool *)field = true;
         return 0;

@@ -28,6 +28,8 @@ enum cli_kind {
     CLI_KIND_U64_LIST, /* uint64_t[max_n]: "256,128", 1..max_n decimal integers in [lo, hi];
                           their number goes to the int at count_off */
     CLI_KIND_STR,      /* const char *: the value itself; with ok, ok(value) must hold */
+    CLI_KIND_STR_LIST, /* const char *[max_n]: each time the option is given its value is
+                          appended; their number goes to the int at count_off */
     CLI_KIND_FLAG,     /* bool: no value; true when given */
     CLI_KIND_SET_INT,  /* int: no value; ival when given */
     CLI_KIND_SET_STR,  /* const char *: no value; sval (may be NULL) when given */
@@ -51,8 +53,8 @@ struct cli_opt {
     const char *const *names; /* ENUM */
     int n_names;
     bool nocase;                 /* ENUM: names match in any case */
-    int max_n;                   /* U64_LIST: most items */
-    size_t count_off;            /* U64_LIST: the int that receives the number of items */
+    int max_n;                   /* U64_LIST, STR_LIST: most items */
+    size_t count_off;            /* U64_LIST, STR_LIST: the int that holds the number of items */
     bool (*ok)(const char *val); /* STR: NULL accepts every string */
     const char *accepted;        /* STR with ok: what is accepted, for the message */
     int ival;                    /* SET_INT */
@@ -88,6 +90,8 @@ struct cli_opt {
     .kind = CLI_KIND_U64_LIST, field, .count_off = (count_off_), .max_n = (max_n_), .lo = (lo_),   \
     .hi = (hi_)
 #define CLI_STR(field) .kind = CLI_KIND_STR, field
+#define CLI_STR_LIST(field, count_off_, max_n_)                                                    \
+    .kind = CLI_KIND_STR_LIST, field, .count_off = (count_off_), .max_n = (max_n_)
 /* ok_(value) must hold; accepted_ says what does, e.g. "a file name". */
 #define CLI_STR_OK(field, ok_, accepted_)                                                          \
     .kind = CLI_KIND_STR, field, .ok = (ok_), .accepted = (accepted_)
@@ -116,6 +120,18 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *opts, unsi
 
 /* The --help text: the usage line, about, then each option under its heading. */
 void cli_help(const struct cli_cmd *cmd, FILE *f);
+
+struct machine_ini;
+
+/*
+ * The machine described by the options --config FILE (NULL: none) and --set (sets[0..n_sets),
+ * each "section.key=value", applied after the file in their order; a key without a section is
+ * bare_section's, NULL: none), with the rules across keys checked
+ * (models/machine/machine_ini.h). 0 (*out: the description; machine_ini_destroy it) or -1
+ * (message printed, naming the file and line or the --set: exit 2).
+ */
+int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const *sets, int n_sets,
+                const char *bare_section, struct machine_ini **out);
 
 /* For a STR row's ok: the value is not empty. */
 bool cli_nonempty(const char *val);

@@ -5,6 +5,7 @@
 /* Each returns the process exit status. argv[0] is the command name. */
 int cmd_cosim(int argc, char **argv);
 int cmd_flashbench(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
 #endif

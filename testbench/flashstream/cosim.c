@@ -31,7 +31,7 @@ struct cosim {
     struct cosim_opts o;
     struct sim *sim;
     struct sim_clock *clk;
-    struct vpipe *fifo;
+    struct vpipe_rtl *fifo;
     uint64_t mask, rng;
     uint64_t made, sent, recvd; /* beats produced, into the FIFO, out of it */
     uint64_t level_sum, level_max, stall_cycles;
@@ -48,15 +48,24 @@ static uint64_t payload(const struct cosim *c, uint64_t i)
 static void produce(struct sim *sim, void *user)
 {
     struct cosim *c = user;
+    struct err e;
     uint64_t n = 1 + rng_next(&c->rng) % (2 * c->o.burst - 1);
     if (n > c->o.beats - c->made)
         n = c->o.beats - c->made;
     c->made += n;
-    sim_clock_wake(c->clk);
+    if (sim_clock_wake(c->clk, &e))
+        goto out_fail;
     if (c->made < c->o.beats) {
         uint64_t gap = c->o.gap_ns / 2 + rng_next(&c->rng) % (c->o.gap_ns + 1);
-        sim_schedule_in(sim, gap * SIM_NS, 0, "producer", produce, c, NULL);
+        if (sim_schedule_in(sim, gap * SIM_NS, 0, "producer", produce, c, NULL, &e))
+            goto out_fail;
     }
+    return;
+
+out_fail:
+    fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+    c->error = 1;
+    sim_stop(sim);
 }
 
 static bool fifo_tick(struct sim *sim, void *user)
@@ -65,17 +74,17 @@ static bool fifo_tick(struct sim *sim, void *user)
     (void)sim;
     /* Catch the model up over the idle cycles the kernel skipped. */
     uint64_t now = sim_clock_cycle(c->clk);
-    if (now > vpipe_cycle(c->fifo))
-        vpipe_skip(c->fifo, now - vpipe_cycle(c->fifo));
+    if (now > vpipe_rtl_cycle(c->fifo))
+        vpipe_rtl_skip(c->fifo, now - vpipe_rtl_cycle(c->fifo));
 
     struct vpipe_in in = {
         .in_valid = c->sent < c->made,
         .in_data = payload(c, c->sent),
         .out_ready = rng_next(&c->rng) % 100 < c->o.ready_pct,
     };
-    vpipe_set(c->fifo, &in);
+    vpipe_rtl_set(c->fifo, &in);
     struct vpipe_out out;
-    vpipe_get(c->fifo, &out);
+    vpipe_rtl_get(c->fifo, &out);
     if (out.out_valid && in.out_ready) {
         uint64_t want = payload(c, c->recvd);
         if (out.out_data != want && !c->error) {
@@ -94,7 +103,7 @@ static bool fifo_tick(struct sim *sim, void *user)
     c->level_sum += (uint64_t)out.level;
     if ((uint64_t)out.level > c->level_max)
         c->level_max = (uint64_t)out.level;
-    vpipe_step(c->fifo, 1);
+    vpipe_rtl_step(c->fifo, 1);
     return c->sent < c->made || c->recvd < c->sent;
 }
 
@@ -166,53 +175,61 @@ static void report(const struct cosim *c, const struct vpipe_params *prm, double
 int cmd_cosim(int argc, char **argv)
 {
     struct cosim c = {0};
+    struct err e;
     int rc = parse(argc, argv, &c.o);
     if (rc)
         return rc > 0 ? 0 : 2;
     c.rng = c.o.seed;
-    c.sim = sim_create();
-    c.fifo = vpipe_create(c.o.seed);
-    if (!c.sim || !c.fifo) {
+    if (sim_create(&c.sim, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+        return 1;
+    }
+    c.fifo = vpipe_rtl_create(c.o.seed);
+    if (!c.fifo) {
         fprintf(stderr, "flashstream cosim: out of memory\n");
         return 1;
     }
     struct vpipe_params prm;
-    vpipe_params(c.fifo, &prm);
+    vpipe_rtl_params(c.fifo, &prm);
     c.mask = prm.width >= 64 ? ~0ull : (1ull << prm.width) - 1;
     if (c.o.waves) {
         struct vtrace_opts t = {.path = c.o.waves,
                                 .first_cycle = 0,
                                 .last_cycle = c.o.wave_cycles - 1,
                                 .period_ps = c.o.period_ps};
-        if (vpipe_trace(c.fifo, &t)) {
+        if (vpipe_rtl_trace(c.fifo, &t)) {
             fprintf(stderr, "flashstream cosim: cannot write waves to '%s'\n", c.o.waves);
             return 1;
         }
     }
     /* Synchronous reset for two cycles, then hand the clock to the kernel. */
     struct vpipe_in rst = {.rst = true};
-    vpipe_set(c.fifo, &rst);
-    vpipe_step(c.fifo, 2);
+    vpipe_rtl_set(c.fifo, &rst);
+    vpipe_rtl_step(c.fifo, 2);
     rst.rst = false;
-    vpipe_set(c.fifo, &rst);
+    vpipe_rtl_set(c.fifo, &rst);
     struct sim_clock_cfg cc = {.name = "fifo_clk",
                                .period_ps = (int64_t)c.o.period_ps,
                                .start = 0,
                                .tick = fifo_tick,
                                .user = &c,
                                .start_idle = true};
-    c.clk = sim_clock_create_cfg(c.sim, &cc);
-    if (!c.clk)
+    if (sim_clock_create(&cc, c.sim, &c.clk, &e) ||
+        sim_schedule_at(c.sim, 2 * c.o.period_ps, 0, "producer", produce, &c, NULL, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
         return 1;
-    sim_schedule_at(c.sim, 2 * c.o.period_ps, 0, "producer", produce, &c, NULL);
+    }
 
     double t0 = cli_wall_s();
-    sim_run(c.sim);
+    if (sim_run(c.sim, &e)) {
+        fprintf(stderr, "flashstream cosim: %s\n", e.msg);
+        c.error = 1;
+    }
     double wall = cli_wall_s() - t0;
 
     bool ok = !c.error && c.recvd == c.o.beats;
     report(&c, &prm, wall, ok);
-    vpipe_destroy(c.fifo); /* closes and renames the FST */
+    vpipe_rtl_destroy(c.fifo); /* closes and renames the FST */
     if (c.o.waves)
         printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/cmn_fifo.gtkw\n",
                c.o.waves, c.o.wave_cycles);

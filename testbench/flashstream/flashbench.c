@@ -3,14 +3,15 @@
  * the stream FTL and the controller.
  *
  * Requests of --bs bytes, --iodepth at a time, --size bytes in all, on one stream of the node's
- * layout. Writes go through the stream FTL (ftl_stream: controller command cost, append, page
- * layout striped over channels and dies, multi-plane program); reads through the controller's
- * read path (flash_ctrl: command cost, FTL lookup, striped die reads). Timing only: no payload.
- * A request is submitted when one of the iodepth in flight completes (all start at time 0), so
- * the models serve them in time order. Prints bandwidth, IOPS, latency percentiles and the
- * configuration's theoretical bound with each of its terms: channel bus, program (or read)
- * rate with and without cache program, controller time per command, and the queue depth over
- * the unloaded latency (Little's law).
+ * layout. The flash is --node's in the machine of --config and --set (configs/README.md; a key
+ * without a section is a flash key: --set channels=16 is --set flash.channels=16). Writes go
+ * through the stream FTL (ftl_stream: controller command cost, append, page layout striped over
+ * channels and dies, multi-plane program); reads through the controller's read path (flash_ctrl:
+ * command cost, FTL lookup, striped die reads). Timing only: no payload. A request is submitted
+ * when one of the iodepth in flight completes (all start at time 0), so the models serve them in
+ * time order. Prints bandwidth, IOPS, latency percentiles and the configuration's theoretical bound
+ * with each of its terms: channel bus, program (or read) rate with and without cache program,
+ * controller time per command, and the queue depth over the unloaded latency (Little's law).
  *
  * Patterns: write = appends at the stream's append point; read = the same range read in order
  * (written first, not timed); randread = requests at random bs-aligned offsets of that range;
@@ -28,6 +29,7 @@
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
 #include "models/flash/ftl_stream.h"
+#include "models/machine/machine_ini.h"
 #include "models/ssd/ssd_cfg.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -59,48 +61,80 @@ struct fb_sys {
 
 /* ------------------------------------------------------------------ options */
 
-static int set_key(void *opts, const char *kv)
+/* "[SECTION.]KEY=VALUE": the key (without its section) in key[len] and the section, "" when
+ * bare, in section[len]; false when the assignment is not of that form. */
+static bool split_assignment(const char *kv, char *section, char *key, size_t len)
 {
-    struct fb_opts *o = opts;
-    char key[64];
-    const char *eq = strchr(kv, '=');
-    struct flash_err e;
+    const char *eq = strchr(kv, '='), *dot;
 
-    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
-        fprintf(stderr,
-                "flashstream flashbench: --set '%s': accepted KEY=VALUE, e.g. "
-                "channels=16 (--keys lists the keys)\n",
-                kv);
-        return -1;
-    }
-    memcpy(key, kv, (size_t)(eq - kv));
-    key[eq - kv] = '\0';
-    if (ssd_cfg_is_ssd_key(key)) {
-        if (ssd_cfg_set(&o->ssd, key, eq + 1, &e)) {
+    if (!eq)
+        return false;
+    dot = memchr(kv, '.', (size_t)(eq - kv));
+    if (dot && (size_t)(dot - kv) >= len)
+        return false;
+    snprintf(section, len, "%.*s", dot ? (int)(dot - kv) : 0, kv);
+    if (dot)
+        kv = dot + 1;
+    if (eq == kv || (size_t)(eq - kv) >= len)
+        return false;
+    snprintf(key, len, "%.*s", (int)(eq - kv), kv);
+    return true;
+}
+
+/* The SSD's share of --set, before the machine takes the rest: an SSD-only key (bare or in
+ * section ssd) is set in o->ssd and taken out of the list; a NAND key (bare or in section
+ * flash) stays for the machine's flash and is set in the SSD's NAND too. 0 or -1 (message
+ * printed). */
+static int ssd_sets(struct fb_opts *o)
+{
+    struct err e;
+    int kept = 0;
+
+    for (int i = 0; i < o->n_sets; i++) {
+        const char *kv = o->sets[i];
+        char section[64], key[64];
+        bool ok = split_assignment(kv, section, key, sizeof(key));
+        int rc = 0;
+
+        if (ok && (!section[0] || !strcmp(section, "ssd")) && ssd_cfg_is_ssd_key(key)) {
+            rc = ssd_cfg_set(&o->ssd, key, strchr(kv, '=') + 1, &e);
+            o->ssd_key = kv;
+        } else {
+            o->sets[kept++] = kv;
+            /* A NAND key the machine refuses is reported by the machine, in its words. */
+            if (ok && (!section[0] || !strcmp(section, "flash")))
+                flash_cfg_set(&o->ssd.nand, key, strchr(kv, '=') + 1, &e);
+        }
+        if (rc) {
             fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
             return -1;
         }
-        o->ssd_key = kv;
-        return 0;
     }
-    if (flash_cfg_set(&o->cfg, key, eq + 1, &e)) {
-        fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
-        return -1;
-    }
-    /* A NAND key: the SSD's NAND takes it too (the same table, so it is accepted). */
-    return flash_cfg_set(&o->ssd.nand, key, eq + 1, &e) ? -1 : 0;
+    o->n_sets = kept;
+    return 0;
 }
 
+/* --cache-program VAL: --set flash.cache_program=VAL, in its place among the --set options. */
 static int set_cache_program(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
-    struct flash_err e;
+    struct flash_cfg scratch;
+    struct err e;
 
-    if (flash_cfg_set(&o->cfg, "cache_program", val, &e)) {
+    flash_cfg_default(&scratch);
+    if (flash_cfg_set(&scratch, "cache_program", val, &e)) {
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
         return -1;
     }
-    return flash_cfg_set(&o->ssd.nand, "cache_program", val, &e) ? -1 : 0;
+    if (o->n_sets == FB_MAX_SETS) {
+        fprintf(stderr, "flashstream flashbench: give --set and --cache-program at most %d times\n",
+                FB_MAX_SETS);
+        return -1;
+    }
+    snprintf(o->set_text[o->n_sets], sizeof(o->set_text[0]), "flash.cache_program=%s", val);
+    o->sets[o->n_sets] = o->set_text[o->n_sets];
+    o->n_sets++;
+    return 0;
 }
 
 static int set_range(void *opts, const char *val)
@@ -121,29 +155,14 @@ static int set_range(void *opts, const char *val)
     return 0;
 }
 
-static int print_keys(void *opts, const char *val)
+static void print_layouts(const struct fb_opts *o)
 {
-    struct fb_opts *o = opts;
-
-    (void)val;
-    if (o->device == DEV_FMS)
-        flash_cfg_fprint_keys(stdout, &o->cfg);
-    else
-        ssd_cfg_fprint_keys(stdout, &o->ssd);
-    return CLI_DONE;
-}
-
-static int print_layouts(void *opts, const char *val)
-{
-    struct fb_opts *o = opts;
     struct ftl_layout l;
 
-    (void)val;
     ftl_layout_an(&l);
     ftl_layout_fprint(stdout, &l, &o->cfg.geom);
     ftl_layout_wn(&l);
     ftl_layout_fprint(stdout, &l, &o->cfg.geom);
-    return CLI_DONE;
 }
 
 #define FB_FIELD(member) CLI_FIELD(struct fb_opts, member)
@@ -161,17 +180,25 @@ static const struct cli_opt fb_options[] = {
              "stream of the node's layout (default V; AN: NV V, WN: T W M O)"),
      CLI_STR(FB_FIELD(stream))},
     {CLI_OPT("node", "an|wn", NULL,
-             "layout: Activation Node (paper Table 2) or Weight Node (ours)"),
+             "layout and flash: Activation Node (paper Table 2) or Weight\n"
+             "Node (ours)"),
      CLI_ENUM_NOCASE(FB_FIELD(node), node_names)},
     {CLI_OPT("range", "FIRST:N", NULL,
              "instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
              "plane (for geometries other than 683 blocks per plane)"),
      CLI_CALL(set_range)},
-    {CLI_OPT("set", "KEY=VALUE", NULL,
-             "flash parameter, repeatable (--keys lists them), e.g.\n"
+    {CLI_OPT("config", "FILE", NULL,
+             "the machine description (configs/README.md); the flash\n"
+             "of --node's nodes is benchmarked (default: the built-in\n"
+             "machine of configs/fc-mnist.ini)"),
+     CLI_STR_OK(FB_FIELD(config), cli_nonempty, "a file name")},
+    {CLI_OPT("set", "[SECTION.]KEY=VALUE", NULL,
+             "set a key of the machine after --config, repeatable; a KEY\n"
+             "alone is flash.KEY (--keys lists them), e.g.\n"
              "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
-             "also the SSD's keys (--device ssd --keys lists them)"),
-     CLI_CALL(set_key)},
+             "also the SSD's keys, bare or ssd.KEY (--device ssd --keys\n"
+             "lists them)"),
+     CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), FB_MAX_SETS)},
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
     {CLI_OPT("seed", "N", NULL, "random offsets (default 1)"),
@@ -193,9 +220,9 @@ static const struct cli_opt fb_options[] = {
     {CLI_OPT("keys", NULL, NULL,
              "list the flash parameters with their values and ranges\n"
              "(after --device ssd: the SSD's keys, their defaults and sources)"),
-     CLI_CALL(print_keys)},
+     CLI_FLAG(FB_FIELD(list_keys))},
     {CLI_OPT("layout", NULL, NULL, "print the block layouts of both node types and exit"),
-     CLI_CALL(print_layouts)},
+     CLI_FLAG(FB_FIELD(list_layouts))},
     {0},
 };
 
@@ -206,7 +233,7 @@ static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 /* --device ssd | raid0: the checks across options; 0 or -1 (message printed). */
 static int validate_ssd(const struct fb_opts *o)
 {
-    struct flash_err e;
+    struct err e;
 
     if (ssd_cfg_validate(&o->ssd, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
@@ -232,7 +259,7 @@ static int validate_ssd(const struct fb_opts *o)
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(const struct fb_opts *o)
 {
-    struct flash_err e;
+    struct err e;
 
     if (o->device != DEV_FMS)
         return validate_ssd(o);
@@ -265,6 +292,18 @@ static int validate(const struct fb_opts *o)
     return 0;
 }
 
+/* The flash of --node in the machine of --config and --set; 0 or -1 (message printed). */
+static int load_flash(struct fb_opts *o)
+{
+    struct machine_ini *m;
+
+    if (cli_machine(&fb_cli, o->config, o->sets, o->n_sets, "flash", &m))
+        return -1;
+    o->cfg = o->node == NODE_WN ? machine_ini_cfg(m)->wn_flash : machine_ini_cfg(m)->an_flash;
+    machine_ini_destroy(m);
+    return 0;
+}
+
 /* 0 (run), CLI_DONE (help or a list printed: exit 0), -1 (error printed). */
 static int parse(int argc, char **argv, struct fb_opts *o)
 {
@@ -276,14 +315,25 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->seed = 1;
     o->stream = "V";
     o->node = NODE_AN;
-    flash_cfg_default(&o->cfg);
-    o->cfg.sw.store_payload = false;
     o->device = DEV_FMS;
     ssd_cfg_default(&o->ssd);
     o->ssd.nand.sw.store_payload = false;
 
     int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
-    return rc ? rc : validate(o);
+    if (rc)
+        return rc;
+    if (ssd_sets(o) || load_flash(o))
+        return -1;
+    if (o->list_keys || o->list_layouts) {
+        if (o->list_keys && o->device != DEV_FMS)
+            ssd_cfg_fprint_keys(stdout, &o->ssd);
+        else if (o->list_keys)
+            flash_cfg_fprint_keys(stdout, &o->cfg);
+        if (o->list_layouts)
+            print_layouts(o);
+        return CLI_DONE;
+    }
+    return validate(o);
 }
 
 /* ------------------------------------------------------------------ the system under test */
@@ -331,7 +381,7 @@ static int layout_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, uin
 {
     struct ftl_layout lay;
     const struct ftl_region *r, *spare;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     if (o->node == NODE_WN)
         ftl_layout_wn(&lay);
@@ -372,7 +422,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
     struct ftl_stream_cfg sc;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     uint32_t sp_first = g->blocks_per_plane, sp_count = 0;
     int rc;
 
@@ -386,7 +436,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
         y->bbm_ok = !rc;
     }
     if (!rc)
-        rc = ftl_stream_create(y->fms, &y->bbm, &sc, &y->s, &e);
+        rc = ftl_stream_create(&sc, y->fms, &y->bbm, &y->s, &e);
     if (!rc) {
         rc = flash_ctrl_init(&y->ctrl, y->fms, &e);
         y->ctrl_ok = !rc;
@@ -437,15 +487,15 @@ uint64_t fb_heap_pop(struct fb_heap *h)
 
 static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, uint64_t *end)
 {
+    struct err e;
     uint64_t chunk = o->cfg.tim.ctrl_cmd_bytes / o->cfg.geom.page_bytes, lpn, t;
 
     *end = 0;
     for (uint64_t p = 0; p < pages; p += chunk) {
         uint64_t n = pages - p < chunk ? pages - p : chunk;
 
-        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t)) {
-            fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n",
-                    ftl_stream_errmsg(y->s));
+        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t, &e)) {
+            fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n", e.msg);
             return -1;
         }
         *end = t > *end ? t : *end;
@@ -457,6 +507,7 @@ static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, ui
 static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, uint64_t t,
                        uint64_t *wp, uint64_t n_lb, uint64_t *rng, uint64_t *done)
 {
+    struct err e;
     uint64_t pb = o->cfg.geom.page_bytes, pages = o->bs / pb, off, lpn;
     uint64_t slots = o->size / o->bs, sbp = ftl_stream_sb_pages(y->s);
     struct flash_ctrl_req rq;
@@ -464,14 +515,14 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
 
     switch (o->rw) {
     case RW_WRITE:
-        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done);
+        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done, &e);
         break;
     case RW_RANDWRITE: {
         uint64_t lb = rng_below(rng, n_lb);
 
         while (wp[lb] + pages > sbp) /* full: the next one with room */
             lb = (lb + 1) % n_lb;
-        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done);
+        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done, &e);
         wp[lb] += pages;
         break;
     }
@@ -482,15 +533,13 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
         rq.offset = (uint32_t)(off % pb);
         rq.bytes = o->bs;
         rq.tb_addr = 0;
-        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done);
+        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done, &e);
         if (rc)
-            fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
-                    flash_ctrl_errmsg(&y->ctrl));
+            fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i, e.msg);
         return rc;
     }
     if (rc)
-        fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i,
-                ftl_stream_errmsg(y->s));
+        fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i, e.msg);
     return rc;
 }
 

@@ -20,18 +20,25 @@ extern const char *const fb_rw_names[4];
 enum fb_device { DEV_FMS, DEV_SSD, DEV_RAID0 };
 extern const char *const fb_device_names[3];
 
+#define FB_MAX_SETS 64 /* --set and --cache-program options */
+
 struct fb_opts {
     int rw; /* enum fb_rw */
     uint64_t bs, iodepth, size, seed;
     const char *stream;                /* region name of the node's layout */
-    int node;                          /* enum node: whose layout */
+    int node;                          /* enum node: whose layout and flash */
     uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
-    struct flash_cfg cfg;
+    const char *config;                /* --config: the machine description */
+    const char *sets[FB_MAX_SETS];     /* --set, --cache-program: "section.key=value" */
+    int n_sets;
+    char set_text[FB_MAX_SETS][48]; /* the assignment of a --cache-program, at its index */
+    bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
+    struct flash_cfg cfg;           /* the node's flash of the machine described */
     /* --device ssd | raid0 */
-    int device;        /* enum fb_device */
-    bool precondition; /* fill, then random overwrites to GC's steady state */
-    uint64_t span;     /* bytes the offsets cover; 0: see flashbench_ssd.c */
-    struct ssd_cfg ssd;
+    int device;          /* enum fb_device */
+    bool precondition;   /* fill, then random overwrites to GC's steady state */
+    uint64_t span;       /* bytes the offsets cover; 0: see flashbench_ssd.c */
+    struct ssd_cfg ssd;  /* defaults, with the SSD's and NAND keys of --set */
     const char *ssd_key; /* an SSD-only key given with --set (refused for fms) */
 };
 

@@ -36,7 +36,7 @@ struct dev {
     struct ssd_raid0 *raid;
 };
 
-static int dev_create(const struct fb_opts *o, struct dev *d, struct flash_err *e)
+static int dev_create(const struct fb_opts *o, struct dev *d, struct err *e)
 {
     memset(d, 0, sizeof(*d));
     if (o->device == DEV_RAID0)
@@ -51,20 +51,20 @@ static void dev_destroy(struct dev *d)
 }
 
 static int dev_write(struct dev *d, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done,
-                     struct flash_err *e)
+                     struct err *e)
 {
     return d->raid ? ssd_raid0_write(d->raid, t, lpn, n, NULL, done, e)
                    : ssd_write(d->one, t, lpn, n, NULL, done, e);
 }
 
 static int dev_read(struct dev *d, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done,
-                    struct flash_err *e)
+                    struct err *e)
 {
     return d->raid ? ssd_raid0_read(d->raid, t, lpn, n, NULL, done, e)
                    : ssd_read(d->one, t, lpn, n, NULL, done, e);
 }
 
-static int dev_flush(struct dev *d, uint64_t t, uint64_t *done, struct flash_err *e)
+static int dev_flush(struct dev *d, uint64_t t, uint64_t *done, struct err *e)
 {
     return d->raid ? ssd_raid0_flush(d->raid, t, done, e) : ssd_flush(d->one, t, done, e);
 }
@@ -78,7 +78,7 @@ static void dev_stats(const struct dev *d, struct ssd_stats *st)
 }
 
 static int dev_precondition(struct dev *d, const struct ssd_precond *p,
-                            struct ssd_precond_result *r, struct flash_err *e)
+                            struct ssd_precond_result *r, struct err *e)
 {
     return d->raid ? ssd_raid0_precondition(d->raid, 0, p, r, e)
                    : ssd_precondition(d->one, 0, p, r, e);
@@ -101,7 +101,7 @@ static bool is_read(const struct fb_opts *o)
 
 /* Write [0, pages) in commands, each when the last is buffered, then flush: *t = all done. */
 static int prefill(const struct fb_opts *o, struct dev *d, uint64_t pages, uint64_t *t,
-                   struct flash_err *e)
+                   struct err *e)
 {
     uint64_t step = o->ssd.nand.tim.ctrl_cmd_bytes / o->ssd.nand.geom.page_bytes;
     struct ssd_stats st;
@@ -143,7 +143,7 @@ static uint64_t span_of(const struct fb_opts *o)
 
 /* The device ready for the run from *t: preconditioned, or its span written for reads. */
 static int prepare(const struct fb_opts *o, struct dev *d, bool precondition, struct ssd_run *x,
-                   uint64_t *t, struct flash_err *e)
+                   uint64_t *t, struct err *e)
 {
     uint64_t pb = o->ssd.nand.geom.page_bytes;
 
@@ -163,7 +163,7 @@ static int prepare(const struct fb_opts *o, struct dev *d, bool precondition, st
 }
 
 static int one_request(const struct fb_opts *o, struct dev *d, uint64_t i, uint64_t span,
-                       uint64_t *rng, uint64_t t, uint64_t *done, struct flash_err *e)
+                       uint64_t *rng, uint64_t t, uint64_t *done, struct err *e)
 {
     uint64_t pb = o->ssd.nand.geom.page_bytes, slots = span / o->bs;
     bool rnd = o->rw == RW_RANDWRITE || o->rw == RW_RANDREAD;
@@ -181,7 +181,7 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, bool p
 {
     struct dev d;
     struct fb_heap h = {0};
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ssd_stats a, b;
     uint64_t rng = o->seed, t = 0;
     int rc;
@@ -196,7 +196,7 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, bool p
         x->r.lat = malloc(x->r.n_req * sizeof(*x->r.lat));
         h.v = malloc(iodepth * sizeof(*h.v));
         if (!x->r.lat || !h.v)
-            rc = flash_err_set(&e, -ENOMEM, "out of memory for %" PRIu64 " requests", x->r.n_req);
+            rc = err_set(&e, -ENOMEM, "out of memory for %" PRIu64 " requests", x->r.n_req);
     }
     dev_stats(&d, &a);
     x->r.t_start = x->r.t_end = t;

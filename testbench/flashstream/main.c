@@ -17,6 +17,8 @@ static const struct {
      "event kernel + verilated FIFO between a bursty C producer and a stalling consumer"},
     {"flashbench", cmd_flashbench,
      "fio-like benchmark of the flash memory system: bandwidth, IOPS, latency, bound"},
+    {"model", cmd_model,
+     "GPT3-like and T5-like workloads: the paper's Table 3 beside ours, or one model's operations"},
     {"train", cmd_train,
      "train fc-mnist on Fashion-MNIST on the simulated machine: loss, accuracy, where time went"},
 };

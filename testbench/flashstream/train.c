@@ -2,7 +2,8 @@
  * flashstream train: train a fully connected classifier on Fashion-MNIST on the simulated
  * machine (models/machine/machine.h): one Weight Node, N Activation Nodes, the fabric.
  *
- * The driver: option parsing; the data (IDX files, the seeded sample order of
+ * The driver: option parsing; the machine of --config and --set (models/machine/machine_ini.h,
+ * configs/README.md); the data (IDX files, the seeded sample order of
  * models/dnn/README.md section 2.3: epoch e visits dnn_idx_shuffle(count, seed + e), batches
  * are consecutive runs of B, a last partial batch is dropped), preloaded into the ANs' NV
  * streams; the fidelity plan (the first --rtl-steps steps on the verilated core with waves,
@@ -10,7 +11,8 @@
  * of each logging interval; the test accuracy after each epoch; checkpoints every K steps and
  * --resume; at the end a per-layer table of where the time went and the flash endurance
  * figures. Outputs in OUTDIR (default out/<run>), each written atomically:
- *     stats.json    every counter of the machine and of the run, with units
+ *     stats.json    every counter of the machine and of the run, with units, and the
+ *                   machine's effective configuration ("config": every key of --show-config)
  *     layers.csv    one row per step, layer and pass: phases and what the layer waited on
  *     trace.json    the busy intervals of the traced steps, one track per resource (Perfetto)
  *     loss.csv      step, epoch, loss, lr, simulated time, step time, fidelity
@@ -32,6 +34,7 @@
 #include "models/dnn/dnn_params.h"
 #include "models/host/ckpt.h"
 #include "models/machine/machine.h"
+#include "models/machine/machine_ini.h"
 #include "models/node/core_be.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -59,7 +62,9 @@ static const char *const opt_names[] = {"sgd", "adam"};
 static const char *const sched_names[] = {"const", "step", "cosine"};
 static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
 
-enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE };
+enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE, ONLY_SHOW_CONFIG };
+
+#define MAX_SETS 64 /* --set options */
 
 /* Options given on the command line: what may conflict with the checkpoint of --resume, and
  * what changes a default that depends on other options. */
@@ -94,7 +99,11 @@ struct train_opts {
     uint64_t trace_from, trace_steps, trace_max;
     uint64_t train_samples, test_samples;
     bool golden_check;
-    int only;     /* ONLY_*: print the compiled program or the fit table, no training */
+    const char *config;         /* --config: the machine description file */
+    const char *sets[MAX_SETS]; /* --set SECTION.KEY=VALUE, in order */
+    int n_sets;
+    bool nodes_described; /* nodes is the activation_nodes of --config or --set, not --nodes */
+    int only;     /* ONLY_*: print the compiled program, the fit table or the configuration */
     unsigned set; /* SET_* */
 };
 
@@ -108,6 +117,7 @@ struct layer_sum {
 
 struct train {
     struct train_opts o;
+    struct machine_ini *ini; /* the machine of --config and --set */
     char out_dir[512], waves_path[512], ckpt_path[600];
     char spec[CKPT_SPEC_MAX];
     struct dnn_model model;
@@ -116,7 +126,7 @@ struct train {
     uint32_t bpe;                /* batches per epoch */
     uint64_t start_step, target; /* steps [start_step, target) run here */
     struct machine_cfg cfg;
-    struct machine *rt;
+    struct machine *machine;
     struct dnn_params *resume_params;
     struct ckpt_info resume_info;
     uint64_t sim_offset_ps; /* simulated time before the checkpoint resumed from */
@@ -133,7 +143,7 @@ struct train {
     struct stats_csv *loss_csv, *layers_csv, *acc_csv, *timeline_csv;
     struct trace *trace;
     uint32_t host_steps, host_layers, host_marks;
-    uint32_t *res_track; /* trace track of each runtime resource */
+    uint32_t *res_track; /* trace track of each of the machine's resources */
     size_t n_res;
     bool timeline_done;
     struct layer_sum *lsum; /* [n_layers][2] */
@@ -148,7 +158,6 @@ struct train {
     double last_acc;
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
-    char last_ckpt_err[600];
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -172,11 +181,19 @@ static bool run_name_ok(const char *s)
     return true;
 }
 
-static const char grp_model[] = "model and data", grp_training[] = "training",
-                  grp_simulation[] = "simulation", grp_outputs[] = "outputs",
-                  grp_instead[] = "instead of training";
+static const char grp_model[] = "model and data", grp_machine[] = "machine",
+                  grp_training[] = "training", grp_simulation[] = "simulation",
+                  grp_outputs[] = "outputs", grp_instead[] = "instead of training";
 
 _Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
+
+static int print_config_keys(void *opts, const char *val)
+{
+    (void)opts;
+    (void)val;
+    machine_ini_markdown(stdout);
+    return CLI_DONE;
+}
 
 #define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
 
@@ -197,7 +214,17 @@ static const struct cli_opt train_options[] = {
              "evaluate on the first N test samples (default all 10000)"),
      CLI_U64(TRAIN_FIELD(test_samples), 1, DNN_IDX_MAX_COUNT)},
 
-    {CLI_OPT("nodes", "N", grp_training, "Activation Nodes (default 4)"),
+    {CLI_OPT("config", "FILE", grp_machine,
+             "the machine description (configs/README.md; default: the\n"
+             "machine of configs/fc-mnist.ini, built in)"),
+     CLI_STR_OK(TRAIN_FIELD(config), cli_nonempty, "a file name")},
+    {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
+             "set one key of the machine, after --config; repeatable"),
+     CLI_STR_LIST(TRAIN_FIELD(sets), offsetof(struct train_opts, n_sets), MAX_SETS)},
+
+    {CLI_OPT("nodes", "N", grp_training,
+             "Activation Nodes (default 4); overrides\n"
+             "machine.activation_nodes of --config and --set"),
      CLI_U64(TRAIN_FIELD(nodes), 1, MACHINE_MAX_AN), .given = SET_NODES},
     {CLI_OPT("batch", "B", grp_training, "global batch, a multiple of --nodes (default 64)"),
      CLI_U64(TRAIN_FIELD(batch), 1, 1u << 20), .given = SET_BATCH},
@@ -247,8 +274,9 @@ static const struct cli_opt train_options[] = {
      CLI_STR(TRAIN_FIELD(wave_scopes))},
     {CLI_OPT("no-waves", NULL, grp_simulation, "no FST"), CLI_SET_STR(TRAIN_FIELD(waves), "")},
     {CLI_OPT("pad-words", "N", grp_simulation,
-             "words of each core scratchpad (default: the runtime's; the\n"
-             "verilated core linked for --rtl-steps may need 512)"),
+             "words of each core scratchpad (default: the machine's; the\n"
+             "verilated core linked for --rtl-steps may need 512);\n"
+             "overrides core.pad_{a,b,c}_words"),
      CLI_U64(TRAIN_FIELD(pad_words), 2, 1u << 20)},
     {CLI_OPT("golden-check", NULL, grp_simulation,
              "train the golden model alongside, compare every step"),
@@ -290,6 +318,15 @@ static const struct cli_opt train_options[] = {
              "status 1 and the reasons when it does not fit"),
      CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
+    {CLI_OPT("show-config", NULL, grp_instead,
+             "print the machine's effective configuration (every key,\n"
+             "after --config, --set, --nodes and --pad-words) as a\n"
+             "machine description file and exit"),
+     CLI_SET_INT(TRAIN_FIELD(only), ONLY_SHOW_CONFIG)},
+    {CLI_OPT("config-keys", NULL, grp_instead,
+             "print every key of the machine description as Markdown\n"
+             "tables (the one in configs/README.md) and exit"),
+     CLI_CALL(print_config_keys)},
     {0},
 };
 
@@ -310,9 +347,10 @@ static int validate(struct train_opts *o)
     }
     if (o->batch % o->nodes) {
         fprintf(stderr,
-                "flashstream train: --batch %" PRIu64 " is not a multiple of --nodes %" PRIu64
+                "flashstream train: --batch %" PRIu64 " is not a multiple of %s %" PRIu64
                 " (each Activation Node trains an equal shard); try --batch %" PRIu64 "\n",
-                o->batch, o->nodes, (o->batch / o->nodes + 1) * o->nodes);
+                o->batch, o->nodes_described ? "machine.activation_nodes" : "--nodes", o->nodes,
+                (o->batch / o->nodes + 1) * o->nodes);
         return -1;
     }
     if (o->steps && !(o->set & SET_EPOCHS))
@@ -322,9 +360,29 @@ static int validate(struct train_opts *o)
     return 0;
 }
 
-/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
-static int parse(int argc, char **argv, struct train_opts *o)
+/* The machine of --config and --set; --nodes, when not given, is its activation_nodes. 0 or -1
+ * (message printed). */
+static int load_machine(struct train *t)
 {
+    struct train_opts *o = &t->o;
+
+    if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
+        return -1;
+    if (!(o->set & SET_NODES)) {
+        o->nodes = machine_ini_cfg(t->ini)->n_an;
+        o->nodes_described = machine_ini_given(t->ini, "machine", "activation_nodes");
+    }
+    /* Given in the description: the checkpoint of --resume must agree, as with --nodes. */
+    if (o->nodes_described)
+        o->set |= SET_NODES;
+    return 0;
+}
+
+/* 0 (run), CLI_DONE (--help printed: exit 0), -1 (error printed). */
+static int parse(int argc, char **argv, struct train *t)
+{
+    struct train_opts *o = &t->o;
+
     *o = (struct train_opts){.nodes = 4,
                              .batch = 64,
                              .epochs = 1,
@@ -347,7 +405,11 @@ static int parse(int argc, char **argv, struct train_opts *o)
                              .trace_max = TRACE_DEFAULT_MAX_EVENTS};
     int rc = cli_parse(&train_cli, argc, argv, o, &o->set);
 
-    return rc ? rc : validate(o);
+    if (rc)
+        return rc;
+    if (load_machine(t))
+        return -1;
+    return validate(o);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -406,13 +468,13 @@ static int csv_f32(struct stats_csv *c, float v)
     char buf[32];
 
     if (!isfinite(v))
-        return stats_csv_f64(c, v);
+        return stats_csv_f64(c, v, NULL);
     for (int prec = 6; prec <= 9; prec++) {
         snprintf(buf, sizeof(buf), "%.*g", prec, (double)v);
         if (strtof(buf, NULL) == v)
             break;
     }
-    return stats_csv_str(c, buf);
+    return stats_csv_str(c, buf, NULL);
 }
 
 static const char *opt_summary(const struct dnn_opt *o, char *buf, size_t len)
@@ -438,7 +500,7 @@ static const char *opt_summary(const struct dnn_opt *o, char *buf, size_t len)
 
 static int build_model(struct train *t)
 {
-    struct dnn_err e;
+    struct err e;
     char spec[CKPT_SPEC_MAX];
 
     if (t->o.n_hidden) {
@@ -539,7 +601,7 @@ static int adopt_checkpoint(struct train *t)
 {
     const struct ckpt_info *c = &t->resume_info;
     const struct dnn_opt *co = &c->opt;
-    struct dnn_err e;
+    struct err e;
     char have[CKPT_SPEC_MAX];
     const char *clash;
     char what[600] = "";
@@ -571,7 +633,7 @@ static int adopt_checkpoint(struct train *t)
 
 static int load_data(struct train *t)
 {
-    struct dnn_err e;
+    struct err e;
 
     if (dnn_idx_load_fashion(t->o.data, true, &t->train_set, &e) ||
         dnn_idx_load_fashion(t->o.data, false, &t->test_set, &e)) {
@@ -656,10 +718,11 @@ static int plan(struct train *t)
     return 0;
 }
 
-/* The machine's configuration for the options; `samples` is what its NV streams must hold. */
-static void machine_cfg(struct train *t, uint64_t samples)
+/* The machine's configuration: the machine of --config and --set, and the job of the options;
+ * `samples` is what its NV streams must hold. */
+static void build_machine_cfg(struct train *t, uint64_t samples)
 {
-    machine_cfg_default(&t->cfg);
+    t->cfg = *machine_ini_cfg(t->ini);
     t->cfg.model = t->model;
     t->cfg.opt = t->opt;
     t->cfg.init_seed = t->o.seed;
@@ -677,13 +740,13 @@ static void machine_cfg(struct train *t, uint64_t samples)
  * model does not compile or fit (the reasons on stderr). */
 static int compile_or_validate(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     uint64_t samples = t->o.train_samples ? t->o.train_samples : FM_TRAIN_SAMPLES;
     int rc;
 
     t->target = t->o.steps ? t->o.steps : t->o.epochs * (samples / t->o.batch);
     build_opt(t);
-    machine_cfg(t, samples / t->o.batch * t->o.batch);
+    build_machine_cfg(t, samples / t->o.batch * t->o.batch);
     if (t->o.only == ONLY_COMPILE)
         rc = machine_compile_listing(&t->cfg, stdout, &e);
     else
@@ -697,9 +760,18 @@ static int compile_or_validate(struct train *t)
     return 0;
 }
 
+/* --show-config: the machine the options describe, every key, as a description file. */
+static void show_config(struct train *t)
+{
+    build_machine_cfg(t, t->o.batch);
+    machine_ini_write(stdout, &t->cfg,
+                      "the machine's effective configuration (flashstream train --show-config)");
+    fflush(stdout);
+}
+
 static int make_machine(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != MACHINE_TLM;
     uint64_t run_steps = t->target - t->start_step;
 
@@ -712,15 +784,15 @@ static int make_machine(struct train *t)
     if (cap > run_steps)
         cap = run_steps;
     t->chunk_cap = (uint32_t)cap;
-    machine_cfg(t, t->chunk_cap * t->o.batch);
+    build_machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
-    if (machine_create(&t->cfg, &t->rt, &e)) {
+    if (machine_create(&t->cfg, &t->machine, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
         if (need_rtl && strstr(e.msg, "pads"))
             fprintf(stderr, "  (--pad-words N sets the machine's pads to the linked model's)\n");
         return -1;
     }
-    if (t->resume_params && machine_set_params(t->rt, t->resume_params, &e)) {
+    if (t->resume_params && machine_set_params(t->machine, t->resume_params, &e)) {
         fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
         return -1;
     }
@@ -732,14 +804,17 @@ static int make_machine(struct train *t)
         return -1;
     }
     if (t->o.golden_check) {
-        struct dnn_err de;
+        struct err de;
 
         if (t->o.resume) {
             if (ckpt_load_new(t->o.resume, &t->gold, NULL, &de)) {
                 fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
                 return -1;
             }
-        } else if (dnn_params_create(&t->model, &t->opt, t->o.seed, &t->gold, &de)) {
+        } else if (dnn_params_create(&(struct dnn_params_cfg){.model = &t->model,
+                                                              .opt = &t->opt,
+                                                              .seed = t->o.seed},
+                                     &t->gold, &de)) {
             fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
             return -1;
         }
@@ -784,8 +859,8 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
         if (n != ncols || strtoull(field[step_col], NULL, 10) >= before)
             continue;
         for (size_t i = 0; i < n; i++)
-            stats_csv_str(c, field[i]);
-        stats_csv_end_row(c);
+            stats_csv_str(c, field[i], NULL);
+        stats_csv_end_row(c, NULL);
     }
     fclose(f);
 }
@@ -793,13 +868,15 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
 static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
                                   const char *const cols[])
 {
-    char path[600], err[700];
+    char path[600];
     struct stats_csv *c;
+    struct err e;
 
     snprintf(path, sizeof(path), "%s/%s", t->out_dir, name);
-    c = stats_csv_open(path, n, cols, err, sizeof(err));
-    if (!c)
-        fprintf(stderr, "flashstream train: %s\n", err);
+    if (stats_csv_open(path, n, cols, &c, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        return NULL;
+    }
     return c;
 }
 
@@ -812,12 +889,18 @@ static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "l
 /* trace.json's tracks of the host; 0 or -1 (message printed). */
 static int open_trace(struct train *t)
 {
-    struct trace *tr = trace_create(t->o.trace_max);
+    struct trace_cfg cfg = {.max_events = t->o.trace_max};
+    struct trace *tr;
+    struct err e;
 
-    if (!tr || trace_track(tr, "host", "steps", &t->host_steps) ||
-        trace_track(tr, "host", "layers", &t->host_layers) ||
-        trace_track(tr, "host", "events", &t->host_marks)) {
-        fprintf(stderr, "flashstream train: out of memory for the trace\n");
+    if (trace_create(&cfg, &tr, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        return -1;
+    }
+    if (trace_track(tr, "host", "steps", &t->host_steps, &e) ||
+        trace_track(tr, "host", "layers", &t->host_layers, &e) ||
+        trace_track(tr, "host", "events", &t->host_marks, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         trace_destroy(tr);
         return -1;
     }
@@ -880,7 +963,7 @@ static int open_outputs(struct train *t)
 
 static int start_waves(struct train *t)
 {
-    struct machine_err e;
+    struct err e;
     char dir[512];
     int rc;
 
@@ -902,7 +985,7 @@ static int start_waves(struct train *t)
                              .last_cycle = t->o.wave_cycles - 1,
                              .scopes = t->o.wave_scopes,
                              .period_ps = t->cfg.core_period_ps};
-    if (machine_trace_core(t->rt, 0, &vo, &e)) {
+    if (machine_trace_core(t->machine, 0, &vo, &e)) {
         fprintf(stderr, "flashstream train: cannot write waves to '%s': %s\n", t->waves_path,
                 e.msg);
         return -1;
@@ -917,9 +1000,9 @@ static int feed(struct train *t, uint64_t k)
 {
     uint64_t epoch = k / t->bpe, bi = k % t->bpe;
     uint32_t B = (uint32_t)t->o.batch, n;
-    struct machine_err e;
+    struct err e;
 
-    if (machine_batches_pending(t->rt))
+    if (machine_batches_pending(t->machine))
         return 0;
     if ((int64_t)epoch != t->order_epoch) {
         dnn_idx_shuffle(t->order, t->train_set.count, t->o.seed + epoch);
@@ -931,7 +1014,7 @@ static int feed(struct train *t, uint64_t k)
     if (n > t->target - k)
         n = (uint32_t)(t->target - k);
     dnn_idx_gather(&t->train_set, t->order + bi * B, n * B, t->chunk_images, t->chunk_labels);
-    if (machine_load_inputs(t->rt, t->chunk_images, t->chunk_labels, n * B, &e)) {
+    if (machine_load_inputs(t->machine, t->chunk_images, t->chunk_labels, n * B, &e)) {
         fprintf(stderr, "flashstream train: step %" PRIu64 ": loading %u batches: %s\n", k, n,
                 e.msg);
         return -1;
@@ -974,7 +1057,7 @@ static void draw_bar(struct train *t, uint64_t k, bool force)
                  " loss %.4f %.0f img/s %s ETA %s",
                  k, t->target, k ? (k - 1) / t->bpe + 1 : 1, (t->target + t->bpe - 1) / t->bpe,
                  t->last_loss, el > 0 ? (double)t->images / el : 0.0,
-                 machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+                 machine_fidelity_name(machine_get_fidelity(t->machine)), eta);
     barw = w - n - 4;
     if (barw > 40)
         barw = 40;
@@ -1022,7 +1105,7 @@ static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t si
         k_done, t->target, (k_done - 1) / t->bpe + 1, (t->target + t->bpe - 1) / t->bpe,
         t->log_sum / (double)t->log_n, t->log_n, (double)lr, el > 0 ? (double)t->images / el : 0.0,
         (double)(t->sim_offset_ps + sim_ps) / 1e9,
-        machine_fidelity_name(machine_get_fidelity(t->rt)), eta);
+        machine_fidelity_name(machine_get_fidelity(t->machine)), eta);
     t->log_n = 0;
     t->log_sum = 0;
 }
@@ -1044,16 +1127,17 @@ static void split_resource(const char *name, char *proc, size_t plen, char *thr,
 
 static int map_resources(struct train *t)
 {
-    t->n_res = machine_resources(t->rt);
+    t->n_res = machine_resources(t->machine);
     t->res_track = calloc(t->n_res ? t->n_res : 1, sizeof(*t->res_track));
     if (!t->res_track)
         return -1;
     for (size_t i = 0; i < t->n_res; i++) {
         char proc[64], thr[64];
+        struct err e;
 
-        split_resource(machine_resource_name(t->rt, i), proc, sizeof(proc), thr, sizeof(thr));
-        if (trace_track(t->trace, proc, thr, &t->res_track[i])) {
-            fprintf(stderr, "flashstream train: trace: %s\n", trace_errmsg(t->trace));
+        split_resource(machine_resource_name(t->machine, i), proc, sizeof(proc), thr, sizeof(thr));
+        if (trace_track(t->trace, proc, thr, &t->res_track[i], &e)) {
+            fprintf(stderr, "flashstream train: %s\n", e.msg);
             return -1;
         }
     }
@@ -1069,22 +1153,22 @@ static bool traced(const struct train *t, uint64_t k)
 static void take_layer_recs(struct train *t, bool trace_it)
 {
     size_t n;
-    const struct machine_layer_rec *r = machine_layer_recs(t->rt, &n);
+    const struct machine_layer_rec *r = machine_layer_recs(t->machine, &n);
 
     for (size_t i = 0; i < n; i++) {
         const struct machine_layer_rec *x = &r[i];
         uint64_t span = x->end_ps > x->start_ps ? x->end_ps - x->start_ps : 0;
 
-        stats_csv_u64(t->layers_csv, x->step);
-        stats_csv_u64(t->layers_csv, x->layer);
-        stats_csv_str(t->layers_csv, machine_pass_name(x->pass));
-        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6);
-        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6);
-        stats_csv_fixed(t->layers_csv, ps_us(span), 6);
+        stats_csv_u64(t->layers_csv, x->step, NULL);
+        stats_csv_u64(t->layers_csv, x->layer, NULL);
+        stats_csv_str(t->layers_csv, machine_pass_name(x->pass), NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6, NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6, NULL);
+        stats_csv_fixed(t->layers_csv, ps_us(span), 6, NULL);
         for (int p = 0; p < MACHINE_PH_N; p++)
-            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6);
-        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on));
-        stats_csv_end_row(t->layers_csv);
+            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6, NULL);
+        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on), NULL);
+        stats_csv_end_row(t->layers_csv, NULL);
         if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= MACHINE_BWD) {
             struct layer_sum *s = &t->lsum[2 * (x->layer - 1) + x->pass];
 
@@ -1105,10 +1189,10 @@ static void take_layer_recs(struct train *t, bool trace_it)
             snprintf(name, sizeof(name), "L%u %s", x->layer, machine_pass_name(x->pass));
             trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
                            "layer", a,
-                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS);
+                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS, NULL);
         }
     }
-    machine_clear_records(t->rt);
+    machine_clear_records(t->machine);
 }
 
 static const char *busy_label(const struct machine_busy *b)
@@ -1116,7 +1200,7 @@ static const char *busy_label(const struct machine_busy *b)
     return b->label && *b->label ? b->label : "busy";
 }
 
-/* timeline.csv order: resource (the runtime's order: one block of rows per node), then start. */
+/* timeline.csv order: resource (the machine's order: one block of rows per node), then start. */
 static int busy_cmp(const void *pa, const void *pb)
 {
     const struct machine_busy *a = *(const struct machine_busy *const *)pa;
@@ -1135,7 +1219,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 {
     size_t n;
     uint64_t dropped;
-    const struct machine_busy *b = machine_busy(t->rt, &n, &dropped);
+    const struct machine_busy *b = machine_busy(t->machine, &n, &dropped);
     const struct machine_busy **sorted = NULL;
 
     for (size_t i = 0; i < n; i++) {
@@ -1143,7 +1227,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
         if (b[i].res < t->n_res)
             trace_complete(t->trace, t->res_track[b[i].res], t->sim_offset_ps + b[i].start_ps, dur,
-                           busy_label(&b[i]), NULL, NULL, 0);
+                           busy_label(&b[i]), NULL, NULL, 0, NULL);
     }
     if (!t->timeline_done && n && (sorted = malloc(n * sizeof(*sorted)))) {
         for (size_t i = 0; i < n; i++)
@@ -1154,39 +1238,39 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
 
             if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
                 continue;
-            stats_csv_str(t->timeline_csv, machine_resource_name(t->rt, x->res));
-            stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6);
-            stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6);
-            stats_csv_str(t->timeline_csv, busy_label(x));
-            stats_csv_end_row(t->timeline_csv);
+            stats_csv_str(t->timeline_csv, machine_resource_name(t->machine, x->res), NULL);
+            stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6, NULL);
+            stats_csv_fixed(t->timeline_csv, ps_us(x->end_ps - info->start_ps), 6, NULL);
+            stats_csv_str(t->timeline_csv, busy_label(x), NULL);
+            stats_csv_end_row(t->timeline_csv, NULL);
         }
         free(sorted);
     }
     if (dropped)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + info->end_ps,
-                      "busy intervals dropped by the runtime's cap", &TRACE_U64("dropped", dropped),
-                      1);
+                      "busy intervals dropped by the machine's cap", &TRACE_U64("dropped", dropped),
+                      1, NULL);
     t->timeline_done = true;
-    machine_clear_busy(t->rt);
+    machine_clear_busy(t->machine);
 }
 
 /* ---------------------------------------------------------------- steps */
 
 static int evaluate(struct train *t, uint64_t step_done)
 {
-    struct machine_err e;
+    struct err e;
     uint32_t correct = 0;
     double acc, w0 = cli_wall_s();
 
-    if (machine_eval(t->rt, t->test_set.images, t->test_set.labels, t->test_set.count, &correct,
-                     NULL, &e)) {
+    if (machine_eval(t->machine, t->test_set.images, t->test_set.labels, t->test_set.count,
+                     &correct, NULL, &e)) {
         fprintf(stderr, "\nflashstream train: test accuracy after step %" PRIu64 ": %s\n",
                 step_done, e.msg);
         return -1;
     }
     acc = (double)correct / (double)t->test_set.count;
     if (t->golden_ok) {
-        struct dnn_err de;
+        struct err de;
         uint32_t gc = 0;
 
         if (dnn_golden_eval(t->gold, t->test_set.images, t->test_set.labels, t->test_set.count,
@@ -1199,16 +1283,16 @@ static int evaluate(struct train *t, uint64_t step_done)
             return -1;
         }
     }
-    stats_csv_u64(t->acc_csv, step_done ? (step_done - 1) / t->bpe : 0);
-    stats_csv_u64(t->acc_csv, step_done);
-    stats_csv_fixed(t->acc_csv, acc, 4);
-    stats_csv_u64(t->acc_csv, correct);
-    stats_csv_u64(t->acc_csv, t->test_set.count);
-    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->rt)), 3);
-    stats_csv_end_row(t->acc_csv);
+    stats_csv_u64(t->acc_csv, step_done ? (step_done - 1) / t->bpe : 0, NULL);
+    stats_csv_u64(t->acc_csv, step_done, NULL);
+    stats_csv_fixed(t->acc_csv, acc, 4, NULL);
+    stats_csv_u64(t->acc_csv, correct, NULL);
+    stats_csv_u64(t->acc_csv, t->test_set.count, NULL);
+    stats_csv_fixed(t->acc_csv, ps_us(t->sim_offset_ps + machine_now(t->machine)), 3, NULL);
+    stats_csv_end_row(t->acc_csv, NULL);
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
-                      "test accuracy", &TRACE_F64("accuracy", acc), 1);
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
+                      "test accuracy", &TRACE_F64("accuracy", acc), 1, NULL);
     if (step_done % t->bpe == 0)
         say(t,
             "epoch %" PRIu64 " done (step %" PRIu64 "): test accuracy %.4f (%u of %u) [%.1f s]\n",
@@ -1229,23 +1313,22 @@ static int checkpoint(struct train *t, uint64_t step_done)
     struct ckpt_run run = {.seed = t->o.seed,
                            .epoch = step_done / t->bpe,
                            .batch = step_done % t->bpe,
-                           .sim_time_ps = t->sim_offset_ps + machine_now(t->rt),
+                           .sim_time_ps = t->sim_offset_ps + machine_now(t->machine),
                            .batch_size = (uint32_t)t->o.batch,
                            .nodes = (uint32_t)t->o.nodes,
                            .samples = t->train_set.count};
-    struct dnn_err e;
+    struct err e;
 
-    if (ckpt_save(t->ckpt_path, machine_params(t->rt), &run, &e)) {
+    if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
         /* A failed write leaves the previous checkpoint intact: warn and go on. */
-        snprintf(t->last_ckpt_err, sizeof(t->last_ckpt_err), "%s", e.msg);
         say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
             e.msg);
         return -1;
     }
     t->ckpt_step = step_done;
     if (t->trace)
-        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt), "checkpoint",
-                      &TRACE_U64("step", step_done), 1);
+        trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
+                      "checkpoint", &TRACE_U64("step", step_done), 1, NULL);
     return 0;
 }
 
@@ -1253,7 +1336,7 @@ static int golden_step(struct train *t, uint64_t k, float loss)
 {
     uint32_t B = (uint32_t)t->o.batch;
     uint8_t *img = malloc((size_t)B * FM_INPUTS), *lab = malloc(B);
-    struct dnn_err e;
+    struct err e;
     float gl;
     int rc = -1;
 
@@ -1266,12 +1349,12 @@ static int golden_step(struct train *t, uint64_t k, float loss)
         fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
         goto out;
     }
-    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, machine_params(t->rt))) {
+    if (memcmp(&gl, &loss, sizeof(gl)) || !dnn_params_equal(t->gold, machine_params(t->machine))) {
         fprintf(stderr,
                 "\nflashstream train: --golden-check: step %" PRIu64
                 " differs from the golden trainer: loss %.9g vs %.9g, params digest %016" PRIx64
                 " vs %016" PRIx64 "\n",
-                k, (double)loss, (double)gl, dnn_params_digest(machine_params(t->rt)),
+                k, (double)loss, (double)gl, dnn_params_digest(machine_params(t->machine)),
                 dnn_params_digest(t->gold));
         goto out;
     }
@@ -1286,14 +1369,14 @@ out:
 /* loss.csv's row of step k. */
 static void loss_row(struct train *t, uint64_t k, const struct machine_step_info *info, float lr)
 {
-    stats_csv_u64(t->loss_csv, k);
-    stats_csv_u64(t->loss_csv, k / t->bpe);
+    stats_csv_u64(t->loss_csv, k, NULL);
+    stats_csv_u64(t->loss_csv, k / t->bpe, NULL);
     csv_f32(t->loss_csv, info->loss);
     csv_f32(t->loss_csv, lr);
-    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6);
-    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6);
-    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->rt)));
-    stats_csv_end_row(t->loss_csv);
+    stats_csv_fixed(t->loss_csv, ps_us(t->sim_offset_ps + info->end_ps), 6, NULL);
+    stats_csv_fixed(t->loss_csv, ps_us(info->end_ps - info->start_ps), 6, NULL);
+    stats_csv_str(t->loss_csv, machine_fidelity_name(machine_get_fidelity(t->machine)), NULL);
+    stats_csv_end_row(t->loss_csv, NULL);
 }
 
 /* trace.json's record of step k, and the busy intervals of its resources. */
@@ -1303,40 +1386,41 @@ static void trace_step(struct train *t, uint64_t k, const struct machine_step_in
     struct trace_arg a[] = {
         TRACE_F64("loss", info->loss), TRACE_F64("lr", lr), TRACE_U64("commands", info->commands),
         TRACE_U64("gemms", info->gemms),
-        TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->rt)))};
+        TRACE_STR("fidelity", machine_fidelity_name(machine_get_fidelity(t->machine)))};
 
     snprintf(name, sizeof(name), "step %" PRIu64, k);
     trace_complete(t->trace, t->host_steps, t->sim_offset_ps + info->start_ps,
-                   info->end_ps - info->start_ps, name, "step", a, 5);
+                   info->end_ps - info->start_ps, name, "step", a, 5, NULL);
     take_busy(t, info);
 }
 
 static int train_loop(struct train *t, uint64_t *done)
 {
-    struct machine_err e;
+    struct err e;
     uint64_t k;
 
     *done = t->start_step;
     for (k = t->start_step; k < t->target && !stop_requested; k++) {
         struct machine_step_info info;
         bool tr = traced(t, k);
-        float lr = dnn_params_lr(&machine_params(t->rt)->opt, k);
+        float lr = dnn_params_lr(&machine_params(t->machine)->opt, k);
 
         if (t->o.rtl_steps && k == t->start_step + t->o.rtl_steps) {
-            if (machine_set_fidelity(t->rt, (enum machine_fidelity)t->o.fidelity, &e)) {
+            if (machine_set_fidelity(t->machine, (enum machine_fidelity)t->o.fidelity, &e)) {
                 fprintf(stderr, "\nflashstream train: step %" PRIu64 ": %s\n", k, e.msg);
                 return -1;
             }
             say(t, "step %" PRIu64 ": switched from rtl to %s\n", k, fid_names[t->o.fidelity]);
             if (t->trace)
-                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->rt),
-                              "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1);
+                trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
+                              "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1,
+                              NULL);
         }
         if (feed(t, k))
             return -1;
         if (t->trace)
-            machine_record_busy(t->rt, tr, tr ? (size_t)t->o.trace_max : 0);
-        if (machine_step(t->rt, &info, &e)) {
+            machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
+        if (machine_step(t->machine, &info, &e)) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
             return -1;
         }
@@ -1490,7 +1574,7 @@ static size_t end_rows(const struct machine_counter *c, size_t n, struct end_row
 static void print_endurance(struct train *t)
 {
     size_t n, nr;
-    const struct machine_counter *c = machine_counters(t->rt, &n);
+    const struct machine_counter *c = machine_counters(t->machine, &n);
     struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
     bool cols[END_COLS] = {false};
 
@@ -1498,7 +1582,7 @@ static void print_endurance(struct train *t)
         return;
     nr = end_rows(c, n, rows, cols);
     if (!nr) {
-        printf("\nflash endurance: the runtime reports no flash stream counters\n");
+        printf("\nflash endurance: the machine reports no flash stream counters\n");
         free(rows);
         return;
     }
@@ -1555,18 +1639,19 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
     for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
                                 argv[i]);
-    stats_meta(s, "command", buf);
-    stats_meta(s, "model", t->spec);
-    stats_meta(s, "optimizer", opt_summary(&machine_params(t->rt)->opt, buf, sizeof(buf)));
+    stats_meta(s, "command", buf, NULL);
+    stats_meta(s, "model", t->spec, NULL);
+    stats_meta(s, "optimizer", opt_summary(&machine_params(t->machine)->opt, buf, sizeof(buf)),
+               NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
-    stats_meta(s, "seed", buf);
+    stats_meta(s, "seed", buf, NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
-    stats_meta(s, "machine", buf);
+    stats_meta(s, "machine", buf, NULL);
     snprintf(buf, sizeof(buf), "rtl for %" PRIu64 " steps, then %s", t->o.rtl_steps,
              fid_names[t->o.fidelity]);
-    stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity]);
+    stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity], NULL);
     if (t->o.resume)
-        stats_meta(s, "resumed_from", t->o.resume);
+        stats_meta(s, "resumed_from", t->o.resume, NULL);
 }
 
 /* stats.json's layers.*: the sums of layers.csv per layer and pass. */
@@ -1581,18 +1666,18 @@ static void layer_stats(struct stats *s, const struct train *t)
                 continue;
             snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
                      machine_pass_name((enum machine_pass)pass));
-            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps);
+            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps, NULL);
             for (int p = 0; p < MACHINE_PH_N; p++) {
                 snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
                          machine_pass_name((enum machine_pass)pass),
                          machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
-                              ls->phase_ps[p]);
+                              ls->phase_ps[p], NULL);
                 snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
                          machine_pass_name((enum machine_pass)pass),
                          machine_phase_name((enum machine_phase)p));
                 stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
-                              ls->waited[p]);
+                              ls->waited[p], NULL);
             }
         }
     }
@@ -1600,54 +1685,62 @@ static void layer_stats(struct stats *s, const struct train *t)
 
 static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
 {
-    struct stats *s = stats_create();
+    struct stats *s;
+    struct err e;
     char path[600];
     size_t n;
     const struct machine_counter *c;
-    uint64_t sim = machine_now(t->rt);
+    uint64_t sim = machine_now(t->machine);
     int rc = 0;
 
-    if (!s)
+    if (stats_create(&s, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         return -1;
+    }
     describe_run(s, t, argc, argv);
+    if (machine_ini_stats(&t->cfg, s, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
+        stats_destroy(s);
+        return -1;
+    }
 
-    c = machine_counters(t->rt, &n);
+    c = machine_counters(t->machine, &n);
     for (size_t i = 0; i < n; i++) {
-        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64)
-                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64);
+        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64, &e)
+                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64, &e);
         if (r && !rc) {
-            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", stats_errmsg(s));
+            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", e.msg);
             rc = 0;
         }
     }
-    stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps);
+    stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps, NULL);
     stats_set_u64(s, "train.first_step", "count", "step the run started at (0, or resumed)",
-                  t->start_step);
+                  t->start_step, NULL);
     stats_set_u64(s, "train.images", "count", "training images processed by this invocation",
-                  t->images);
-    stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe);
-    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss);
+                  t->images, NULL);
+    stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe, NULL);
+    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
     if (t->last_acc_step >= 0) {
-        stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc);
+        stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc, NULL);
         stats_set_u64(s, "train.test_accuracy_step", "count", "step it was measured after",
-                      (uint64_t)t->last_acc_step);
+                      (uint64_t)t->last_acc_step, NULL);
     }
-    stats_set_u64(s, "train.sim_time_ps", "ps", "simulated time of this invocation", sim);
+    stats_set_u64(s, "train.sim_time_ps", "ps", "simulated time of this invocation", sim, NULL);
     stats_set_u64(s, "train.sim_time_total_ps", "ps",
                   "simulated time including the run before the checkpoint resumed from",
-                  t->sim_offset_ps + sim);
-    stats_set_f64(s, "train.wall_s", "s", "wall-clock time of the training loop", wall);
+                  t->sim_offset_ps + sim, NULL);
+    stats_set_f64(s, "train.wall_s", "s", "wall-clock time of the training loop", wall, NULL);
     stats_set_f64(s, "train.wall_images_per_s", "images/s", "simulator speed",
-                  wall > 0 ? (double)t->images / wall : 0.0);
+                  wall > 0 ? (double)t->images / wall : 0.0, NULL);
     stats_set_f64(s, "train.sim_images_per_s", "images/s", "simulated machine throughput",
-                  sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
+                  sim ? (double)t->images / ((double)sim * 1e-12) : 0.0, NULL);
     stats_set_u64(s, "train.params_digest", "fnv1a64",
                   "dnn_params_digest of the final weights and optimizer state",
-                  dnn_params_digest(machine_params(t->rt)));
+                  dnn_params_digest(machine_params(t->machine)), NULL);
     layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
-    if (stats_write_json(s, path)) {
-        fprintf(stderr, "flashstream train: %s\n", stats_errmsg(s));
+    if (stats_write_json(s, path, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         rc = -1;
     }
     stats_destroy(s);
@@ -1656,11 +1749,11 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
 
 static int close_csv(struct stats_csv **c)
 {
-    char err[700];
+    struct err e;
     int rc = 0;
 
-    if (*c && stats_csv_close(*c, err, sizeof(err))) {
-        fprintf(stderr, "flashstream train: %s\n", err);
+    if (*c && stats_csv_close(*c, &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         rc = -1;
     }
     *c = NULL;
@@ -1678,11 +1771,12 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
     rc |= close_csv(&t->timeline_csv);
     if (t->trace) {
         char path[600];
+        struct err e;
 
-        trace_meta(t->trace, "model", t->spec);
+        trace_meta(t->trace, "model", t->spec, NULL);
         snprintf(path, sizeof(path), "%s/trace.json", t->out_dir);
-        if (trace_write(t->trace, path)) {
-            fprintf(stderr, "flashstream train: %s\n", trace_errmsg(t->trace));
+        if (trace_write(t->trace, path, &e)) {
+            fprintf(stderr, "flashstream train: %s\n", e.msg);
             rc = -1;
         }
     }
@@ -1732,7 +1826,8 @@ static void cleanup(struct train *t)
         dnn_golden_fini(&t->golden);
     dnn_params_destroy(t->gold);
     dnn_params_destroy(t->resume_params);
-    machine_destroy(t->rt);
+    machine_destroy(t->machine);
+    machine_ini_destroy(t->ini);
     dnn_idx_fini(&t->train_set);
     dnn_idx_fini(&t->test_set);
     free(t->order);
@@ -1831,6 +1926,7 @@ static int end_of_run(struct train *t, int rc, uint64_t done)
 int cmd_train(int argc, char **argv)
 {
     struct train *t = calloc(1, sizeof(*t));
+    struct err e;
     uint64_t done = 0;
     double wall;
     int rc, status = 1;
@@ -1841,12 +1937,22 @@ int cmd_train(int argc, char **argv)
     }
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
-    rc = parse(argc, argv, &t->o);
+    rc = parse(argc, argv, t);
     if (rc) {
-        free(t);
-        return rc > 0 ? 0 : 2;
+        status = rc > 0 ? 0 : 2;
+        goto out;
     }
     if (build_model(t)) {
+        status = 2;
+        goto out;
+    }
+    if (t->o.only == ONLY_SHOW_CONFIG) {
+        show_config(t);
+        status = 0;
+        goto out;
+    }
+    if (machine_cfg_supported(machine_ini_cfg(t->ini), &e)) {
+        fprintf(stderr, "flashstream train: %s\n", e.msg);
         status = 2;
         goto out;
     }
@@ -1863,7 +1969,7 @@ int cmd_train(int argc, char **argv)
     if (end_of_run(t, rc, done))
         goto out;
 
-    uint64_t steps = done - t->start_step, sim = machine_now(t->rt);
+    uint64_t steps = done - t->start_step, sim = machine_now(t->machine);
     printf("\ntrained %" PRIu64 " steps (%" PRIu64 " images) in %.1f s wall: %.0f images/s "
            "simulated by the host, %.0f images/s on the simulated machine\n",
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
@@ -1872,7 +1978,8 @@ int cmd_train(int argc, char **argv)
         "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
         "%016" PRIx64 "%s\n",
         t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
-        dnn_params_digest(machine_params(t->rt)), t->golden_ok ? " (golden check: equal)" : "");
+        dnn_params_digest(machine_params(t->machine)),
+        t->golden_ok ? " (golden check: equal)" : "");
     print_layer_table(t, steps);
     print_endurance(t);
     if (write_outputs(t, steps, wall, argc, argv))

@@ -55,7 +55,7 @@ struct an_sys {
 };
 
 /* The parameters of an an_top built with this core configuration (what an_rtl_params gives). */
-static inline void an_flow_params(const struct core_twin_cfg *core, struct an_params *p)
+static inline void an_flow_params(const struct core_params *core, struct an_params *p)
 {
     struct core_twin_map map;
     p->core = *core;
@@ -64,6 +64,15 @@ static inline void an_flow_params(const struct core_twin_cfg *core, struct an_pa
     p->dma.sram_addr_bits = 32;
     p->dma.sram_bytes = map.end;
     p->dma.sram_lat = 2;
+}
+
+/* Whether the RTL's DMA parameters are the C side's (an_rtl_params against an_flow_params). */
+static inline bool dma_params_same(const struct dma_params *a, const struct dma_params *b)
+{
+    return a->sram_addr_bits == b->sram_addr_bits && a->sram_bytes == b->sram_bytes &&
+           a->tb_bytes == b->tb_bytes && a->sram_lat == b->sram_lat &&
+           a->max_rd_out == b->max_rd_out && a->max_wr_out == b->max_wr_out &&
+           a->desc_depth == b->desc_depth && a->cpl_depth == b->cpl_depth;
 }
 
 /* ---- the RTL as a DMA for dma_env: its SRAM port is inside */
@@ -99,30 +108,10 @@ static inline void an_flow_step(void *h, uint64_t n)
     an_rtl_step(((struct an_sys *)h)->a, n);
 }
 
-static inline void an_flow_tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-
-static inline void an_flow_tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-
-static inline void an_flow_tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
-static inline const char *an_flow_tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* Build either form around env_cfg's tensor buffer, port and seed (its params are replaced by
- * the AN's). 0, or -1 with a message. */
-static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twin_cfg *core,
-                               const struct dma_env_cfg *env_cfg, char *msg, size_t len)
+ * the AN's). 0, or a negative errno with the message in e. */
+static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_params *core,
+                               const struct dma_env_cfg *env_cfg, struct err *e)
 {
     struct dma_env_cfg c = *env_cfg;
     struct dma_dut dut;
@@ -136,25 +125,21 @@ static inline int an_flow_open(struct an_sys *s, bool rtl, const struct core_twi
         s->a = an_rtl_create(c.seed);
         struct an_params rp;
         an_rtl_params(s->a, &rp);
-        if (memcmp(&rp.core, core, sizeof(*core)) || rp.dma.sram_bytes != s->prm.dma.sram_bytes) {
-            snprintf(msg, len, "an_flow: the model was built for another configuration");
-            return -1;
-        }
+        if (memcmp(&rp.core, core, sizeof(*core)) || !dma_params_same(&rp.dma, &s->prm.dma))
+            return err_set(e, -EINVAL,
+                           "an_flow: the model was built for another configuration, or its DMA "
+                           "parameters are not an_flow_params'");
         s->prm = rp;
         c.params = rp.dma;
         dut = (struct dma_dut){"an_top", s, an_flow_set, an_flow_get, an_flow_step, NULL};
     } else {
-        if (dma_twin_create(&c.params, &s->tw, msg, len))
-            return -1;
-        s->core = core_twin_create(core);
-        if (!s->core) {
-            snprintf(msg, len, "an_flow: core twin configuration rejected");
-            return -1;
-        }
-        dut = (struct dma_dut){"twin",         s->tw,           an_flow_tw_set,
-                               an_flow_tw_get, an_flow_tw_step, an_flow_tw_error};
+        int rc = dma_twin_create(&c.params, &s->tw, e);
+
+        if (rc || (rc = core_twin_create(core, &s->core, e)))
+            return err_prefix(e, rc, "an_flow");
+        dut = dma_dut_twin(s->tw);
     }
-    return dma_env_create(&c, &dut, NULL, &s->env, msg, len) ? -1 : 0;
+    return dma_env_create(&c, &dut, NULL, &s->env, e);
 }
 
 static inline void an_flow_close(struct an_sys *s)
@@ -169,7 +154,7 @@ static inline void an_flow_close(struct an_sys *s)
 /* The GEMM phase. RTL: through the command and completion ports, the DMA's inputs idle.
  * Twin: the SRAM image goes into the core twin, the command runs, the C-pad comes back. */
 static inline int an_flow_gemm(struct an_sys *s, const struct core_cmd *cmd, struct an_result *r,
-                               char *msg, size_t len)
+                               struct err *e)
 {
     if (s->rtl) {
         struct an_out o;
@@ -179,10 +164,8 @@ static inline int an_flow_gemm(struct an_sys *s, const struct core_cmd *cmd, str
         s->in.done_ready = true;
         s->in.cmd = *cmd;
         for (uint64_t c = 0;; c++) {
-            if (c > 100000000ull) {
-                snprintf(msg, len, "an_flow: GEMM did not complete");
-                return -1;
-            }
+            if (c > 100000000ull)
+                return err_set(e, -ETIMEDOUT, "an_flow: GEMM did not complete");
             s->in.cmd_valid = !sent;
             an_rtl_set(s->a, &s->in);
             an_rtl_get(s->a, &o);
@@ -206,10 +189,9 @@ static inline int an_flow_gemm(struct an_sys *s, const struct core_cmd *cmd, str
         core_twin_dma_write(s->core, a, v, 0xff);
     }
     struct core_twin_result res;
-    if (core_twin_exec(s->core, cmd, &res)) {
-        snprintf(msg, len, "an_flow: core twin out of memory");
-        return -1;
-    }
+    int rc = core_twin_exec(s->core, cmd, &res, e);
+    if (rc)
+        return err_prefix(e, rc, "an_flow");
     r->gemm_status = res.status;
     r->gemm_cycles = (uint32_t)res.cycles;
     for (uint32_t a = s->map.c_base; a < s->map.end; a += 8) {
@@ -222,15 +204,14 @@ static inline int an_flow_gemm(struct an_sys *s, const struct core_cmd *cmd, str
 }
 
 static inline int an_flow_dma(struct an_sys *s, const struct dma_desc *d, size_t n,
-                              struct dma_cpl *out, char *msg, size_t len)
+                              struct dma_cpl *out, struct err *e)
 {
+    int rc;
     for (size_t i = 0; i < n; i++)
-        if (dma_env_submit(s->env, &d[i]))
-            return -1;
-    if (dma_env_run(s->env, 100000000ull)) {
-        snprintf(msg, len, "%s", dma_env_error(s->env));
-        return -1;
-    }
+        if ((rc = dma_env_submit(s->env, &d[i], e)))
+            return rc;
+    if ((rc = dma_env_run(s->env, 100000000ull, e)))
+        return rc;
     for (size_t i = 0; i < n; i++)
         out[i] = dma_env_cpl(s->env, i)->cpl;
     dma_env_clear_cpls(s->env);
@@ -243,7 +224,7 @@ static inline int an_flow_dma(struct an_sys *s, const struct dma_desc *d, size_t
  * tensor buffer (read them with dram_read on dma_env_dram(s->env)).
  */
 static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, const uint16_t *A,
-                                const uint16_t *W, struct an_result *r, char *msg, size_t len)
+                                const uint16_t *W, struct an_result *r, struct err *e)
 {
     struct dram *tb = dma_env_dram(s->env);
     memset(r, 0, sizeof(*r));
@@ -251,7 +232,7 @@ static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, cons
     size_t na = (size_t)L->m * L->k, nw = (size_t)L->n * L->k;
     uint8_t *bytes = malloc(2 * (na > nw ? na : nw));
     if (!bytes)
-        return -1;
+        return err_set(e, -ENOMEM, "an_flow: out of memory for the operands");
     for (size_t i = 0; i < na; i++)
         bytes[2 * i] = (uint8_t)A[i], bytes[2 * i + 1] = (uint8_t)(A[i] >> 8);
     int wrc = dram_write(tb, L->a_tb, bytes, 2 * na);
@@ -259,19 +240,17 @@ static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, cons
         bytes[2 * i] = (uint8_t)W[i], bytes[2 * i + 1] = (uint8_t)(W[i] >> 8);
     wrc = wrc ? wrc : dram_write(tb, L->w_tb, bytes, 2 * nw);
     free(bytes);
-    if (wrc) {
-        snprintf(msg, len, "an_flow: operands do not fit the tensor buffer");
-        return -1;
-    }
+    if (wrc)
+        return err_set(e, wrc, "an_flow: operands do not fit the tensor buffer");
     size_t cbytes = (size_t)L->m * L->n * 4 + 2 * AN_GUARD;
     uint8_t *guard = malloc(cbytes);
     if (!guard)
-        return -1;
+        return err_set(e, -ENOMEM, "an_flow: out of memory for the guard bytes");
     memset(guard, 0xa5, cbytes);
     int rc = dram_write(tb, L->c_tb - AN_GUARD, guard, cbytes);
     free(guard);
     if (rc)
-        return -1;
+        return err_set(e, rc, "an_flow: C and its guards do not fit the tensor buffer");
 
     uint64_t e0 = dma_env_cycle(s->env);
     struct dma_desc in[2] = {
@@ -291,8 +270,8 @@ static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, cons
          .dst = s->map.b_base + 2ull * L->b_addr,
          .dst_stride = 2ull * L->ldb},
     };
-    if (an_flow_dma(s, in, 2, r->dma, msg, len))
-        return -1;
+    if ((rc = an_flow_dma(s, in, 2, r->dma, e)))
+        return rc;
     struct core_cmd cmd = {.m = L->m,
                            .n = L->n,
                            .k = L->k,
@@ -302,8 +281,8 @@ static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, cons
                            .lda = L->lda,
                            .ldb = L->ldb,
                            .ldc = L->ldc};
-    if (an_flow_gemm(s, &cmd, r, msg, len))
-        return -1;
+    if ((rc = an_flow_gemm(s, &cmd, r, e)))
+        return rc;
     struct dma_desc out = {.store = true,
                            .tag = 3,
                            .rows = L->m,
@@ -312,8 +291,8 @@ static inline int an_flow_layer(struct an_sys *s, const struct an_layer *L, cons
                            .src_stride = 4ull * L->ldc,
                            .dst = L->c_tb,
                            .dst_stride = 4ull * L->n};
-    if (an_flow_dma(s, &out, 1, &r->dma[2], msg, len))
-        return -1;
+    if ((rc = an_flow_dma(s, &out, 1, &r->dma[2], e)))
+        return rc;
     r->env_cycles = dma_env_cycle(s->env) - e0;
     return 0;
 }

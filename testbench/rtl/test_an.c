@@ -39,16 +39,21 @@ static uint32_t round_up(uint32_t x, uint32_t w)
     return (x + w - 1) / w * w;
 }
 
+/* The parameters of the model this test is linked with. */
+static struct an_params model_params(void)
+{
+    struct an_params p;
+    struct an_rtl *probe = an_rtl_create(0);
+    an_rtl_params(probe, &p);
+    an_rtl_destroy(probe);
+    return p;
+}
+
 /* Run one layer in both forms and check everything; returns the RTL result. */
 static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, uint64_t seed,
                       bool waves)
 {
-    struct core_twin_cfg core;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
-    core = rp.core;
+    struct core_params core = model_params().core;
 
     uint64_t rng = seed;
     size_t na = (size_t)L->m * L->k, nw = (size_t)L->n * L->k, nc = (size_t)L->m * L->n;
@@ -56,7 +61,7 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
     uint32_t *want = malloc(nc * 4);
     uint8_t *got[2];
     struct an_result res[2];
-    char msg[512];
+    struct err err;
     assert_non_null(A);
     assert_non_null(W);
     assert_non_null(want);
@@ -69,8 +74,8 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
 
     for (int form = 0; form < 2; form++) {
         struct an_sys s;
-        if (an_flow_open(&s, form == 0, &core, ecfg, msg, sizeof(msg)))
-            fail_msg("seed %llu: %s", (unsigned long long)seed, msg);
+        if (an_flow_open(&s, form == 0, &core, ecfg, &err))
+            fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
         if (form == 0 && waves && args.waves) {
             struct vtrace_opts o = {.path = args.waves,
                                     .first_cycle = args.first_cycle,
@@ -78,8 +83,8 @@ static void run_layer(const struct an_layer *L, const struct dma_env_cfg *ecfg, 
                                     .scopes = args.scopes};
             assert_int_equal(an_rtl_trace(s.a, &o), 0);
         }
-        if (an_flow_layer(&s, L, A, W, &res[form], msg, sizeof(msg)))
-            fail_msg("seed %llu %s: %s", (unsigned long long)seed, form ? "twin" : "rtl", msg);
+        if (an_flow_layer(&s, L, A, W, &res[form], &err))
+            fail_msg("seed %llu %s: %s", (unsigned long long)seed, form ? "twin" : "rtl", err.msg);
         got[form] = malloc(nc * 4 + 2 * AN_GUARD);
         assert_non_null(got[form]);
         assert_int_equal(
@@ -146,10 +151,7 @@ static struct dma_env_cfg env_cfg(uint64_t salt)
 static void layers_match_reference_and_twin(void **state)
 {
     (void)state;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
+    struct an_params rp = model_params();
     const uint32_t w = core_twin_w(&rp.core);
     static const uint32_t shapes[][3] = {{8, 8, 8},    {1, 1, 1},   {13, 7, 21},
                                          {16, 24, 32}, {5, 33, 12}, {32, 16, 64}};
@@ -176,10 +178,7 @@ static void layers_match_reference_and_twin(void **state)
 static void layers_with_tensor_buffer_stalls(void **state)
 {
     (void)state;
-    struct an_params rp;
-    struct an_rtl *probe = an_rtl_create(0);
-    an_rtl_params(probe, &rp);
-    an_rtl_destroy(probe);
+    struct an_params rp = model_params();
     const uint32_t w = core_twin_w(&rp.core);
     struct dma_env_cfg c = env_cfg(100);
     c.port.req_stall_pct = 30;
@@ -203,10 +202,7 @@ int main(int argc, char **argv)
 {
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
-    struct an_params p;
-    struct an_rtl *r = an_rtl_create(0);
-    an_rtl_params(r, &p);
-    an_rtl_destroy(r);
+    struct an_params p = model_params();
     printf("# an_top %ux%u, pads %u/%u/%u words, SRAM map %llu bytes, seed %llu\n", p.core.rows,
            p.core.cols, p.core.a_words, p.core.b_words, p.core.c_words,
            (unsigned long long)p.dma.sram_bytes, (unsigned long long)args.seed);

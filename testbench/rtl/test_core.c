@@ -67,8 +67,8 @@ struct cmd_slot {
 };
 
 struct dut {
-    struct core *p;
-    struct core_twin_cfg cfg;
+    struct core_rtl *p;
+    struct core_params cfg;
     struct core_twin_map map;
     struct core_twin *img; /* what every pad byte must hold ... */
     uint8_t *known;        /* ... once it is known: written, or computed from known bytes */
@@ -117,8 +117,8 @@ static void cmd_str(const struct core_cmd *c, char *buf, size_t len)
     do {                                                                                           \
         char cs_[256];                                                                             \
         cmd_str((d)->ctx, cs_, sizeof(cs_));                                                       \
-        print_error("seed %" PRIu64 " cycle %" PRIu64 " [%s]: ", args.seed, core_cycle((d)->p),    \
-                    cs_);                                                                          \
+        print_error("seed %" PRIu64 " cycle %" PRIu64 " [%s]: ", args.seed,                        \
+                    core_rtl_cycle((d)->p), cs_);                                                  \
         fail_msg(__VA_ARGS__);                                                                     \
     } while (0)
 
@@ -127,12 +127,11 @@ static void cmd_str(const struct core_cmd *c, char *buf, size_t len)
 static void dut_open(struct dut *d, uint64_t seed)
 {
     memset(d, 0, sizeof(*d));
-    d->p = core_create(seed);
+    d->p = core_rtl_create(seed);
     assert_non_null(d->p);
-    core_params(d->p, &d->cfg);
+    core_rtl_params(d->p, &d->cfg);
     core_twin_map(&d->cfg, &d->map);
-    d->img = core_twin_create(&d->cfg);
-    assert_non_null(d->img);
+    assert_int_equal(core_twin_create(&d->cfg, &d->img, NULL), 0);
     d->known = calloc(d->map.end, 1);
     assert_non_null(d->known);
     d->rng = seed ^ 0xc0de;
@@ -144,15 +143,15 @@ static void dut_open(struct dut *d, uint64_t seed)
     assert_non_null(d->q);
     assert_non_null(d->e);
     struct core_in in = {.rst = true};
-    core_set(d->p, &in);
-    core_step(d->p, 2);
+    core_rtl_set(d->p, &in);
+    core_rtl_step(d->p, 2);
     in.rst = false;
-    core_set(d->p, &in);
+    core_rtl_set(d->p, &in);
 }
 
 static void dut_close(struct dut *d)
 {
-    core_destroy(d->p);
+    core_rtl_destroy(d->p);
     core_twin_destroy(d->img);
     free(d->known);
     free(d->q);
@@ -180,7 +179,7 @@ static bool is_ab_write(const struct dut *d, const struct req *r)
 
 static void check_response(struct dut *d, const struct core_out *out)
 {
-    uint64_t now = core_cycle(d->p);
+    uint64_t now = core_rtl_cycle(d->p);
     bool due = d->e_len > 0 && d->e[d->e_head].due == now;
 
     if (d->e_len > 0 && d->e[d->e_head].due < now)
@@ -228,7 +227,7 @@ static void check_response(struct dut *d, const struct core_out *out)
 
 static void check_done(struct dut *d, const struct core_out *out)
 {
-    uint64_t now = core_cycle(d->p);
+    uint64_t now = core_rtl_cycle(d->p);
 
     /* Stall rule: a completion that was not taken holds, valid and payload. */
     if (d->prev.done_valid && !d->prev_done_ready &&
@@ -294,7 +293,7 @@ static void tick(struct dut *d)
 {
     struct core_in in = {0};
     struct core_out out;
-    uint64_t now = core_cycle(d->p);
+    uint64_t now = core_rtl_cycle(d->p);
 
     if (!d->dma_valid && d->q_len > 0 && chance(d, d->p_dma))
         d->dma_valid = true;
@@ -312,8 +311,8 @@ static void tick(struct dut *d)
     if (d->cmd_valid)
         in.cmd = d->cmds[d->c_sent].cmd;
     in.done_ready = chance(d, d->p_done);
-    core_set(d->p, &in);
-    core_get(d->p, &out);
+    core_rtl_set(d->p, &in);
+    core_rtl_get(d->p, &out);
 
     check_response(d, &out);
     check_done(d, &out);
@@ -347,7 +346,7 @@ static void tick(struct dut *d)
     if (d->cmd_valid && out.cmd_ready) {
         struct cmd_slot *s = &d->cmds[d->c_sent++];
         s->accepted = now;
-        assert_int_equal(core_twin_exec(d->img, &s->cmd, &s->want), 0);
+        assert_int_equal(core_twin_exec(d->img, &s->cmd, &s->want, NULL), 0);
         if (s->want.status == CORE_OK)
             mark_result(d, &s->cmd);
         d->cmd_valid = false;
@@ -360,7 +359,7 @@ static void tick(struct dut *d)
     }
     d->prev = out;
     d->prev_done_ready = in.done_ready;
-    core_step(d->p, 1);
+    core_rtl_step(d->p, 1);
 }
 
 static void push_req(struct dut *d, bool we, uint32_t addr, uint64_t data, uint8_t strb)
@@ -373,10 +372,10 @@ static void push_req(struct dut *d, bool we, uint32_t addr, uint64_t data, uint8
 /* Run until every queued request and command is done. */
 static void drain(struct dut *d)
 {
-    uint64_t start = core_cycle(d->p);
+    uint64_t start = core_rtl_cycle(d->p);
     while (d->q_len || d->dma_valid || d->e_len || d->c_done < d->c_total) {
         tick(d);
-        if (core_cycle(d->p) - start > 50000000)
+        if (core_rtl_cycle(d->p) - start > 50000000)
             FAIL(d, "no progress: %zu requests, %zu responses, %zu of %zu commands left", d->q_len,
                  d->e_len, d->c_total - d->c_done, d->c_total);
     }
@@ -555,7 +554,7 @@ static void check_c_region(struct dut *d, const struct core_cmd *c)
 /* ---------------------------------------------------------------- oracles */
 
 /* The cycle count of rtl/core/README.md, from its named phases. */
-static uint64_t formula_cycles(const struct core_twin_cfg *g, const struct core_cmd *c)
+static uint64_t formula_cycles(const struct core_params *g, const struct core_cmd *c)
 {
     const uint64_t T_START = 3, T_FEED = 2, T_WB = 2;
     uint64_t R = g->rows, C = g->cols, W = core_twin_w(g), K = c->k;
@@ -708,13 +707,13 @@ static void reset_state(void **state)
 
     dut_open(&d, args.seed);
     for (int i = 0; i < 4; i++) {
-        core_get(d.p, &out);
+        core_rtl_get(d.p, &out);
         assert_true(out.cmd_ready);
         assert_false(out.done_valid);
         assert_false(out.busy);
         assert_true(out.dma_ready);
         assert_false(out.dma_resp_valid);
-        core_step(d.p, 1);
+        core_rtl_step(d.p, 1);
     }
     dut_close(&d);
 }
@@ -787,7 +786,7 @@ static void gemm_edge_shapes(void **state)
             runs++;
         }
     }
-    printf("# edge shapes: %u GEMMs checked, %" PRIu64 " cycles\n", runs, core_cycle(d.p));
+    printf("# edge shapes: %u GEMMs checked, %" PRIu64 " cycles\n", runs, core_rtl_cycle(d.p));
     dut_close(&d);
 }
 
@@ -802,7 +801,7 @@ static void gemm_random(void **state)
                                 .first_cycle = args.first_cycle,
                                 .last_cycle = args.last_cycle,
                                 .scopes = args.scopes};
-        assert_int_equal(core_trace(d.p, &o), 0);
+        assert_int_equal(core_rtl_trace(d.p, &o), 0);
     }
     /* No fill: run_gemm writes every byte it reads back, so the first command starts within
      * a few hundred cycles (and inside the default trace window). */
@@ -820,7 +819,7 @@ static void gemm_random(void **state)
     }
     printf("# random: %u GEMMs, %" PRIu64 " MACs in %" PRIu64 " command cycles, %" PRIu64
            " cycles in all\n",
-           n, macs, cycles, core_cycle(d.p));
+           n, macs, cycles, core_rtl_cycle(d.p));
     dut_close(&d);
 }
 
@@ -871,7 +870,8 @@ static void back_to_back(void **state)
         }
         drain(&d);
     }
-    printf("# back to back: %" PRIu64 " commands, %" PRIu64 " cycles\n", d.n_cmds, core_cycle(d.p));
+    printf("# back to back: %" PRIu64 " commands, %" PRIu64 " cycles\n", d.n_cmds,
+           core_rtl_cycle(d.p));
     dut_close(&d);
 }
 
@@ -944,7 +944,7 @@ static void dma_during_command(void **state)
     }
     printf("# DMA during commands: %u commands, %" PRIu64 " requests taken and %" PRIu64
            " request-cycles held off while busy, %" PRIu64 " cycles\n",
-           rounds, d.n_busy_taken, d.n_busy_held, core_cycle(d.p));
+           rounds, d.n_busy_taken, d.n_busy_held, core_rtl_cycle(d.p));
     if (d.n_busy_taken == 0 || d.n_busy_held == 0)
         FAIL(&d,
              "the case never had a DMA request taken (%" PRIu64 ") and one held off (%" PRIu64
@@ -1063,7 +1063,7 @@ static void bad_commands(void **state)
         drain(&d);
     }
     printf("# bad commands: %zu listed, %u random tried, %" PRIu64 " cycles\n", n, soup,
-           core_cycle(d.p));
+           core_rtl_cycle(d.p));
     dut_close(&d);
 }
 
@@ -1071,10 +1071,10 @@ int main(int argc, char **argv)
 {
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
-    struct core *p = core_create(0);
-    struct core_twin_cfg cfg;
-    core_params(p, &cfg);
-    core_destroy(p);
+    struct core_rtl *p = core_rtl_create(0);
+    struct core_params cfg;
+    core_rtl_params(p, &cfg);
+    core_rtl_destroy(p);
     printf("# core_top %ux%u, W %u, pads %u/%u/%u words, seed %" PRIu64 "\n", cfg.rows, cfg.cols,
            core_twin_w(&cfg), cfg.a_words, cfg.b_words, cfg.c_words, args.seed);
     const struct CMUnitTest tests[] = {

@@ -35,35 +35,6 @@ struct fx {
     struct dma_env_cfg cfg;
 };
 
-static void rtl_set(void *h, const struct dma_in *in)
-{
-    dma_rtl_set(h, in);
-}
-static void rtl_get(void *h, struct dma_out *out)
-{
-    dma_rtl_get(h, out);
-}
-static void rtl_step(void *h, uint64_t n)
-{
-    dma_rtl_step(h, n);
-}
-static void tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-static void tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-static void tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-static const char *tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* The default environment of these tests: the model's parameters, a fast tensor buffer
  * (10 ns) so that sweeps stay short, no stalls. */
 static struct dma_env_cfg base_cfg(uint64_t salt)
@@ -81,7 +52,6 @@ static struct dma_env_cfg base_cfg(uint64_t salt)
 static struct fx *fx_open(const struct dma_env_cfg *cfg, const char *waves)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    char msg[256] = "";
     assert_non_null(f);
     f->cfg = *cfg;
     f->rtl = dma_rtl_create(cfg->seed);
@@ -93,14 +63,15 @@ static struct fx *fx_open(const struct dma_env_cfg *cfg, const char *waves)
                                 .scopes = args.scopes};
         assert_int_equal(dma_rtl_trace(f->rtl, &o), 0);
     }
-    if (dma_twin_create(&cfg->params, &f->tw, msg, sizeof(msg)))
-        fail_msg("twin: %s", msg);
-    struct dma_dut rtl = {"rtl", f->rtl, rtl_set, rtl_get, rtl_step, NULL};
-    struct dma_dut tw = {"twin", f->tw, tw_set, tw_get, tw_step, tw_error};
-    if (dma_env_create(cfg, &rtl, &tw, &f->env, msg, sizeof(msg)))
-        fail_msg("env: %s", msg);
-    f->scn = dma_scn_create(f->env, cfg->seed);
-    assert_non_null(f->scn);
+    struct err e;
+    if (dma_twin_create(&cfg->params, &f->tw, &e))
+        fail_msg("twin: %s", e.msg);
+    struct dma_dut rtl = dma_dut_rtl(f->rtl);
+    struct dma_dut tw = dma_dut_twin(f->tw);
+    if (dma_env_create(cfg, &rtl, &tw, &f->env, &e))
+        fail_msg("env: %s", e.msg);
+    if (dma_scn_create(&(struct dma_scn_cfg){.seed = cfg->seed}, f->env, &f->scn, &e))
+        fail_msg("scenario: %s", e.msg);
     return f;
 }
 
@@ -115,19 +86,20 @@ static void fx_close(struct fx *f)
 
 static void add(struct fx *f, const struct dma_desc *d)
 {
-    int rc = dma_scn_add(f->scn, d);
+    struct err e;
+    int rc = dma_scn_add(f->scn, d, &e);
     if (rc)
-        fail_msg("seed %llu: cannot set up descriptor %zu (%d)", (unsigned long long)args.seed,
-                 dma_scn_count(f->scn), rc);
+        fail_msg("seed %llu: cannot set up descriptor %zu (%d): %s", (unsigned long long)args.seed,
+                 dma_scn_count(f->scn), rc, e.msg);
 }
 
 static void run_and_check(struct fx *f, uint64_t max_cycles)
 {
-    char msg[512];
-    if (dma_env_run(f->env, max_cycles))
-        fail_msg("%s", dma_env_error(f->env));
-    if (dma_scn_check(f->scn, msg, sizeof(msg)))
-        fail_msg("seed %llu: %s", (unsigned long long)args.seed, msg);
+    struct err e;
+    if (dma_env_run(f->env, max_cycles, &e))
+        fail_msg("%s", e.msg);
+    if (dma_scn_check(f->scn, &e))
+        fail_msg("seed %llu: %s", (unsigned long long)args.seed, e.msg);
 }
 
 static void reset_leaves_it_idle(void **state)
@@ -144,6 +116,25 @@ static void reset_leaves_it_idle(void **state)
     assert_false(o.sram.valid);
     assert_true(o.mem.rsp_ready);
     fx_close(f);
+}
+
+/*
+ * The C side's defaults (dma_params_default, which the machine and the twin's tests start from)
+ * are the verilated configuration's: the parameters this model leaves at dma_top's defaults
+ * (rtl/dma/block.mk: all but the SRAM map, its latency and the reads in flight) match them.
+ */
+static void c_defaults_match_the_model(void **state)
+{
+    (void)state;
+    struct dma_params rtl, c;
+    struct dma_rtl *r = dma_rtl_create(0);
+    dma_rtl_params(r, &rtl);
+    dma_rtl_destroy(r);
+    dma_params_default(&c);
+    assert_int_equal(rtl.tb_bytes, c.tb_bytes);
+    assert_int_equal(rtl.max_wr_out, c.max_wr_out);
+    assert_int_equal(rtl.desc_depth, c.desc_depth);
+    assert_int_equal(rtl.cpl_depth, c.cpl_depth);
 }
 
 /*
@@ -399,8 +390,9 @@ static void long_transfers_run_at_a_beat_per_cycle(void **state)
     for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
         d[i].tag = (uint8_t)i;
         add(f, &d[i]);
-        if (dma_env_run(f->env, 1000000))
-            fail_msg("%s", dma_env_error(f->env));
+        struct err e;
+        if (dma_env_run(f->env, 1000000, &e))
+            fail_msg("%s", e.msg);
         uint64_t rd, wr;
         dma_desc_beats(&d[i], &rd, &wr);
         uint32_t cyc = dma_env_cpl(f->env, 0)->cpl.cycles;
@@ -409,9 +401,8 @@ static void long_transfers_run_at_a_beat_per_cycle(void **state)
                (unsigned long long)(rd > wr ? rd : wr), cyc, bpc);
         if (bpc < 0.95)
             fail_msg("descriptor %zu: %.3f beats per cycle, below 0.95", i, bpc);
-        char msg[512];
-        if (dma_scn_check(f->scn, msg, sizeof(msg)))
-            fail_msg("seed %llu: %s", (unsigned long long)args.seed, msg);
+        if (dma_scn_check(f->scn, &e))
+            fail_msg("seed %llu: %s", (unsigned long long)args.seed, e.msg);
     }
     fx_close(f);
 }
@@ -428,6 +419,7 @@ int main(int argc, char **argv)
            p.sram_addr_bits, (unsigned long long)p.sram_bytes, p.sram_lat, p.max_rd_out,
            (unsigned long long)args.seed);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(c_defaults_match_the_model),
         cmocka_unit_test(reset_leaves_it_idle),
         cmocka_unit_test(sweep_lengths_and_offsets),
         cmocka_unit_test(strided_transfers),

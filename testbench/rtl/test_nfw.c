@@ -66,7 +66,7 @@ struct stalls {
 };
 
 struct tb {
-    struct nfw *rtl;
+    struct nfw_rtl *rtl;
     struct nfw_twin *twin;
     struct nfw_params prm;
     struct flash_cfg fc;
@@ -144,28 +144,27 @@ static void tb_reset(struct tb *t)
 {
     struct nfw_in in = {.rst = true};
 
-    nfw_set(t->rtl, &in);
+    nfw_rtl_set(t->rtl, &in);
     nfw_twin_set(t->twin, &in);
-    nfw_step(t->rtl, 3);
+    nfw_rtl_step(t->rtl, 3);
     nfw_twin_step(t->twin, 3);
 }
 
 static struct tb *tb_open(const struct opts *o, uint64_t seed)
 {
     struct tb *t = calloc(1, sizeof(*t));
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ftl_stream_cfg sc;
     struct dram_cfg dc;
     struct dram_port_cfg pc;
     struct nfw_bfm_cfg bc;
-    char msg[256] = "";
 
     assert_non_null(t);
     t->rng = seed;
     t->sp = o->sp;
-    t->rtl = nfw_create(seed);
+    t->rtl = nfw_rtl_create(seed);
     assert_non_null(t->rtl);
-    nfw_params(t->rtl, &t->prm);
+    nfw_rtl_params(t->rtl, &t->prm);
     ok(nfw_twin_create(&t->prm, &t->twin, &e), "twin", e.msg);
     t->n_streams = t->prm.streams < 2 ? t->prm.streams : 2;
 
@@ -198,7 +197,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
         flash_addr_from_die_index(&t->fc.geom, flash_geom_dies(&t->fc.geom) - 1, &a);
         a.plane = t->prm.planes - 1;
         a.block = 7;
-        ok(flash_fms_mark_bad(t->fms, &a), "mark bad", "");
+        ok(flash_fms_mark_bad(t->fms, &a, &e), "mark bad", "");
     }
     for (unsigned s = 0; s < t->n_streams; s++) {
         memset(&sc, 0, sizeof(sc));
@@ -209,7 +208,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
         sc.pe_budget = 1000;
         sc.retention_s = FTL_SEC_PER_DAY;
         sc.erase_on_release = true;
-        ok(ftl_stream_create(t->fms, &t->bbm, &sc, &t->st[s], &e), "stream", e.msg);
+        ok(ftl_stream_create(&sc, t->fms, &t->bbm, &t->st[s], &e), "stream", e.msg);
         t->lpages[s] = ftl_stream_lpages(t->st[s]);
         t->expect[s] = calloc(t->lpages[s], t->prm.page_bytes);
         assert_non_null(t->expect[s]);
@@ -222,14 +221,14 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
 
         flash_addr_from_die_index(&t->fc.geom, 2 % flash_geom_dies(&t->fc.geom), &a);
         a.block = 3;
-        ok(flash_fms_inject_erase_fail(t->fms, &a), "inject", "");
+        ok(flash_fms_inject_erase_fail(t->fms, &a, &e), "inject", "");
     }
     ok(flash_ctrl_init(&t->ctrl, t->fms, &e), "controller", e.msg);
 
     /* Tensor buffer: random contents. */
     dram_cfg_default(&dc);
     dc.size_bytes = TB_BYTES;
-    ok(dram_create(&dc, &t->dram, msg, sizeof(msg)), "dram", msg);
+    ok(dram_create(&dc, &t->dram, &e), "dram", e.msg);
     t->tb = malloc(TB_BYTES);
     assert_non_null(t->tb);
     for (size_t i = 0; i < TB_BYTES; i += 8) {
@@ -244,7 +243,7 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     pc.rsp_stall_pct = o->sp.mem_rsp;
     pc.seed = seed * 3 + 1;
     pc.name = "nfw";
-    ok(dram_port_create(t->dram, &pc, &t->port, msg, sizeof(msg)), "dram port", msg);
+    ok(dram_port_create(&pc, t->dram, &t->port, &e), "dram port", e.msg);
 
     nfw_bfm_cfg_default(&bc);
     bc.period_ps = PERIOD_PS;
@@ -253,10 +252,10 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     bc.done_stall_pct = o->sp.done;
     bc.cfg_stall_pct = o->sp.cfg;
     bc.seed = seed * 5 + 2;
-    ok(nfw_bfm_create(&t->prm, t->fms, &t->bbm, &bc, &t->bfm, &e), "bfm", e.msg);
+    ok(nfw_bfm_create(&bc, &t->prm, t->fms, &t->bbm, &t->bfm, &e), "bfm", e.msg);
     tb_reset(t);
     for (unsigned s = 0; s < t->n_streams; s++)
-        ok(nfw_bfm_attach(t->bfm, s, t->st[s]), "attach", nfw_bfm_errmsg(t->bfm));
+        ok(nfw_bfm_attach(t->bfm, s, t->st[s], &e), "attach", e.msg);
     return t;
 }
 
@@ -273,7 +272,7 @@ static void tb_close(struct tb *t)
     ftl_bbm_fini(&t->bbm);
     flash_fms_destroy(t->fms);
     nfw_twin_destroy(t->twin);
-    nfw_destroy(t->rtl);
+    nfw_rtl_destroy(t->rtl);
     free(t->tb);
     free(t->done);
     free(t);
@@ -293,6 +292,7 @@ static void check_out_hold(struct tb *t, const struct nfw_out *o)
 
 static void tb_cycle(struct tb *t)
 {
+    struct err e;
     struct nfw_out o, o2, ot;
     struct nfw_in in;
     struct mem_port_rsp mr;
@@ -301,13 +301,10 @@ static void tb_cycle(struct tb *t)
     int rc;
 
     memset(&in, 0, sizeof(in));
-    nfw_get(t->rtl, &o);
+    nfw_rtl_get(t->rtl, &o);
     check_out_hold(t, &o);
     dram_port_drive(t->port, &mr);
-    in.mem_req_ready = mr.req_ready;
-    in.mem_rsp_valid = mr.rsp_valid;
-    in.mem_rsp_rdata = mr.rdata;
-    in.mem_rsp_err = mr.err;
+    nfw_in_mem(&in, &mr);
     nfw_bfm_drive(t->bfm, &o, &in);
     if (!t->offered && t->sent < t->n_cmd && !stall(t, t->sp.cmd))
         t->offered = true;
@@ -317,9 +314,9 @@ static void tb_cycle(struct tb *t)
         in.cmd_len = t->cmd[t->sent].len;
         in.cmd_stream = t->cmd[t->sent].stream;
     }
-    nfw_set(t->rtl, &in);
+    nfw_rtl_set(t->rtl, &in);
     /* Every output is a register: the inputs of this cycle do not change them. */
-    nfw_get(t->rtl, &o2);
+    nfw_rtl_get(t->rtl, &o2);
     if (nfw_out_diff(&o, &o2, diff, sizeof(diff)))
         fail_msg("seed %llu cycle %llu: output depends on an input of the same cycle: %s",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
@@ -329,12 +326,11 @@ static void tb_cycle(struct tb *t)
         fail_msg("seed %llu cycle %llu: RTL and twin differ: %s (RTL vs twin)",
                  (unsigned long long)args.seed, (unsigned long long)t->cycle, diff);
 
-    rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                               o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+    nfw_out_mem(&o, &rq);
     dram_port_clock(t->port, &rq);
-    rc = nfw_bfm_clock(t->bfm, &o, &in);
+    rc = nfw_bfm_clock(t->bfm, &o, &in, &e);
     if (rc)
-        fail_msg("seed %llu: %s", (unsigned long long)args.seed, nfw_bfm_errmsg(t->bfm));
+        fail_msg("seed %llu: %s", (unsigned long long)args.seed, e.msg);
     if (in.cmd_valid && o.cmd_ready) {
         t->sent++;
         t->offered = false;
@@ -352,7 +348,7 @@ static void tb_cycle(struct tb *t)
     t->pdat_beats += o.pdat_valid && in.pdat_ready;
     t->prev = o;
     t->prev_in = in;
-    nfw_step(t->rtl, 1);
+    nfw_rtl_step(t->rtl, 1);
     nfw_twin_step(t->twin, 1);
     t->cycle++;
 }
@@ -367,7 +363,7 @@ static void tb_drain(struct tb *t)
         struct nfw_out o;
 
         tb_cycle(t);
-        nfw_get(t->rtl, &o);
+        nfw_rtl_get(t->rtl, &o);
         quiet =
             t->sent == t->n_cmd && o.idle && nfw_bfm_idle(t->bfm) && dram_port_pending(t->port) == 0
                 ? quiet + 1
@@ -434,6 +430,7 @@ static int rb_deliver(void *user, uint64_t addr, const void *data, uint32_t len,
  * so the zero padding is checked too) and compare with the bytes of the tensor buffer. */
 static void verify_cmds(struct tb *t, unsigned from)
 {
+    struct err e;
     uint64_t pb = t->prm.page_bytes;
     unsigned char *buf = malloc(pb + 16);
     struct rb_sink k = {buf, pb + 16};
@@ -450,12 +447,12 @@ static void verify_cmds(struct tb *t, unsigned from)
             int rc;
 
             memset(buf, 0xA5, pb + 16);
-            rc =
-                flash_ctrl_read(&t->ctrl, t->st[c->stream], nfw_bfm_now(t->bfm), &rq, &sink, &done);
+            rc = flash_ctrl_read(&t->ctrl, t->st[c->stream], nfw_bfm_now(t->bfm), &rq, &sink, &done,
+                                 &e);
             if (rc)
                 fail_msg("seed %llu command %u (stream %u LPN %llu): read back: %s",
                          (unsigned long long)args.seed, i, c->stream, (unsigned long long)lpn,
-                         flash_ctrl_errmsg(&t->ctrl));
+                         e.msg);
             for (uint64_t j = 0; j < pb + 16; j++) {
                 unsigned char w = j < 8 || j >= pb + 8 ? 0xA5 : want[j - 8];
 
@@ -474,13 +471,14 @@ static void verify_cmds(struct tb *t, unsigned from)
 /* Release the LBs that are full: the firmware consumed them. */
 static void release_full(struct tb *t)
 {
+    struct err e;
     for (unsigned s = 0; s < t->n_streams; s++) {
         uint64_t nlb = t->lpages[s] / t->sbp;
 
         for (uint32_t l = 0; l < nlb; l++) {
             if (t->lb_wp[s][l] < t->sbp)
                 continue;
-            ok(nfw_bfm_release(t->bfm, s, l, 1), "release", nfw_bfm_errmsg(t->bfm));
+            ok(nfw_bfm_release(t->bfm, s, l, 1, &e), "release", e.msg);
             t->lb_wp[s][l] = 0;
         }
     }
@@ -524,7 +522,7 @@ static void reset_leaves_it_idle(void **state)
     t = tb_open(&o, args.seed);
     for (int i = 0; i < 40; i++)
         tb_cycle(t); /* the configuration goes in */
-    nfw_get(t->rtl, &out);
+    nfw_rtl_get(t->rtl, &out);
     assert_true(out.idle);
     assert_true(out.cmd_ready);
     assert_false(out.mem_req_valid);
@@ -632,7 +630,7 @@ static void random_data_across_rotations_and_replacement(void **state)
                                 .last_cycle = args.last_cycle,
                                 .scopes = args.scopes};
 
-        assert_int_equal(nfw_trace(t->rtl, &w), 0);
+        assert_int_equal(nfw_rtl_trace(t->rtl, &w), 0);
     }
     for (int b = 0; b < 12; b++) {
         unsigned from = t->n_cmd;
@@ -735,14 +733,14 @@ static void full_throughput(void **state)
 
 int main(int argc, char **argv)
 {
-    struct nfw *n;
+    struct nfw_rtl *n;
     struct nfw_params p;
 
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
-    n = nfw_create(0);
-    nfw_params(n, &p);
-    nfw_destroy(n);
+    n = nfw_rtl_create(0);
+    nfw_rtl_params(n, &p);
+    nfw_rtl_destroy(n);
     printf("# nfw_top page %u B, %u planes, %u channels x %u dies, %u pages/block, %u streams, "
            "%u slots, %u reads; seed %llu\n",
            p.page_bytes, p.planes, p.channels, p.dies_per_chan, p.pages_per_block, p.streams,

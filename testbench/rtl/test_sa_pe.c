@@ -39,7 +39,7 @@ struct due {
 };
 
 struct dut {
-    struct sa_pe *p;
+    struct sa_pe_rtl *p;
     struct sa_pe_in prev; /* inputs of the previous cycle */
     struct due due[SLOTS];
     uint32_t acc; /* the C mirror of the accumulator */
@@ -51,22 +51,22 @@ struct dut {
 static void dut_open(struct dut *d, uint64_t seed)
 {
     memset(d, 0, sizeof(*d));
-    d->p = sa_pe_create(seed);
+    d->p = sa_pe_rtl_create(seed);
     assert_non_null(d->p);
     struct sa_pe_in in = {.rst = true};
-    sa_pe_set(d->p, &in);
-    sa_pe_step(d->p, 2);
+    sa_pe_rtl_set(d->p, &in);
+    sa_pe_rtl_step(d->p, 2);
 }
 
 /* One clock cycle with inputs `in`: check the outputs, update the mirror, step. */
 static void dut_cycle(struct dut *d, const struct sa_pe_in *in)
 {
     struct sa_pe_out out;
-    uint64_t cyc = sa_pe_cycle(d->p);
+    uint64_t cyc = sa_pe_rtl_cycle(d->p);
     struct due *now = &d->due[cyc % SLOTS];
 
-    sa_pe_set(d->p, in);
-    sa_pe_get(d->p, &out);
+    sa_pe_rtl_set(d->p, in);
+    sa_pe_rtl_get(d->p, &out);
 
     /* Forwarding: last cycle's step, flags only on valid steps. */
     if (out.valid != d->prev.valid || out.clear != (d->prev.valid && d->prev.clear) ||
@@ -116,7 +116,7 @@ static void dut_cycle(struct dut *d, const struct sa_pe_in *in)
         d->steps++;
     }
     d->prev = *in;
-    sa_pe_step(d->p, 1);
+    sa_pe_rtl_step(d->p, 1);
 }
 
 /* An idle cycle: operands are garbage, valid and flags low. */
@@ -133,7 +133,7 @@ static void dut_close(struct dut *d)
 
     for (int i = 0; i < SLOTS; i++)
         dut_idle(d, &rng);
-    sa_pe_destroy(d->p);
+    sa_pe_rtl_destroy(d->p);
 }
 
 static void dut_step(struct dut *d, uint16_t a, uint16_t b, bool clear, bool last)
@@ -272,7 +272,7 @@ static void random_tiles_match_fp32_mac(void **state)
     if (args.waves) {
         struct vtrace_opts o = {
             .path = args.waves, .first_cycle = 0, .last_cycle = 2000, .scopes = NULL};
-        assert_int_equal(sa_pe_trace(d.p, &o), 0);
+        assert_int_equal(sa_pe_rtl_trace(d.p, &o), 0);
     }
     while (d.steps < N_RANDOM_STEPS) {
         uint64_t k_len = 1 + rng_next(&rng) % 64;
@@ -298,7 +298,7 @@ static void random_tiles_match_fp32_mac(void **state)
         }
     }
     printf("# random: %llu steps, %llu sums checked, %llu cycles\n", (unsigned long long)d.steps,
-           (unsigned long long)d.sums, (unsigned long long)sa_pe_cycle(d.p));
+           (unsigned long long)d.sums, (unsigned long long)sa_pe_rtl_cycle(d.p));
     dut_close(&d);
 }
 

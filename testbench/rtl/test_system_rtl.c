@@ -21,6 +21,7 @@
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
 #include "testbench/rtl/tb_util.h"
+#include "testbench/env/rand_data.h"
 
 static struct tb_args args;
 
@@ -29,32 +30,6 @@ static uint32_t f32_bits(float f)
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
-}
-
-struct data {
-    uint8_t *images, *labels;
-};
-
-static void data_make(struct data *d, uint32_t count, uint32_t inputs, uint32_t classes,
-                      uint64_t seed)
-{
-    uint64_t s = seed;
-    d->images = malloc((size_t)count * inputs);
-    d->labels = malloc(count);
-    assert_non_null(d->images);
-    assert_non_null(d->labels);
-    for (size_t i = 0; i < (size_t)count * inputs; i++) {
-        uint64_t v = rng_next(&s);
-        d->images[i] = v % 3 == 0 ? 0 : (uint8_t)(v >> 8);
-    }
-    for (uint32_t i = 0; i < count; i++)
-        d->labels[i] = (uint8_t)rng_below(&s, classes);
-}
-
-static void data_free(struct data *d)
-{
-    free(d->images);
-    free(d->labels);
 }
 
 /*
@@ -66,11 +41,11 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
-    struct data d;
+    struct rand_data d;
     const uint32_t B = 8;
 
     machine_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
@@ -84,11 +59,16 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     else
         dnn_params_opt_sgd(&c.opt, 0.05f, 0.9f, 0.0005f);
     uint32_t in = dnn_model_inputs(&c.model);
-    data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an);
+    assert_int_equal(
+        rand_data_make(&d, B * steps, in, dnn_model_classes(&c.model), args.seed * 31 + n_an), 0);
 
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     for (uint32_t k = 0; k < steps; k++) {
         struct machine_step_info info;
@@ -121,7 +101,7 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
     return t;
 }
 
@@ -176,9 +156,10 @@ static void test_switch_modes(void **state)
  * must stop at the first GEMM whose output it reads back, with a report. */
 static unsigned reads_left;
 
-static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf)
+static int bad_read(void *h, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t len, void *buf,
+                    struct err *e)
 {
-    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf);
+    int rc = core_be_rtl_ops.read(h, addr, stride, rows, len, buf, e);
     if (!rc && reads_left && --reads_left == 0)
         ((unsigned char *)buf)[0] ^= 1;
     return rc;
@@ -189,14 +170,14 @@ static void test_lockstep_reports_divergence(void **state)
     struct core_be_ops bad = core_be_rtl_ops;
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct data d;
+    struct err e;
+    struct rand_data d;
     (void)state;
     bad.read = bad_read;
     machine_cfg_small(&c);
     c.rtl = &bad;
     c.fidelity = MACHINE_LOCKSTEP;
-    data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5);
+    assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     reads_left = 3;
@@ -207,7 +188,7 @@ static void test_lockstep_reports_divergence(void **state)
         fail_msg("report lacks block, command, cycle or values: %s", e.msg);
     printf("# divergence report: %s\n", e.msg);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 /* The RTL model must match the machine's core configuration. */
@@ -215,7 +196,7 @@ static void test_rtl_config_mismatch(void **state)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.core.a_words = c.core.b_words = c.core.c_words = 1024;

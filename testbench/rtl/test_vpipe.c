@@ -22,27 +22,27 @@
 static struct tb_args args;
 
 struct dut {
-    struct vpipe *p;
+    struct vpipe_rtl *p;
     struct vpipe_params prm;
     uint64_t mask;
 };
 
 static void dut_open(struct dut *d, uint64_t seed)
 {
-    d->p = vpipe_create(seed);
+    d->p = vpipe_rtl_create(seed);
     assert_non_null(d->p);
-    vpipe_params(d->p, &d->prm);
+    vpipe_rtl_params(d->p, &d->prm);
     d->mask = d->prm.width >= 64 ? ~0ull : (1ull << d->prm.width) - 1;
     struct vpipe_in in = {.rst = true};
-    vpipe_set(d->p, &in);
-    vpipe_step(d->p, 2);
+    vpipe_rtl_set(d->p, &in);
+    vpipe_rtl_step(d->p, 2);
     in.rst = false;
-    vpipe_set(d->p, &in);
+    vpipe_rtl_set(d->p, &in);
 }
 
 static void dut_close(struct dut *d)
 {
-    vpipe_destroy(d->p);
+    vpipe_rtl_destroy(d->p);
 }
 
 static void reset_leaves_it_empty(void **state)
@@ -51,7 +51,7 @@ static void reset_leaves_it_empty(void **state)
     struct dut d;
     dut_open(&d, args.seed);
     struct vpipe_out out;
-    vpipe_get(d.p, &out);
+    vpipe_rtl_get(d.p, &out);
     assert_false(out.out_valid);
     assert_true(out.in_ready);
     assert_true(out.level == -1 || out.level == 0);
@@ -68,11 +68,11 @@ static void holds_depth_beats_when_stalled(void **state)
     unsigned taken = 0;
     for (unsigned c = 0; c < 4 * d.prm.depth + 8; c++) {
         in.in_data = c & d.mask;
-        vpipe_set(d.p, &in);
+        vpipe_rtl_set(d.p, &in);
         struct vpipe_out out;
-        vpipe_get(d.p, &out);
+        vpipe_rtl_get(d.p, &out);
         taken += out.in_ready;
-        vpipe_step(d.p, 1);
+        vpipe_rtl_step(d.p, 1);
     }
     assert_int_equal(taken, d.prm.depth);
     dut_close(&d);
@@ -90,16 +90,16 @@ static void full_throughput_without_stalls(void **state)
     struct vpipe_in in = {.in_valid = true, .out_ready = true};
     for (unsigned c = 0; c < cycles; c++) {
         in.in_data = c & d.mask;
-        vpipe_set(d.p, &in);
+        vpipe_rtl_set(d.p, &in);
         struct vpipe_out out;
-        vpipe_get(d.p, &out);
+        vpipe_rtl_get(d.p, &out);
         assert_true(out.in_ready);
         if (out.out_valid) {
             assert_int_equal(out.out_data, next & d.mask);
             next++;
             moved++;
         }
-        vpipe_step(d.p, 1);
+        vpipe_rtl_step(d.p, 1);
     }
     assert_true(moved >= cycles - 2);
     dut_close(&d);
@@ -119,7 +119,7 @@ static void random_stalls_keep_order_without_loss(void **state)
                                 .first_cycle = args.first_cycle,
                                 .last_cycle = args.last_cycle,
                                 .scopes = args.scopes};
-        assert_int_equal(vpipe_trace(d.p, &o), 0);
+        assert_int_equal(vpipe_rtl_trace(d.p, &o), 0);
     }
     const uint64_t beats = 100000;
     uint64_t sent = 0, recvd = 0, rng = args.seed;
@@ -145,9 +145,9 @@ static void random_stalls_keep_order_without_loss(void **state)
             .in_data = payload,
             .out_ready = rng_next(&rng) % 100 < p_out,
         };
-        vpipe_set(d.p, &in);
+        vpipe_rtl_set(d.p, &in);
         struct vpipe_out out;
-        vpipe_get(d.p, &out);
+        vpipe_rtl_get(d.p, &out);
 
         if (was_stalled) {
             if (!out.out_valid || out.out_data != prev.out_data)
@@ -184,7 +184,7 @@ static void random_stalls_keep_order_without_loss(void **state)
         }
         was_stalled = out.out_valid && !in.out_ready;
         prev = out;
-        vpipe_step(d.p, 1);
+        vpipe_rtl_step(d.p, 1);
         if (c > 100 * beats)
             fail_msg("seed %llu: no progress after %llu cycles (%llu sent, %llu received)",
                      (unsigned long long)args.seed, (unsigned long long)c, (unsigned long long)sent,
@@ -201,11 +201,11 @@ int main(int argc, char **argv)
     if (tb_parse_args(argc, argv, &args) != 0)
         return 2;
     struct dut d;
-    d.p = vpipe_create(0);
-    vpipe_params(d.p, &d.prm);
+    d.p = vpipe_rtl_create(0);
+    vpipe_rtl_params(d.p, &d.prm);
     printf("# %s width %u depth %u, seed %llu\n", d.prm.module, d.prm.width, d.prm.depth,
            (unsigned long long)args.seed);
-    vpipe_destroy(d.p);
+    vpipe_rtl_destroy(d.p);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reset_leaves_it_empty),
         cmocka_unit_test(holds_depth_beats_when_stalled),

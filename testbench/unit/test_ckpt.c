@@ -75,7 +75,7 @@ static const char *in_dir(struct ctx *c, const char *name)
     return tmpdir_path(&c->t, name);
 }
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -113,7 +113,7 @@ static struct dnn_params *make(const char *spec, bool adam, uint64_t seed)
     struct dnn_model m;
     struct dnn_opt o;
     struct dnn_params *p;
-    struct dnn_err e;
+    struct err e;
 
     assert_int_equal(dnn_model_parse(&m, spec, &e), 0);
     if (adam) {
@@ -124,7 +124,9 @@ static struct dnn_params *make(const char *spec, bool adam, uint64_t seed)
         o.sched = DNN_LR_COSINE;
         o.total_steps = 100;
     }
-    assert_int_equal(dnn_params_create(&m, &o, seed, &p, &e), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = seed}, &p, &e),
+        0);
     return p;
 }
 
@@ -132,7 +134,7 @@ static struct dnn_params *make(const char *spec, bool adam, uint64_t seed)
 static void train(struct ctx *c, struct dnn_params *p, int from, int to)
 {
     struct dnn_golden g;
-    struct dnn_err e;
+    struct err e;
 
     assert_int_equal(dnn_golden_init(&g, p, &e), 0);
     for (int s = from; s < to; s++)
@@ -153,7 +155,7 @@ static void roundtrip(struct ctx *c, bool adam)
 {
     struct dnn_params *p = make("mlp:16-12-8-4", adam, 7), *q;
     struct ckpt_info info;
-    struct dnn_err e;
+    struct err e;
     struct stat st;
 
     train(c, p, 0, 3);
@@ -202,7 +204,7 @@ static void test_resume_bit_identical(void **state)
     for (int adam = 0; adam <= 1; adam++) {
         struct dnn_params *whole = make("mlp:16-12-4", adam, 5),
                           *half = make("mlp:16-12-4", adam, 5), *resumed;
-        struct dnn_err e;
+        struct err e;
 
         train(c, whole, 0, STEPS);
         train(c, half, 0, STEPS / 2);
@@ -230,7 +232,7 @@ static void test_format_layout(void **state)
 {
     struct ctx *c = *state;
     struct dnn_params *p = make("mlp:16-12-4", false, 5);
-    struct dnn_err e;
+    struct err e;
     unsigned char *b;
     size_t n;
 
@@ -271,7 +273,7 @@ static void test_format_layout(void **state)
 static void refuse(struct ctx *c, struct dnn_params *p, const unsigned char *bytes, size_t n,
                    int rc, const char *needle)
 {
-    struct dnn_err e;
+    struct err e;
     uint64_t digest = dnn_params_digest(p), step = p->step;
 
     spit(in_dir(c, "bad.ckpt"), bytes, n);
@@ -293,7 +295,7 @@ static void test_refusals(void **state)
 {
     struct ctx *c = *state;
     struct dnn_params *p = make("mlp:16-12-4", false, 5), *other, *adam;
-    struct dnn_err e;
+    struct err e;
     unsigned char *good, *b;
     size_t n;
 
@@ -386,7 +388,7 @@ static void test_failed_write_keeps_old(void **state)
 {
     struct ctx *c = *state;
     struct dnn_params *p = make("mlp:16-12-4", true, 5);
-    struct dnn_err e;
+    struct err e;
     char path[256], tmp[270];
     unsigned char *old, *now;
     size_t n_old, n_now;

@@ -2,11 +2,11 @@
  * test_cli: the option tables of the flashstream commands (testbench/flashstream/cli), on a
  * table with a row of every kind: integers in a range (in, at the bounds, out, not a number),
  * sizes with binary suffixes, floats, enumerations (exact and in any case, the message lists
- * the names), lists, checked strings, flags and set values, calls that end the command, the
- * given bits, the last of a repeated option winning, abbreviations, unknown options, missing
- * values, stray arguments, and the --help text (every option under its heading, aliases left
- * out, long placeholders on a line of their own). Every refusal names the option, the value and
- * what is accepted.
+ * the names), lists, checked strings, repeated strings, flags and set values, calls that end
+ * the command, the given bits, the last of a repeated option winning, abbreviations, unknown
+ * options, missing values, stray arguments, and the --help text (every option under its
+ * heading, aliases left out, long placeholders on a line of their own). Every refusal names the
+ * option, the value and what is accepted.
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -32,6 +32,8 @@ struct opts {
     uint64_t widths[4];
     int n_widths;
     const char *name, *file;
+    const char *sets[3];
+    int n_sets;
     bool verbose;
     int only;
     int calls;
@@ -86,6 +88,8 @@ static const struct cli_opt rows[] = {
      CLI_STR_OK(FIELD(name), short_name, "1..4 characters")},
     {CLI_OPT("file", "FILE", "strings", "any file"), CLI_STR(FIELD(file))},
     {CLI_OPT("no-file", NULL, "strings", "no file"), CLI_SET_STR(FIELD(file), NULL)},
+    {CLI_OPT("set", "K=V", "strings", "repeatable"),
+     CLI_STR_LIST(FIELD(sets), offsetof(struct opts, n_sets), 3)},
     {CLI_OPT("verbose", NULL, "switches", "say more"), CLI_FLAG(FIELD(verbose))},
     {CLI_OPT("list_only", NULL, "switches", "list and stop"), CLI_SET_INT(FIELD(only), ONLY_LIST)},
     {CLI_ALIAS("list-only", NULL), CLI_SET_INT(FIELD(only), ONLY_LIST)},
@@ -288,6 +292,20 @@ static void test_strings_flags_and_set_values(void **state)
     refused("--verbose=1", "--verbose takes no value", "'--verbose=1'", NULL);
 }
 
+static void test_string_lists(void **state)
+{
+    struct opts o;
+
+    (void)state;
+    accepted("--set a=1 --count 2 --set b=2", &o, NULL);
+    assert_int_equal(o.n_sets, 2);
+    assert_string_equal(o.sets[0], "a=1");
+    assert_string_equal(o.sets[1], "b=2");
+    accepted("--set a --set a --set ''", &o, NULL);
+    assert_int_equal(o.n_sets, 3);
+    refused("--set a --set b --set c --set d", "--set 'd'", "give it at most 3 times", NULL);
+}
+
 static void test_calls(void **state)
 {
     struct opts o;
@@ -434,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_lists),
         cmocka_unit_test(test_enum_lists),
         cmocka_unit_test(test_strings_flags_and_set_values),
+        cmocka_unit_test(test_string_lists),
         cmocka_unit_test(test_calls),
         cmocka_unit_test(test_last_wins_and_given_bits),
         cmocka_unit_test(test_abbreviations),

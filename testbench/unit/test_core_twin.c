@@ -19,7 +19,7 @@
 
 #define ARRAY_LEN(x) (sizeof(x) / sizeof((x)[0]))
 
-static const struct core_twin_cfg cfg8 = {
+static const struct core_params cfg8 = {
     .rows = 8, .cols = 8, .a_words = 512, .b_words = 512, .c_words = 512};
 
 /* ---------------------------------------------------------------- configuration */
@@ -32,24 +32,44 @@ static void word_is_lcm_of_rows_cols_and_4(void **state)
     } cases[] = {{1, 1, 4},    {2, 3, 12}, {4, 4, 4}, {8, 8, 8},    {16, 16, 16},
                  {32, 32, 32}, {3, 5, 60}, {8, 2, 8}, {64, 64, 64}, {6, 4, 12}};
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        struct core_twin_cfg g = {cases[i].r, cases[i].c, 16, 16, 16};
+        struct core_params g = {cases[i].r, cases[i].c, 16, 16, 16};
         assert_int_equal(core_twin_w(&g), cases[i].w);
-        assert_int_equal(core_twin_cfg_check(&g), 0);
+        assert_int_equal(core_twin_params_check(&g, NULL), 0);
     }
+}
+
+/* A twin of a configuration the RTL builds. */
+static struct core_twin *new_twin(const struct core_params *cfg)
+{
+    struct core_twin *t;
+    return core_twin_create(cfg, &t, NULL) ? NULL : t;
 }
 
 static void bad_configurations_are_refused(void **state)
 {
     (void)state;
-    const struct core_twin_cfg bad[] = {
+    const struct core_params bad[] = {
         {0, 8, 16, 16, 16},          {8, 65, 16, 16, 16},
         {7, 9, 16, 16, 16}, /* W = 252 */
         {8, 8, 1, 16, 16},           {8, 8, 16, 16, 0},
         {8, 8, 0x10000000u, 16, 16}, /* more than 2 GiB of map */
     };
+    /* What each one breaks, as the message says it. */
+    const char *const why[] = {"rows and cols must be 1..64",
+                               "rows and cols must be 1..64",
+                               "lcm(rows, cols, 4) = 252 is above 64",
+                               "each needs >= 2 words",
+                               "each needs >= 2 words",
+                               "all fit in 2 GiB"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-        assert_int_equal(core_twin_cfg_check(&bad[i]), -EINVAL);
-        assert_null(core_twin_create(&bad[i]));
+        struct err e = {""};
+        struct core_twin *t = NULL;
+        assert_int_equal(core_twin_params_check(&bad[i], &e), -EINVAL);
+        assert_non_null(strstr(e.msg, why[i]));
+        err_clear(&e);
+        assert_int_equal(core_twin_create(&bad[i], &t, &e), -EINVAL);
+        assert_null(t);
+        assert_non_null(strstr(e.msg, why[i]));
     }
 }
 
@@ -71,7 +91,7 @@ static void address_map(void **state)
 static void dma_bytes_are_little_endian_elements(void **state)
 {
     (void)state;
-    struct core_twin *t = core_twin_create(&cfg8);
+    struct core_twin *t = new_twin(&cfg8);
     struct core_twin_map m;
     uint64_t v;
 
@@ -236,7 +256,7 @@ static void run_against_reference(struct core_twin *t, const struct core_cmd *c,
                               core_twin_b(t) + c->b_addr, c->ldb, c->trans_b, dot, c->n, false),
                      0);
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, c, &res), 0);
+    assert_int_equal(core_twin_exec(t, c, &res, NULL), 0);
     assert_int_equal(res.status, CORE_OK);
     assert_int_equal(res.cycles, core_twin_cycles(core_twin_config(t), c));
     for (uint32_t e = 0; e < m.c_elems; e++) {
@@ -260,11 +280,11 @@ static void run_against_reference(struct core_twin *t, const struct core_cmd *c,
 static void random_gemms_match_the_reference(void **state)
 {
     (void)state;
-    const struct core_twin_cfg cfgs[] = {
+    const struct core_params cfgs[] = {
         {8, 8, 512, 512, 512}, {2, 3, 64, 64, 64}, {1, 1, 256, 256, 256}, {16, 16, 256, 256, 256}};
     uint64_t rng = 42;
     for (size_t g = 0; g < ARRAY_LEN(cfgs); g++) {
-        struct core_twin *t = core_twin_create(&cfgs[g]);
+        struct core_twin *t = new_twin(&cfgs[g]);
         assert_non_null(t);
         unsigned w = core_twin_w(&cfgs[g]);
         struct core_twin_map m;
@@ -305,8 +325,8 @@ static void special_values(void **state)
     static const uint32_t olds[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu,
                                     0x3F800000u, 0xBF800000u, 0x7F800000u, 0xFF800000u,
                                     0x7F800001u, 0xFFC12345u, 0x7F7FFFFFu, 0x00800000u};
-    struct core_twin_cfg g = {1, 1, 16, 16, 16};
-    struct core_twin *t = core_twin_create(&g);
+    struct core_params g = {1, 1, 16, 16, 16};
+    struct core_twin *t = new_twin(&g);
     assert_non_null(t);
     const size_t n = ARRAY_LEN(sp);
     for (size_t i = 0; i < n; i++) {
@@ -324,7 +344,7 @@ static void special_values(void **state)
                     struct core_cmd c = {
                         .m = 1, .n = 1, .k = k, .lda = 4, .ldb = 4, .ldc = 4, .accumulate = o > 0};
                     struct core_twin_result res;
-                    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+                    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
                     assert_int_equal(res.status, CORE_OK);
                     uint32_t s = fp32_mac_clear(a[0], b[0]);
                     for (uint32_t kk = 1; kk < k; kk++)
@@ -345,13 +365,13 @@ static void special_values(void **state)
 static void bad_command_writes_nothing(void **state)
 {
     (void)state;
-    struct core_twin *t = core_twin_create(&cfg8);
+    struct core_twin *t = new_twin(&cfg8);
     assert_non_null(t);
     for (uint32_t i = 0; i < 4096; i++)
         core_twin_c(t)[i] = i * 2654435761u;
     struct core_cmd c = {.m = 8, .n = 8, .k = 8, .lda = 8, .ldb = 8, .ldc = 12};
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
     assert_int_equal(res.status, CORE_ERR_ALIGN);
     assert_int_equal(res.cycles, 0);
     for (uint32_t i = 0; i < 4096; i++)
@@ -368,15 +388,15 @@ static void bad_command_writes_nothing(void **state)
 static void accumulate_is_old_plus_dot_not_ref_gemm_accumulate(void **state)
 {
     (void)state;
-    struct core_twin_cfg g = {1, 1, 16, 16, 16};
-    struct core_twin *t = core_twin_create(&g);
+    struct core_params g = {1, 1, 16, 16, 16};
+    struct core_twin *t = new_twin(&g);
     assert_non_null(t);
     core_twin_a(t)[0] = core_twin_a(t)[1] = 0x3380; /* 2^-24 */
     core_twin_b(t)[0] = core_twin_b(t)[4] = 0x3F80; /* 1, B stored K x 1 with ldb 4 */
     core_twin_c(t)[0] = 0x3F800000u;
     struct core_cmd c = {.m = 1, .n = 1, .k = 2, .lda = 4, .ldb = 4, .ldc = 4, .accumulate = true};
     struct core_twin_result res;
-    assert_int_equal(core_twin_exec(t, &c, &res), 0);
+    assert_int_equal(core_twin_exec(t, &c, &res, NULL), 0);
     assert_int_equal(core_twin_c(t)[0], 0x3F800001u); /* 1 + 2^-23 */
     uint32_t ref = 0x3F800000u;
     assert_int_equal(

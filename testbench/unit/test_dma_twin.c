@@ -43,26 +43,6 @@ struct fx {
     struct dma_env_cfg cfg;
 };
 
-static void tw_set(void *h, const struct dma_in *in)
-{
-    dma_twin_set(h, in);
-}
-
-static void tw_get(void *h, struct dma_out *out)
-{
-    dma_twin_get(h, out);
-}
-
-static void tw_step(void *h, uint64_t n)
-{
-    dma_twin_step(h, n);
-}
-
-static const char *tw_error(void *h)
-{
-    return dma_twin_errors(h) ? dma_twin_error(h) : NULL;
-}
-
 /* A small SRAM (48 KiB of a 64 KiB map: not a power of two), latency 3, 16 reads in flight. */
 static void small_params(struct dma_params *p)
 {
@@ -76,16 +56,16 @@ static void small_params(struct dma_params *p)
 static struct fx *fx_open(const struct dma_env_cfg *cfg)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    char msg[256] = "";
+    struct err e;
     assert_non_null(f);
     f->cfg = *cfg;
-    if (dma_twin_create(&cfg->params, &f->tw, msg, sizeof(msg)))
-        fail_msg("twin: %s", msg);
-    struct dma_dut dut = {"twin", f->tw, tw_set, tw_get, tw_step, tw_error};
-    if (dma_env_create(cfg, &dut, NULL, &f->env, msg, sizeof(msg)))
-        fail_msg("env: %s", msg);
-    f->scn = dma_scn_create(f->env, cfg->seed);
-    assert_non_null(f->scn);
+    if (dma_twin_create(&cfg->params, &f->tw, &e))
+        fail_msg("twin: %s", e.msg);
+    struct dma_dut dut = dma_dut_twin(f->tw);
+    if (dma_env_create(cfg, &dut, NULL, &f->env, &e))
+        fail_msg("env: %s", e.msg);
+    if (dma_scn_create(&(struct dma_scn_cfg){.seed = cfg->seed}, f->env, &f->scn, &e))
+        fail_msg("scenario: %s", e.msg);
     return f;
 }
 
@@ -99,11 +79,11 @@ static void fx_close(struct fx *f)
 
 static void run_and_check(struct fx *f, uint64_t max_cycles)
 {
-    char msg[512];
-    if (dma_env_run(f->env, max_cycles))
-        fail_msg("%s", dma_env_error(f->env));
-    if (dma_scn_check(f->scn, msg, sizeof(msg)))
-        fail_msg("seed %llu: %s", (unsigned long long)f->cfg.seed, msg);
+    struct err e;
+    if (dma_env_run(f->env, max_cycles, &e))
+        fail_msg("%s", e.msg);
+    if (dma_scn_check(f->scn, &e))
+        fail_msg("seed %llu: %s", (unsigned long long)f->cfg.seed, e.msg);
 }
 
 static void test_params_are_checked(void **state)
@@ -111,20 +91,21 @@ static void test_params_are_checked(void **state)
     (void)state;
     struct dma_params p;
     struct dma_twin *t = NULL;
-    char msg[256];
+    struct err e = {""};
     small_params(&p);
     p.max_rd_out = 12;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "powers of two"));
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "powers of two"));
     small_params(&p);
     p.sram_bytes = 1 << 17;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "SramBytes"));
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "SramBytes"));
     small_params(&p);
     p.sram_lat = 0;
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), -EINVAL);
+    assert_int_equal(dma_twin_create(&p, &t, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "sram_lat (SramLat) must be 1..63"));
     small_params(&p);
-    assert_int_equal(dma_twin_create(&p, &t, msg, sizeof(msg)), 0);
+    assert_int_equal(dma_twin_create(&p, &t, &e), 0);
     dma_twin_destroy(t);
 }
 
@@ -182,7 +163,7 @@ static void test_descriptor_checks(void **state)
 
 static void one(struct fx *f, const struct dma_desc *d)
 {
-    assert_int_equal(dma_scn_add(f->scn, d), 0);
+    assert_int_equal(dma_scn_add(f->scn, d, NULL), 0);
     run_and_check(f, 100000);
 }
 
@@ -231,15 +212,15 @@ static void test_timing_is_a_sum_of_phases(void **state)
              T_CPL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        assert_int_equal(dma_scn_add(f->scn, &cases[i].d), 0);
-        if (dma_env_run(f->env, 100000))
-            fail_msg("%s", dma_env_error(f->env));
+        assert_int_equal(dma_scn_add(f->scn, &cases[i].d, NULL), 0);
+        struct err e;
+        if (dma_env_run(f->env, 100000, &e))
+            fail_msg("%s", e.msg);
         uint32_t got = dma_env_cpl(f->env, 0)->cpl.cycles;
         if (got != cases[i].want)
             fail_msg("case %zu: %u cycles, expected %u", i, got, cases[i].want);
-        char msg[512];
-        if (dma_scn_check(f->scn, msg, sizeof(msg)))
-            fail_msg("case %zu: %s", i, msg);
+        if (dma_scn_check(f->scn, &e))
+            fail_msg("case %zu: %s", i, e.msg);
     }
     fx_close(f);
 }
@@ -261,7 +242,7 @@ static void test_sweep_lengths_and_offsets(void **state)
                                          .len = len,
                                          .src = store ? sram : tb,
                                          .dst = store ? tb + 64 : sram};
-                    assert_int_equal(dma_scn_add(f->scn, &d), 0);
+                    assert_int_equal(dma_scn_add(f->scn, &d, NULL), 0);
                 }
             run_and_check(f, 1000000);
         }
@@ -284,7 +265,7 @@ static void test_transposes(void **state)
                                  .src_stride = 2 * cols + (rows & 3),
                                  .dst = 3 + cols,
                                  .dst_stride = 2 * rows + (cols & 1) * 6};
-            assert_int_equal(dma_scn_add(f->scn, &d), 0);
+            assert_int_equal(dma_scn_add(f->scn, &d, NULL), 0);
         }
     run_and_check(f, 1000000);
     fx_close(f);
@@ -307,7 +288,7 @@ static void test_random_with_backpressure(void **state)
         for (int i = 0; i < 25; i++) {
             struct dma_desc d;
             dma_scn_random(f->scn, DMA_SCN_ANY, 12, 300, 1 << 20, &d);
-            assert_int_equal(dma_scn_add(f->scn, &d), 0);
+            assert_int_equal(dma_scn_add(f->scn, &d, NULL), 0);
         }
         run_and_check(f, 2000000);
     }
@@ -343,8 +324,8 @@ static void test_bad_descriptors_move_nothing(void **state)
                                 .dst_stride = 25};
         bad[i].tag = (uint8_t)(0x80 + i);
         assert_int_not_equal(dma_desc_check(&bad[i], &c.params), DMA_ST_OK);
-        assert_int_equal(dma_scn_add(f->scn, &bad[i]), 0);
-        assert_int_equal(dma_scn_add(f->scn, &good), 0);
+        assert_int_equal(dma_scn_add(f->scn, &bad[i], NULL), 0);
+        assert_int_equal(dma_scn_add(f->scn, &good, NULL), 0);
     }
     run_and_check(f, 1000000);
     fx_close(f);
@@ -363,7 +344,7 @@ static void test_tensor_buffer_errors_are_reported(void **state)
         {.rows = 1, .len = 64, .src = (1 << 20) - 64, .dst = 512},
     };
     for (size_t i = 0; i < 3; i++)
-        assert_int_equal(dma_scn_add(f->scn, &d[i]), 0);
+        assert_int_equal(dma_scn_add(f->scn, &d[i], NULL), 0);
     run_and_check(f, 100000);
     fx_close(f);
 }

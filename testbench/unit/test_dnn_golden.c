@@ -32,7 +32,7 @@
 #define SYN_B       8
 #define SYN_COUNT   64
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -58,9 +58,10 @@ static struct dnn_params *make_params(const char *spec, const struct dnn_opt *o,
 {
     struct dnn_model m;
     struct dnn_params *p;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
-    if (dnn_model_parse(&m, spec, &e) || dnn_params_create(&m, o, seed, &p, &e))
+    if (dnn_model_parse(&m, spec, &e) ||
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = o, .seed = seed}, &p, &e))
         fail_msg("%s", e.msg);
     return p;
 }
@@ -72,7 +73,7 @@ static void train_synthetic(const struct dnn_opt *o, const char *name)
     uint8_t img[SYN_COUNT * SYN_IN], lab[SYN_COUNT];
     struct dnn_params *p = make_params("mlp:16-32-4", o, 1);
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     float first = 0, last = 0;
 
     make_data(img, lab, SYN_COUNT, 100);
@@ -168,7 +169,7 @@ static void gradient_check(uint32_t N, int break_what)
     struct dnn_params *p;
     struct dnn_grads gr;
     struct dnn_rng r;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     uint8_t img[GC_B * 6], lab[GC_B] = {0, 2, 1, 2};
     double x0[GC_B * 6], *W[3], *b[3], min_hidden = 1e30;
     float loss;
@@ -279,7 +280,7 @@ static uint64_t run_steps(uint32_t N, uint64_t seed, float *loss_out)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     uint64_t d;
 
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 1e-4f);
@@ -366,7 +367,7 @@ static void test_tap_partials_fold(void **state)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_grads gr;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     float loss;
 
     (void)state;
@@ -577,7 +578,7 @@ static void test_independent_reimplementation(void **state)
             struct dnn_opt o;
             struct dnn_params *p, *q;
             struct dnn_golden g;
-            struct dnn_err e = {{0}};
+            struct err e = {{0}};
 
             if (kind == 0) {
                 dnn_params_opt_sgd(&o, 0.1f, 0.9f, 1e-3f);
@@ -615,7 +616,7 @@ static void test_eval_batch_independent(void **state)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     uint32_t c1, c7, c64;
 
     (void)state;
@@ -661,7 +662,7 @@ static void test_errors(void **state)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_golden g;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     uint64_t d;
 
     (void)state;

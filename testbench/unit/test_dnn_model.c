@@ -13,7 +13,7 @@
 
 #include "models/dnn/dnn_model.h"
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -22,7 +22,7 @@ static void assert_msg_has(const struct dnn_err *e, const char *needle)
 static void test_fc_mnist(void **state)
 {
     struct dnn_model m;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     char buf[64];
 
     (void)state;
@@ -61,7 +61,7 @@ static void test_fc_mnist(void **state)
 static void test_mlp_specs(void **state)
 {
     struct dnn_model m;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     char buf[128];
 
     (void)state;
@@ -116,7 +116,7 @@ static void test_bad_specs(void **state)
         {"mlp:2-2-2-2-2-2-2-2-2-2-2-2-2-2-2-2-2-2", "more than 16 layers"},
     };
     struct dnn_model m;
-    struct dnn_err e;
+    struct err e;
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -17,7 +17,7 @@
 #include "models/dnn/dnn_rng.h"
 #include "models/ref/bf16.h"
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -57,8 +57,12 @@ static void test_init_glorot(void **state)
     (void)state;
     assert_int_equal(dnn_model_parse(&m, "mlp:16-32-4", NULL), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 42, &p, NULL), 0);
-    assert_int_equal(dnn_params_create(&m, &o, 42, &q, NULL), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 42}, &p, NULL),
+        0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 42}, &q, NULL),
+        0);
     assert_true(dnn_params_equal(p, q));
     assert_true(dnn_params_digest(p) == dnn_params_digest(q));
 
@@ -262,7 +266,7 @@ static void test_lr_schedules(void **state)
 static void test_opt_validate(void **state)
 {
     struct dnn_opt o;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
@@ -299,14 +303,15 @@ static void test_step_protocol(void **state)
     struct dnn_model m;
     struct dnn_opt o;
     struct dnn_params *p;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     float dw0[16 * 32] = {0}, db0[32] = {0}, dw1[32 * 4] = {0}, db1[4] = {0};
     float *dw[2] = {dw0, dw1}, *db[2] = {db0, db1};
 
     (void)state;
     assert_int_equal(dnn_model_parse(&m, "mlp:16-32-4", NULL), 0);
     dnn_params_opt_adam(&o, 1e-3f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &p, &e), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &p, &e), 0);
     assert_non_null(p->layer[0].w_m);
 
     assert_int_equal(dnn_params_update_layer(p, 1, dw1, db1, &e), 0);
@@ -328,7 +333,9 @@ static void test_step_protocol(void **state)
     dnn_params_destroy(p);
 
     o.lr = -1.0f;
-    assert_int_equal(dnn_params_create(&m, &o, 1, &p, &e), -EINVAL);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &p, &e),
+        -EINVAL);
     assert_null(p);
 }
 

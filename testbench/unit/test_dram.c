@@ -25,11 +25,11 @@ static struct dram *make(bool payload)
 {
     struct dram_cfg c;
     struct dram *d = NULL;
-    char msg[DRAM_ERR_LEN];
+    struct err e;
     dram_cfg_default(&c);
     c.store_payload = payload;
-    if (dram_create(&c, &d, msg, sizeof(msg)))
-        fail_msg("%s", msg);
+    if (dram_create(&c, &d, &e))
+        fail_msg("%s", e.msg);
     T_LAT = c.latency_ps;
     T_XFER8 = dram_xfer_ps(&c, 8);
     T_XFER256 = dram_xfer_ps(&c, 256);
@@ -40,27 +40,27 @@ static void test_defaults_and_checks(void **state)
 {
     (void)state;
     struct dram_cfg c;
-    char msg[DRAM_ERR_LEN];
+    struct err e;
     dram_cfg_default(&c);
     assert_int_equal(c.size_bytes, 16ull << 30);
     assert_int_equal(c.channels, 4);
     assert_int_equal(c.chan_mbps, 25600);
     assert_int_equal(c.latency_ps, 50000);
-    assert_int_equal(dram_cfg_check(&c, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_cfg_check(&c, &e), 0);
     /* 8 bytes at 25.6 GB/s: 312.5 ps, rounded up. */
     assert_int_equal(dram_xfer_ps(&c, 8), 313);
     assert_int_equal(dram_xfer_ps(&c, 256), 10000);
     c.size_bytes = 1000;
-    assert_int_equal(dram_cfg_check(&c, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "size_bytes = 1000"));
+    assert_int_equal(dram_cfg_check(&c, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "size_bytes = 1000"));
     dram_cfg_default(&c);
     c.interleave_bytes = 100;
-    assert_int_equal(dram_cfg_check(&c, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "power of two"));
+    assert_int_equal(dram_cfg_check(&c, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "power of two"));
     dram_cfg_default(&c);
     c.channels = 0;
-    assert_int_equal(dram_cfg_check(&c, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "channels = 0"));
+    assert_int_equal(dram_cfg_check(&c, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "channels = 0"));
 }
 
 static void test_sparse_store(void **state)
@@ -151,11 +151,11 @@ static void port_open(struct portfx *f, unsigned max_out, unsigned req_stall, un
                       uint64_t size)
 {
     struct dram_cfg c;
-    char msg[DRAM_ERR_LEN];
+    struct err e;
     dram_cfg_default(&c);
     c.size_bytes = size;
-    if (dram_create(&c, &f->d, msg, sizeof(msg)))
-        fail_msg("%s", msg);
+    if (dram_create(&c, &f->d, &e))
+        fail_msg("%s", e.msg);
     T_LAT = c.latency_ps;
     T_XFER8 = dram_xfer_ps(&c, 8);
     struct dram_port_cfg pc;
@@ -164,8 +164,8 @@ static void port_open(struct portfx *f, unsigned max_out, unsigned req_stall, un
     pc.req_stall_pct = req_stall;
     pc.rsp_stall_pct = rsp_stall;
     pc.seed = 7;
-    if (dram_port_create(f->d, &pc, &f->p, msg, sizeof(msg)))
-        fail_msg("%s", msg);
+    if (dram_port_create(&pc, f->d, &f->p, &e))
+        fail_msg("%s", e.msg);
 }
 
 static void port_close(struct portfx *f)
@@ -289,14 +289,14 @@ static void test_ports_contend_for_a_channel(void **state)
     struct dram *d;
     dram_cfg_default(&c);
     c.chan_mbps = 3200; /* 8 B per 2500 ps: half a beat per 1250 ps cycle */
-    assert_int_equal(dram_create(&c, &d, NULL, 0), 0);
+    assert_int_equal(dram_create(&c, &d, NULL), 0);
     struct dram_port *p[2];
     struct dram_port_cfg pc;
     dram_port_cfg_default(&pc);
     pc.name = "a";
-    assert_int_equal(dram_port_create(d, &pc, &p[0], NULL, 0), 0);
+    assert_int_equal(dram_port_create(&pc, d, &p[0], NULL), 0);
     pc.name = "b";
-    assert_int_equal(dram_port_create(d, &pc, &p[1], NULL, 0), 0);
+    assert_int_equal(dram_port_create(&pc, d, &p[1], NULL), 0);
     unsigned got[2] = {0, 0};
     for (uint64_t cyc = 0; cyc < 2000; cyc++)
         for (int k = 0; k < 2; k++) {

@@ -20,7 +20,7 @@
 #define KiB 1024ull
 #define MiB (1024ull * 1024ull)
 
-static void assert_msg_has(const struct fabric_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -30,7 +30,7 @@ static struct fabric *make(uint32_t n_an, uint32_t fanout, uint64_t sum_Bps)
 {
     struct fabric_cfg c;
     struct fabric *f;
-    struct fabric_err e = {{0}};
+    struct err e = {{0}};
 
     fabric_cfg_default(&c);
     c.n_an = n_an;
@@ -265,7 +265,7 @@ static void test_cfg_errors(void **state)
 {
     struct fabric_cfg c;
     struct fabric *f = (struct fabric *)&c;
-    struct fabric_err e = {{0}};
+    struct err e = {{0}};
     uint64_t t;
 
     (void)state;

@@ -18,7 +18,7 @@
 #define US FLASH_PS_PER_US
 #define NS FLASH_PS_PER_NS
 
-static void assert_msg_has(const struct flash_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -27,7 +27,7 @@ static void assert_msg_has(const struct flash_err *e, const char *needle)
 static void test_defaults_are_the_paper(void **state)
 {
     struct flash_cfg c;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     flash_cfg_default(&c);
@@ -92,7 +92,7 @@ static void test_bounds_default(void **state)
 static void test_validate_names_key_and_range(void **state)
 {
     struct flash_cfg c;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     flash_cfg_default(&c);
@@ -138,7 +138,7 @@ static void test_fms_create_rejects_bad_geometry(void **state)
 {
     struct flash_cfg c;
     struct flash_fms *f = (struct flash_fms *)&c;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     flash_cfg_default(&c);
@@ -151,7 +151,7 @@ static void test_fms_create_rejects_bad_geometry(void **state)
 static void test_set_keys(void **state)
 {
     struct flash_cfg c;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     flash_cfg_default(&c);
@@ -182,7 +182,7 @@ static void test_addr_die_index_and_check(void **state)
 {
     struct flash_cfg c;
     struct flash_addr a = {0}, b;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     flash_cfg_default(&c);

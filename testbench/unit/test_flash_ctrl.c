@@ -36,7 +36,7 @@ struct fixture {
     struct ftl_bbm bbm;
     struct ftl_stream *s;
     struct flash_ctrl c;
-    struct flash_err err;
+    struct err err;
     unsigned char *tb; /* the tensor buffer the sink writes */
     uint64_t sink_delay, last_t[64];
     unsigned n_deliv, fail_after;
@@ -89,7 +89,7 @@ static int make(void **state, bool payload, bool multi_plane)
     f->tb = malloc(TB_BYTES);
     if (!f->tb || flash_fms_create(&f->cfg, &f->fms, &f->err) ||
         ftl_bbm_init(&f->bbm, &f->cfg.geom, 14, 2, &f->err) ||
-        ftl_stream_create(f->fms, &f->bbm, &sc, &f->s, &f->err) ||
+        ftl_stream_create(&sc, f->fms, &f->bbm, &f->s, &f->err) ||
         flash_ctrl_init(&f->c, f->fms, &f->err))
         return -1;
     memset(f->tb, GUARD, TB_BYTES);
@@ -125,11 +125,11 @@ static int teardown(void **state)
     return 0;
 }
 
-static void ok(struct fixture *f, int rc)
+/* rc is 0; otherwise fail with the message of the call, in e. */
+static void ok(const struct err *e, int rc)
 {
     if (rc)
-        fail_msg("rc %d: controller \"%s\", stream \"%s\"", rc, flash_ctrl_errmsg(&f->c),
-                 ftl_stream_errmsg(f->s));
+        fail_msg("rc %d: %s", rc, e->msg);
 }
 
 static void assert_msg_has(const char *msg, const char *needle)
@@ -141,13 +141,14 @@ static void assert_msg_has(const char *msg, const char *needle)
 /* Write n pages of a known pattern at the append point; returns when they are programmed. */
 static uint64_t fill(struct fixture *f, uint64_t n, unsigned char **data)
 {
+    struct err e;
     unsigned char *d = malloc(n * PAGE);
     uint64_t lpn, done;
 
     assert_non_null(d);
     for (uint64_t i = 0; i < n * PAGE; i++)
         d[i] = (unsigned char)((i * 2654435761u) >> 11);
-    ok(f, ftl_stream_append(f->s, 0, n, f->cfg.sw.store_payload ? d : NULL, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, 0, n, f->cfg.sw.store_payload ? d : NULL, &lpn, &done, &e));
     if (data)
         *data = d;
     else
@@ -158,11 +159,12 @@ static uint64_t fill(struct fixture *f, uint64_t n, unsigned char **data)
 static uint64_t rd(struct fixture *f, uint64_t now, uint64_t lpn, uint32_t off, uint64_t bytes,
                    uint64_t tb_addr)
 {
+    struct err e;
     struct flash_ctrl_req rq = {.lpn = lpn, .offset = off, .bytes = bytes, .tb_addr = tb_addr};
     struct flash_ctrl_sink sink = {.deliver = sink_deliver, .user = f};
     uint64_t done;
 
-    ok(f, flash_ctrl_read(&f->c, f->s, now, &rq, &sink, &done));
+    ok(&e, flash_ctrl_read(&f->c, f->s, now, &rq, &sink, &done, &e));
     return done;
 }
 
@@ -308,6 +310,7 @@ static void test_byte_granular_requests(void **state)
 /* A block that fails its erase is replaced by a spare; the read path follows the remap. */
 static void test_reads_follow_spare_remap(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.channel = 1, .chip = 0, .plane = 1, .block = 1};
     unsigned char *data = malloc(SB_PAGES * PAGE);
@@ -317,18 +320,18 @@ static void test_reads_follow_spare_remap(void **state)
     assert_non_null(data);
     for (uint64_t i = 0; i < SB_PAGES * PAGE; i++)
         data[i] = (unsigned char)(i * 7 + (i >> 12));
-    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a), 0);
+    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a, &e), 0);
     /* LB 0 in PB 0 (block 1): write, release (erase fails on die 1 plane 1: spare 14). */
-    ok(f, ftl_stream_append(f->s, 0, SB_PAGES, data, &lpn, &done));
-    ok(f, ftl_stream_release(f->s, done, 0, 1, &now));
+    ok(&e, ftl_stream_append(f->s, 0, SB_PAGES, data, &lpn, &done, &e));
+    ok(&e, ftl_stream_release(f->s, done, 0, 1, &now, &e));
     assert_int_equal(ftl_bbm_resolve(&f->bbm, 1 * PLANES + 1, 1), 14);
     /* Every other PB once, then PB 0 again: its die 1 plane 1 pages now live on block 14. */
     for (int i = 0; i < 11; i++) {
-        ok(f, ftl_stream_append(f->s, now, SB_PAGES, NULL, &lpn, &done));
-        ok(f, ftl_stream_release(f->s, done, (uint32_t)(lpn / SB_PAGES), 1, &now));
+        ok(&e, ftl_stream_append(f->s, now, SB_PAGES, NULL, &lpn, &done, &e));
+        ok(&e, ftl_stream_release(f->s, done, (uint32_t)(lpn / SB_PAGES), 1, &now, &e));
     }
     ftl_stream_rewind(f->s);
-    ok(f, ftl_stream_append(f->s, now, SB_PAGES, data, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, now, SB_PAGES, data, &lpn, &done, &e));
     assert_int_equal(ftl_stream_lookup(f->s, 0, &pbn), 0);
     assert_int_equal(pbn, 0);
     assert_int_equal(flash_fms_block(f->fms, 1, 1, 14)->wp, 8);
@@ -342,34 +345,35 @@ static void test_reads_follow_spare_remap(void **state)
 
 static void test_errors(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_ctrl_sink sink = {.deliver = sink_deliver, .user = f};
     struct flash_ctrl_req rq = {.lpn = 0, .offset = 0, .bytes = PAGE};
     uint64_t done, t0;
 
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, 0, &rq, &sink, &done), -ENODATA);
-    assert_msg_has(flash_ctrl_errmsg(&f->c), "LB 0 was never written");
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, 0, &rq, &sink, &done, &e), -ENODATA);
+    assert_msg_has(e.msg, "LB 0 was never written");
     t0 = fill(f, 8, NULL);
     rq.offset = PAGE;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), -EINVAL);
-    assert_msg_has(flash_ctrl_errmsg(&f->c), "an offset below the page size 4096");
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "an offset below the page size 4096");
     rq.offset = 0;
     rq.bytes = 0;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), -EINVAL);
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), -EINVAL);
     rq.bytes = 9 * PAGE;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), -ENODATA);
-    assert_msg_has(flash_ctrl_errmsg(&f->c), "read of LPN 8: never written");
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), -ENODATA);
+    assert_msg_has(e.msg, "read of LPN 8: never written");
     rq.lpn = 12 * SB_PAGES - 1;
     rq.bytes = 2 * PAGE;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), -EINVAL);
-    assert_msg_has(flash_ctrl_errmsg(&f->c), "ends past the stream's logical space");
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "ends past the stream's logical space");
     rq.lpn = 0;
     f->n_deliv = 0;
     f->fail_after = 3;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), 0);
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), 0);
     rq.bytes = 8 * PAGE;
-    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done), -EIO);
-    assert_msg_has(flash_ctrl_errmsg(&f->c), "the tensor buffer refused");
+    assert_int_equal(flash_ctrl_read(&f->c, f->s, t0, &rq, &sink, &done, &e), -EIO);
+    assert_msg_has(e.msg, "the tensor buffer refused");
 }
 
 /* Timing-only mode hands NULL data to the sink and still times every page. */

@@ -19,7 +19,7 @@
 struct fixture {
     struct flash_cfg cfg;
     struct flash_die die;
-    struct flash_err err;
+    struct err err;
     unsigned char page[4][4096];
     unsigned char back[4][4096];
 };
@@ -70,7 +70,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static void assert_msg_has(const struct flash_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);

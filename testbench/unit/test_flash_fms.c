@@ -22,7 +22,7 @@ static uint64_t T_CMD, T_XFER, T_PROG, T_R, T_BERS, T_CTRL_WR, T_CTRL_RD;
 struct fixture {
     struct flash_cfg cfg;
     struct flash_fms *fms;
-    struct flash_err err;
+    struct err err;
 };
 
 /* 2 channels x 2 chips x 1 die, 4 planes, 8 blocks of 4 pages: dies 0 and 2 share channel 0. */
@@ -110,76 +110,82 @@ static void assert_msg_has(const char *msg, const char *needle)
 
 static void test_single_page_program(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {0};
     uint64_t done;
 
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), 0);
     assert_int_equal(done, T_CMD + T_XFER + T_PROG);
     /* Asked for later on an idle system: starts when asked. */
     a.page = 1;
-    assert_int_equal(flash_fms_program_page(f->fms, 1000 * T_PROG, &a, NULL, &done), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 1000 * T_PROG, &a, NULL, &done, &e), 0);
     assert_int_equal(done, 1000 * T_PROG + T_CMD + T_XFER + T_PROG);
 }
 
 static void test_multi_plane_program(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop op = mp(1, 0xf, 2, 0);
     uint64_t done;
 
-    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done, &e), 0);
     assert_int_equal(done, 4 * (T_CMD + T_XFER) + T_PROG);
 }
 
 static void test_single_page_read(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {0};
     uint64_t t_prog, done;
 
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &t_prog), 0);
-    assert_int_equal(flash_fms_read_page(f->fms, t_prog, &a, NULL, &done), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &t_prog, &e), 0);
+    assert_int_equal(flash_fms_read_page(f->fms, t_prog, &a, NULL, &done, &e), 0);
     assert_int_equal(done - t_prog, T_CMD + T_R + T_XFER);
 }
 
 static void test_multi_plane_read(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop op = mp(3, 0xf, 0, 0);
     uint64_t t_prog, done;
 
-    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &t_prog), 0);
-    assert_int_equal(flash_fms_read(f->fms, t_prog, &op, NULL, &done), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &t_prog, &e), 0);
+    assert_int_equal(flash_fms_read(f->fms, t_prog, &op, NULL, &done, &e), 0);
     assert_int_equal(done - t_prog, 4 * T_CMD + T_R + 4 * T_XFER);
 }
 
 static void test_erase(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.block = 3};
     struct flash_mpop op = mp(0, 0xf, 5, 0);
     uint64_t done;
 
-    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done), 0);
+    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done, &e), 0);
     assert_int_equal(done, T_CMD + T_BERS);
     /* The same die is busy until then: a 4-plane erase follows it. */
-    assert_int_equal(flash_fms_erase(f->fms, 0, &op, &done), 0);
+    assert_int_equal(flash_fms_erase(f->fms, 0, &op, &done, &e), 0);
     assert_int_equal(done, (T_CMD + T_BERS) + (4 * T_CMD + T_BERS));
     assert_int_equal(flash_fms_block(f->fms, 0, 3, 5)->pe, 1);
 }
 
 static void test_cache_program_overlaps_data_in(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {0};
     uint64_t d0, d1, d2;
 
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d0), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d0, &e), 0);
     a.page = 1;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d1), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d1, &e), 0);
     a.page = 2;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d2), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d2, &e), 0);
     /* Data-in of page 1 runs during tPROG of page 0. */
     assert_int_equal(d0, T_CMD + T_XFER + T_PROG);
     assert_int_equal(d1, T_CMD + T_XFER + T_PROG + T_PROG);
@@ -188,27 +194,29 @@ static void test_cache_program_overlaps_data_in(void **state)
 
 static void test_no_cache_program_serializes(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {0};
     uint64_t d0, d1;
 
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d0), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d0, &e), 0);
     a.page = 1;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d1), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &d1, &e), 0);
     assert_int_equal(d0, T_CMD + T_XFER + T_PROG);
     assert_int_equal(d1, 2 * (T_CMD + T_XFER + T_PROG));
 }
 
 static void test_dies_share_a_channel(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop a = mp(0, 0xf, 0, 0), b = mp(2, 0xf, 0, 0), c = mp(1, 0xf, 0, 0);
     uint64_t da, db, dc;
 
     /* Dies 0 and 2 are on channel 0, die 1 on channel 1. */
-    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &da), 0);
-    assert_int_equal(flash_fms_program(f->fms, 0, &b, NULL, &db), 0);
-    assert_int_equal(flash_fms_program(f->fms, 0, &c, NULL, &dc), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &da, &e), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &b, NULL, &db, &e), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &c, NULL, &dc, &e), 0);
     assert_int_equal(da, 4 * (T_CMD + T_XFER) + T_PROG);
     assert_int_equal(db, 4 * (T_CMD + T_XFER) + 4 * (T_CMD + T_XFER) + T_PROG);
     assert_int_equal(dc, 4 * (T_CMD + T_XFER) + T_PROG);
@@ -217,36 +225,39 @@ static void test_dies_share_a_channel(void **state)
 
 static void test_reads_hide_tr_behind_other_die(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop a = mp(0, 0x1, 0, 0), b = mp(2, 0x1, 0, 0);
     uint64_t t, da, db, start;
 
-    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &t), 0);
-    assert_int_equal(flash_fms_program(f->fms, 0, &b, NULL, &start), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &t, &e), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &b, NULL, &start, &e), 0);
     /* Both dies idle at `start`: die 2's tR runs while die 0's data is on the bus. */
-    assert_int_equal(flash_fms_read(f->fms, start, &a, NULL, &da), 0);
-    assert_int_equal(flash_fms_read(f->fms, start, &b, NULL, &db), 0);
+    assert_int_equal(flash_fms_read(f->fms, start, &a, NULL, &da, &e), 0);
+    assert_int_equal(flash_fms_read(f->fms, start, &b, NULL, &db, &e), 0);
     assert_int_equal(da - start, T_CMD + T_R + T_XFER);
     assert_int_equal(db - start, T_CMD + T_R + T_XFER + T_XFER);
 }
 
 static void test_multi_plane_off_runs_plane_by_plane(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop op = mp(0, 0xf, 1, 0);
     uint64_t done;
 
-    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done, &e), 0);
     assert_int_equal(done, 4 * (T_CMD + T_XFER + T_PROG));
 }
 
 static void test_multi_plane_off_with_cache(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop op = mp(0, 0xf, 1, 0);
     uint64_t done;
 
-    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &done, &e), 0);
     assert_int_equal(done, (T_CMD + T_XFER) + 4 * T_PROG);
 }
 
@@ -265,51 +276,54 @@ static void test_controller_commands_serialize(void **state)
 
 static void test_rule_violations_take_no_time(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.channel = 1, .chip = 1, .plane = 2, .block = 6};
     const struct flash_die *d = flash_fms_die(f->fms, 3);
     struct flash_mpop bad_die = mp(4, 1, 0, 0);
     uint64_t done, busy;
 
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done), 0);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), 0);
     busy = d->busy_until;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done), -EINVAL);
-    assert_msg_has(flash_fms_errmsg(f->fms), "ch 1 chip 1 die 0 plane 2 block 6 page 0");
-    assert_msg_has(flash_fms_errmsg(f->fms), "already programmed");
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "ch 1 chip 1 die 0 plane 2 block 6 page 0");
+    assert_msg_has(e.msg, "already programmed");
     a.page = 3;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done), -EINVAL);
-    assert_msg_has(flash_fms_errmsg(f->fms), "in order");
-    assert_int_equal(flash_fms_read_page(f->fms, 0, &a, NULL, &done), -ENODATA);
-    assert_msg_has(flash_fms_errmsg(f->fms), "page 3: page not written");
-    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done), -EINVAL);
-    assert_msg_has(flash_fms_errmsg(f->fms), "whole blocks");
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "in order");
+    assert_int_equal(flash_fms_read_page(f->fms, 0, &a, NULL, &done, &e), -ENODATA);
+    assert_msg_has(e.msg, "page 3: page not written");
+    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "whole blocks");
     a.page = 0;
     a.chip = 2;
-    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done), -EINVAL);
-    assert_msg_has(flash_fms_errmsg(f->fms), "chip 2 is out of range; accepted 0..1");
-    assert_int_equal(flash_fms_program(f->fms, 0, &bad_die, NULL, &done), -EINVAL);
-    assert_msg_has(flash_fms_errmsg(f->fms), "die index 4 is out of range; accepted 0..3");
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "chip 2 is out of range; accepted 0..1");
+    assert_int_equal(flash_fms_program(f->fms, 0, &bad_die, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "die index 4 is out of range; accepted 0..3");
     assert_int_equal(d->busy_until, busy);
     assert_int_equal(flash_fms_chan(f->fms, 1)->bus.n_ops, 1);
 }
 
 static void test_erase_failure_and_bad_blocks(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.plane = 1, .block = 2};
     uint64_t done;
 
-    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a), 0);
-    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done), -EIO);
+    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a, &e), 0);
+    assert_int_equal(flash_fms_erase_block(f->fms, 0, &a, &done, &e), -EIO);
     assert_int_equal(done, T_CMD + T_BERS); /* the failed erase took its time */
     assert_true(flash_fms_block(f->fms, 0, 1, 2)->bad);
-    assert_int_equal(flash_fms_program_page(f->fms, done, &a, NULL, &done), -EIO);
+    assert_int_equal(flash_fms_program_page(f->fms, done, &a, NULL, &done, &e), -EIO);
     a.block = 8;
-    assert_int_equal(flash_fms_mark_bad(f->fms, &a), -EINVAL);
+    assert_int_equal(flash_fms_mark_bad(f->fms, &a, &e), -EINVAL);
 }
 
 static void test_payload_round_trip_and_stats(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     unsigned char in[4][4096], out[4][4096];
     const void *src[FLASH_MAX_PLANES] = {in[0], in[1], in[2], in[3]};
@@ -320,8 +334,8 @@ static void test_payload_round_trip_and_stats(void **state)
 
     for (int p = 0; p < 4; p++)
         memset(in[p], 0x10 + p, sizeof(in[p]));
-    assert_int_equal(flash_fms_program(f->fms, 0, &op, src, &done), 0);
-    assert_int_equal(flash_fms_read(f->fms, done, &op, dst, &done), 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, src, &done, &e), 0);
+    assert_int_equal(flash_fms_read(f->fms, done, &op, dst, &done, &e), 0);
     assert_memory_equal(in, out, sizeof(in));
     flash_fms_stats(f->fms, done, &st);
     assert_int_equal(st.pages_programmed, 4);
@@ -338,7 +352,7 @@ static void test_full_geometry_is_sparse(void **state)
 {
     struct flash_cfg c;
     struct flash_fms *fms;
-    struct flash_err e;
+    struct err e;
     struct flash_addr a = {.channel = 63, .chip = 1, .plane = 7, .block = 682, .page = 0};
     unsigned char page[4096] = {1, 2, 3};
     unsigned char back[4096];
@@ -348,8 +362,8 @@ static void test_full_geometry_is_sparse(void **state)
     (void)state;
     flash_cfg_default(&c);
     assert_int_equal(flash_fms_create(&c, &fms, &e), 0);
-    assert_int_equal(flash_fms_program_page(fms, 0, &a, page, &done), 0);
-    assert_int_equal(flash_fms_read_page(fms, done, &a, back, &done), 0);
+    assert_int_equal(flash_fms_program_page(fms, 0, &a, page, &done, &e), 0);
+    assert_int_equal(flash_fms_read_page(fms, done, &a, back, &done, &e), 0);
     assert_memory_equal(page, back, sizeof(page));
     flash_fms_stats(fms, done, &st);
     assert_int_equal(st.payload_pages, 1);

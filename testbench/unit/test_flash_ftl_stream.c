@@ -38,7 +38,7 @@ struct fixture {
     struct ftl_bbm bbm;
     struct ftl_stream_cfg sc;
     struct ftl_stream *s;
-    struct flash_err err;
+    struct err err;
 };
 
 static void small_cfg(struct flash_cfg *c)
@@ -114,14 +114,14 @@ static void make_stream(struct fixture *f, uint32_t first, uint32_t n, uint32_t 
     int rc;
 
     stream_cfg(&f->sc, first, n, nl);
-    rc = ftl_stream_create(f->fms, &f->bbm, &f->sc, &f->s, &f->err);
+    rc = ftl_stream_create(&f->sc, f->fms, &f->bbm, &f->s, &f->err);
     if (rc)
         fail_msg("ftl_stream_create: %s", f->err.msg);
 }
 
 static void make_stream_cfg(struct fixture *f)
 {
-    int rc = ftl_stream_create(f->fms, &f->bbm, &f->sc, &f->s, &f->err);
+    int rc = ftl_stream_create(&f->sc, f->fms, &f->bbm, &f->s, &f->err);
 
     if (rc)
         fail_msg("ftl_stream_create: %s", f->err.msg);
@@ -133,10 +133,11 @@ static void assert_msg_has(const char *msg, const char *needle)
         fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
-static void ok(struct fixture *f, int rc)
+/* rc is 0; otherwise fail with the message of the call, in e. */
+static void ok(const struct err *e, int rc)
 {
     if (rc)
-        fail_msg("rc %d: %s", rc, ftl_stream_errmsg(f->s));
+        fail_msg("rc %d: %s", rc, e->msg);
 }
 
 static uint32_t pbn_of(struct fixture *f, uint32_t lbn)
@@ -153,6 +154,7 @@ static uint32_t pbn_of(struct fixture *f, uint32_t lbn)
  * iteration 2 uses 3, 0, 1. */
 static void test_round_robin_paper_example(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     static const uint32_t expect[3][3] = {{0, 1, 2}, {3, 0, 1}, {2, 3, 0}};
     uint64_t now = 0, lpn, done;
@@ -161,13 +163,13 @@ static void test_round_robin_paper_example(void **state)
     assert_int_equal(ftl_stream_lpages(f->s), 3 * SB_PAGES);
     for (int it = 0; it < 3; it++) {
         for (uint32_t lb = 0; lb < 3; lb++) {
-            ok(f, ftl_stream_append(f->s, now, SB_PAGES, NULL, &lpn, &done));
+            ok(&e, ftl_stream_append(f->s, now, SB_PAGES, NULL, &lpn, &done, &e));
             assert_int_equal(lpn, lb * SB_PAGES); /* the append point wraps each iteration */
             now = done;
         }
         for (uint32_t lb = 0; lb < 3; lb++)
             assert_int_equal(pbn_of(f, lb), expect[it][lb]);
-        ok(f, ftl_stream_release(f->s, now, 0, 3, &done));
+        ok(&e, ftl_stream_release(f->s, now, 0, 3, &done, &e));
         now = done;
     }
 }
@@ -175,12 +177,13 @@ static void test_round_robin_paper_example(void **state)
 /* Offset o of a superblock -> plane o % P, unit o / P -> die unit % D, page unit / D. */
 static void test_superblock_page_layout(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t done;
 
     make_stream(f, 1, 4, 0);
     /* LPN 0..21: units 0..4 fully (dies 0-3 page 0, die 0 page 1), unit 5 half (die 1). */
-    ok(f, ftl_stream_write(f->s, 0, 0, 22, NULL, &done));
+    ok(&e, ftl_stream_write(f->s, 0, 0, 22, NULL, &done, &e));
     for (uint32_t d = 0; d < DIES; d++)
         for (uint32_t p = 0; p < PLANES; p++) {
             uint32_t wp = flash_fms_block(f->fms, d, p, 1)->wp;
@@ -189,7 +192,7 @@ static void test_superblock_page_layout(void **state)
             assert_int_equal(wp, expect);
         }
     /* The next write continues die 1 at plane 2: a 2-plane unit, then onwards. */
-    ok(f, ftl_stream_write(f->s, done, 22, 2, NULL, &done));
+    ok(&e, ftl_stream_write(f->s, done, 22, 2, NULL, &done, &e));
     assert_int_equal(flash_fms_block(f->fms, 1, 3, 1)->wp, 2);
 }
 
@@ -197,38 +200,41 @@ static void test_superblock_page_layout(void **state)
 
 static void test_single_page_write_timing(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t lpn, done;
 
     make_stream(f, 1, 4, 0);
-    ok(f, ftl_stream_append(f->s, 0, 1, NULL, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, 0, 1, NULL, &lpn, &done, &e));
     assert_int_equal(done, T_CTRL_WR + T_CMD + T_XFER + T_PROG);
 }
 
 static void test_command_of_four_units_timing(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t lpn, done, t_read;
 
     make_stream(f, 1, 4, 0);
     /* 16 pages = one 64 KiB command = one 4-plane unit on each of the 4 dies; dies 0 and 2 share
      * channel 0, so the second unit on a channel waits for the first's data-in. */
-    ok(f, ftl_stream_append(f->s, 0, 16, NULL, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, 0, 16, NULL, &lpn, &done, &e));
     assert_int_equal(done, T_CTRL_WR + 2 * 4 * (T_CMD + T_XFER) + T_PROG);
     /* Reading them back: one read command, then per channel two 4-plane reads; the second
      * die's tR overlaps the first's data-out. */
-    ok(f, ftl_stream_read(f->s, done, 0, 16, NULL, &t_read));
+    ok(&e, ftl_stream_read(f->s, done, 0, 16, NULL, &t_read, &e));
     assert_int_equal(t_read - done, T_CTRL_RD + 4 * T_CMD + T_R + 2 * 4 * T_XFER);
 }
 
 static void seq_write_rate(struct fixture *f, double *rate, double *bound)
 {
+    struct err e;
     struct flash_bounds b;
     uint64_t lpn, done, end = 0, pages = 12 * SB_PAGES;
 
     make_stream(f, 1, 12, 0);
     for (uint64_t i = 0; i < pages; i += 64) {
-        ok(f, ftl_stream_append(f->s, 0, 64, NULL, &lpn, &done));
+        ok(&e, ftl_stream_append(f->s, 0, 64, NULL, &lpn, &done, &e));
         end = done > end ? done : end;
     }
     flash_cfg_write_bounds(&f->cfg, &b);
@@ -278,15 +284,16 @@ static void test_seq_write_reaches_bound_cache_off(void **state)
 
 static void test_seq_read_reaches_bound(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_bounds b;
     uint64_t lpn, done, start = 0, end = 0, pages = 12 * SB_PAGES;
     double rate;
 
     make_stream(f, 1, 12, 0);
-    ok(f, ftl_stream_append(f->s, 0, pages, NULL, &lpn, &start));
+    ok(&e, ftl_stream_append(f->s, 0, pages, NULL, &lpn, &start, &e));
     for (uint64_t i = 0; i < pages; i += 64) {
-        ok(f, ftl_stream_read(f->s, start, i, 64, NULL, &done));
+        ok(&e, ftl_stream_read(f->s, start, i, 64, NULL, &done, &e));
         end = done > end ? done : end;
     }
     flash_cfg_read_bounds(&f->cfg, &b);
@@ -300,6 +307,7 @@ static void test_seq_read_reaches_bound(void **state)
 
 static void test_functional_round_trip(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t n = 2 * SB_PAGES + 37, done;
     unsigned char *in = malloc(n * PAGE), *out = malloc(n * PAGE);
@@ -310,12 +318,12 @@ static void test_functional_round_trip(void **state)
         in[i] = (unsigned char)(i * 2654435761u >> 13);
     make_stream(f, 1, 4, 0);
     /* Odd pieces: partial units, crossing LB boundaries. */
-    ok(f, ftl_stream_write(f->s, 0, 0, 5, in, &done));
-    ok(f, ftl_stream_write(f->s, done, 5, SB_PAGES, in + 5 * PAGE, &done));
-    ok(f, ftl_stream_write(f->s, done, 5 + SB_PAGES, n - 5 - SB_PAGES, in + (5 + SB_PAGES) * PAGE,
-                           &done));
-    ok(f, ftl_stream_read(f->s, done, 3, n - 3, out + 3 * PAGE, &done));
-    ok(f, ftl_stream_read(f->s, done, 0, 3, out, &done));
+    ok(&e, ftl_stream_write(f->s, 0, 0, 5, in, &done, &e));
+    ok(&e, ftl_stream_write(f->s, done, 5, SB_PAGES, in + 5 * PAGE, &done, &e));
+    ok(&e, ftl_stream_write(f->s, done, 5 + SB_PAGES, n - 5 - SB_PAGES, in + (5 + SB_PAGES) * PAGE,
+                            &done, &e));
+    ok(&e, ftl_stream_read(f->s, done, 3, n - 3, out + 3 * PAGE, &done, &e));
+    ok(&e, ftl_stream_read(f->s, done, 0, 3, out, &done, &e));
     assert_memory_equal(in, out, n * PAGE);
     free(in);
     free(out);
@@ -323,107 +331,113 @@ static void test_functional_round_trip(void **state)
 
 static void test_append_only_errors(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t done;
 
     make_stream(f, 1, 4, 0);
-    ok(f, ftl_stream_write(f->s, 0, 0, 10, NULL, &done));
-    assert_int_equal(ftl_stream_write(f->s, done, 5, 1, NULL, &done), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "append-only; LB 0 takes its next page at LPN 10");
-    assert_int_equal(ftl_stream_write(f->s, done, 11, 1, NULL, &done), -EINVAL);
-    assert_int_equal(ftl_stream_write(f->s, done, SB_PAGES + 3, 1, NULL, &done), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "LB 1 takes its next page at LPN 128");
-    ok(f, ftl_stream_write(f->s, done, 10, SB_PAGES - 10, NULL, &done));
-    assert_int_equal(ftl_stream_write(f->s, done, 0, 1, NULL, &done), -EBUSY);
-    assert_msg_has(ftl_stream_errmsg(f->s), "LB 0 holds live data");
-    assert_msg_has(ftl_stream_errmsg(f->s), "release it before rewriting");
+    ok(&e, ftl_stream_write(f->s, 0, 0, 10, NULL, &done, &e));
+    assert_int_equal(ftl_stream_write(f->s, done, 5, 1, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "append-only; LB 0 takes its next page at LPN 10");
+    assert_int_equal(ftl_stream_write(f->s, done, 11, 1, NULL, &done, &e), -EINVAL);
+    assert_int_equal(ftl_stream_write(f->s, done, SB_PAGES + 3, 1, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "LB 1 takes its next page at LPN 128");
+    ok(&e, ftl_stream_write(f->s, done, 10, SB_PAGES - 10, NULL, &done, &e));
+    assert_int_equal(ftl_stream_write(f->s, done, 0, 1, NULL, &done, &e), -EBUSY);
+    assert_msg_has(e.msg, "LB 0 holds live data");
+    assert_msg_has(e.msg, "release it before rewriting");
 }
 
 static void test_overflow_is_an_error(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t lpn, done;
 
     make_stream(f, 1, 4, 2);
-    ok(f, ftl_stream_append(f->s, 0, SB_PAGES + 100, NULL, &lpn, &done));
-    assert_int_equal(ftl_stream_append(f->s, done, 29, NULL, &lpn, &done), -ENOSPC);
-    assert_msg_has(ftl_stream_errmsg(f->s), "stream 'V' overflow");
-    assert_msg_has(ftl_stream_errmsg(f->s), "logical space of 256 pages (2 LBs of 128 pages)");
-    ok(f, ftl_stream_append(f->s, done, 28, NULL, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, 0, SB_PAGES + 100, NULL, &lpn, &done, &e));
+    assert_int_equal(ftl_stream_append(f->s, done, 29, NULL, &lpn, &done, &e), -ENOSPC);
+    assert_msg_has(e.msg, "stream 'V' overflow");
+    assert_msg_has(e.msg, "logical space of 256 pages (2 LBs of 128 pages)");
+    ok(&e, ftl_stream_append(f->s, done, 28, NULL, &lpn, &done, &e));
     /* The append point wraps, but LB 0 still holds live data. */
-    assert_int_equal(ftl_stream_append(f->s, done, 1, NULL, &lpn, &done), -EBUSY);
+    assert_int_equal(ftl_stream_append(f->s, done, 1, NULL, &lpn, &done, &e), -EBUSY);
 }
 
 static void test_read_never_written_is_an_error(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t done;
 
     make_stream(f, 1, 4, 0);
-    assert_int_equal(ftl_stream_read(f->s, 0, 200, 1, NULL, &done), -ENODATA);
-    assert_msg_has(ftl_stream_errmsg(f->s), "LB 1 was never written");
-    ok(f, ftl_stream_write(f->s, 0, 0, 6, NULL, &done));
-    assert_int_equal(ftl_stream_read(f->s, done, 4, 3, NULL, &done), -ENODATA);
-    assert_msg_has(ftl_stream_errmsg(f->s), "read of LPN 6: never written; LB 0 holds LPNs 0..5");
-    ok(f, ftl_stream_read(f->s, done, 4, 2, NULL, &done));
-    ok(f, ftl_stream_release(f->s, done, 0, 1, &done));
-    assert_int_equal(ftl_stream_read(f->s, done, 0, 1, NULL, &done), -ENODATA);
-    assert_int_equal(ftl_stream_read(f->s, done, 4 * SB_PAGES, 1, NULL, &done), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "past the logical space");
-    assert_int_equal(ftl_stream_release(f->s, done, 0, 1, &done), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "release of LB 0: not mapped");
+    assert_int_equal(ftl_stream_read(f->s, 0, 200, 1, NULL, &done, &e), -ENODATA);
+    assert_msg_has(e.msg, "LB 1 was never written");
+    ok(&e, ftl_stream_write(f->s, 0, 0, 6, NULL, &done, &e));
+    assert_int_equal(ftl_stream_read(f->s, done, 4, 3, NULL, &done, &e), -ENODATA);
+    assert_msg_has(e.msg, "read of LPN 6: never written; LB 0 holds LPNs 0..5");
+    ok(&e, ftl_stream_read(f->s, done, 4, 2, NULL, &done, &e));
+    ok(&e, ftl_stream_release(f->s, done, 0, 1, &done, &e));
+    assert_int_equal(ftl_stream_read(f->s, done, 0, 1, NULL, &done, &e), -ENODATA);
+    assert_int_equal(ftl_stream_read(f->s, done, 4 * SB_PAGES, 1, NULL, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "past the logical space");
+    assert_int_equal(ftl_stream_release(f->s, done, 0, 1, &done, &e), -EINVAL);
+    assert_msg_has(e.msg, "release of LB 0: not mapped");
 }
 
 /* ------------------------------------------------------------------ erase, wear, spares */
 
 static void test_erase_on_release_is_ahead_of_need(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t lpn, done, t_rel, t_w;
 
     make_stream(f, 1, 2, 0);
-    ok(f, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done));
-    ok(f, ftl_stream_release(f->s, done, 0, 1, &t_rel));
+    ok(&e, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done, &e));
+    ok(&e, ftl_stream_release(f->s, done, 0, 1, &t_rel, &e));
     /* One 4-plane erase on every die, in parallel. */
     assert_int_equal(t_rel - done, 4 * T_CMD + T_BERS);
     assert_int_equal(flash_fms_block(f->fms, 3, 2, 1)->pe, 1);
     /* Rewriting LB 0 after the erase finished costs no erase. */
-    ok(f, ftl_stream_append(f->s, t_rel, 1, NULL, &lpn, &t_w));
+    ok(&e, ftl_stream_append(f->s, t_rel, 1, NULL, &lpn, &t_w, &e));
     assert_int_equal(lpn, 0);
     assert_int_equal(t_w - t_rel, T_CTRL_WR + T_CMD + T_XFER + T_PROG);
 }
 
 static void test_erase_deferred_to_reallocation(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t lpn, done, t_rel, t_w;
 
     stream_cfg(&f->sc, 1, 2, 0);
     f->sc.erase_on_release = false;
     make_stream_cfg(f);
-    ok(f, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done));
-    ok(f, ftl_stream_release(f->s, done, 0, 1, &t_rel));
+    ok(&e, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done, &e));
+    ok(&e, ftl_stream_release(f->s, done, 0, 1, &t_rel, &e));
     assert_int_equal(t_rel, done);
     assert_int_equal(flash_fms_block(f->fms, 0, 0, 1)->pe, 0);
     /* Now the erase is on the write path. */
-    ok(f, ftl_stream_append(f->s, t_rel, 1, NULL, &lpn, &t_w));
+    ok(&e, ftl_stream_append(f->s, t_rel, 1, NULL, &lpn, &t_w, &e));
     assert_int_equal(t_w - t_rel, 4 * T_CMD + T_BERS + T_CMD + T_XFER + T_PROG);
 }
 
 /* Write and release one LB (round-robin over the stream's PBs). */
-static int cycle(struct fixture *f, uint64_t *now)
+static int cycle(struct fixture *f, uint64_t *now, struct err *e)
 {
     uint64_t lpn, done;
-    int rc = ftl_stream_append(f->s, *now, SB_PAGES, NULL, &lpn, &done);
+    int rc = ftl_stream_append(f->s, *now, SB_PAGES, NULL, &lpn, &done, e);
 
     if (rc)
         return rc;
-    rc = ftl_stream_release(f->s, done, (uint32_t)(lpn / SB_PAGES), 1, now);
+    rc = ftl_stream_release(f->s, done, (uint32_t)(lpn / SB_PAGES), 1, now, e);
     return rc;
 }
 
 static void test_wear_out_uses_spares_then_reports(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct ftl_stream_stats st;
     uint64_t now = 0;
@@ -434,32 +448,33 @@ static void test_wear_out_uses_spares_then_reports(void **state)
     f->sc.pe_budget = 3;
     make_stream_cfg(f);
     for (i = 0; i < 4; i++)
-        ok(f, cycle(f, &now));
+        ok(&e, cycle(f, &now, &e));
     /* 2 erases each: still the original blocks. */
     assert_int_equal(ftl_bbm_resolve(&f->bbm, 0, 1), 1);
-    ok(f, cycle(f, &now)); /* PB 0's 3rd erase: worn out, replaced by spare 14 everywhere */
+    ok(&e, cycle(f, &now, &e)); /* PB 0's 3rd erase: worn out, replaced by spare 14 everywhere */
     assert_int_equal(ftl_bbm_resolve(&f->bbm, 0, 1), SPARE0);
     assert_int_equal(ftl_bbm_resolve(&f->bbm, DIES * PLANES - 1, 1), SPARE0);
     assert_true(flash_fms_block(f->fms, 2, 3, 1)->bad);
-    ok(f, cycle(f, &now)); /* PB 1 worn out: spare 15 */
+    ok(&e, cycle(f, &now, &e)); /* PB 1 worn out: spare 15 */
     assert_int_equal(ftl_bbm_resolve(&f->bbm, 5, 2), SPARE0 + 1);
     ftl_stream_stats(f->s, now, &st);
     assert_int_equal(st.blocks_replaced, 2 * DIES * PLANES);
     /* Spares (new blocks) wear out three cycles later; then none is left. */
     for (i = 0; i < 8 && !rc; i++)
-        rc = cycle(f, &now);
+        rc = cycle(f, &now, &e);
     assert_int_equal(rc, -ENOSPC);
-    assert_msg_has(ftl_stream_errmsg(f->s), "stream 'V' PB 0");
-    assert_msg_has(ftl_stream_errmsg(f->s), "worn out (P/E 3 >= budget 3)");
-    assert_msg_has(ftl_stream_errmsg(f->s), "no spare block left in this plane: all 2 spares "
-                                            "(blocks 14..15) are in use");
-    assert_msg_has(ftl_stream_errmsg(f->s), "superblock retired, stream capacity now 1 of 2");
+    assert_msg_has(e.msg, "stream 'V' PB 0");
+    assert_msg_has(e.msg, "worn out (P/E 3 >= budget 3)");
+    assert_msg_has(e.msg, "no spare block left in this plane: all 2 spares "
+                          "(blocks 14..15) are in use");
+    assert_msg_has(e.msg, "superblock retired, stream capacity now 1 of 2");
     ftl_stream_stats(f->s, now, &st);
     assert_int_equal(st.sb_retired, 1);
 }
 
 static void test_erase_failure_replaced_from_spare(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.channel = 1, .chip = 1, .plane = 2, .block = 1};
     uint32_t die = flash_addr_die_index(&f->cfg.geom, &a);
@@ -468,18 +483,18 @@ static void test_erase_failure_replaced_from_spare(void **state)
     uint64_t now = 0, done;
 
     make_stream(f, 1, 2, 1);
-    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a), 0);
-    ok(f, cycle(f, &now)); /* PB 0's erase fails on one plane: it goes to spare 14 */
+    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a, &e), 0);
+    ok(&e, cycle(f, &now, &e)); /* PB 0's erase fails on one plane: it goes to spare 14 */
     assert_int_equal(ftl_bbm_resolve(&f->bbm, dp, 1), SPARE0);
     assert_int_equal(ftl_bbm_resolve(&f->bbm, dp - 1, 1), 1);
     assert_int_equal(ftl_bbm_spares_left(&f->bbm, dp), N_SPARES - 1);
     /* The stream keeps working on the replacement: LPN 14 = unit 3 (die 3), plane 2, page 0. */
-    ok(f, cycle(f, &now));
+    ok(&e, cycle(f, &now, &e));
     for (int i = 0; i < 16; i++) {
         memset(in, i, sizeof(in));
-        ok(f, ftl_stream_append(f->s, now, 1, in, &done, &now));
+        ok(&e, ftl_stream_append(f->s, now, 1, in, &done, &now, &e));
     }
-    ok(f, ftl_stream_read(f->s, now, 14, 1, out, &now));
+    ok(&e, ftl_stream_read(f->s, now, 14, 1, out, &now, &e));
     memset(in, 14, sizeof(in));
     assert_memory_equal(in, out, PAGE);
     assert_int_equal(flash_fms_block(f->fms, die, 2, SPARE0)->wp, 1);
@@ -488,29 +503,31 @@ static void test_erase_failure_replaced_from_spare(void **state)
 
 static void test_bad_block_at_start_is_replaced(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct flash_addr a = {.channel = 0, .chip = 1, .plane = 3, .block = 2};
     uint64_t lpn, done;
 
-    assert_int_equal(flash_fms_mark_bad(f->fms, &a), 0);
+    assert_int_equal(flash_fms_mark_bad(f->fms, &a, &e), 0);
     make_stream(f, 1, 4, 0);
     assert_int_equal(
         ftl_bbm_resolve(&f->bbm, flash_addr_die_index(&f->cfg.geom, &a) * PLANES + 3, 2), SPARE0);
-    ok(f, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done));
+    ok(&e, ftl_stream_append(f->s, 0, 2 * SB_PAGES, NULL, &lpn, &done, &e));
 }
 
 static void test_retention_class_enforced(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     uint64_t done;
 
     stream_cfg(&f->sc, 1, 4, 0);
     f->sc.retention_s = 1;
     make_stream_cfg(f);
-    ok(f, ftl_stream_write(f->s, 0, 0, 4, NULL, &done));
-    ok(f, ftl_stream_read(f->s, FLASH_PS_PER_S, 0, 4, NULL, &done));
-    assert_int_equal(ftl_stream_read(f->s, 2 * FLASH_PS_PER_S, 0, 4, NULL, &done), -ESTALE);
-    assert_msg_has(ftl_stream_errmsg(f->s), "past the stream's retention of 1 s");
+    ok(&e, ftl_stream_write(f->s, 0, 0, 4, NULL, &done, &e));
+    ok(&e, ftl_stream_read(f->s, FLASH_PS_PER_S, 0, 4, NULL, &done, &e));
+    assert_int_equal(ftl_stream_read(f->s, 2 * FLASH_PS_PER_S, 0, 4, NULL, &done, &e), -ESTALE);
+    assert_msg_has(e.msg, "past the stream's retention of 1 s");
 }
 
 static void test_stream_settings_errors(void **state)
@@ -519,17 +536,17 @@ static void test_stream_settings_errors(void **state)
     struct ftl_stream *s = NULL;
 
     stream_cfg(&f->sc, 10, 5, 0);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "overlap the spare blocks 14..15");
     stream_cfg(&f->sc, 12, 5, 0);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "do not fit in a plane of 16 blocks");
     stream_cfg(&f->sc, 1, 4, 5);
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_msg_has(f->err.msg, "5 logical blocks need as many physical ones");
     stream_cfg(&f->sc, 1, 4, 0);
     f->sc.pe_budget = 0;
-    assert_int_equal(ftl_stream_create(f->fms, &f->bbm, &f->sc, &s, &f->err), -EINVAL);
+    assert_int_equal(ftl_stream_create(&f->sc, f->fms, &f->bbm, &s, &f->err), -EINVAL);
     assert_null(s);
 }
 
@@ -537,6 +554,7 @@ static void test_stream_settings_errors(void **state)
 
 static void test_endurance_stats(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct ftl_stream_stats st;
     uint64_t now = 0;
@@ -546,7 +564,7 @@ static void test_endurance_stats(void **state)
     ftl_stream_stats(f->s, 0, &st);
     assert_true(isinf(st.lifetime_years));
     for (int i = 0; i < 8; i++)
-        ok(f, cycle(f, &now));
+        ok(&e, cycle(f, &now, &e));
     ftl_stream_stats(f->s, 10 * FLASH_PS_PER_S, &st);
     assert_int_equal(st.lpages_written, 8 * SB_PAGES);
     assert_true(st.waf == 1.0);
@@ -571,7 +589,7 @@ static void test_paper_v_stream_lifetime(void **state)
     struct ftl_stream_cfg sc;
     struct ftl_stream *s;
     struct ftl_stream_stats st;
-    struct flash_err e;
+    struct err e;
     uint64_t lpn, done, bytes;
 
     (void)state;
@@ -581,9 +599,9 @@ static void test_paper_v_stream_lifetime(void **state)
     assert_int_equal(flash_fms_create(&c, &fms, &e), 0);
     assert_int_equal(ftl_bbm_init(&bbm, &c.geom, 672, 11, &e), 0);
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s, &e), 0);
     assert_int_equal(ftl_stream_lpages(s), 579ull * 786432);
-    assert_int_equal(ftl_stream_append(s, 0, 8192, NULL, &lpn, &done), 0);
+    assert_int_equal(ftl_stream_append(s, 0, 8192, NULL, &lpn, &done, &e), 0);
     bytes = 8192ull * 4096;
     ftl_stream_stats(s, (uint64_t)(bytes / 17.6e9 * FLASH_PS_PER_S), &st);
     if (st.lifetime_years < 6.6 || st.lifetime_years > 6.8)
@@ -639,7 +657,7 @@ static void node_streams(void (*layout)(struct ftl_layout *), uint32_t n_streams
     struct ftl_stream_cfg sc;
     struct ftl_stream *s[FTL_LAYOUT_MAX] = {0};
     struct ftl_stream_stats st;
-    struct flash_err e;
+    struct err e;
     const struct ftl_region *spare;
     uint64_t lpn, done;
     uint32_t n = 0;
@@ -655,8 +673,8 @@ static void node_streams(void (*layout)(struct ftl_layout *), uint32_t n_streams
         if (lay.r[i].kind != FTL_REGION_STREAM)
             continue;
         ftl_stream_cfg_from_region(&sc, &lay.r[i]);
-        assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s[n], &e), 0);
-        assert_int_equal(ftl_stream_append(s[n], 0, 64, NULL, &lpn, &done), 0);
+        assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s[n], &e), 0);
+        assert_int_equal(ftl_stream_append(s[n], 0, 64, NULL, &lpn, &done, &e), 0);
         ftl_stream_stats(s[n], done, &st);
         assert_string_equal(st.name, lay.r[i].name);
         assert_int_equal(st.sb_total, lay.r[i].count);
@@ -690,6 +708,7 @@ static void test_wn_node_streams(void **state)
  * then report it to the FTL. */
 static int hw_page(struct fixture *f, uint64_t now, uint64_t lpn, uint32_t pbn, const void *data)
 {
+    struct err e;
     struct ftl_ppa a;
     struct flash_mpop op;
     const void *pages[FLASH_MAX_PLANES] = {0};
@@ -703,16 +722,17 @@ static int hw_page(struct fixture *f, uint64_t now, uint64_t lpn, uint32_t pbn, 
     op.page = a.page;
     op.block[a.plane] = a.block;
     pages[a.plane] = data;
-    rc = flash_fms_program(f->fms, now, &op, pages, &done);
+    rc = flash_fms_program(f->fms, now, &op, pages, &done, &e);
     if (rc)
-        fail_msg("program: %s", flash_fms_errmsg(f->fms));
-    return ftl_stream_adopt_page(f->s, now, lpn, pbn, &a);
+        fail_msg("program: %s", e.msg);
+    return ftl_stream_adopt_page(f->s, now, lpn, pbn, &a, &e);
 }
 
 /* Pages written outside the FTL, in a PB the hardware chose, read back through the FTL; the
  * FTL's own rotation continues after the hardware's choice. */
 static void test_adopt_hw_pages(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     unsigned char in[PAGE], out[PAGE];
     uint64_t lpn, done;
@@ -726,14 +746,14 @@ static void test_adopt_hw_pages(void **state)
     assert_int_equal(a.page, 1);
     for (uint64_t i = 0; i < 40; i++) {
         memset(in, (int)i + 1, sizeof(in));
-        ok(f, hw_page(f, 0, i, 2, in));
+        ok(&e, hw_page(f, 0, i, 2, in));
     }
     assert_int_equal(pbn_of(f, 0), 2);
-    ok(f, ftl_stream_read(f->s, 0, 33, 1, out, &done));
+    ok(&e, ftl_stream_read(f->s, 0, 33, 1, out, &done, &e));
     memset(in, 34, sizeof(in));
     assert_memory_equal(in, out, PAGE);
     /* LB 0 continues from LPN 40 through the FTL itself; LB 1 opens in PB 3 (after 2). */
-    ok(f, ftl_stream_write(f->s, 0, 40, SB_PAGES - 40 + 1, NULL, &done));
+    ok(&e, ftl_stream_write(f->s, 0, 40, SB_PAGES - 40 + 1, NULL, &done, &e));
     assert_int_equal(pbn_of(f, 1), 3);
     assert_false(ftl_stream_pb_free(f->s, 2));
     assert_true(ftl_stream_pb_free(f->s, 0));
@@ -742,36 +762,37 @@ static void test_adopt_hw_pages(void **state)
 
 static void test_adopt_mismatches_change_nothing(void **state)
 {
+    struct err e = {""};
     struct fixture *f = *state;
     struct ftl_ppa a;
     uint64_t done;
 
     make_stream(f, 1, 4, 0);
-    ok(f, hw_page(f, 0, 0, 1, NULL));
+    ok(&e, hw_page(f, 0, 0, 1, NULL));
     /* Not at the append point. */
     ftl_stream_ppa(f->s, 2, 1, &a);
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 2, 1, &a), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "LB 0 takes its next page at LPN 1");
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 2, 1, &a, &e), -EINVAL);
+    assert_msg_has(e.msg, "LB 0 takes its next page at LPN 1");
     /* Another PB than the LB's. */
     ftl_stream_ppa(f->s, 1, 0, &a);
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 0, &a), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "but LB 0 is mapped to PB 1");
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 0, &a, &e), -EINVAL);
+    assert_msg_has(e.msg, "but LB 0 is mapped to PB 1");
     /* Right PB, wrong address. */
     ftl_stream_ppa(f->s, 1, 1, &a);
     a.page++;
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 1, &a), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "was programmed at die 0 plane 1 block 2 page 1; the "
-                                            "layout and spare remap put it at die 0 plane 1 "
-                                            "block 2 page 0");
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 1, 1, &a, &e), -EINVAL);
+    assert_msg_has(e.msg, "was programmed at die 0 plane 1 block 2 page 1; the "
+                          "layout and spare remap put it at die 0 plane 1 "
+                          "block 2 page 0");
     /* Opening LB 1 in PB 1, which is live. */
     ftl_stream_ppa(f->s, SB_PAGES, 1, &a);
-    ok(f, ftl_stream_write(f->s, 0, 1, SB_PAGES - 1, NULL, &done));
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 1, &a), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "opens LB 1 in PB 1, which is live");
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 0, 1, &a), -EBUSY);
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 4 * SB_PAGES, 1, &a), -EINVAL);
-    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 4, &a), -EINVAL);
-    assert_msg_has(ftl_stream_errmsg(f->s), "PB 4 out of range; accepted 0..3");
+    ok(&e, ftl_stream_write(f->s, 0, 1, SB_PAGES - 1, NULL, &done, &e));
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 1, &a, &e), -EINVAL);
+    assert_msg_has(e.msg, "opens LB 1 in PB 1, which is live");
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 0, 1, &a, &e), -EBUSY);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, 4 * SB_PAGES, 1, &a, &e), -EINVAL);
+    assert_int_equal(ftl_stream_adopt_page(f->s, 0, SB_PAGES, 4, &a, &e), -EINVAL);
+    assert_msg_has(e.msg, "PB 4 out of range; accepted 0..3");
     /* Nothing of the refused pages was counted. */
     struct ftl_stream_stats st;
     ftl_stream_stats(f->s, 1, &st);

@@ -24,12 +24,12 @@
 
 static void hc_small(struct hc_cfg *h, const char *model, uint32_t n, uint32_t b, unsigned words)
 {
-    struct dnn_err e;
+    struct err e;
     memset(h, 0, sizeof(*h));
     assert_int_equal(dnn_model_parse(&h->model, model, &e), 0);
     h->n_an = n;
     h->batch = b;
-    h->core = (struct core_twin_cfg){8, 8, words, words, words};
+    h->core = (struct core_params){8, 8, words, words, words};
     h->tb_bytes = 1ull << 30;
     h->opt_state_words = 1;
     for (int s = 0; s < HC_N_STREAMS; s++) {
@@ -140,7 +140,7 @@ static void test_program_invariants(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct hc_cfg h;
         struct hc_prog *p;
-        struct hc_err e;
+        struct err e;
         hc_small(&h, cases[i].model, cases[i].n, cases[i].b, cases[i].words);
         h.keep_output_resident = cases[i].resident;
         h.eval = cases[i].eval;
@@ -161,7 +161,7 @@ static char *listing(const struct machine_cfg *c, int *rc)
 {
     char *buf = NULL;
     size_t len = 0;
-    struct machine_err e;
+    struct err e;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     *rc = machine_compile_listing(c, f, &e);
@@ -189,7 +189,7 @@ static void test_compile_listing(void **state)
     free(s);
 }
 
-static int validate(const struct machine_cfg *c, char **table, struct machine_err *e)
+static int validate(const struct machine_cfg *c, char **table, struct err *e)
 {
     size_t len = 0;
     FILE *f = open_memstream(table, &len);
@@ -202,7 +202,7 @@ static int validate(const struct machine_cfg *c, char **table, struct machine_er
 static void test_validate_fits(void **state)
 {
     struct machine_cfg c;
-    struct machine_err e;
+    struct err e;
     char *t;
     (void)state;
     machine_cfg_small(&c);
@@ -223,8 +223,8 @@ static void test_validate_fits(void **state)
 static void test_validate_does_not_fit(void **state)
 {
     struct machine_cfg c;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     char *t;
     (void)state;
 

@@ -27,7 +27,7 @@ struct ctx {
     int n_paths;
 };
 
-static void assert_msg_has(const struct dnn_err *e, const char *needle)
+static void assert_msg_has(const struct err *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
         fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
@@ -118,7 +118,7 @@ static size_t labels_file(unsigned char *buf, uint32_t magic, uint32_t count)
 static void test_real_fashion_mnist(void **state)
 {
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     uint32_t hist[10] = {0};
 
     (void)state;
@@ -155,7 +155,7 @@ static void test_good_files(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 5 * 3 * 2], lb[8 + 5];
     struct dnn_idx_set a, b;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     const char *ip, *lp, *ipz, *lpz;
 
     images_file(im, DNN_IDX_MAGIC_IMAGES, 5, 3, 2);
@@ -181,7 +181,7 @@ static void test_missing_file(void **state)
 {
     struct ctx *c = *state;
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     char path[160];
 
     snprintf(path, sizeof(path), "%s/nope.gz", c->dir);
@@ -199,7 +199,7 @@ static void test_bad_magic(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 4], lb[8 + 4];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
     for (int gz = 0; gz < 2; gz++) {
         const char *p;
@@ -229,7 +229,7 @@ static void test_bad_dims(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 4];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     const char *p;
 
     images_file(im, DNN_IDX_MAGIC_IMAGES, 1, 2, 2);
@@ -248,7 +248,7 @@ static void test_truncated(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 10 * 4 * 4], lb[8 + 10];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     size_t n;
 
     for (int gz = 0; gz < 2; gz++) {
@@ -278,7 +278,7 @@ static void test_truncated_gzip_stream(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 50 * 8 * 8];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     const char *p;
     FILE *f;
     long len;
@@ -302,7 +302,7 @@ static void test_trailing_and_labels(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 3 * 2 * 2 + 1], lb[8 + 3 + 1];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
     size_t n;
     const char *p;
 
@@ -325,7 +325,7 @@ static void test_count_mismatch(void **state)
     struct ctx *c = *state;
     static unsigned char im[16 + 6 * 2 * 2], lb[8 + 5];
     struct dnn_idx_set s;
-    struct dnn_err e = {{0}};
+    struct err e = {{0}};
 
     for (int gz = 0; gz < 2; gz++) {
         const char *ip, *lp;

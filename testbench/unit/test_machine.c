@@ -18,48 +18,22 @@
 #include "csim/rng.h"
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
-
-struct data {
-    uint32_t count;
-    uint8_t *images, *labels;
-};
-
-static void data_make(struct data *d, uint32_t count, uint32_t inputs, uint64_t seed)
-{
-    uint64_t s = seed;
-    d->count = count;
-    d->images = malloc((size_t)count * inputs);
-    d->labels = malloc(count);
-    assert_non_null(d->images);
-    assert_non_null(d->labels);
-    for (size_t i = 0; i < (size_t)count * inputs; i++) {
-        uint64_t v = rng_next(&s);
-        d->images[i] = v % 3 == 0 ? 0 : (uint8_t)(v >> 8);
-    }
-    for (uint32_t i = 0; i < count; i++)
-        d->labels[i] = (uint8_t)rng_below(&s, 10);
-}
-
-static void data_free(struct data *d)
-{
-    free(d->images);
-    free(d->labels);
-}
+#include "testbench/env/rand_data.h"
 
 static struct machine *make(struct machine_cfg *c)
 {
     struct machine *r;
-    struct machine_err e;
+    struct err e;
     if (machine_create(c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     return r;
 }
 
-static void train(struct machine *r, const struct data *d, uint32_t first, uint32_t steps)
+static void train(struct machine *r, const struct rand_data *d, uint32_t first, uint32_t steps)
 {
     const struct machine_cfg *c = machine_config(r);
     uint32_t in = dnn_model_inputs(&c->model);
-    struct machine_err e;
+    struct err e;
     for (uint32_t k = first; k < first + steps; k++)
         if (machine_train_batch(r, d->images + (size_t)k * c->batch * in, d->labels + k * c->batch,
                                 NULL, &e))
@@ -82,15 +56,15 @@ static uint64_t counter(struct machine *r, const char *name)
 static void test_eval_matches_golden(void **state)
 {
     struct machine_cfg c;
-    struct data d;
-    struct dnn_err de;
-    struct machine_err e;
+    struct rand_data d;
+    struct err de;
+    struct err e;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
     struct machine *r = make(&c);
     uint32_t in = dnn_model_inputs(&c.model), C = dnn_model_classes(&c.model);
-    data_make(&d, 29, in, 3);
+    assert_int_equal(rand_data_make(&d, 29, in, 10, 3), 0);
     train(r, &d, 0, 2);
 
     float *zm = malloc(29 * C * sizeof(float)), *zg = malloc(29 * C * sizeof(float));
@@ -105,14 +79,17 @@ static void test_eval_matches_golden(void **state)
     free(zm);
     free(zg);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 static struct dnn_params *params_copy(const struct dnn_params *p)
 {
     struct dnn_params *q;
-    struct dnn_err de;
-    assert_int_equal(dnn_params_create(&p->model, &p->opt, 0, &q, &de), 0);
+    struct err de;
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
+                          &q, &de),
+        0);
     for (uint32_t l = 0; l < p->model.n_layers; l++) {
         size_t nw = (size_t)p->model.layer[l].in * p->model.layer[l].out,
                nb = p->model.layer[l].out;
@@ -134,15 +111,15 @@ static struct dnn_params *params_copy(const struct dnn_params *p)
 static void test_checkpoint_round_trip(void **state)
 {
     struct machine_cfg c;
-    struct data d;
-    struct machine_err e;
-    struct dnn_err de;
+    struct rand_data d;
+    struct err e;
+    struct err de;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
     dnn_params_opt_adam(&c.opt, 0.003f);
     struct machine *a = make(&c);
-    data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 9);
+    assert_int_equal(rand_data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 10, 9), 0);
     train(a, &d, 0, 2);
     struct dnn_params *ck = params_copy(machine_params(a));
 
@@ -162,13 +139,17 @@ static void test_checkpoint_round_trip(void **state)
     struct dnn_opt o;
     assert_int_equal(dnn_model_parse(&m, "mlp:64-16-10", &de), 0);
     dnn_params_opt_adam(&o, 0.1f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "layer 1 is 64x16"));
     dnn_params_destroy(other);
     assert_int_equal(dnn_model_parse(&m, "mlp:64-32-10", &de), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 1, &other, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 1}, &other, &de),
+        0);
     assert_int_equal(machine_set_params(b, other, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "optimizer"));
     dnn_params_destroy(other);
@@ -176,20 +157,20 @@ static void test_checkpoint_round_trip(void **state)
     dnn_params_destroy(ck);
     machine_destroy(a);
     machine_destroy(b);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 /* layers.csv rows, busy intervals and counters. */
 static void test_records(void **state)
 {
     struct machine_cfg c;
-    struct data d;
+    struct rand_data d;
     (void)state;
     machine_cfg_small(&c);
     c.n_an = 2;
     struct machine *r = make(&c);
     uint32_t L = c.model.n_layers;
-    data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 4);
+    assert_int_equal(rand_data_make(&d, 3 * c.batch, dnn_model_inputs(&c.model), 10, 4), 0);
     train(r, &d, 0, 1);
     machine_record_busy(r, true, 0);
     train(r, &d, 1, 1);
@@ -265,7 +246,7 @@ static void test_records(void **state)
     machine_layer_recs(r, &n);
     assert_int_equal(n, 0);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 /* act_fresh_lb: every step starts a fresh logical block of the V stream and releases it, so
@@ -273,13 +254,13 @@ static void test_records(void **state)
 static void test_v_stream_release(void **state)
 {
     struct machine_cfg c;
-    struct data d;
+    struct rand_data d;
     (void)state;
     for (int fresh = 0; fresh < 2; fresh++) {
         machine_cfg_small(&c);
         c.act_fresh_lb = fresh;
         struct machine *r = make(&c);
-        data_make(&d, 4 * c.batch, dnn_model_inputs(&c.model), 6);
+        assert_int_equal(rand_data_make(&d, 4 * c.batch, dnn_model_inputs(&c.model), 10, 6), 0);
         train(r, &d, 0, 4);
         uint64_t rel = counter(r, "an0.flash.V.released");
         uint64_t er = counter(r, "an0.flash.V.erases");
@@ -293,11 +274,11 @@ static void test_v_stream_release(void **state)
         assert_int_equal(counter(r, "an0.flash.V.live_pages"), 0);
         assert_int_equal(counter(r, "an0.flash.NV.live_pages"), 0);
         machine_destroy(r);
-        data_free(&d);
+        rand_data_free(&d);
     }
 }
 
-static void expect(int rc, int want, const struct machine_err *e, const char *needle)
+static void expect(int rc, int want, const struct err *e, const char *needle)
 {
     assert_int_equal(rc, want);
     if (!strstr(e->msg, needle))
@@ -308,8 +289,8 @@ static void test_bad_configs(void **state)
 {
     struct machine_cfg c;
     struct machine *r = NULL;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     enum machine_fidelity f;
     (void)state;
 
@@ -347,13 +328,13 @@ static void test_bad_configs(void **state)
 static void test_bad_calls(void **state)
 {
     struct machine_cfg c;
-    struct machine_err e;
-    struct data d;
+    struct err e;
+    struct rand_data d;
     uint32_t ok;
     (void)state;
     machine_cfg_small(&c);
     struct machine *r = make(&c);
-    data_make(&d, 2 * c.batch, dnn_model_inputs(&c.model), 8);
+    assert_int_equal(rand_data_make(&d, 2 * c.batch, dnn_model_inputs(&c.model), 10, 8), 0);
 
     expect(machine_step(r, NULL, &e), -ENODATA, &e, "no batch loaded");
     expect(machine_load_inputs(r, d.images, d.labels, c.batch + 1, &e), -EINVAL, &e,
@@ -391,7 +372,7 @@ static void test_bad_calls(void **state)
     expect(rc, -ENOSPC, &e, "stream 'NV' is full");
     assert_true(loaded > 600);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 int main(void)

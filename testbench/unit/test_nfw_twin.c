@@ -63,13 +63,12 @@ struct sys {
 
 static void sys_open(struct sys *y)
 {
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ftl_layout lay;
     struct ftl_stream_cfg sc;
     struct dram_cfg dc;
     struct dram_port_cfg pc;
     struct nfw_bfm_cfg bc;
-    char msg[256];
     uint64_t rng = 7;
 
     memset(y, 0, sizeof(*y));
@@ -80,10 +79,10 @@ static void sys_open(struct sys *y)
     ftl_layout_an(&lay);
     assert_int_equal(ftl_bbm_init(&y->bbm, &y->fc.geom, 672, 11, &e), 0);
     ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    assert_int_equal(ftl_stream_create(y->fms, &y->bbm, &sc, &y->v, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, y->fms, &y->bbm, &y->v, &e), 0);
     dram_cfg_default(&dc);
     dc.size_bytes = TB_BYTES;
-    assert_int_equal(dram_create(&dc, &y->dram, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_create(&dc, &y->dram, &e), 0);
     y->tb = malloc(TB_BYTES);
     assert_non_null(y->tb);
     for (size_t i = 0; i < TB_BYTES; i += 8) {
@@ -94,16 +93,16 @@ static void sys_open(struct sys *y)
     assert_int_equal(dram_write(y->dram, 0, y->tb, TB_BYTES), 0);
     dram_port_cfg_default(&pc);
     pc.name = "nfw";
-    assert_int_equal(dram_port_create(y->dram, &pc, &y->port, msg, sizeof(msg)), 0);
+    assert_int_equal(dram_port_create(&pc, y->dram, &y->port, &e), 0);
     nfw_bfm_cfg_default(&bc);
-    assert_int_equal(nfw_bfm_create(&y->p, y->fms, &y->bbm, &bc, &y->bfm, &e), 0);
+    assert_int_equal(nfw_bfm_create(&bc, &y->p, y->fms, &y->bbm, &y->bfm, &e), 0);
     {
         struct nfw_in in = {.rst = true};
 
         nfw_twin_set(y->twin, &in);
         nfw_twin_step(y->twin, 2);
     }
-    assert_int_equal(nfw_bfm_attach(y->bfm, 0, y->v), 0);
+    assert_int_equal(nfw_bfm_attach(y->bfm, 0, y->v, &e), 0);
 }
 
 static void sys_close(struct sys *y)
@@ -121,6 +120,7 @@ static void sys_close(struct sys *y)
 /* Run the twin with commands cmd[0..n) offered in order until all is written and reported. */
 static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
 {
+    struct err e;
     unsigned sent = 0, quiet = 0;
     uint64_t c0 = y->cycle;
 
@@ -133,10 +133,7 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
         memset(&in, 0, sizeof(in));
         nfw_twin_get(y->twin, &o);
         dram_port_drive(y->port, &mr);
-        in.mem_req_ready = mr.req_ready;
-        in.mem_rsp_valid = mr.rsp_valid;
-        in.mem_rsp_rdata = mr.rdata;
-        in.mem_rsp_err = mr.err;
+        nfw_in_mem(&in, &mr);
         nfw_bfm_drive(y->bfm, &o, &in);
         if (sent < n) {
             in.cmd_valid = true;
@@ -144,11 +141,10 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
             in.cmd_len = (uint32_t)cmd[sent][1];
         }
         nfw_twin_set(y->twin, &in);
-        rq = (struct mem_port_req){o.mem_req_valid, o.mem_req_write, o.mem_req_addr,
-                                   o.mem_req_wdata, o.mem_req_wstrb, o.mem_rsp_ready};
+        nfw_out_mem(&o, &rq);
         dram_port_clock(y->port, &rq);
-        if (nfw_bfm_clock(y->bfm, &o, &in))
-            fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, nfw_bfm_errmsg(y->bfm));
+        if (nfw_bfm_clock(y->bfm, &o, &in, &e))
+            fail_msg("cycle %llu: %s", (unsigned long long)y->cycle, e.msg);
         sent += in.cmd_valid && o.cmd_ready;
         nfw_twin_step(y->twin, 1);
         y->cycle++;
@@ -188,7 +184,7 @@ static void test_paper_geometry_round_trip(void **state)
     struct rb k;
     struct flash_ctrl ctrl;
     struct flash_ctrl_sink sink = {rb_deliver, &k};
-    struct flash_err e;
+    struct err e;
     const struct nfw_bfm_stats *st;
     double gbps;
 
@@ -219,8 +215,8 @@ static void test_paper_geometry_round_trip(void **state)
         struct flash_ctrl_req rq = {.lpn = lpn, .offset = 0, .bytes = k.len, .tb_addr = 0};
         uint64_t done;
 
-        if (flash_ctrl_read(&ctrl, y.v, nfw_bfm_now(y.bfm), &rq, &sink, &done))
-            fail_msg("read back: %s", flash_ctrl_errmsg(&ctrl));
+        if (flash_ctrl_read(&ctrl, y.v, nfw_bfm_now(y.bfm), &rq, &sink, &done, &e))
+            fail_msg("read back: %s", e.msg);
         if (memcmp(k.buf, y.tb + cmd[i][0], k.len))
             fail_msg("command %u: data read back differ", i);
         lpn += k.len / 4096;
@@ -234,7 +230,7 @@ static void test_twin_checks_parameters(void **state)
 {
     struct nfw_params p;
     struct nfw_twin *t;
-    struct flash_err e;
+    struct err e;
 
     (void)state;
     nfw_params_default(&p);
@@ -265,7 +261,7 @@ static void test_bfm_checks_geometry_and_streams(void **state)
     struct ftl_stream *s;
     struct nfw_bfm_cfg bc;
     struct nfw_bfm *b;
-    struct flash_err e;
+    struct err e;
 
     (void)state;
     nfw_params_default(&p);
@@ -274,26 +270,26 @@ static void test_bfm_checks_geometry_and_streams(void **state)
     nfw_bfm_cfg_default(&bc);
     assert_int_equal(flash_fms_create(&fc, &fms, &e), 0);
     assert_int_equal(ftl_bbm_init(&bbm, &fc.geom, 672, 11, &e), 0);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), -EINVAL);
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), -EINVAL);
     assert_msg_has(e.msg, "the pipeline (2 planes, 2 channels x 2 dies, 4 pages per block, 256 B "
                           "pages) and the flash model (8 planes, 64 channels x 2 dies");
     paper_params(&p);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), 0);
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), 0);
     memset(&sc, 0, sizeof(sc));
     strcpy(sc.name, "big");
     sc.first_block = 10;
     sc.n_blocks = 600;
     sc.pe_budget = 10;
     sc.erase_on_release = true;
-    assert_int_equal(ftl_stream_create(fms, &bbm, &sc, &s, &e), 0);
+    assert_int_equal(ftl_stream_create(&sc, fms, &bbm, &s, &e), 0);
     p.max_pbs = 100;
     nfw_bfm_destroy(b);
-    assert_int_equal(nfw_bfm_create(&p, fms, &bbm, &bc, &b, &e), 0);
-    assert_int_equal(nfw_bfm_attach(b, 0, s), -EINVAL);
-    assert_msg_has(nfw_bfm_errmsg(b), "stream 'big' has 600 physical blocks from block 10; the "
-                                      "pipeline's allocator takes at most 100");
-    assert_int_equal(nfw_bfm_attach(b, 2, s), -EINVAL);
-    assert_msg_has(nfw_bfm_errmsg(b), "stream id 2; accepted 0..1");
+    assert_int_equal(nfw_bfm_create(&bc, &p, fms, &bbm, &b, &e), 0);
+    assert_int_equal(nfw_bfm_attach(b, 0, s, &e), -EINVAL);
+    assert_msg_has(e.msg, "stream 'big' has 600 physical blocks from block 10; the "
+                          "pipeline's allocator takes at most 100");
+    assert_int_equal(nfw_bfm_attach(b, 2, s, &e), -EINVAL);
+    assert_msg_has(e.msg, "stream id 2; accepted 0..1");
     nfw_bfm_destroy(b);
     ftl_stream_destroy(s);
     ftl_bbm_fini(&bbm);

@@ -21,20 +21,20 @@ static struct dmat *open_dmat(void)
 {
     struct dma_params p;
     struct dmat *t;
-    char msg[256];
+    struct err e;
     dma_params_default(&p);
     p.sram_addr_bits = 18;
     p.sram_bytes = 3 * 65536; /* the core map of 8x8 with 4096-word pads: 64 + 64 + 128 KiB */
     p.sram_bytes += 65536;
-    if (dmat_create(&p, 1250, &t, msg, sizeof(msg)))
-        fail_msg("%s", msg);
+    if (dmat_create(&p, NULL, 1250, &t, &e))
+        fail_msg("%s", e.msg);
     return t;
 }
 
 static void test_rates_and_memo(void **state)
 {
     struct dmat *t = open_dmat();
-    char msg[256];
+    struct err e = {""};
     uint64_t a, b, c, x;
     (void)state;
     struct dma_desc d = {.store = false,
@@ -44,29 +44,29 @@ static void test_rates_and_memo(void **state)
                          .len = 512,
                          .src_stride = 512,
                          .dst_stride = 512};
-    assert_int_equal(dmat_cycles(t, &d, &a, msg, sizeof(msg)), 0);
+    assert_int_equal(dmat_cycles(t, &d, &a, &e), 0);
     uint64_t beats = 64 * 512 / 8;
     assert_true(a >= beats && a < beats + beats / 4 + 64);
     assert_int_equal(dmat_simulated(t), 1);
     d.src = 0x123000; /* same alignment class, other address: memo */
-    assert_int_equal(dmat_cycles(t, &d, &b, msg, sizeof(msg)), 0);
+    assert_int_equal(dmat_cycles(t, &d, &b, &e), 0);
     assert_int_equal(a, b);
     assert_int_equal(dmat_simulated(t), 1);
     assert_int_equal(dmat_hits(t), 1);
     d.xpose = true; /* 64 rows of 256 elements -> 256 rows of 128 bytes */
     d.dst_stride = 128;
-    assert_int_equal(dmat_cycles(t, &d, &x, msg, sizeof(msg)), 0);
+    assert_int_equal(dmat_cycles(t, &d, &x, &e), 0);
     assert_true(x >= beats);
     d.xpose = false;
     d.store = true; /* SRAM -> TB */
     d.src = 0;
     d.dst = 0x8000;
     d.dst_stride = 512;
-    assert_int_equal(dmat_cycles(t, &d, &c, msg, sizeof(msg)), 0);
+    assert_int_equal(dmat_cycles(t, &d, &c, &e), 0);
     assert_true(c >= beats);
     d.len = 0; /* rejected */
-    assert_int_equal(dmat_cycles(t, &d, &c, msg, sizeof(msg)), -EINVAL);
-    assert_non_null(strstr(msg, "rejected"));
+    assert_int_equal(dmat_cycles(t, &d, &c, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "rejected"));
     dmat_destroy(t);
 }
 

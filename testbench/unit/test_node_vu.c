@@ -59,7 +59,7 @@ static void test_against_golden_taps(void **state)
     struct dnn_opt o;
     struct dnn_params *p;
     struct dnn_grads g;
-    struct dnn_err de;
+    struct err de;
     static struct taps s;
     uint8_t images[B * 40], labels[B];
     uint64_t rs = 11;
@@ -68,7 +68,8 @@ static void test_against_golden_taps(void **state)
 
     assert_int_equal(dnn_model_parse(&m, "mlp:40-24-16-7", &de), 0);
     dnn_params_opt_sgd(&o, 0.1f, 0.9f, 0.0f);
-    assert_int_equal(dnn_params_create(&m, &o, 5, &p, &de), 0);
+    assert_int_equal(
+        dnn_params_create(&(struct dnn_params_cfg){.model = &m, .opt = &o, .seed = 5}, &p, &de), 0);
     /* biases away from zero so that the bias add matters */
     for (uint32_t l = 0; l < m.n_layers; l++)
         for (uint32_t j = 0; j < m.layer[l].out; j++)

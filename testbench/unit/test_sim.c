@@ -1,6 +1,6 @@
 /*
  * cmocka unit tests for the event kernel (csim/sim.c). A fresh sim per case (setup/teardown);
- * error messages go to a NULL stream except in the test that checks the printing.
+ * error messages go to the err of the call that failed.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -61,12 +61,27 @@ static void ev_stop(struct sim *sim, void *user)
 
 static int setup(void **state)
 {
-    struct sim *sim = sim_create();
-    if (!sim)
+    struct sim *sim;
+    if (sim_create(&sim, NULL))
         return -1;
-    sim_set_error_stream(sim, NULL);
     *state = sim;
     return 0;
+}
+
+/* A clock with its grid origin at now, priority 0, first tick at now; NULL on error. */
+static struct sim_clock *clock_now(struct sim *sim, const char *name, int64_t period_ps,
+                                   sim_tick_fn tick, void *user, struct err *e)
+{
+    struct sim_clock_cfg cfg = {
+        .name = name, .period_ps = period_ps, .start = sim_now(sim), .tick = tick, .user = user};
+    struct sim_clock *clk;
+    return sim_clock_create(&cfg, sim, &clk, e) ? NULL : clk;
+}
+
+static struct sim_clock *clock_cfg(struct sim *sim, const struct sim_clock_cfg *cfg)
+{
+    struct sim_clock *clk;
+    return sim_clock_create(cfg, sim, &clk, NULL) ? NULL : clk;
 }
 
 static int teardown(void **state)
@@ -93,8 +108,8 @@ static void test_events_fire_in_time_order(void **state)
     struct ev e[4] = {{&lg, 0}, {&lg, 1}, {&lg, 2}, {&lg, 3}};
     const sim_time_t times[4] = {30 * SIM_NS, 10 * SIM_NS, 40 * SIM_NS, 20 * SIM_NS};
     for (int i = 0; i < 4; i++)
-        assert_int_equal(sim_schedule_at(sim, times[i], 0, "e", ev_log, &e[i], NULL), 0);
-    assert_int_equal(sim_run(sim), 0);
+        assert_int_equal(sim_schedule_at(sim, times[i], 0, "e", ev_log, &e[i], NULL, NULL), 0);
+    assert_int_equal(sim_run(sim, NULL), 0);
     const int want[] = {1, 3, 0, 2};
     assert_tags(&lg, want, 4);
     assert_int_equal(lg.t[0], 10 * SIM_NS);
@@ -109,8 +124,8 @@ static void test_equal_time_orders_by_priority_smaller_first(void **state)
     struct ev e[4] = {{&lg, 0}, {&lg, 1}, {&lg, 2}, {&lg, 3}};
     const int prio[4] = {5, -3, 0, -100};
     for (int i = 0; i < 4; i++)
-        assert_int_equal(sim_schedule_at(sim, SIM_US, prio[i], "e", ev_log, &e[i], NULL), 0);
-    sim_run(sim);
+        assert_int_equal(sim_schedule_at(sim, SIM_US, prio[i], "e", ev_log, &e[i], NULL, NULL), 0);
+    sim_run(sim, NULL);
     const int want[] = {3, 1, 2, 0};
     assert_tags(&lg, want, 4);
 }
@@ -122,9 +137,9 @@ static void test_equal_time_and_priority_orders_by_insertion(void **state)
     struct ev e[8];
     for (int i = 0; i < 8; i++) {
         e[i] = (struct ev){&lg, i};
-        assert_int_equal(sim_schedule_at(sim, SIM_US, 7, "e", ev_log, &e[i], NULL), 0);
+        assert_int_equal(sim_schedule_at(sim, SIM_US, 7, "e", ev_log, &e[i], NULL, NULL), 0);
     }
-    sim_run(sim);
+    sim_run(sim, NULL);
     const int want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     assert_tags(&lg, want, 8);
 }
@@ -186,13 +201,13 @@ static void test_many_events_with_cancels_fire_in_key_order(void **state)
         x = x * 1103515245u + 12345u;
         o[i] = (struct order_ev){&rec, (int)((x >> 8) % 3) - 1, i};
         assert_int_equal(
-            sim_schedule_at(sim, (x >> 16) % 50, o[i].prio, "o", ev_order, &o[i], &id[i]), 0);
+            sim_schedule_at(sim, (x >> 16) % 50, o[i].prio, "o", ev_order, &o[i], &id[i], NULL), 0);
     }
     for (int i = 0; i < N; i += 3)
-        assert_int_equal(sim_cancel(sim, id[i]), 0);
+        assert_int_equal(sim_cancel(sim, id[i], NULL), 0);
     const int live = N - (N + 2) / 3;
     assert_int_equal(sim_pending(sim), live);
-    assert_int_equal(sim_run(sim), 0);
+    assert_int_equal(sim_run(sim, NULL), 0);
     assert_int_equal(rec.n, live);
     for (int i = 0; i < rec.n; i++)
         assert_true(rec.idx[i] % 3 != 0);
@@ -214,7 +229,7 @@ static void ev_cancel_some(struct sim *sim, void *user)
     struct canceller *c = user;
     c->fired_before = c->rec->n;
     for (int i = 1; i < c->n; i += 2) {
-        int rc = sim_cancel(sim, c->ids[i]);
+        int rc = sim_cancel(sim, c->ids[i], NULL);
         assert_true(rc == 0 || rc == -ENOENT);
     }
 }
@@ -232,11 +247,11 @@ static void test_cancel_from_callback_mid_run_keeps_key_order(void **state)
     for (int i = 0; i < N; i++) {
         x = x * 1103515245u + 12345u;
         o[i] = (struct order_ev){&rec, (int)((x >> 8) % 5) - 2, i};
-        sim_schedule_at(sim, (x >> 16) % 200, o[i].prio, "o", ev_order, &o[i], &id[i]);
+        sim_schedule_at(sim, (x >> 16) % 200, o[i].prio, "o", ev_order, &o[i], &id[i], NULL);
     }
     struct canceller c = {id, N, &rec, -1};
-    sim_schedule_at(sim, 100, 0, "canceller", ev_cancel_some, &c, NULL);
-    sim_run(sim);
+    sim_schedule_at(sim, 100, 0, "canceller", ev_cancel_some, &c, NULL, NULL);
+    sim_run(sim, NULL);
     assert_key_order(&rec);
     assert_true(c.fired_before > 0 && c.fired_before < rec.n);
     for (int i = c.fired_before; i < rec.n; i++) {
@@ -258,10 +273,10 @@ static void test_random_keys_fire_in_time_prio_insertion_order(void **state)
     for (int i = 0; i < N; i++) {
         x = x * 1103515245u + 12345u;
         o[i] = (struct order_ev){&rec, (int)((x >> 20) % 3) - 1, i};
-        assert_int_equal(sim_schedule_at(sim, (x >> 8) % 4, o[i].prio, "o", ev_order, &o[i], NULL),
-                         0);
+        assert_int_equal(
+            sim_schedule_at(sim, (x >> 8) % 4, o[i].prio, "o", ev_order, &o[i], NULL, NULL), 0);
     }
-    sim_run(sim);
+    sim_run(sim, NULL);
     assert_int_equal(rec.n, N);
     assert_key_order(&rec);
 }
@@ -277,9 +292,10 @@ static void ev_spawn_now(struct sim *sim, void *user)
 {
     struct same_step *s = user;
     log_add(s->lg, sim_now(sim), 0, "spawner");
-    assert_int_equal(sim_schedule_in(sim, 0, 5, "x", ev_log, &s->late_hi, NULL), 0);
-    assert_int_equal(sim_schedule_at(sim, sim_now(sim), -1, "y", ev_log, &s->early_lo1, NULL), 0);
-    assert_int_equal(sim_schedule_in(sim, 0, -1, "z", ev_log, &s->early_lo2, NULL), 0);
+    assert_int_equal(sim_schedule_in(sim, 0, 5, "x", ev_log, &s->late_hi, NULL, NULL), 0);
+    assert_int_equal(sim_schedule_at(sim, sim_now(sim), -1, "y", ev_log, &s->early_lo1, NULL, NULL),
+                     0);
+    assert_int_equal(sim_schedule_in(sim, 0, -1, "z", ev_log, &s->early_lo2, NULL, NULL), 0);
 }
 
 static void
@@ -291,10 +307,10 @@ test_event_scheduled_now_from_callback_runs_same_step_by_prio_then_insertion(voi
     struct same_step s = {&lg, {&lg, 1}, {&lg, 2}, {&lg, 3}};
     struct ev pending = {&lg, 4};
     struct ev later = {&lg, 5};
-    assert_int_equal(sim_schedule_at(sim, T, -2, "spawner", ev_spawn_now, &s, NULL), 0);
-    assert_int_equal(sim_schedule_at(sim, T, 0, "w", ev_log, &pending, NULL), 0);
-    assert_int_equal(sim_schedule_at(sim, T + 1, -50, "later", ev_log, &later, NULL), 0);
-    sim_run(sim);
+    assert_int_equal(sim_schedule_at(sim, T, -2, "spawner", ev_spawn_now, &s, NULL, NULL), 0);
+    assert_int_equal(sim_schedule_at(sim, T, 0, "w", ev_log, &pending, NULL, NULL), 0);
+    assert_int_equal(sim_schedule_at(sim, T + 1, -50, "later", ev_log, &later, NULL, NULL), 0);
+    sim_run(sim, NULL);
     /* spawner(-2), y(-1), z(-1), w(0), x(5) all at T; then later at T + 1. */
     const int want[] = {0, 2, 3, 4, 1, 5};
     assert_tags(&lg, want, 6);
@@ -311,14 +327,14 @@ static void test_cancel_pending_event_does_not_fire(void **state)
     struct log lg = {0};
     struct ev a = {&lg, 1}, b = {&lg, 2}, c = {&lg, 3};
     sim_event_id_t ida, idb, idc;
-    sim_schedule_at(sim, 10, 0, "a", ev_log, &a, &ida);
-    sim_schedule_at(sim, 20, 0, "b", ev_log, &b, &idb);
-    sim_schedule_at(sim, 30, 0, "c", ev_log, &c, &idc);
+    sim_schedule_at(sim, 10, 0, "a", ev_log, &a, &ida, NULL);
+    sim_schedule_at(sim, 20, 0, "b", ev_log, &b, &idb, NULL);
+    sim_schedule_at(sim, 30, 0, "c", ev_log, &c, &idc, NULL);
     assert_true(sim_event_pending(sim, idb));
-    assert_int_equal(sim_cancel(sim, idb), 0);
+    assert_int_equal(sim_cancel(sim, idb, NULL), 0);
     assert_false(sim_event_pending(sim, idb));
     assert_int_equal(sim_pending(sim), 2);
-    sim_run(sim);
+    sim_run(sim, NULL);
     const int want[] = {1, 3};
     assert_tags(&lg, want, 2);
 }
@@ -327,21 +343,22 @@ static void test_cancel_fired_event_returns_enoent(void **state)
 {
     struct sim *sim = *state;
     sim_event_id_t id;
-    assert_int_equal(sim_schedule_at(sim, 10, 0, "done", ev_nop, NULL, &id), 0);
-    sim_run(sim);
+    struct err e = {""};
+    assert_int_equal(sim_schedule_at(sim, 10, 0, "done", ev_nop, NULL, &id, NULL), 0);
+    sim_run(sim, NULL);
     assert_false(sim_event_pending(sim, id));
-    assert_int_equal(sim_cancel(sim, id), -ENOENT);
-    assert_non_null(strstr(sim_last_error(sim), "'done'"));
-    assert_non_null(strstr(sim_last_error(sim), "already fired or was cancelled"));
+    assert_int_equal(sim_cancel(sim, id, &e), -ENOENT);
+    assert_non_null(strstr(e.msg, "'done'"));
+    assert_non_null(strstr(e.msg, "already fired or was cancelled"));
 }
 
 static void test_cancel_twice_returns_enoent(void **state)
 {
     struct sim *sim = *state;
     sim_event_id_t id;
-    assert_int_equal(sim_schedule_at(sim, 10, 0, "e", ev_nop, NULL, &id), 0);
-    assert_int_equal(sim_cancel(sim, id), 0);
-    assert_int_equal(sim_cancel(sim, id), -ENOENT);
+    assert_int_equal(sim_schedule_at(sim, 10, 0, "e", ev_nop, NULL, &id, NULL), 0);
+    assert_int_equal(sim_cancel(sim, id, NULL), 0);
+    assert_int_equal(sim_cancel(sim, id, NULL), -ENOENT);
     assert_int_equal(sim_pending(sim), 0);
 }
 
@@ -351,14 +368,14 @@ static void test_cancel_stale_handle_leaves_slot_reuser_alone(void **state)
     struct log lg = {0};
     struct ev b = {&lg, 2};
     sim_event_id_t ida, idb;
-    sim_schedule_at(sim, 10, 0, "a", ev_nop, NULL, &ida);
-    assert_int_equal(sim_cancel(sim, ida), 0);
+    sim_schedule_at(sim, 10, 0, "a", ev_nop, NULL, &ida, NULL);
+    assert_int_equal(sim_cancel(sim, ida, NULL), 0);
     /* b likely reuses a's slot; a's old handle must not touch it. */
-    sim_schedule_at(sim, 20, 0, "b", ev_log, &b, &idb);
+    sim_schedule_at(sim, 20, 0, "b", ev_log, &b, &idb, NULL);
     assert_true(ida != idb);
-    assert_int_equal(sim_cancel(sim, ida), -ENOENT);
+    assert_int_equal(sim_cancel(sim, ida, NULL), -ENOENT);
     assert_true(sim_event_pending(sim, idb));
-    sim_run(sim);
+    sim_run(sim, NULL);
     assert_int_equal(lg.n, 1);
 }
 
@@ -366,11 +383,12 @@ static void test_cancel_unknown_handle_returns_einval(void **state)
 {
     struct sim *sim = *state;
     sim_event_id_t id;
-    sim_schedule_at(sim, 10, 0, "e", ev_nop, NULL, &id);
-    assert_int_equal(sim_cancel(sim, SIM_EVENT_NONE), -EINVAL);
-    assert_int_equal(sim_cancel(sim, 0xffffffffu), -EINVAL);       /* slot never allocated */
-    assert_int_equal(sim_cancel(sim, id + (7ull << 32)), -EINVAL); /* future generation */
-    assert_non_null(strstr(sim_last_error(sim), "not a handle issued by this sim"));
+    struct err e = {""};
+    sim_schedule_at(sim, 10, 0, "e", ev_nop, NULL, &id, NULL);
+    assert_int_equal(sim_cancel(sim, SIM_EVENT_NONE, NULL), -EINVAL);
+    assert_int_equal(sim_cancel(sim, 0xffffffffu, NULL), -EINVAL);     /* slot never allocated */
+    assert_int_equal(sim_cancel(sim, id + (7ull << 32), &e), -EINVAL); /* future generation */
+    assert_non_null(strstr(e.msg, "not a handle issued by this sim"));
     assert_true(sim_event_pending(sim, id));
 }
 
@@ -380,35 +398,29 @@ static void test_schedule_in_past_is_error_with_values(void **state)
 {
     struct sim *sim = *state;
     sim_event_id_t id = 42;
-    assert_int_equal(sim_run_until(sim, 250), 0);
-    assert_int_equal(sim_schedule_at(sim, 100, 0, "x", ev_nop, NULL, &id), -EINVAL);
+    struct err e = {""};
+    assert_int_equal(sim_run_until(sim, 250, NULL), 0);
+    assert_int_equal(sim_schedule_at(sim, 100, 0, "x", ev_nop, NULL, &id, &e), -EINVAL);
     assert_int_equal(id, SIM_EVENT_NONE);
-    assert_non_null(strstr(sim_last_error(sim), "event 'x' at 100 ps is before now (250 ps)"));
+    assert_non_null(strstr(e.msg, "event 'x' at 100 ps is before now (250 ps)"));
     assert_int_equal(sim_pending(sim), 0);
 }
 
-static void test_error_is_printed_to_error_stream(void **state)
+static void test_error_without_err_keeps_the_code(void **state)
 {
     struct sim *sim = *state;
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    sim_set_error_stream(sim, f);
-    sim_run_until(sim, 250);
-    assert_int_equal(sim_schedule_at(sim, 100, 0, "x", ev_nop, NULL, NULL), -EINVAL);
-    char buf[256] = {0};
-    rewind(f);
-    assert_non_null(fgets(buf, sizeof(buf), f));
-    fclose(f);
-    assert_non_null(strstr(buf, "event 'x' at 100 ps is before now (250 ps)"));
+    sim_run_until(sim, 250, NULL);
+    assert_int_equal(sim_schedule_at(sim, 100, 0, "x", ev_nop, NULL, NULL, NULL), -EINVAL);
+    assert_int_equal(sim_pending(sim), 0);
 }
 
-static void test_last_error_is_empty_until_an_error(void **state)
+static void test_success_leaves_err_alone(void **state)
 {
     struct sim *sim = *state;
-    assert_string_equal(sim_last_error(sim), "");
-    sim_schedule_at(sim, 1, 0, "ok", ev_nop, NULL, NULL);
-    sim_run(sim);
-    assert_string_equal(sim_last_error(sim), "");
+    struct err e = {"untouched"};
+    assert_int_equal(sim_schedule_at(sim, 1, 0, "ok", ev_nop, NULL, NULL, &e), 0);
+    assert_int_equal(sim_run(sim, &e), 0);
+    assert_string_equal(e.msg, "untouched");
 }
 
 static bool tick_false(struct sim *sim, void *user)
@@ -421,64 +433,99 @@ static bool tick_false(struct sim *sim, void *user)
 static void test_clock_zero_period_is_error(void **state)
 {
     struct sim *sim = *state;
-    assert_null(sim_clock_create(sim, "clk0", 0, tick_false, NULL));
-    assert_non_null(strstr(sim_last_error(sim), "clock 'clk0': period 0 ps must be > 0"));
+    struct err e = {""};
+    assert_null(clock_now(sim, "clk0", 0, tick_false, NULL, &e));
+    assert_non_null(strstr(e.msg, "clock 'clk0': period 0 ps must be > 0"));
     assert_int_equal(sim_pending(sim), 0);
 }
 
 static void test_clock_negative_period_is_error(void **state)
 {
     struct sim *sim = *state;
-    assert_null(sim_clock_create(sim, "clkneg", -1250, tick_false, NULL));
-    assert_non_null(strstr(sim_last_error(sim), "clock 'clkneg': period -1250 ps must be > 0"));
+    struct err e = {""};
+    assert_null(clock_now(sim, "clkneg", -1250, tick_false, NULL, &e));
+    assert_non_null(strstr(e.msg, "clock 'clkneg': period -1250 ps must be > 0"));
     assert_int_equal(sim_pending(sim), 0);
 }
 
 static void test_schedule_in_overflow_is_error(void **state)
 {
     struct sim *sim = *state;
-    sim_run_until(sim, 1000);
+    struct err e = {""};
+    sim_run_until(sim, 1000, NULL);
     sim_event_id_t id = 1;
-    assert_int_equal(sim_schedule_in(sim, SIM_TIME_MAX - 999, 0, "far", ev_nop, NULL, &id),
+    assert_int_equal(sim_schedule_in(sim, SIM_TIME_MAX - 999, 0, "far", ev_nop, NULL, &id, &e),
                      -EOVERFLOW);
     assert_int_equal(id, SIM_EVENT_NONE);
-    assert_non_null(strstr(sim_last_error(sim), "event 'far': now (1000 ps)"));
+    assert_non_null(strstr(e.msg, "event 'far': now (1000 ps)"));
     /* The last representable time is fine. */
-    assert_int_equal(sim_schedule_in(sim, SIM_TIME_MAX - 1000, 0, "edge", ev_nop, NULL, &id), 0);
+    assert_int_equal(sim_schedule_in(sim, SIM_TIME_MAX - 1000, 0, "edge", ev_nop, NULL, &id, NULL),
+                     0);
     assert_true(sim_event_pending(sim, id));
 }
 
 static void test_run_for_overflow_is_error(void **state)
 {
     struct sim *sim = *state;
-    sim_run_until(sim, 5);
-    assert_int_equal(sim_run_for(sim, SIM_TIME_MAX), -EOVERFLOW);
+    sim_run_until(sim, 5, NULL);
+    assert_int_equal(sim_run_for(sim, SIM_TIME_MAX, NULL), -EOVERFLOW);
     assert_int_equal(sim_now(sim), 5);
 }
 
 static void test_run_until_before_now_is_error(void **state)
 {
     struct sim *sim = *state;
-    sim_run_until(sim, 500);
-    assert_int_equal(sim_run_until(sim, 499), -EINVAL);
-    assert_non_null(strstr(sim_last_error(sim), "sim_run_until(499 ps) is before now (500 ps)"));
+    struct err e = {""};
+    sim_run_until(sim, 500, NULL);
+    assert_int_equal(sim_run_until(sim, 499, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "sim_run_until(499 ps) is before now (500 ps)"));
     assert_int_equal(sim_now(sim), 500);
 }
 
+struct nested {
+    int rc;
+    struct err e;
+};
+
 static void ev_run_inside(struct sim *sim, void *user)
 {
-    int *rc = user;
-    *rc = sim_run(sim);
+    struct nested *n = user;
+    n->rc = sim_run(sim, &n->e);
 }
 
 static void test_run_from_callback_is_ebusy(void **state)
 {
     struct sim *sim = *state;
-    int rc = 0;
-    sim_schedule_at(sim, 1, 0, "nested", ev_run_inside, &rc, NULL);
-    assert_int_equal(sim_run(sim), 0);
-    assert_int_equal(rc, -EBUSY);
-    assert_non_null(strstr(sim_last_error(sim), "inside callback 'nested'"));
+    struct nested n = {0, {""}};
+    sim_schedule_at(sim, 1, 0, "nested", ev_run_inside, &n, NULL, NULL);
+    assert_int_equal(sim_run(sim, NULL), 0);
+    assert_int_equal(n.rc, -EBUSY);
+    assert_non_null(strstr(n.e.msg, "inside callback 'nested'"));
+}
+
+static bool tick_busy(struct sim *sim, void *user)
+{
+    (void)sim;
+    (void)user;
+    return true;
+}
+
+/* A clock whose next edge passes the time range fails inside the run: the clock is left idle,
+ * and the run call returns the failure with its message. */
+static void test_clock_overflow_inside_run_is_returned_by_the_run(void **state)
+{
+    struct sim *sim = *state;
+    struct err e = {""};
+    struct sim_clock *clk = clock_now(sim, "slow", INT64_MAX, tick_busy, NULL, NULL);
+    assert_non_null(clk);
+    assert_int_equal(sim_run(sim, &e), -EOVERFLOW);
+    assert_non_null(strstr(e.msg, "clock 'slow': next edge after"));
+    assert_non_null(strstr(e.msg, "overflows the time range; clock left idle"));
+    assert_int_equal(sim_clock_ticks(clk), 3);
+    assert_false(sim_clock_active(clk));
+    assert_int_equal(sim_pending(sim), 0);
+    /* The failure belongs to that run only. */
+    assert_int_equal(sim_run(sim, &e), 0);
 }
 
 /* ---- run semantics ---- */
@@ -489,16 +536,16 @@ static void test_run_until_fires_events_at_exactly_t_and_leaves_now_at_t(void **
     const sim_time_t T = 7 * SIM_US;
     struct log lg = {0};
     struct ev before = {&lg, 1}, at = {&lg, 2}, after = {&lg, 3};
-    sim_schedule_at(sim, T - 1, 0, "before", ev_log, &before, NULL);
-    sim_schedule_at(sim, T, 0, "at", ev_log, &at, NULL);
-    sim_schedule_at(sim, T + 1, 0, "after", ev_log, &after, NULL);
-    assert_int_equal(sim_run_until(sim, T), 0);
+    sim_schedule_at(sim, T - 1, 0, "before", ev_log, &before, NULL, NULL);
+    sim_schedule_at(sim, T, 0, "at", ev_log, &at, NULL, NULL);
+    sim_schedule_at(sim, T + 1, 0, "after", ev_log, &after, NULL, NULL);
+    assert_int_equal(sim_run_until(sim, T, NULL), 0);
     const int want[] = {1, 2};
     assert_tags(&lg, want, 2);
     assert_int_equal(sim_now(sim), T);
     assert_int_equal(sim_pending(sim), 1);
     /* With nothing due, now still moves to t. */
-    assert_int_equal(sim_run_until(sim, T), 0);
+    assert_int_equal(sim_run_until(sim, T, NULL), 0);
     assert_int_equal(sim_now(sim), T);
 }
 
@@ -508,11 +555,11 @@ static void test_run_for_advances_now_by_delay(void **state)
     const sim_time_t T_FIRST = 3 * SIM_NS, T_SECOND = 4 * SIM_NS;
     struct log lg = {0};
     struct ev a = {&lg, 1};
-    sim_schedule_at(sim, T_FIRST + T_SECOND, 0, "a", ev_log, &a, NULL);
-    assert_int_equal(sim_run_for(sim, T_FIRST), 0);
+    sim_schedule_at(sim, T_FIRST + T_SECOND, 0, "a", ev_log, &a, NULL, NULL);
+    assert_int_equal(sim_run_for(sim, T_FIRST, NULL), 0);
     assert_int_equal(sim_now(sim), T_FIRST);
     assert_int_equal(lg.n, 0);
-    assert_int_equal(sim_run_for(sim, T_SECOND), 0);
+    assert_int_equal(sim_run_for(sim, T_SECOND, NULL), 0);
     assert_int_equal(sim_now(sim), T_FIRST + T_SECOND);
     assert_int_equal(lg.n, 1);
 }
@@ -520,9 +567,9 @@ static void test_run_for_advances_now_by_delay(void **state)
 static void test_run_empties_queue_and_now_is_last_event_time(void **state)
 {
     struct sim *sim = *state;
-    sim_schedule_at(sim, 9 * SIM_MS, 0, "last", ev_nop, NULL, NULL);
-    sim_schedule_at(sim, 2 * SIM_MS, 0, "first", ev_nop, NULL, NULL);
-    assert_int_equal(sim_run(sim), 0);
+    sim_schedule_at(sim, 9 * SIM_MS, 0, "last", ev_nop, NULL, NULL, NULL);
+    sim_schedule_at(sim, 2 * SIM_MS, 0, "first", ev_nop, NULL, NULL, NULL);
+    assert_int_equal(sim_run(sim, NULL), 0);
     assert_int_equal(sim_pending(sim), 0);
     assert_int_equal(sim_now(sim), 9 * SIM_MS);
     assert_int_equal(sim_events_fired(sim), 2);
@@ -534,17 +581,17 @@ static void test_stop_from_callback_returns_after_that_callback(void **state)
     struct sim *sim = *state;
     struct log lg = {0};
     struct ev a = {&lg, 1}, s = {&lg, 2}, same = {&lg, 3}, b = {&lg, 4};
-    sim_schedule_at(sim, 10, 0, "a", ev_log, &a, NULL);
-    sim_schedule_at(sim, 20, 0, "stop", ev_stop, &s, NULL);
-    sim_schedule_at(sim, 20, 1, "same", ev_log, &same, NULL);
-    sim_schedule_at(sim, 30, 0, "b", ev_log, &b, NULL);
-    assert_int_equal(sim_run_until(sim, 100), 0);
+    sim_schedule_at(sim, 10, 0, "a", ev_log, &a, NULL, NULL);
+    sim_schedule_at(sim, 20, 0, "stop", ev_stop, &s, NULL, NULL);
+    sim_schedule_at(sim, 20, 1, "same", ev_log, &same, NULL, NULL);
+    sim_schedule_at(sim, 30, 0, "b", ev_log, &b, NULL, NULL);
+    assert_int_equal(sim_run_until(sim, 100, NULL), 0);
     assert_true(sim_stopped(sim));
     assert_int_equal(sim_now(sim), 20); /* not 100: stopped */
     const int want1[] = {1, 2};
     assert_tags(&lg, want1, 2);
     /* The next run resumes where it stopped. */
-    assert_int_equal(sim_run_until(sim, 100), 0);
+    assert_int_equal(sim_run_until(sim, 100, NULL), 0);
     assert_false(sim_stopped(sim));
     assert_int_equal(sim_now(sim), 100);
     const int want2[] = {1, 2, 3, 4};
@@ -559,9 +606,9 @@ static void test_current_name_reports_running_event_or_null_outside(void **state
     struct log lg = {0};
     struct ev a = {&lg, 1}, b = {&lg, 2};
     assert_null(sim_current_name(sim));
-    sim_schedule_at(sim, 1, 0, "dma.rd", ev_log, &a, NULL);
-    sim_schedule_at(sim, 2, 0, NULL, ev_log, &b, NULL);
-    sim_run(sim);
+    sim_schedule_at(sim, 1, 0, "dma.rd", ev_log, &a, NULL, NULL);
+    sim_schedule_at(sim, 2, 0, NULL, ev_log, &b, NULL, NULL);
+    sim_run(sim, NULL);
     assert_string_equal(lg.name[0], "dma.rd");
     assert_string_equal(lg.name[1], "(unnamed)");
     assert_null(sim_current_name(sim));
@@ -595,9 +642,9 @@ static void test_trace_hook_sees_every_fired_event_and_tick(void **state)
     struct trace_log tl = {0};
     int left = 3;
     sim_set_trace(sim, trace_hook, &tl);
-    sim_schedule_at(sim, 5, 0, "ev", ev_nop, NULL, NULL);
-    assert_non_null(sim_clock_create(sim, "core.clk", 4, tick_three, &left));
-    sim_run(sim);
+    sim_schedule_at(sim, 5, 0, "ev", ev_nop, NULL, NULL, NULL);
+    assert_non_null(clock_now(sim, "core.clk", 4, tick_three, &left, NULL));
+    sim_run(sim, NULL);
     /* clock ticks at 0, 4, 8; the event at 5. */
     assert_int_equal(tl.n, 4);
     assert_string_equal(tl.name[0], "core.clk");
@@ -610,29 +657,30 @@ static void test_trace_hook_sees_every_fired_event_and_tick(void **state)
     assert_int_equal(tl.t[3], 8);
     /* Removing the hook stops the calls. */
     sim_set_trace(sim, NULL, NULL);
-    sim_schedule_in(sim, 1, 0, "quiet", ev_nop, NULL, NULL);
-    sim_run(sim);
+    sim_schedule_in(sim, 1, 0, "quiet", ev_nop, NULL, NULL, NULL);
+    sim_run(sim, NULL);
     assert_int_equal(tl.n, 4);
 }
 
 static void test_two_sims_are_independent(void **state)
 {
     struct sim *a = *state;
-    struct sim *b = sim_create();
-    assert_non_null(b);
-    sim_set_error_stream(b, NULL);
-    sim_schedule_at(a, 10, 0, "a", ev_nop, NULL, NULL);
-    sim_schedule_at(b, 99, 0, "b", ev_nop, NULL, NULL);
-    sim_run(a);
+    struct sim *b;
+    struct err ea = {""}, eb = {""};
+    assert_int_equal(sim_create(&b, NULL), 0);
+    sim_schedule_at(a, 10, 0, "a", ev_nop, NULL, NULL, NULL);
+    sim_schedule_at(b, 99, 0, "b", ev_nop, NULL, NULL, NULL);
+    sim_run(a, NULL);
     assert_int_equal(sim_now(a), 10);
     assert_int_equal(sim_now(b), 0);
     assert_int_equal(sim_pending(b), 1);
-    sim_schedule_at(b, 1, 0, "past", ev_nop, NULL, NULL);
-    sim_run(b);
+    sim_schedule_at(b, 1, 0, "past", ev_nop, NULL, NULL, NULL);
+    sim_run(b, NULL);
     assert_int_equal(sim_now(b), 99);
-    sim_schedule_at(b, 1, 0, "past", ev_nop, NULL, NULL);
-    assert_string_not_equal(sim_last_error(b), "");
-    assert_string_equal(sim_last_error(a), "");
+    assert_int_equal(sim_schedule_at(b, 1, 0, "past", ev_nop, NULL, NULL, &eb), -EINVAL);
+    assert_int_equal(sim_schedule_at(a, 11, 0, "a", ev_nop, NULL, NULL, &ea), 0);
+    assert_string_not_equal(eb.msg, "");
+    assert_string_equal(ea.msg, "");
     sim_destroy(b);
 }
 
@@ -663,10 +711,10 @@ static void test_clock_ticks_only_while_busy(void **state)
     struct sim *sim = *state;
     const sim_time_t T_CLK = 1250; /* 800 MHz */
     struct block b = {.work = 5};
-    b.clk = sim_clock_create(sim, "core", (int64_t)T_CLK, block_tick, &b);
+    b.clk = clock_now(sim, "core", (int64_t)T_CLK, block_tick, &b, NULL);
     assert_non_null(b.clk);
     assert_true(sim_clock_active(b.clk));
-    assert_int_equal(sim_run_until(sim, 100 * T_CLK), 0);
+    assert_int_equal(sim_run_until(sim, 100 * T_CLK, NULL), 0);
     assert_int_equal(sim_clock_ticks(b.clk), 5);
     assert_false(sim_clock_active(b.clk));
     assert_int_equal(sim_events_fired(sim), 5);
@@ -680,7 +728,7 @@ static void ev_give_work(struct sim *sim, void *user)
     (void)sim;
     struct block *b = user;
     b->work += 2;
-    assert_int_equal(sim_clock_wake(b->clk), 0);
+    assert_int_equal(sim_clock_wake(b->clk, NULL), 0);
 }
 
 static void test_clock_idle_gap_costs_no_events_and_cycle_counts_it(void **state)
@@ -689,19 +737,19 @@ static void test_clock_idle_gap_costs_no_events_and_cycle_counts_it(void **state
     const sim_time_t T_CLK = SIM_NS;
     const uint64_t IDLE_CYCLES = 1000000000000ull; /* 10^12 cycles = 1000 s at 1 GHz */
     struct block b = {.work = 3};
-    b.clk = sim_clock_create(sim, "core", (int64_t)T_CLK, block_tick, &b);
-    assert_int_equal(sim_run_until(sim, 3 * T_CLK), 0);
+    b.clk = clock_now(sim, "core", (int64_t)T_CLK, block_tick, &b, NULL);
+    assert_int_equal(sim_run_until(sim, 3 * T_CLK, NULL), 0);
     assert_int_equal(sim_clock_ticks(b.clk), 3);
     uint64_t fired_before = sim_events_fired(sim);
 
     /* Long idle gap, then new work arrives exactly on an edge. */
     const sim_time_t T_WAKE = (3 + IDLE_CYCLES) * T_CLK;
-    sim_schedule_at(sim, T_WAKE, 0, "work", ev_give_work, &b, NULL);
-    assert_int_equal(sim_run_until(sim, T_WAKE - 1), 0);
+    sim_schedule_at(sim, T_WAKE, 0, "work", ev_give_work, &b, NULL, NULL);
+    assert_int_equal(sim_run_until(sim, T_WAKE - 1, NULL), 0);
     assert_int_equal(sim_events_fired(sim), fired_before); /* idle: no events spent */
     assert_int_equal(sim_clock_cycle(b.clk), 3 + IDLE_CYCLES - 1);
 
-    assert_int_equal(sim_run(sim), 0);
+    assert_int_equal(sim_run(sim, NULL), 0);
     /* The wake event, then two ticks at T_WAKE and T_WAKE + T_CLK. */
     assert_int_equal(sim_events_fired(sim), fired_before + 1 + 2);
     assert_int_equal(sim_clock_ticks(b.clk), 3 + 2);
@@ -715,9 +763,9 @@ static void test_clock_wake_between_edges_ticks_on_next_edge(void **state)
     const sim_time_t T_CLK = 10 * SIM_NS, T_OFF = 5 * SIM_NS;
     struct log lg = {0};
     struct block b = {.work = 1, .lg = &lg};
-    b.clk = sim_clock_create(sim, "core", (int64_t)T_CLK, block_tick, &b);
-    sim_schedule_at(sim, 2 * T_CLK + T_OFF, 0, "work", ev_give_work, &b, NULL);
-    sim_run(sim);
+    b.clk = clock_now(sim, "core", (int64_t)T_CLK, block_tick, &b, NULL);
+    sim_schedule_at(sim, 2 * T_CLK + T_OFF, 0, "work", ev_give_work, &b, NULL, NULL);
+    sim_run(sim, NULL);
     assert_int_equal(lg.n, 3);
     assert_int_equal(lg.t[0], 0);
     assert_int_equal(lg.t[1], 3 * T_CLK); /* next edge after 2.5 periods */
@@ -731,9 +779,9 @@ static void test_clock_wake_on_an_edge_ticks_on_that_edge(void **state)
     const sim_time_t T_CLK = 10 * SIM_NS;
     struct log lg = {0};
     struct block b = {.work = 1, .lg = &lg};
-    b.clk = sim_clock_create(sim, "core", (int64_t)T_CLK, block_tick, &b);
-    sim_schedule_at(sim, 4 * T_CLK, 0, "work", ev_give_work, &b, NULL);
-    sim_run(sim);
+    b.clk = clock_now(sim, "core", (int64_t)T_CLK, block_tick, &b, NULL);
+    sim_schedule_at(sim, 4 * T_CLK, 0, "work", ev_give_work, &b, NULL, NULL);
+    sim_run(sim, NULL);
     assert_int_equal(lg.n, 3);
     assert_int_equal(lg.t[1], 4 * T_CLK);
     assert_int_equal(lg.t[2], 5 * T_CLK);
@@ -745,10 +793,10 @@ static void test_clock_wake_after_its_idle_tick_on_same_edge_waits_one_period(vo
     const sim_time_t T_CLK = 10 * SIM_NS;
     struct log lg = {0};
     struct block b = {.work = 1, .lg = &lg};
-    b.clk = sim_clock_create(sim, "core", (int64_t)T_CLK, block_tick, &b);
+    b.clk = clock_now(sim, "core", (int64_t)T_CLK, block_tick, &b, NULL);
     /* Fires after the tick at 0 (larger prio), which went idle: no second tick at 0. */
-    sim_schedule_at(sim, 0, 1, "work", ev_give_work, &b, NULL);
-    sim_run(sim);
+    sim_schedule_at(sim, 0, 1, "work", ev_give_work, &b, NULL, NULL);
+    sim_run(sim, NULL);
     assert_int_equal(lg.n, 3);
     assert_int_equal(lg.t[0], 0);
     assert_int_equal(lg.t[1], T_CLK);
@@ -759,11 +807,11 @@ static void test_clock_wake_while_active_is_a_no_op(void **state)
 {
     struct sim *sim = *state;
     struct block b = {.work = 3};
-    b.clk = sim_clock_create(sim, "core", 100, block_tick, &b);
-    assert_int_equal(sim_clock_wake(b.clk), 0);
-    assert_int_equal(sim_clock_wake(b.clk), 0);
+    b.clk = clock_now(sim, "core", 100, block_tick, &b, NULL);
+    assert_int_equal(sim_clock_wake(b.clk, NULL), 0);
+    assert_int_equal(sim_clock_wake(b.clk, NULL), 0);
     assert_int_equal(sim_pending(sim), 1);
-    sim_run(sim);
+    sim_run(sim, NULL);
     assert_int_equal(sim_clock_ticks(b.clk), 3);
 }
 
@@ -778,7 +826,7 @@ static bool tick_wakes_itself_once(struct sim *sim, void *user)
     struct waker2 *w = user;
     w->ticks++;
     if (w->ticks == 1)
-        assert_int_equal(sim_clock_wake(w->clk), 0);
+        assert_int_equal(sim_clock_wake(w->clk, NULL), 0);
     return false;
 }
 
@@ -795,12 +843,12 @@ static void test_clock_woken_inside_its_own_tick_ticks_next_edge(void **state)
         .user = &w,
         .start_idle = true,
     };
-    w.clk = sim_clock_create_cfg(sim, &cfg);
+    w.clk = clock_cfg(sim, &cfg);
     assert_non_null(w.clk);
     assert_false(sim_clock_active(w.clk));
     assert_int_equal(sim_pending(sim), 0);
-    assert_int_equal(sim_clock_wake(w.clk), 0);
-    sim_run(sim);
+    assert_int_equal(sim_clock_wake(w.clk, NULL), 0);
+    sim_run(sim, NULL);
     assert_int_equal(w.ticks, 2);
     assert_int_equal(sim_now(sim), T_CLK);
 }
@@ -818,20 +866,20 @@ static void test_clock_with_start_offset_ticks_on_shifted_grid(void **state)
         .tick = block_tick,
         .user = &b,
     };
-    b.clk = sim_clock_create_cfg(sim, &cfg);
+    b.clk = clock_cfg(sim, &cfg);
     assert_non_null(b.clk);
     assert_int_equal(sim_clock_cycle(b.clk), 0); /* before start */
-    sim_run(sim);
+    sim_run(sim, NULL);
     assert_int_equal(lg.n, 3);
     assert_int_equal(lg.t[0], T_PHASE);
     assert_int_equal(lg.t[1], T_PHASE + T_CLK);
     assert_int_equal(lg.t[2], T_PHASE + 2 * T_CLK);
     assert_int_equal(sim_clock_cycle(b.clk), 2);
     /* Wake between edges: lands on the shifted grid. */
-    sim_run_until(sim, T_PHASE + 5 * T_CLK + 1);
+    sim_run_until(sim, T_PHASE + 5 * T_CLK + 1, NULL);
     b.work = 1;
-    sim_clock_wake(b.clk);
-    sim_run(sim);
+    sim_clock_wake(b.clk, NULL);
+    sim_run(sim, NULL);
     assert_int_equal(lg.t[3], T_PHASE + 6 * T_CLK);
 }
 
@@ -841,28 +889,28 @@ static void test_clock_created_late_with_past_start_keeps_grid(void **state)
     const sim_time_t T_CLK = 1000;
     struct log lg = {0};
     struct block b = {.work = 1, .lg = &lg};
-    sim_run_until(sim, 2500);
+    sim_run_until(sim, 2500, NULL);
     struct sim_clock_cfg cfg = {
         .name = "late", .period_ps = (int64_t)T_CLK, .start = 0, .tick = block_tick, .user = &b};
-    b.clk = sim_clock_create_cfg(sim, &cfg);
+    b.clk = clock_cfg(sim, &cfg);
     assert_int_equal(sim_clock_cycle(b.clk), 2);
-    sim_run(sim);
+    sim_run(sim, NULL);
     assert_int_equal(lg.t[0], 3 * T_CLK);
     assert_int_equal(sim_clock_cycle(b.clk), 3);
 }
 
 static void run_two_clocks(int prio_a, int prio_b, struct log *lg)
 {
-    struct sim *sim = sim_create();
-    assert_non_null(sim);
+    struct sim *sim;
+    assert_int_equal(sim_create(&sim, NULL), 0);
     struct block a = {.work = 1000, .tag = 'A', .lg = lg}, b = {.work = 1000, .tag = 'B', .lg = lg};
     struct sim_clock_cfg ca = {
         .name = "A", .period_ps = 2, .prio = prio_a, .tick = block_tick, .user = &a};
     struct sim_clock_cfg cb = {
         .name = "B", .period_ps = 3, .prio = prio_b, .tick = block_tick, .user = &b};
-    assert_non_null(sim_clock_create_cfg(sim, &cb));
-    assert_non_null(sim_clock_create_cfg(sim, &ca));
-    assert_int_equal(sim_run_until(sim, 12), 0);
+    assert_non_null(clock_cfg(sim, &cb));
+    assert_non_null(clock_cfg(sim, &ca));
+    assert_int_equal(sim_run_until(sim, 12, NULL), 0);
     sim_destroy(sim);
 }
 
@@ -900,12 +948,12 @@ static void test_clock_cycle_counts_from_start(void **state)
 {
     struct sim *sim = *state;
     struct block b = {.work = 1};
-    b.clk = sim_clock_create(sim, "c", 800, block_tick, &b);
-    sim_run_until(sim, 799);
+    b.clk = clock_now(sim, "c", 800, block_tick, &b, NULL);
+    sim_run_until(sim, 799, NULL);
     assert_int_equal(sim_clock_cycle(b.clk), 0);
-    sim_run_until(sim, 800);
+    sim_run_until(sim, 800, NULL);
     assert_int_equal(sim_clock_cycle(b.clk), 1);
-    sim_run_until(sim, 800 * 1000 + 799);
+    sim_run_until(sim, 800 * 1000 + 799, NULL);
     assert_int_equal(sim_clock_cycle(b.clk), 1000);
     assert_int_equal(sim_clock_ticks(b.clk), 1);
     assert_int_equal(sim_clock_period(b.clk), 800);
@@ -929,14 +977,15 @@ int main(void)
         T(test_cancel_stale_handle_leaves_slot_reuser_alone),
         T(test_cancel_unknown_handle_returns_einval),
         T(test_schedule_in_past_is_error_with_values),
-        T(test_error_is_printed_to_error_stream),
-        T(test_last_error_is_empty_until_an_error),
+        T(test_error_without_err_keeps_the_code),
+        T(test_success_leaves_err_alone),
         T(test_clock_zero_period_is_error),
         T(test_clock_negative_period_is_error),
         T(test_schedule_in_overflow_is_error),
         T(test_run_for_overflow_is_error),
         T(test_run_until_before_now_is_error),
         T(test_run_from_callback_is_ebusy),
+        T(test_clock_overflow_inside_run_is_returned_by_the_run),
         T(test_run_until_fires_events_at_exactly_t_and_leaves_now_at_t),
         T(test_run_for_advances_now_by_delay),
         T(test_run_empties_queue_and_now_is_last_event_time),

@@ -49,7 +49,7 @@ static void test_defaults_are_the_papers_ssd(void **state)
 {
     struct ssd_cfg c;
     struct ssd_geom g;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     ssd_cfg_default(&c);
@@ -72,7 +72,7 @@ static void test_defaults_are_the_papers_ssd(void **state)
 static void test_keys_set_and_refuse(void **state)
 {
     struct ssd_cfg c;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     (void)state;
     ssd_cfg_default(&c);
@@ -115,7 +115,7 @@ static void test_map_greedy_and_least_erased(void **state)
     struct ssd_cfg c;
     struct ssd_geom g;
     struct ssd_map m;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     uint32_t u0, u1, u2;
 
     (void)state;
@@ -200,7 +200,7 @@ static void test_wa_models_against_published_values(void **state)
 struct fixture {
     struct ssd_cfg cfg;
     struct ssd *s;
-    struct flash_err e;
+    struct err e;
 };
 
 static int setup(void **state)
@@ -294,12 +294,12 @@ static void test_refusals(void **state)
 
 /* Sequential writes of req pages, qd in flight, total pages; returns bytes per second. */
 typedef int (*write_fn)(void *dev, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done,
-                        struct flash_err *e);
+                        struct err *e);
 
 static double closed_loop_writes(void *dev, write_fn fn, uint32_t req, uint32_t qd, uint64_t total)
 {
     uint64_t inflight[64] = {0}, end = 0;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     assert_true(qd <= 64);
     for (uint64_t p = 0; p < total; p += req) {
@@ -314,14 +314,12 @@ static double closed_loop_writes(void *dev, write_fn fn, uint32_t req, uint32_t 
     return (double)total * 4096 / ((double)end / FLASH_PS_PER_S);
 }
 
-static int ssd_fn(void *dev, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done,
-                  struct flash_err *e)
+static int ssd_fn(void *dev, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done, struct err *e)
 {
     return ssd_write(dev, t, lpn, n, NULL, done, e);
 }
 
-static int raid_fn(void *dev, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done,
-                   struct flash_err *e)
+static int raid_fn(void *dev, uint64_t t, uint64_t lpn, uint32_t n, uint64_t *done, struct err *e)
 {
     return ssd_raid0_write(dev, t, lpn, n, NULL, done, e);
 }
@@ -346,7 +344,7 @@ static void test_raid0_of_four_at_four_firmware_bounds(void **state)
 {
     struct ssd_cfg c;
     struct ssd_raid0 *r;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     double bw;
 
     (void)state;
@@ -362,7 +360,7 @@ static void test_raid0_places_stripe_units_round_robin(void **state)
 {
     struct ssd_cfg c;
     struct ssd_raid0 *r;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     unsigned char *buf = malloc(4096 * 256), back[4096];
     uint64_t done, sp;
 

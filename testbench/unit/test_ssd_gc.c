@@ -44,7 +44,7 @@ static void check_wa(double op)
 {
     struct ssd_cfg c;
     struct ssd *s;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ssd_precond p = {.seed = 1};
     struct ssd_precond_result r;
     struct ssd_stats a, b, d;
@@ -104,7 +104,7 @@ static void pattern(unsigned char *buf, uint64_t lpn, uint32_t v)
 static void check_all(struct ssd *s, const uint32_t *ver, uint64_t *t)
 {
     unsigned char want[PAGE], got[PAGE];
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
 
     for (uint64_t lpn = 0; lpn < ssd_user_pages(s); lpn++) {
         assert_int_equal(ssd_read(s, *t, lpn, 1, got, t, &e), 0);
@@ -117,7 +117,7 @@ static void test_payload_survives_gc(void **state)
 {
     struct ssd_cfg c;
     struct ssd *s;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ssd_stats st;
     unsigned char buf[PAGE * 4], got[PAGE];
     uint64_t rng = 5, t = 0, user;
@@ -186,7 +186,7 @@ static void test_background_gc_keeps_up_when_given_time(void **state)
 {
     struct ssd_cfg c;
     struct ssd *s;
-    struct flash_err e = {{0}};
+    struct err e = {{0}};
     struct ssd_precond p = {.seed = 3};
     struct ssd_precond_result r;
     struct ssd_stats a, b, d;

@@ -2,10 +2,10 @@
  * test_stats: the statistics registry (csim/stats.h) and its writers. Counters: define, find,
  * set, add, type and unit conflicts, counter/group conflicts, bad names. stats.json: read back
  * with cJSON, groups nested, uint64 exact to 2^64 - 1, NaN as null, key order independent of the
- * definition order (an2 before an10), meta in insertion order. CSV: header, quoting, field
- * counts. Atomic writes: a write that cannot create its temporary file, or whose writes fail
- * (the temporary file is a symlink to /dev/full), leaves the existing file byte for byte and no
- * temporary file behind.
+ * definition order (an2 before an10), meta in insertion order, the configuration object typed
+ * and in insertion order. CSV: header, quoting, field counts. Atomic writes: a write that
+ * cannot create its temporary file, or whose writes fail (the temporary file is a symlink to
+ * /dev/full), leaves the existing file byte for byte and no temporary file behind.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,23 +27,7 @@
 
 static int setup(void **state)
 {
-    struct tmpdir *c = calloc(1, sizeof(*c));
-
-    if (!c || tmpdir_make(c, "test_stats")) {
-        free(c);
-        return -1;
-    }
-    *state = c;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct tmpdir *c = *state;
-    int rc = tmpdir_remove(c);
-
-    free(c);
-    return rc;
+    return tmpdir_setup(state, "test_stats");
 }
 
 static void put_text(const char *path, const char *text)
@@ -70,19 +54,48 @@ static void assert_msg_has(const char *msg, const char *needle)
 
 /* ---- registry ---- */
 
+static struct stats *new_stats(void)
+{
+    struct stats *s;
+    return stats_create(&s, NULL) ? NULL : s;
+}
+
+/* The handle of a counter, or NULL with the message in e. */
+static struct stats_ctr *ctr_u64(struct stats *s, const char *name, const char *unit,
+                                 const char *desc, struct err *e)
+{
+    struct stats_ctr *c;
+    return stats_u64(s, name, unit, desc, &c, e) ? NULL : c;
+}
+
+static struct stats_ctr *ctr_f64(struct stats *s, const char *name, const char *unit,
+                                 const char *desc, struct err *e)
+{
+    struct stats_ctr *c;
+    return stats_f64(s, name, unit, desc, &c, e) ? NULL : c;
+}
+
+static struct stats_csv *open_csv(const char *path, size_t ncols, const char *const cols[],
+                                  struct err *e)
+{
+    struct stats_csv *c;
+    return stats_csv_open(path, ncols, cols, &c, e) ? NULL : c;
+}
+
 static void test_define_set_add(void **state)
 {
-    struct stats *s = stats_create();
+    struct err e = {""};
+    struct stats *s = new_stats();
     struct stats_ctr *busy, *again, *util;
     const struct stats_ctr *f;
 
     (void)state;
     assert_non_null(s);
-    busy = stats_u64(s, "an0.core.busy_ps", "ps", "time the core computed");
+    busy = ctr_u64(s, "an0.core.busy_ps", "ps", "time the core computed", &e);
     assert_non_null(busy);
     stats_ctr_add_u64(busy, 5);
     stats_ctr_add_u64(busy, 7);
-    again = stats_u64(s, "an0.core.busy_ps", "ps", "another description");
+    again = ctr_u64(s, "an0.core.busy_ps", "ps", "another description", &e);
     assert_ptr_equal(again, busy); /* found, not redefined */
     assert_int_equal(stats_ctr_u64(busy), 12);
     stats_ctr_max_u64(busy, 3);
@@ -90,75 +103,76 @@ static void test_define_set_add(void **state)
     stats_ctr_max_u64(busy, 30);
     assert_int_equal(stats_ctr_u64(busy), 30);
 
-    util = stats_f64(s, "an0.core.util", "ratio", NULL);
+    util = ctr_f64(s, "an0.core.util", "ratio", NULL, &e);
     assert_non_null(util);
     stats_ctr_set_f64(util, 0.25);
     stats_ctr_add_f64(util, 0.5);
     assert_true(stats_ctr_f64(util) == 0.75);
 
-    assert_int_equal(stats_set_u64(s, "wn.flash.bytes_out", "bytes", "read", 100), 0);
-    assert_int_equal(stats_add_u64(s, "wn.flash.bytes_out", 28), 0);
+    assert_int_equal(stats_set_u64(s, "wn.flash.bytes_out", "bytes", "read", 100, &e), 0);
+    assert_int_equal(stats_add_u64(s, "wn.flash.bytes_out", 28, &e), 0);
     f = stats_find(s, "wn.flash.bytes_out");
     assert_non_null(f);
     assert_int_equal(stats_ctr_type(f), STATS_U64);
     assert_int_equal(stats_ctr_u64(f), 128);
     assert_string_equal(stats_ctr_unit(f), "bytes");
     assert_string_equal(stats_ctr_name(f), "wn.flash.bytes_out");
-    assert_int_equal(stats_set_f64(s, "wn.flash.util", "ratio", "", 0.5), 0);
-    assert_int_equal(stats_add_f64(s, "wn.flash.util", 0.25), 0);
+    assert_int_equal(stats_set_f64(s, "wn.flash.util", "ratio", "", 0.5, &e), 0);
+    assert_int_equal(stats_add_f64(s, "wn.flash.util", 0.25, &e), 0);
     assert_true(stats_ctr_f64(stats_find(s, "wn.flash.util")) == 0.75);
 
     assert_null(stats_find(s, "wn.flash"));   /* a group, not a counter */
     assert_null(stats_find(s, "wn.nothing")); /* absent */
-    assert_int_equal(stats_add_u64(s, "wn.nothing", 1), -ENOENT);
-    assert_msg_has(stats_errmsg(s), "wn.nothing");
-    assert_int_equal(stats_add_f64(s, "wn.flash.bytes_out", 1.0), -EINVAL);
-    assert_msg_has(stats_errmsg(s), "u64");
+    assert_int_equal(stats_add_u64(s, "wn.nothing", 1, &e), -ENOENT);
+    assert_msg_has(e.msg, "wn.nothing");
+    assert_int_equal(stats_add_f64(s, "wn.flash.bytes_out", 1.0, &e), -EINVAL);
+    assert_msg_has(e.msg, "u64");
     assert_int_equal(stats_count(s), 4);
     stats_destroy(s);
 }
 
 static void test_conflicts_and_names(void **state)
 {
-    struct stats *s = stats_create();
+    struct err e = {""};
+    struct stats *s = new_stats();
 
     (void)state;
-    assert_non_null(stats_u64(s, "an0.core.busy_ps", "ps", NULL));
+    assert_non_null(ctr_u64(s, "an0.core.busy_ps", "ps", NULL, &e));
     /* Same name, another type or unit. */
-    assert_null(stats_f64(s, "an0.core.busy_ps", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "already defined as u64 [ps]");
-    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps", "ns", NULL, 1), -EEXIST);
-    assert_msg_has(stats_errmsg(s), "asked for u64 [ns]");
+    assert_null(ctr_f64(s, "an0.core.busy_ps", "ps", NULL, &e));
+    assert_msg_has(e.msg, "already defined as u64 [ps]");
+    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps", "ns", NULL, 1, &e), -EEXIST);
+    assert_msg_has(e.msg, "asked for u64 [ns]");
     /* A group cannot become a counter, and a counter cannot hold others. */
-    assert_null(stats_u64(s, "an0.core", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "already a group");
-    assert_null(stats_u64(s, "an0", "ps", NULL));
-    assert_null(stats_u64(s, "an0.core.busy_ps.max", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "\"an0.core.busy_ps\" is a counter");
-    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps.max", "ps", NULL, 1), -EEXIST);
+    assert_null(ctr_u64(s, "an0.core", "ps", NULL, &e));
+    assert_msg_has(e.msg, "already a group");
+    assert_null(ctr_u64(s, "an0", "ps", NULL, &e));
+    assert_null(ctr_u64(s, "an0.core.busy_ps.max", "ps", NULL, &e));
+    assert_msg_has(e.msg, "\"an0.core.busy_ps\" is a counter");
+    assert_int_equal(stats_set_u64(s, "an0.core.busy_ps.max", "ps", NULL, 1, &e), -EEXIST);
     /* Bad names: each says what is accepted. */
-    assert_null(stats_u64(s, "", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "empty counter name");
-    assert_null(stats_u64(s, "an0..busy", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "empty component at character 4");
-    assert_null(stats_u64(s, ".x", "ps", NULL));
-    assert_null(stats_u64(s, "x.", "ps", NULL));
-    assert_null(stats_u64(s, "an0.core busy", "ps", NULL));
-    assert_msg_has(stats_errmsg(s), "has ' ' (0x20) at character 8");
-    assert_int_equal(stats_set_u64(s, "a/b", "ps", NULL, 1), -EINVAL);
+    assert_null(ctr_u64(s, "", "ps", NULL, &e));
+    assert_msg_has(e.msg, "empty counter name");
+    assert_null(ctr_u64(s, "an0..busy", "ps", NULL, &e));
+    assert_msg_has(e.msg, "empty component at character 4");
+    assert_null(ctr_u64(s, ".x", "ps", NULL, &e));
+    assert_null(ctr_u64(s, "x.", "ps", NULL, &e));
+    assert_null(ctr_u64(s, "an0.core busy", "ps", NULL, &e));
+    assert_msg_has(e.msg, "has ' ' (0x20) at character 8");
+    assert_int_equal(stats_set_u64(s, "a/b", "ps", NULL, 1, &e), -EINVAL);
     char longname[300];
     memset(longname, 'a', sizeof(longname) - 1);
     longname[sizeof(longname) - 1] = '\0';
-    assert_null(stats_u64(s, longname, "", NULL));
-    assert_msg_has(stats_errmsg(s), "at most 255");
+    assert_null(ctr_u64(s, longname, "", NULL, &e));
+    assert_msg_has(e.msg, "at most 255");
     longname[70] = '\0';
-    assert_null(stats_u64(s, longname, "", NULL));
-    assert_msg_has(stats_errmsg(s), "longer than 63");
+    assert_null(ctr_u64(s, longname, "", NULL, &e));
+    assert_msg_has(e.msg, "longer than 63");
     /* Nothing of the refused definitions was left behind. */
     assert_int_equal(stats_count(s), 1);
-    assert_non_null(stats_u64(s, "an0.core.idle_ps", "ps", NULL));
+    assert_non_null(ctr_u64(s, "an0.core.idle_ps", "ps", NULL, &e));
     assert_int_equal(stats_count(s), 2);
-    assert_int_equal(stats_meta(s, "", "x"), -EINVAL);
+    assert_int_equal(stats_meta(s, "", "x", &e), -EINVAL);
     stats_destroy(s);
 }
 
@@ -175,6 +189,7 @@ static cJSON *leaf(cJSON *doc, const char *const *path)
 
 static void define_machine(struct stats *s, bool reverse)
 {
+    struct err e = {""};
     static const char *names[] = {"an10.core.busy_ps", "an2.core.busy_ps", "an0.dma.bytes",
                                   "an0.core.busy_ps",  "wn.opt.steps",     "an2.core.util",
                                   "an0.core.big"};
@@ -184,33 +199,35 @@ static void define_machine(struct stats *s, bool reverse)
         const char *name = names[reverse ? n - 1 - k : k];
 
         if (strstr(name, "util"))
-            assert_int_equal(stats_set_f64(s, name, "ratio", "share of time busy", 0.5), 0);
+            assert_int_equal(stats_set_f64(s, name, "ratio", "share of time busy", 0.5, &e), 0);
         else if (strstr(name, "big"))
-            assert_int_equal(stats_set_u64(s, name, "count", "2^64 - 1", UINT64_MAX), 0);
+            assert_int_equal(stats_set_u64(s, name, "count", "2^64 - 1", UINT64_MAX, &e), 0);
         else
-            assert_int_equal(stats_set_u64(s, name, "ps", "a \"quoted\" desc", strlen(name)), 0);
+            assert_int_equal(stats_set_u64(s, name, "ps", "a \"quoted\" desc", strlen(name), &e),
+                             0);
     }
 }
 
 static void test_json_roundtrip_and_order(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct stats *a = stats_create(), *b = stats_create();
+    struct stats *a = new_stats(), *b = new_stats();
     char pa[256], pb[256];
     char *ta, *tb;
     cJSON *doc, *o, *meta;
 
     define_machine(a, false);
     define_machine(b, true);
-    assert_int_equal(stats_meta(a, "command", "flashstream train"), 0);
-    assert_int_equal(stats_meta(a, "seed", "1"), 0);
-    assert_int_equal(stats_meta(a, "command", "flashstream train --steps 3"), 0); /* replaced */
-    assert_int_equal(stats_meta(b, "command", "flashstream train --steps 3"), 0);
-    assert_int_equal(stats_meta(b, "seed", "1"), 0);
+    assert_int_equal(stats_meta(a, "command", "flashstream train", &e), 0);
+    assert_int_equal(stats_meta(a, "seed", "1", &e), 0);
+    assert_int_equal(stats_meta(a, "command", "flashstream train --steps 3", &e), 0); /* replaced */
+    assert_int_equal(stats_meta(b, "command", "flashstream train --steps 3", &e), 0);
+    assert_int_equal(stats_meta(b, "seed", "1", &e), 0);
     snprintf(pa, sizeof(pa), "%s", tmpdir_path(c, "a.json"));
     snprintf(pb, sizeof(pb), "%s", tmpdir_path(c, "b.json"));
-    assert_int_equal(stats_write_json(a, pa), 0);
-    assert_int_equal(stats_write_json(b, pb), 0);
+    assert_int_equal(stats_write_json(a, pa, &e), 0);
+    assert_int_equal(stats_write_json(b, pb, &e), 0);
     assert_false(exists(tmpdir_path(c, "a.json.tmp")));
     ta = tmpdir_slurp(pa);
     tb = tmpdir_slurp(pb);
@@ -256,16 +273,17 @@ static void test_json_roundtrip_and_order(void **state)
 
 static void test_json_special_values(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct stats *s = stats_create();
+    struct stats *s = new_stats();
     cJSON *doc, *v;
     char *t;
 
-    assert_int_equal(stats_set_f64(s, "x.nan", "", "", NAN), 0);
-    assert_int_equal(stats_set_f64(s, "x.inf", "", "", INFINITY), 0);
-    assert_int_equal(stats_set_f64(s, "x.third", "", "", 1.0 / 3.0), 0);
-    assert_int_equal(stats_set_u64(s, "x.big", "", "", (1ull << 53) + 1), 0);
-    assert_int_equal(stats_write_json(s, tmpdir_path(c, "s.json")), 0);
+    assert_int_equal(stats_set_f64(s, "x.nan", "", "", NAN, &e), 0);
+    assert_int_equal(stats_set_f64(s, "x.inf", "", "", INFINITY, &e), 0);
+    assert_int_equal(stats_set_f64(s, "x.third", "", "", 1.0 / 3.0, &e), 0);
+    assert_int_equal(stats_set_u64(s, "x.big", "", "", (1ull << 53) + 1, &e), 0);
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "s.json"), &e), 0);
     t = tmpdir_slurp(tmpdir_path(c, "s.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
@@ -281,8 +299,8 @@ static void test_json_special_values(void **state)
 
     /* An empty registry is a valid document too. */
     stats_destroy(s);
-    s = stats_create();
-    assert_int_equal(stats_write_json(s, tmpdir_path(c, "empty.json")), 0);
+    s = new_stats();
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "empty.json"), &e), 0);
     t = tmpdir_slurp(tmpdir_path(c, "empty.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
@@ -292,10 +310,56 @@ static void test_json_special_values(void **state)
     stats_destroy(s);
 }
 
+/* The configuration object: sections in the order of their first key, keys in insertion order,
+ * a key set again replaced in place, numbers written exactly, switches and strings typed. */
+static void test_json_config(void **state)
+{
+    struct err e = {""};
+    struct tmpdir *c = *state;
+    struct stats *s = new_stats();
+    cJSON *doc, *cfg, *core;
+    char *t;
+
+    assert_int_equal(stats_config(s, "core", "rows", STATS_CFG_NUMBER, "8", &e), 0);
+    assert_int_equal(stats_config(s, "host", "link", STATS_CFG_NUMBER, "63015.384615", &e), 0);
+    assert_int_equal(stats_config(s, "core", "fast", STATS_CFG_BOOL, "true", &e), 0);
+    assert_int_equal(stats_config(s, "core", "rows", STATS_CFG_NUMBER, "18446744073709551615", &e),
+                     0);
+    assert_int_equal(stats_config(s, "storage", "backend", STATS_CFG_STRING, "ssd-raid0", &e), 0);
+    assert_int_equal(stats_config(s, "core", "cols", STATS_CFG_NUMBER, "inf", &e), -EINVAL);
+    assert_msg_has(e.msg, "core.cols = 'inf' is not a JSON number");
+    assert_int_equal(stats_config(s, "core", "cols", STATS_CFG_NUMBER, "0x10", &e), -EINVAL);
+    assert_int_equal(stats_config(s, "core", "fast", STATS_CFG_BOOL, "on", &e), -EINVAL);
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "cfg.json"), &e), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "cfg.json"));
+    doc = cJSON_Parse(t);
+    assert_non_null(doc);
+    cfg = cJSON_GetObjectItemCaseSensitive(doc, "config");
+    assert_string_equal(cfg->child->string, "core");
+    assert_string_equal(cfg->child->next->string, "host");
+    core = cJSON_GetObjectItemCaseSensitive(cfg, "core");
+    assert_string_equal(core->child->string, "rows");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(core, "fast")));
+    assert_null(cJSON_GetObjectItemCaseSensitive(core, "cols"));
+    assert_non_null(strstr(t, "18446744073709551615")); /* not rounded through a double */
+    assert_non_null(strstr(t, "63015.384615"));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+                            cJSON_GetObjectItemCaseSensitive(cfg, "storage"), "backend")
+                            ->valuestring,
+                        "ssd-raid0");
+    /* "config" sits between "meta" and "stats". */
+    assert_true(strstr(t, "\"meta\"") < strstr(t, "\"config\"") &&
+                strstr(t, "\"config\"") < strstr(t, "\"stats\""));
+    cJSON_Delete(doc);
+    free(t);
+    stats_destroy(s);
+}
+
 static void test_json_many_counters(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct stats *s = stats_create();
+    struct stats *s = new_stats();
     char name[64];
     cJSON *doc, *o;
     char *t;
@@ -306,10 +370,10 @@ static void test_json_many_counters(void **state)
             for (int k = 0; k < 8; k++) {
                 snprintf(name, sizeof(name), "an%d.flash.ch%d.c%d", n, ch, k);
                 assert_int_equal(
-                    stats_set_u64(s, name, "count", "", (uint64_t)(n * 1000 + ch * 10 + k)), 0);
+                    stats_set_u64(s, name, "count", "", (uint64_t)(n * 1000 + ch * 10 + k), &e), 0);
             }
     assert_int_equal(stats_count(s), 4 * 64 * 8);
-    assert_int_equal(stats_write_json(s, tmpdir_path(c, "many.json")), 0);
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "many.json"), &e), 0);
     t = tmpdir_slurp(tmpdir_path(c, "many.json"));
     doc = cJSON_Parse(t);
     assert_non_null(doc);
@@ -327,21 +391,22 @@ static void test_json_many_counters(void **state)
 /* The final file is left as it was when the write fails; no temporary file remains. */
 static void test_json_failed_write_keeps_old(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct stats *s = stats_create();
+    struct stats *s = new_stats();
     char path[256], tmp[270];
     char *t;
 
-    assert_int_equal(stats_set_u64(s, "a.b", "count", "", 1), 0);
+    assert_int_equal(stats_set_u64(s, "a.b", "count", "", 1, &e), 0);
     snprintf(path, sizeof(path), "%s", tmpdir_path(c, "stats.json"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     put_text(path, "old contents\n");
 
     /* 1. The temporary file cannot be created (a directory has its name). */
     assert_int_equal(mkdir(tmp, 0755), 0);
-    assert_int_equal(stats_write_json(s, path), -EISDIR);
-    assert_msg_has(stats_errmsg(s), "create");
-    assert_msg_has(stats_errmsg(s), "stats.json.tmp");
+    assert_int_equal(stats_write_json(s, path, &e), -EISDIR);
+    assert_msg_has(e.msg, "create");
+    assert_msg_has(e.msg, "stats.json.tmp");
     t = tmpdir_slurp(path);
     assert_string_equal(t, "old contents\n");
     free(t);
@@ -349,19 +414,19 @@ static void test_json_failed_write_keeps_old(void **state)
 
     /* 2. Every write fails (the temporary file leads to /dev/full). */
     assert_int_equal(symlink("/dev/full", tmp), 0);
-    assert_int_equal(stats_write_json(s, path), -ENOSPC);
-    assert_msg_has(stats_errmsg(s), "write");
+    assert_int_equal(stats_write_json(s, path, &e), -ENOSPC);
+    assert_msg_has(e.msg, "write");
     t = tmpdir_slurp(path);
     assert_string_equal(t, "old contents\n");
     free(t);
     assert_false(exists(tmp));
 
     /* 3. The directory does not exist. */
-    assert_int_equal(stats_write_json(s, tmpdir_path(c, "no/such/dir/stats.json")), -ENOENT);
-    assert_msg_has(stats_errmsg(s), "no/such/dir/stats.json");
+    assert_int_equal(stats_write_json(s, tmpdir_path(c, "no/such/dir/stats.json"), &e), -ENOENT);
+    assert_msg_has(e.msg, "no/such/dir/stats.json");
 
     /* And then a good write replaces it. */
-    assert_int_equal(stats_write_json(s, path), 0);
+    assert_int_equal(stats_write_json(s, path, &e), 0);
     t = tmpdir_slurp(path);
     assert_non_null(strstr(t, "flashstream-stats"));
     free(t);
@@ -372,31 +437,31 @@ static void test_json_failed_write_keeps_old(void **state)
 
 static void test_csv_table(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
     const char *cols[] = {"layer", "pass", "compute_us", "note"};
-    char err[256];
-    struct stats_csv *t = stats_csv_open(tmpdir_path(c, "layers.csv"), 4, cols, err, sizeof(err));
+    struct stats_csv *t = open_csv(tmpdir_path(c, "layers.csv"), 4, cols, &e);
     char *text;
 
     assert_non_null(t);
     assert_false(exists(tmpdir_path(c, "layers.csv"))); /* only the temporary file so far */
-    assert_int_equal(stats_csv_u64(t, 0), 0);
-    assert_int_equal(stats_csv_str(t, "fwd"), 0);
-    assert_int_equal(stats_csv_fixed(t, 12.34567, 3), 0);
-    assert_int_equal(stats_csv_str(t, "waited on \"flash\", then fabric"), 0);
-    assert_int_equal(stats_csv_end_row(t), 0);
-    assert_int_equal(stats_csv_i64(t, -1), 0);
-    assert_int_equal(stats_csv_str(t, "bwd"), 0);
-    assert_int_equal(stats_csv_f64(t, 0.1), 0);
-    assert_int_equal(stats_csv_str(t, "two\nlines"), 0);
-    assert_int_equal(stats_csv_end_row(t), 0);
-    assert_int_equal(stats_csv_f64(t, NAN), 0);
-    assert_int_equal(stats_csv_f64(t, -INFINITY), 0);
-    assert_int_equal(stats_csv_f64(t, 1.0 / 3.0), 0);
-    assert_int_equal(stats_csv_str(t, NULL), 0);
-    assert_int_equal(stats_csv_end_row(t), 0);
+    assert_int_equal(stats_csv_u64(t, 0, &e), 0);
+    assert_int_equal(stats_csv_str(t, "fwd", &e), 0);
+    assert_int_equal(stats_csv_fixed(t, 12.34567, 3, &e), 0);
+    assert_int_equal(stats_csv_str(t, "waited on \"flash\", then fabric", &e), 0);
+    assert_int_equal(stats_csv_end_row(t, &e), 0);
+    assert_int_equal(stats_csv_i64(t, -1, &e), 0);
+    assert_int_equal(stats_csv_str(t, "bwd", &e), 0);
+    assert_int_equal(stats_csv_f64(t, 0.1, &e), 0);
+    assert_int_equal(stats_csv_str(t, "two\nlines", &e), 0);
+    assert_int_equal(stats_csv_end_row(t, &e), 0);
+    assert_int_equal(stats_csv_f64(t, NAN, &e), 0);
+    assert_int_equal(stats_csv_f64(t, -INFINITY, &e), 0);
+    assert_int_equal(stats_csv_f64(t, 1.0 / 3.0, &e), 0);
+    assert_int_equal(stats_csv_str(t, NULL, &e), 0);
+    assert_int_equal(stats_csv_end_row(t, &e), 0);
     assert_int_equal(stats_csv_rows(t), 3);
-    assert_int_equal(stats_csv_close(t, err, sizeof(err)), 0);
+    assert_int_equal(stats_csv_close(t, &e), 0);
     text = tmpdir_slurp(tmpdir_path(c, "layers.csv"));
     assert_string_equal(text, "layer,pass,compute_us,note\n"
                               "0,fwd,12.346,\"waited on \"\"flash\"\", then fabric\"\n"
@@ -408,67 +473,70 @@ static void test_csv_table(void **state)
 
 static void test_csv_errors(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
     const char *cols[] = {"a", "b"};
-    char err[256];
     struct stats_csv *t;
     char *text;
 
     put_text(tmpdir_path(c, "t.csv"), "old\n");
     /* Too many fields: sticky error, close refuses, old file kept. */
-    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
+    t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
     assert_non_null(t);
-    assert_int_equal(stats_csv_u64(t, 1), 0);
-    assert_int_equal(stats_csv_u64(t, 2), 0);
-    assert_int_equal(stats_csv_u64(t, 3), -EINVAL);
-    assert_msg_has(stats_csv_errmsg(t), "row 1 has more than 2 fields");
-    assert_int_equal(stats_csv_end_row(t), -EINVAL);
-    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
-    assert_msg_has(err, "more than 2 fields");
+    assert_int_equal(stats_csv_u64(t, 1, &e), 0);
+    assert_int_equal(stats_csv_u64(t, 2, &e), 0);
+    assert_int_equal(stats_csv_u64(t, 3, &e), -EINVAL);
+    assert_msg_has(e.msg, "row 1 has more than 2 fields");
+    err_clear(&e); /* the later calls say it again */
+    assert_int_equal(stats_csv_end_row(t, &e), -EINVAL);
+    assert_msg_has(e.msg, "row 1 has more than 2 fields");
+    err_clear(&e);
+    assert_int_equal(stats_csv_close(t, &e), -EINVAL);
+    assert_msg_has(e.msg, "more than 2 fields");
     text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
     assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* Too few fields. */
-    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
-    assert_int_equal(stats_csv_u64(t, 1), 0);
-    assert_int_equal(stats_csv_end_row(t), -EINVAL);
-    assert_msg_has(stats_csv_errmsg(t), "row 1 has 1 fields; the header has 2");
+    t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
+    assert_int_equal(stats_csv_u64(t, 1, &e), 0);
+    assert_int_equal(stats_csv_end_row(t, &e), -EINVAL);
+    assert_msg_has(e.msg, "row 1 has 1 fields; the header has 2");
     stats_csv_abort(t);
     assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* An unfinished row at close. */
-    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
-    assert_int_equal(stats_csv_u64(t, 1), 0);
-    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -EINVAL);
-    assert_msg_has(err, "unfinished");
+    t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
+    assert_int_equal(stats_csv_u64(t, 1, &e), 0);
+    assert_int_equal(stats_csv_close(t, &e), -EINVAL);
+    assert_msg_has(e.msg, "unfinished");
     text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
 
     /* Writes that fail (ENOSPC) are reported at close at the latest; old file kept. */
     assert_int_equal(symlink("/dev/full", tmpdir_path(c, "t.csv.tmp")), 0);
-    t = stats_csv_open(tmpdir_path(c, "t.csv"), 2, cols, err, sizeof(err));
+    t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
     assert_non_null(t); /* buffered: the header has not reached the device yet */
     for (int i = 0; i < 10; i++) {
-        stats_csv_u64(t, (uint64_t)i);
-        stats_csv_u64(t, (uint64_t)i);
-        stats_csv_end_row(t);
+        stats_csv_u64(t, (uint64_t)i, &e);
+        stats_csv_u64(t, (uint64_t)i, &e);
+        stats_csv_end_row(t, &e);
     }
-    assert_int_equal(stats_csv_close(t, err, sizeof(err)), -ENOSPC);
-    assert_msg_has(err, "t.csv.tmp");
+    assert_int_equal(stats_csv_close(t, &e), -ENOSPC);
+    assert_msg_has(e.msg, "t.csv.tmp");
     text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
     assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
 
     /* Bad arguments. */
-    assert_null(stats_csv_open(tmpdir_path(c, "u.csv"), 0, cols, err, sizeof(err)));
-    assert_msg_has(err, "no columns");
-    assert_null(stats_csv_open(tmpdir_path(c, "no/dir/u.csv"), 2, cols, err, sizeof(err)));
-    assert_msg_has(err, "create");
-    assert_msg_has(err, "No such file or directory");
+    assert_null(open_csv(tmpdir_path(c, "u.csv"), 0, cols, &e));
+    assert_msg_has(e.msg, "no columns");
+    assert_null(open_csv(tmpdir_path(c, "no/dir/u.csv"), 2, cols, &e));
+    assert_msg_has(e.msg, "create");
+    assert_msg_has(e.msg, "No such file or directory");
 }
 
 int main(void)
@@ -476,12 +544,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_define_set_add),
         cmocka_unit_test(test_conflicts_and_names),
-        cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_special_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_many_counters, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_roundtrip_and_order, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_special_values, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_config, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_many_counters, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_failed_write_keeps_old, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_table, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_errors, setup, tmpdir_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,39 +19,9 @@
 #include "csim/rng.h"
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
+#include "testbench/env/rand_data.h"
 
 #define SEED 20240611u
-
-struct data {
-    uint32_t count, inputs, classes;
-    uint8_t *images, *labels;
-};
-
-static void data_make(struct data *d, uint32_t count, uint32_t inputs, uint32_t classes,
-                      uint64_t seed)
-{
-    uint64_t s = seed;
-    d->count = count;
-    d->inputs = inputs;
-    d->classes = classes;
-    d->images = malloc((size_t)count * inputs);
-    d->labels = malloc(count);
-    assert_non_null(d->images);
-    assert_non_null(d->labels);
-    for (size_t i = 0; i < (size_t)count * inputs; i++) {
-        uint64_t v = rng_next(&s);
-        /* a third of the pixels dark, as in real images: zeros exercise ReLU and the mask */
-        d->images[i] = v % 3 == 0 ? 0 : (uint8_t)(v >> 8);
-    }
-    for (uint32_t i = 0; i < count; i++)
-        d->labels[i] = (uint8_t)rng_below(&s, classes);
-}
-
-static void data_free(struct data *d)
-{
-    free(d->images);
-    free(d->labels);
-}
 
 static uint32_t f32_bits(float f)
 {
@@ -94,7 +64,7 @@ struct run {
 
 static void cfg_for(const struct run *ru, struct machine_cfg *c)
 {
-    struct dnn_err de;
+    struct err de;
     machine_cfg_small(c);
     assert_int_equal(dnn_model_parse(&c->model, ru->model, &de), 0);
     c->n_an = ru->n_an;
@@ -120,19 +90,23 @@ static void check_run(const struct run *ru)
 {
     struct machine_cfg c;
     struct machine *r;
-    struct machine_err e;
-    struct dnn_err de;
+    struct err e;
+    struct err de;
     struct dnn_params *gp;
     struct dnn_golden g;
-    struct data d;
+    struct rand_data d;
     char diff[256];
 
     cfg_for(ru, &c);
     uint32_t in = dnn_model_inputs(&c.model), C = dnn_model_classes(&c.model);
-    data_make(&d, ru->batch * ru->steps, in, C, SEED + ru->n_an);
+    assert_int_equal(rand_data_make(&d, ru->batch * ru->steps, in, C, SEED + ru->n_an), 0);
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
-    assert_int_equal(dnn_params_create(&c.model, &c.opt, c.init_seed, &gp, &de), 0);
+    assert_int_equal(
+        dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c.model, .opt = &c.opt, .seed = c.init_seed}, &gp,
+            &de),
+        0);
     assert_int_equal(dnn_golden_init(&g, gp, &de), 0);
     assert_true(dnn_params_equal(gp, machine_params(r)));
 
@@ -158,7 +132,7 @@ static void check_run(const struct run *ru)
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
     machine_destroy(r);
-    data_free(&d);
+    rand_data_free(&d);
 }
 
 static void test_sgd_n1(void **state)

@@ -26,23 +26,14 @@
 
 static int setup(void **state)
 {
-    struct tmpdir *c = calloc(1, sizeof(*c));
-
-    if (!c || tmpdir_make(c, "test_trace")) {
-        free(c);
-        return -1;
-    }
-    *state = c;
-    return 0;
+    return tmpdir_setup(state, "test_trace");
 }
 
-static int teardown(void **state)
+static struct trace *new_trace(uint64_t max_events)
 {
-    struct tmpdir *c = *state;
-    int rc = tmpdir_remove(c);
-
-    free(c);
-    return rc;
+    struct trace_cfg cfg = {.max_events = max_events};
+    struct trace *t;
+    return trace_create(&cfg, &t, NULL) ? NULL : t;
 }
 
 static void assert_msg_has(const char *msg, const char *needle)
@@ -54,10 +45,11 @@ static void assert_msg_has(const char *msg, const char *needle)
 /* Write t to <dir>/name and parse it back. */
 static cJSON *write_parse(struct tmpdir *c, struct trace *t, const char *name)
 {
+    struct err e = {""};
     char *text;
     cJSON *doc;
 
-    assert_int_equal(trace_write(t, tmpdir_path(c, name)), 0);
+    assert_int_equal(trace_write(t, tmpdir_path(c, name), &e), 0);
     text = tmpdir_slurp(c->path);
     assert_non_null(text);
     doc = cJSON_Parse(text);
@@ -128,8 +120,9 @@ static int pid_named(const cJSON *doc, const char *process)
 
 static void test_events_and_metadata(void **state)
 {
+    struct err err = {""};
     struct tmpdir *c = *state;
-    struct trace *t = trace_create(0);
+    struct trace *t = new_trace(0);
     uint32_t core, dma, wn_opt, again;
     const cJSON *e, *args;
     cJSON *doc;
@@ -137,19 +130,21 @@ static void test_events_and_metadata(void **state)
 
     assert_non_null(t);
     assert_int_equal(trace_max_events(t), TRACE_DEFAULT_MAX_EVENTS);
-    assert_int_equal(trace_track(t, "an0", "core", &core), 0);
-    assert_int_equal(trace_track(t, "an0", "dma", &dma), 0);
-    assert_int_equal(trace_track(t, "wn", "optimizer", &wn_opt), 0);
-    assert_int_equal(trace_track(t, "an0", "core", &again), 0);
+    assert_int_equal(trace_track(t, "an0", "core", &core, &err), 0);
+    assert_int_equal(trace_track(t, "an0", "dma", &dma, &err), 0);
+    assert_int_equal(trace_track(t, "wn", "optimizer", &wn_opt, &err), 0);
+    assert_int_equal(trace_track(t, "an0", "core", &again, &err), 0);
     assert_int_equal(again, core);
     struct trace_arg a[] = {TRACE_U64("bytes", 18446744073709551615ull), TRACE_I64("delta", -3),
                             TRACE_F64("util", 0.5), TRACE_STR("waited_on", "flash")};
-    assert_int_equal(trace_complete(t, core, 1234567, 2000001, "L1 fwd gemm", "compute", a, 4), 0);
-    assert_int_equal(trace_complete(t, dma, 0, 500000, "L1 weights", NULL, NULL, 0), 0);
-    assert_int_equal(trace_complete(t, wn_opt, 3000000000000ull, 1, "adam L1", "opt", NULL, 0), 0);
-    assert_int_equal(trace_instant(t, core, 7000000, "switch to tlm", NULL, 0), 0);
-    assert_int_equal(trace_counter(t, dma, 100, "queue depth", 3.0), 0);
-    assert_int_equal(trace_meta(t, "command", "flashstream train"), 0);
+    assert_int_equal(
+        trace_complete(t, core, 1234567, 2000001, "L1 fwd gemm", "compute", a, 4, &err), 0);
+    assert_int_equal(trace_complete(t, dma, 0, 500000, "L1 weights", NULL, NULL, 0, &err), 0);
+    assert_int_equal(
+        trace_complete(t, wn_opt, 3000000000000ull, 1, "adam L1", "opt", NULL, 0, &err), 0);
+    assert_int_equal(trace_instant(t, core, 7000000, "switch to tlm", NULL, 0, &err), 0);
+    assert_int_equal(trace_counter(t, dma, 100, "queue depth", 3.0, &err), 0);
+    assert_int_equal(trace_meta(t, "command", "flashstream train", &err), 0);
     assert_int_equal(trace_events(t), 5);
     assert_int_equal(trace_dropped(t), 0);
 
@@ -200,21 +195,22 @@ static void test_events_and_metadata(void **state)
 
 static void test_lanes(void **state)
 {
+    struct err err = {""};
     struct tmpdir *c = *state;
-    struct trace *t = trace_create(0);
+    struct trace *t = new_trace(0);
     uint32_t fl;
     const cJSON *e;
     cJSON *doc;
 
-    assert_int_equal(trace_track(t, "an1", "flash", &fl), 0);
+    assert_int_equal(trace_track(t, "an1", "flash", &fl, &err), 0);
     /* step [0,100) holds read [10,40) and program [50,90): nested, lane 1. */
-    assert_int_equal(trace_complete(t, fl, 10000000, 30000000, "read", NULL, NULL, 0), 0);
-    assert_int_equal(trace_complete(t, fl, 0, 100000000, "step", NULL, NULL, 0), 0);
-    assert_int_equal(trace_complete(t, fl, 50000000, 40000000, "program", NULL, NULL, 0), 0);
+    assert_int_equal(trace_complete(t, fl, 10000000, 30000000, "read", NULL, NULL, 0, &err), 0);
+    assert_int_equal(trace_complete(t, fl, 0, 100000000, "step", NULL, NULL, 0, &err), 0);
+    assert_int_equal(trace_complete(t, fl, 50000000, 40000000, "program", NULL, NULL, 0, &err), 0);
     /* [80,120) overlaps "program" and crosses the end of "step": a second lane. */
-    assert_int_equal(trace_complete(t, fl, 80000000, 40000000, "erase", NULL, NULL, 0), 0);
+    assert_int_equal(trace_complete(t, fl, 80000000, 40000000, "erase", NULL, NULL, 0, &err), 0);
     /* [120,130) starts when the others ended: back in the first lane. */
-    assert_int_equal(trace_complete(t, fl, 120000000, 10000000, "after", NULL, NULL, 0), 0);
+    assert_int_equal(trace_complete(t, fl, 120000000, 10000000, "after", NULL, NULL, 0, &err), 0);
     doc = write_parse(c, t, "lanes.json");
     int pid = pid_named(doc, "an1");
     int t1 = tid_named(doc, pid, "flash"), t2 = tid_named(doc, pid, "flash #2");
@@ -240,16 +236,17 @@ static void test_lanes(void **state)
 
 static void test_cap(void **state)
 {
+    struct err err = {""};
     struct tmpdir *c = *state;
-    struct trace *t = trace_create(5);
+    struct trace *t = new_trace(5);
     uint32_t k;
     const cJSON *e, *other;
     cJSON *doc;
     int n_x = 0;
 
-    assert_int_equal(trace_track(t, "an0", "core", &k), 0);
+    assert_int_equal(trace_track(t, "an0", "core", &k, &err), 0);
     for (uint64_t i = 0; i < 12; i++)
-        assert_int_equal(trace_complete(t, k, i * 1000000, 1000000, "op", NULL, NULL, 0), 0);
+        assert_int_equal(trace_complete(t, k, i * 1000000, 1000000, "op", NULL, NULL, 0, &err), 0);
     assert_int_equal(trace_events(t), 5);
     assert_int_equal(trace_dropped(t), 7);
     doc = write_parse(c, t, "cap.json");
@@ -272,36 +269,38 @@ static void test_cap(void **state)
 
 static void build_same(struct trace *t)
 {
+    struct err e = {""};
     uint32_t a, b;
 
-    assert_int_equal(trace_track(t, "an0", "core", &a), 0);
-    assert_int_equal(trace_track(t, "wn", "flash", &b), 0);
+    assert_int_equal(trace_track(t, "an0", "core", &a, &e), 0);
+    assert_int_equal(trace_track(t, "wn", "flash", &b, &e), 0);
     for (uint64_t i = 0; i < 100; i++) {
         struct trace_arg arg = TRACE_U64("i", i);
 
         assert_int_equal(trace_complete(t, (i % 3) ? a : b, (i * 7919) % 1000 * 1000, 500 + i, "ev",
-                                        NULL, &arg, 1),
+                                        NULL, &arg, 1, &e),
                          0);
     }
 }
 
 static void test_deterministic(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct trace *x = trace_create(0), *y = trace_create(0);
+    struct trace *x = new_trace(0), *y = new_trace(0);
     char *tx, *ty;
 
     build_same(x);
     build_same(y);
-    assert_int_equal(trace_write(x, tmpdir_path(c, "x.json")), 0);
+    assert_int_equal(trace_write(x, tmpdir_path(c, "x.json"), &e), 0);
     tx = tmpdir_slurp(c->path);
-    assert_int_equal(trace_write(y, tmpdir_path(c, "y.json")), 0);
+    assert_int_equal(trace_write(y, tmpdir_path(c, "y.json"), &e), 0);
     ty = tmpdir_slurp(c->path);
     assert_string_equal(tx, ty);
     /* A second write of the same trace, after more events, is still valid. */
     uint32_t k;
-    assert_int_equal(trace_track(x, "an0", "core", &k), 0);
-    assert_int_equal(trace_complete(x, k, 0, 1, "late", NULL, NULL, 0), 0);
+    assert_int_equal(trace_track(x, "an0", "core", &k, &e), 0);
+    assert_int_equal(trace_complete(x, k, 0, 1, "late", NULL, NULL, 0, &e), 0);
     cJSON_Delete(write_parse(c, x, "x2.json"));
     free(tx);
     free(ty);
@@ -311,8 +310,9 @@ static void test_deterministic(void **state)
 
 static void test_errors(void **state)
 {
+    struct err e = {""};
     struct tmpdir *c = *state;
-    struct trace *t = trace_create(0);
+    struct trace *t = new_trace(0);
     struct trace_arg many[TRACE_MAX_ARGS + 1];
     uint32_t k;
     char path[256], tmp[270];
@@ -320,24 +320,24 @@ static void test_errors(void **state)
 
     for (int i = 0; i <= TRACE_MAX_ARGS; i++)
         many[i] = TRACE_U64("k", 1);
-    assert_int_equal(trace_track(t, "", "core", &k), -EINVAL);
-    assert_msg_has(trace_errmsg(t), "non-empty process and thread");
-    assert_int_equal(trace_track(t, "an0", NULL, &k), -EINVAL);
-    assert_int_equal(trace_track(t, "an0", "core", &k), 0);
-    assert_int_equal(trace_complete(t, k + 1, 0, 1, "x", NULL, NULL, 0), -EINVAL);
-    assert_msg_has(trace_errmsg(t), "track 1 does not exist (1 tracks");
-    assert_int_equal(trace_complete(t, k, 0, 1, "", NULL, NULL, 0), -EINVAL);
-    assert_msg_has(trace_errmsg(t), "non-empty name");
-    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, many, TRACE_MAX_ARGS + 1), -EINVAL);
-    assert_msg_has(trace_errmsg(t), "accepted 0..8");
+    assert_int_equal(trace_track(t, "", "core", &k, &e), -EINVAL);
+    assert_msg_has(e.msg, "non-empty process and thread");
+    assert_int_equal(trace_track(t, "an0", NULL, &k, &e), -EINVAL);
+    assert_int_equal(trace_track(t, "an0", "core", &k, &e), 0);
+    assert_int_equal(trace_complete(t, k + 1, 0, 1, "x", NULL, NULL, 0, &e), -EINVAL);
+    assert_msg_has(e.msg, "track 1 does not exist (1 tracks");
+    assert_int_equal(trace_complete(t, k, 0, 1, "", NULL, NULL, 0, &e), -EINVAL);
+    assert_msg_has(e.msg, "non-empty name");
+    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, many, TRACE_MAX_ARGS + 1, &e), -EINVAL);
+    assert_msg_has(e.msg, "accepted 0..8");
     many[0].key = NULL;
-    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, many, 1), -EINVAL);
-    assert_int_equal(trace_complete(t, k, UINT64_MAX, 2, "x", NULL, NULL, 0), -EINVAL);
-    assert_msg_has(trace_errmsg(t), "after 2^64 ps");
+    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, many, 1, &e), -EINVAL);
+    assert_int_equal(trace_complete(t, k, UINT64_MAX, 2, "x", NULL, NULL, 0, &e), -EINVAL);
+    assert_msg_has(e.msg, "after 2^64 ps");
     assert_int_equal(trace_events(t), 0);
 
     /* A failed write leaves the old file and no temporary. */
-    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, NULL, 0), 0);
+    assert_int_equal(trace_complete(t, k, 0, 1, "x", NULL, NULL, 0, &e), 0);
     snprintf(path, sizeof(path), "%s", tmpdir_path(c, "trace.json"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     FILE *f = fopen(path, "w");
@@ -345,22 +345,22 @@ static void test_errors(void **state)
     fputs("old", f);
     fclose(f);
     assert_int_equal(symlink("/dev/full", tmp), 0);
-    assert_int_equal(trace_write(t, path), -ENOSPC);
-    assert_msg_has(trace_errmsg(t), "trace.json.tmp");
+    assert_int_equal(trace_write(t, path, &e), -ENOSPC);
+    assert_msg_has(e.msg, "trace.json.tmp");
     text = tmpdir_slurp(path);
     assert_string_equal(text, "old");
     free(text);
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(mkdir(tmp, 0700), 0);
-    assert_int_equal(trace_write(t, path), -EISDIR);
-    assert_msg_has(trace_errmsg(t), "create");
+    assert_int_equal(trace_write(t, path, &e), -EISDIR);
+    assert_msg_has(e.msg, "create");
     trace_destroy(t);
 }
 
 static void test_empty(void **state)
 {
     struct tmpdir *c = *state;
-    struct trace *t = trace_create(0);
+    struct trace *t = new_trace(0);
     cJSON *doc = write_parse(c, t, "empty.json");
 
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")), 0);
@@ -371,12 +371,12 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_events_and_metadata, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_lanes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_and_metadata, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_lanes, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_cap, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_deterministic, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_errors, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_empty, setup, tmpdir_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

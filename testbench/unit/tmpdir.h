@@ -36,6 +36,29 @@ static inline const char *tmpdir_path(struct tmpdir *t, const char *name)
     return t->path;
 }
 
+/* cmocka fixtures for a test whose state is a struct tmpdir: one made with this prefix before
+ * each test, removed after it. 0 or -1. */
+static inline int tmpdir_setup(void **state, const char *prefix)
+{
+    struct tmpdir *t = calloc(1, sizeof(*t));
+
+    if (!t || tmpdir_make(t, prefix)) {
+        free(t);
+        return -1;
+    }
+    *state = t;
+    return 0;
+}
+
+static inline int tmpdir_teardown(void **state)
+{
+    struct tmpdir *t = *state;
+    int rc = tmpdir_remove(t);
+
+    free(t);
+    return rc;
+}
+
 /* The whole file as a NUL-terminated string (caller frees); NULL if it cannot be read. */
 static inline char *tmpdir_slurp(const char *path)
 {

@@ -1,10 +1,13 @@
-#include "models/flash/flash_err.h"
+/*
+ * err.c - format and prefix a message for people; see err.h.
+ */
+#include "csim/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-int flash_err_set(struct flash_err *e, int code, const char *fmt, ...)
+int err_set(struct err *e, int code, const char *fmt, ...)
 {
     va_list ap;
 
@@ -16,16 +19,17 @@ int flash_err_set(struct flash_err *e, int code, const char *fmt, ...)
     return code;
 }
 
-int flash_err_prefix(struct flash_err *e, int code, const char *fmt, ...)
+int err_prefix(struct err *e, int code, const char *fmt, ...)
 {
-    char old[FLASH_ERR_LEN];
-    char pre[FLASH_ERR_LEN];
+    char old[ERR_MSG_LEN];
+    char pre[ERR_MSG_LEN];
     size_t n, m;
     va_list ap;
 
     if (!e)
         return code;
     memcpy(old, e->msg, sizeof(old));
+    old[sizeof(old) - 1] = '\0';
     va_start(ap, fmt);
     vsnprintf(pre, sizeof(pre), fmt, ap);
     va_end(ap);
@@ -43,7 +47,7 @@ int flash_err_prefix(struct flash_err *e, int code, const char *fmt, ...)
     return code;
 }
 
-void flash_err_clear(struct flash_err *e)
+void err_clear(struct err *e)
 {
     if (e)
         e->msg[0] = '\0';

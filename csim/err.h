@@ -1,0 +1,53 @@
+/*
+ * err: the error message for people, one type shared by every module outside the verilated
+ * models' shims.
+ *
+ * Contract
+ * --------
+ * Modelled: nothing; a fixed-size message buffer owned by the caller. The rules of the tree:
+ *   - A function that acts and can fail returns 0 or a negative errno code and takes
+ *     `struct err *e` as its last parameter. On error it writes ONE line into e saying what was
+ *     wrong, where (the address, config key, file, node, stream, event) and what would be
+ *     accepted. e may be NULL: the message is dropped, the code is still returned.
+ *   - A constructor has one shape: int x_create(const struct x_cfg *cfg, struct x **out,
+ *     struct err *e) (without a configuration: x_create(struct x **out, struct err *e)); extra
+ *     required arguments, such as the model an object sits on, go between cfg and out.
+ *   - A layer that passes a lower layer's failure on adds its own context in front with
+ *     err_prefix ("stream 'W': <the lower message>").
+ *   - Read e->msg only after a non-zero return: a call that succeeds may have written to it
+ *     on the way (a failure it recovered from).
+ *   - Functions on hot paths that cannot fail take no err. Accessors that model what a memory
+ *     or port answers (dram_read/dram_write and their beats, core_twin_dma_*) return the code
+ *     the hardware sees, with no message: their caller says what it was moving.
+ * Not modelled: logging (the caller prints e->msg), error codes beyond errno, chains of causes.
+ * Units: none.
+ */
+#ifndef CSIM_ERR_H
+#define CSIM_ERR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of a message, NUL included: longer ones are cut at ERR_MSG_LEN - 1 characters. */
+#define ERR_MSG_LEN 1024
+
+struct err {
+    char msg[ERR_MSG_LEN];
+};
+
+/* Format a message into e (NULL: dropped) and return code, so `return err_set(e, -EINVAL, ...)`. */
+int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Put "<prefix>: " in front of the message already in e (e.g. the stream or node name). Returns
+ * code. */
+int err_prefix(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Empty message (NULL: nothing). */
+void err_clear(struct err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,614 @@
+#include "models/machine/machine_ini.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csim/cfgkey.h"
+#include "models/dram/dram.h"
+#include "models/fabric/fabric.h"
+#include "models/flash/flash_cfg.h"
+
+/* ------------------------------------------------------------------ the table */
+
+#define M(member) CFGKEY_FIELD(struct machine_cfg, member)
+#define NS        1000ull    /* ps per ns */
+#define MBPS      1000000ull /* B/s per MB/s */
+
+static const struct cfgkey machine_keys[] = {
+    {"activation_nodes", M(n_an), CFGKEY_INT(1, MACHINE_MAX_AN), .unit = "",
+     .help = "Activation Nodes N; each trains batch / N rows of every batch"},
+    {"cores_per_node", M(cores_per_an), CFGKEY_INT(1, 1024), .unit = "",
+     .help = "cores of each Activation Node (training runs 1)"},
+    {"keep_output_resident", M(keep_output_resident), CFGKEY_BOOL, .unit = "",
+     .help = "the last layer's backward pass reuses its forward weights"},
+    {"act_fresh_lb", M(act_fresh_lb), CFGKEY_BOOL, .unit = "",
+     .help = "each step's activations start a fresh logical block of the V stream"},
+    {"wn_state_payload", M(wn_state_payload), CFGKEY_BOOL, .unit = "",
+     .help = "keep the bytes of masters and optimizer state in the WN's flash"},
+    {0},
+};
+
+static const struct cfgkey core_keys[] = {
+    {"rows", M(core.rows), CFGKEY_INT(1, 4096), .unit = "", .help = "systolic array rows"},
+    {"cols", M(core.cols), CFGKEY_INT(1, 4096), .unit = "", .help = "systolic array columns"},
+    {"pad_a_words", M(core.a_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
+     .help = "A scratchpad (bf16 elements, W = lcm(rows, cols, 4) per word)"},
+    {"pad_b_words", M(core.b_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
+     .help = "B scratchpad (bf16 elements, W per word)"},
+    {"pad_c_words", M(core.c_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
+     .help = "C scratchpad (fp32 elements, W per word)"},
+    {"period_ns", M(core_period_ps), CFGKEY_DEC(3, 1, 1000 * NS), .unit = "ns",
+     .help = "clock period of the core, its DMA and its vector unit"},
+    {0},
+};
+
+static const struct cfgkey vu_keys[] = {
+    {"lanes", M(vu.lanes), CFGKEY_INT(1, 65536), .unit = "", .help = "fp32 elements per cycle"},
+    {"latency", M(vu.latency), CFGKEY_INT(0, 1000000), .unit = "cycles",
+     .help = "pipeline fill per operation"},
+    {"cost_exp", M(vu.cost_exp), CFGKEY_INT(1, 1024), .unit = "cycles",
+     .help = "cycles per element and lane of the softmax"},
+    {0},
+};
+
+static const struct cfgkey optu_keys[] = {
+    {"period_ns", M(optu.period_ps), CFGKEY_DEC(3, 1, 1000 * NS), .unit = "ns",
+     .help = "clock period of the Weight Node's reduce and optimizer unit"},
+    {"lanes", M(optu.lanes), CFGKEY_INT(1, 65536), .unit = "", .help = "fp32 parameters per cycle"},
+    {"latency", M(optu.latency), CFGKEY_INT(0, 1000000), .unit = "cycles",
+     .help = "pipeline fill per update"},
+    {"cost_sgd", M(optu.cost_sgd), CFGKEY_INT(1, 1024), .unit = "cycles",
+     .help = "cycles per parameter and lane of an SGD update"},
+    {"cost_adam", M(optu.cost_adam), CFGKEY_INT(1, 1024), .unit = "cycles",
+     .help = "cycles per parameter and lane of an Adam update"},
+    {0},
+};
+
+static const struct cfgkey dma_keys[] = {
+    {"max_rd_out", M(dma.max_rd_out), CFGKEY_INT(2, 4096), .pow2 = true, .unit = "",
+     .help = "reads in flight or buffered (MaxRdOut)"},
+    {"max_wr_out", M(dma.max_wr_out), CFGKEY_INT(1, 4096), .unit = "",
+     .help = "writes not yet acknowledged (MaxWrOut)"},
+    {"desc_depth", M(dma.desc_depth), CFGKEY_INT(2, 1024), .pow2 = true, .unit = "",
+     .help = "descriptor queue entries (DescDepth)"},
+    {"cpl_depth", M(dma.cpl_depth), CFGKEY_INT(2, 1024), .pow2 = true, .unit = "",
+     .help = "completion queue entries (CplDepth)"},
+    {0},
+};
+
+static const struct cfgkey tb_keys[] = {
+    {"size_bytes", M(tb.size_bytes), CFGKEY_SIZE(DRAM_PAGE_BYTES, DRAM_MAX_SIZE),
+     .mult = DRAM_PAGE_BYTES, .unit = "bytes", .help = "capacity of each node's tensor buffer"},
+    {"channels", M(tb.channels), CFGKEY_INT(1, DRAM_MAX_CHANNELS), .unit = "",
+     .help = "independent DDR channels"},
+    {"chan_mb_per_s", M(tb.chan_mbps), CFGKEY_INT(1, 10000000), .unit = "MB/s",
+     .help = "data-bus bandwidth of one channel"},
+    {"latency_ns", M(tb.latency_ps), CFGKEY_DEC(3, 0, 1000000 * NS), .unit = "ns",
+     .help = "from the end of a bus transfer to its data or acknowledgement"},
+    {"interleave_bytes", M(tb.interleave_bytes), CFGKEY_SIZE(8, 1u << 30), .pow2 = true,
+     .unit = "bytes", .help = "channel interleave unit"},
+    {0},
+};
+
+static const struct cfgkey fabric_keys[] = {
+    {"fanout", M(fabric.fanout), CFGKEY_INT(2, FABRIC_MAX_AN), .unit = "",
+     .help = "children per switch"},
+    {"link_mb_per_s", M(fabric.link_Bps), CFGKEY_DEC(6, 1, 1000000000 * MBPS), .unit = "MB/s",
+     .help = "bandwidth of a link, each direction"},
+    {"hop_latency_ns", M(fabric.hop_latency_ps), CFGKEY_DEC(3, 0, FABRIC_PS_PER_S), .unit = "ns",
+     .help = "flight time of one link"},
+    {"chunk_bytes", M(fabric.chunk_bytes), CFGKEY_SIZE(1, 1u << 30), .unit = "bytes",
+     .help = "unit of pipelining"},
+    {"sum_mb_per_s", M(fabric.sum_Bps), CFGKEY_DEC(6, 1, 1000000000 * MBPS), .unit = "MB/s",
+     .help = "output rate of a switch's adder"},
+    {0},
+};
+
+static const struct cfgkey host_keys[] = {
+    {"link_mb_per_s", M(host.link_Bps), CFGKEY_DEC(6, 1, 1000000000 * MBPS), .unit = "MB/s",
+     .help = "bandwidth of the host link, each direction (not timed yet)"},
+    {"latency_ns", M(host.latency_ps), CFGKEY_DEC(3, 0, 1000000000 * NS), .unit = "ns",
+     .help = "latency of one host transfer (not timed yet)"},
+    {0},
+};
+
+static const struct cfgkey storage_keys[] = {
+    {"backend", M(storage), CFGKEY_ENUM(machine_storage_names), .unit = "",
+     .help = "where the nodes keep their data (training runs behemoth)"},
+    {0},
+};
+
+#undef M
+#undef NS
+#undef MBPS
+
+/* A section: its keys, and where their fields are: the rows' offsets are relative to base[i],
+ * an offset in struct machine_cfg ([flash] writes two structs, each node's). */
+struct section {
+    const char *name;
+    const char *help; /* for the documentation */
+    const struct cfgkey *keys;
+    size_t base[2];
+    unsigned n_base;
+    const char *where; /* the fields' struct, for the documentation */
+};
+
+#define IN_MACHINE_CFG(keys_) .keys = (keys_), .n_base = 1, .where = "machine_cfg"
+#define AT(member)            offsetof(struct machine_cfg, member)
+
+static const struct section sections[] = {
+    {"machine", IN_MACHINE_CFG(machine_keys),
+     .help = "The machine as a whole: how many Activation Nodes, how many cores each, and the "
+             "dataflow switches of the machine model."},
+    {"core", IN_MACHINE_CFG(core_keys),
+     .help = "Each Activation Node's compute core: a rows x cols bf16 systolic array with three "
+             "scratchpads (a word holds W = lcm(rows, cols, 4) elements), and the clock it "
+             "shares with its DMA and vector unit. Training runs the core's C twin or RTL, "
+             "which build arrays up to 64 x 64 with W <= 64."},
+    {"vector_unit", IN_MACHINE_CFG(vu_keys),
+     .help = "The Activation Node's vector unit (bias, ReLU, softmax, conversions): an "
+             "operation over n elements takes latency + ceil(n x cost / lanes) core cycles, "
+             "cost 1, or cost_exp for the softmax."},
+    {"optimizer", IN_MACHINE_CFG(optu_keys),
+     .help = "The Weight Node's reduce and optimizer unit: updating n parameters takes latency "
+             "+ ceil(n x cost / lanes) cycles of its clock, cost cost_sgd or cost_adam."},
+    {"dma", IN_MACHINE_CFG(dma_keys),
+     .help = "The Activation Node's tensor-buffer DMA: the parameters of rtl/dma that are free "
+             "(its SRAM map and latency follow from [core], its buffer size from "
+             "[tensor_buffer])."},
+    {"tensor_buffer", IN_MACHINE_CFG(tb_keys),
+     .help = "Every node's DDR tensor buffer: capacity and DDR timing (models/dram/dram.h); "
+             "the DMA's transfers are timed against it."},
+    {"fabric", IN_MACHINE_CFG(fabric_keys),
+     .help = "The tree between the Weight Node and the Activation Nodes "
+             "(models/fabric/fabric.h): links, hops, chunks and the switches' adders; its node "
+             "count is machine.activation_nodes."},
+    {"flash", .keys = flash_cfg_keys, .base = {AT(an_flash), AT(wn_flash)}, .n_base = 2,
+     .where = "machine_cfg.{an,wn}_flash",
+     .help = "Every node's flash memory system (models/flash/flash_cfg.h): geometry, NAND "
+             "timing, bus, controller and switches. A key here sets it in [an_flash] and "
+             "[wn_flash]."},
+    {"an_flash", .keys = flash_cfg_keys, .base = {AT(an_flash)}, .n_base = 1,
+     .where = "machine_cfg.an_flash",
+     .help = "The Activation Nodes' flash only: the keys of [flash]."},
+    {"wn_flash", .keys = flash_cfg_keys, .base = {AT(wn_flash)}, .n_base = 1,
+     .where = "machine_cfg.wn_flash", .help = "The Weight Node's flash only: the keys of [flash]."},
+    {"host", IN_MACHINE_CFG(host_keys),
+     .help = "The host's link to the machine. Described, not timed yet: the host's preload of "
+             "the inputs and its reads take no simulated transfer time."},
+    {"storage", IN_MACHINE_CFG(storage_keys),
+     .help = "Where the nodes keep weights, activations and inputs. Training runs behemoth "
+             "(each node's flash memory system, [flash]); ssd-raid0 (a conventional SSD array) "
+             "and ideal (free accesses) are for the payload-free performance mode."},
+};
+
+#undef IN_MACHINE_CFG
+#undef AT
+
+#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+#define MAX_KEYS   32 /* keys of a section */
+
+struct machine_ini {
+    struct machine_cfg cfg;
+    bool given[N_SECTIONS][MAX_KEYS];
+};
+
+static const struct section *find_section(const char *name)
+{
+    for (size_t i = 0; i < N_SECTIONS; i++)
+        if (!strcmp(sections[i].name, name))
+            return &sections[i];
+    return NULL;
+}
+
+/* "machine, core, ..." or "rows, cols, ..." into buf. */
+static void list_names(const struct section *s, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (!s) {
+        for (size_t i = 0; i < N_SECTIONS && n < len; i++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sections[i].name);
+        return;
+    }
+    for (const struct cfgkey *k = s->keys; k->name && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", k == s->keys ? "" : ", ", k->name);
+}
+
+/* A section written in a dump: one struct (not [flash], which the node sections show). */
+static bool dumped(const struct section *s)
+{
+    return s->n_base == 1;
+}
+
+/* ------------------------------------------------------------------ applying a key */
+
+/* Mark s.k given, and for [flash] the node sections' k too. */
+static void mark_given(struct machine_ini *m, const struct section *s, const struct cfgkey *k)
+{
+    size_t ki = (size_t)(k - s->keys);
+
+    m->given[s - sections][ki] = true;
+    for (size_t i = 0; s->n_base > 1 && i < N_SECTIONS; i++)
+        for (unsigned b = 0; b < s->n_base; b++)
+            if (sections[i].n_base == 1 && sections[i].keys == s->keys &&
+                sections[i].base[0] == s->base[b])
+                m->given[i][ki] = true;
+}
+
+/* section.key = value onto m: 0 or the error of the value (the key named "section.key"). */
+static int apply(struct machine_ini *m, const struct section *s, const struct cfgkey *k,
+                 const char *value, struct err *e)
+{
+    char label[96];
+    int rc;
+
+    snprintf(label, sizeof(label), "%s.%s", s->name, k->name);
+    for (unsigned b = 0; b < s->n_base; b++) {
+        rc = cfgkey_parse(k, label, value, (char *)&m->cfg + s->base[b], e);
+        if (rc)
+            return rc;
+    }
+    mark_given(m, s, k);
+    return 0;
+}
+
+/* The section and key of a name; -EINVAL naming what is accepted when either is unknown. */
+static int lookup(const char *section, const char *key, const struct section **s,
+                  const struct cfgkey **k, struct err *e)
+{
+    char names[512];
+
+    *s = find_section(section);
+    if (!*s) {
+        list_names(NULL, names, sizeof(names));
+        if (!*section)
+            return err_set(e, -EINVAL, "key '%s' comes before any [section]; accepted sections: %s",
+                           key, names);
+        return err_set(e, -EINVAL, "unknown section [%s]; accepted: %s", section, names);
+    }
+    *k = cfgkey_find((*s)->keys, key);
+    if (!*k) {
+        list_names(*s, names, sizeof(names));
+        return err_set(e, -EINVAL, "unknown key '%s' in [%s]; accepted: %s", key, section, names);
+    }
+    return 0;
+}
+
+int machine_ini_create(struct machine_ini **out, struct err *e)
+{
+    struct machine_ini *m = calloc(1, sizeof(*m));
+
+    *out = NULL;
+    if (!m)
+        return err_set(e, -ENOMEM, "machine description: out of memory");
+    machine_cfg_default(&m->cfg);
+    *out = m;
+    return 0;
+}
+
+void machine_ini_destroy(struct machine_ini *m)
+{
+    free(m);
+}
+
+const struct machine_cfg *machine_ini_cfg(const struct machine_ini *m)
+{
+    return &m->cfg;
+}
+
+bool machine_ini_given(const struct machine_ini *m, const char *section, const char *key)
+{
+    const struct section *s = find_section(section);
+    const struct cfgkey *k = s ? cfgkey_find(s->keys, key) : NULL;
+
+    return k && m->given[s - sections][k - s->keys];
+}
+
+/* ------------------------------------------------------------------ files */
+
+/* The state of one file's parse. */
+struct load {
+    struct machine_ini *m;
+    const char *path;
+    FILE *f;
+    int line;     /* of the line last read */
+    int rc;       /* the first error, its message in *e */
+    int err_line; /* ... and its line */
+    struct err *e;
+    int seen[N_SECTIONS][MAX_KEYS]; /* line where this file gave section.key; 0 none */
+};
+
+/* libinih's reader (fgets-like, one call per line): counts the lines, refuses one longer than
+ * the parser's buffer (num characters with the line end), and stops the parse after an
+ * error. */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct load *x = stream;
+    size_t n;
+
+    if (x->rc || !fgets(str, num, x->f))
+        return NULL;
+    x->line++;
+    n = strlen(str);
+    if (n && str[n - 1] != '\n' && !feof(x->f)) {
+        x->err_line = x->line;
+        x->rc = err_set(x->e, -EINVAL, "%s:%d: the line is longer than %d characters", x->path,
+                        x->line, num - 2);
+        return NULL;
+    }
+    return str;
+}
+
+/* libinih's handler of one "key = value" line: nonzero (go on) always; the first error is
+ * kept in x and stops the reader. */
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct load *x = user;
+    const struct section *s;
+    const struct cfgkey *k;
+    int *seen;
+
+    if (x->rc)
+        return 1;
+    x->rc = lookup(section, name, &s, &k, x->e);
+    if (!x->rc) {
+        seen = &x->seen[s - sections][k - s->keys];
+        if (*seen)
+            x->rc = err_set(x->e, -EINVAL,
+                            "%s.%s is given twice in this file (line %d and here; an indented "
+                            "line continues the value above it)",
+                            section, name, *seen);
+        else
+            x->rc = apply(x->m, s, k, value, x->e);
+        *seen = x->line;
+    }
+    if (x->rc) {
+        x->err_line = x->line;
+        err_prefix(x->e, x->rc, "%s:%d", x->path, x->line);
+    }
+    return 1;
+}
+
+int machine_ini_load(struct machine_ini *m, const char *path, struct err *e)
+{
+    struct load *x = calloc(1, sizeof(*x));
+    int rc, bad;
+
+    if (!x)
+        return err_set(e, -ENOMEM, "machine description: out of memory");
+    x->m = m;
+    x->path = path;
+    x->e = e;
+    x->f = fopen(path, "r");
+    if (!x->f) {
+        rc = -errno;
+        free(x);
+        return err_set(e, rc, "cannot open the machine description '%s': %s", path, strerror(-rc));
+    }
+    bad = ini_parse_stream(read_line, x, on_key, x);
+    rc = x->rc;
+    /* A line libinih could not read (neither "key = value" nor "[section]"), if it came before
+     * the first error of a key. */
+    if (bad > 0 && (!rc || bad < x->err_line))
+        rc = err_set(e, -EINVAL,
+                     "%s:%d: not a 'key = value' line, a [section] heading or a comment "
+                     "(';' or '#' first)",
+                     path, bad);
+    else if (bad < 0 && !rc)
+        rc = err_set(e, -ENOMEM, "%s: out of memory parsing it", path);
+    fclose(x->f);
+    free(x);
+    return rc;
+}
+
+/* text[0..n) without the spaces around it, into buf. */
+static void trimmed(const char *text, size_t n, char *buf, size_t len)
+{
+    while (n && (*text == ' ' || *text == '\t')) {
+        text++;
+        n--;
+    }
+    while (n && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+        n--;
+    snprintf(buf, len, "%.*s", (int)n, text);
+}
+
+int machine_ini_set(struct machine_ini *m, const char *assignment, const char *bare_section,
+                    struct err *e)
+{
+    const char *eq = strchr(assignment, '='), *dot;
+    char section[64], key[64], value[256];
+    const struct section *s;
+    const struct cfgkey *k;
+    int rc;
+
+    if (!eq)
+        return err_set(e, -EINVAL, "--set %s: accepted SECTION.KEY=VALUE, e.g. core.rows=8",
+                       assignment);
+    dot = memchr(assignment, '.', (size_t)(eq - assignment));
+    if (!dot && !bare_section)
+        return err_set(e, -EINVAL,
+                       "--set %s: give the key's section: SECTION.KEY=VALUE, e.g. core.rows=8",
+                       assignment);
+    if (dot) {
+        trimmed(assignment, (size_t)(dot - assignment), section, sizeof(section));
+        trimmed(dot + 1, (size_t)(eq - dot - 1), key, sizeof(key));
+    } else {
+        snprintf(section, sizeof(section), "%s", bare_section);
+        trimmed(assignment, (size_t)(eq - assignment), key, sizeof(key));
+    }
+    trimmed(eq + 1, strlen(eq + 1), value, sizeof(value));
+    rc = lookup(section, key, &s, &k, e);
+    if (!rc)
+        rc = apply(m, s, k, value, e);
+    return rc ? err_prefix(e, rc, "--set %s", assignment) : 0;
+}
+
+/* ------------------------------------------------------------------ checks */
+
+int machine_ini_check_keys(const struct machine_cfg *c, struct err *e)
+{
+    char label[96];
+    int rc;
+
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        if (!dumped(&sections[i]))
+            continue;
+        for (const struct cfgkey *k = sections[i].keys; k->name; k++) {
+            snprintf(label, sizeof(label), "%s.%s", sections[i].name, k->name);
+            rc = cfgkey_check(k, label, (const char *)c + sections[i].base[0], e);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int machine_ini_validate(const struct machine_ini *m, struct err *e)
+{
+    const struct machine_cfg *c = &m->cfg;
+    struct fabric_cfg fc = c->fabric;
+    int rc = machine_ini_check_keys(c, e);
+
+    if (rc)
+        return rc;
+    if ((rc = flash_cfg_validate(&c->an_flash, e)))
+        return err_prefix(e, rc, "an_flash");
+    if ((rc = flash_cfg_validate(&c->wn_flash, e)))
+        return err_prefix(e, rc, "wn_flash");
+    if ((rc = dram_cfg_check(&c->tb, e)))
+        return err_prefix(e, rc, "tensor_buffer");
+    fc.n_an = c->n_an;
+    if ((rc = fabric_cfg_validate(&fc, e)))
+        return err_prefix(e, rc, "fabric");
+    return 0;
+}
+
+int machine_ini_check_table(struct err *e)
+{
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+
+        if (cfgkey_count(s->keys) > MAX_KEYS)
+            return err_set(e, -EINVAL, "[%s] has more than %d keys", s->name, MAX_KEYS);
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            if (!cfgkey_row_ok(k))
+                return err_set(e, -EINVAL, "%s.%s: the row is not well formed", s->name, k->name);
+            if (cfgkey_find(s->keys, k->name) != k)
+                return err_set(e, -EINVAL, "%s.%s: the key is in the table twice", s->name,
+                               k->name);
+            for (unsigned b = 0; b < s->n_base; b++)
+                if (s->base[b] + k->off + k->size > sizeof(struct machine_cfg))
+                    return err_set(e, -EINVAL, "%s.%s: the field lies outside machine_cfg", s->name,
+                                   k->name);
+        }
+        if (find_section(s->name) != s)
+            return err_set(e, -EINVAL, "[%s] is in the table twice", s->name);
+    }
+    return 0;
+}
+
+size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b,
+                        const char **first_section, const char **first_key)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+
+        if (!dumped(s))
+            continue;
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            if (cfgkey_get(k, (const char *)a + s->base[0]) ==
+                cfgkey_get(k, (const char *)b + s->base[0]))
+                continue;
+            if (!n && first_section)
+                *first_section = s->name;
+            if (!n && first_key)
+                *first_key = k->name;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ outputs */
+
+void machine_ini_write(FILE *f, const struct machine_cfg *c, const char *header)
+{
+    char val[CFGKEY_TEXT_MAX], rng[3 * CFGKEY_TEXT_MAX], line[128];
+
+    if (header)
+        fprintf(f, "; %s\n", header);
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+
+        if (!dumped(s))
+            continue;
+        fprintf(f, "%s[%s]\n", i || header ? "\n" : "", s->name);
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            cfgkey_format(k, (const char *)c + s->base[0], val, sizeof(val));
+            cfgkey_range(k, rng, sizeof(rng));
+            snprintf(line, sizeof(line), "%s = %s", k->name, val);
+            fprintf(f, "%-38s ; %s: %s\n", line, rng, k->help);
+        }
+    }
+}
+
+int machine_ini_stats(const struct machine_cfg *c, struct stats *s, struct err *e)
+{
+    char val[CFGKEY_TEXT_MAX];
+    bool is_string;
+    int rc;
+
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *sec = &sections[i];
+
+        if (!dumped(sec))
+            continue;
+        for (const struct cfgkey *k = sec->keys; k->name; k++) {
+            cfgkey_format_json(k, (const char *)c + sec->base[0], val, sizeof(val), &is_string);
+            rc = stats_config(s, sec->name, k->name,
+                              is_string                  ? STATS_CFG_STRING
+                              : k->type == CFGKEY_T_BOOL ? STATS_CFG_BOOL
+                                                         : STATS_CFG_NUMBER,
+                              val, e);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+void machine_ini_markdown(FILE *f)
+{
+    struct machine_cfg def;
+    char val[CFGKEY_TEXT_MAX], rng[3 * CFGKEY_TEXT_MAX];
+
+    machine_cfg_default(&def);
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+        bool shown = false;
+
+        fprintf(f, "%s### [%s]\n\n%s\n", i ? "\n" : "", s->name, s->help);
+        /* The node sections take the keys of [flash]: listed once, there. */
+        for (size_t j = 0; j < i; j++)
+            shown |= sections[j].keys == s->keys;
+        if (shown)
+            continue;
+        fprintf(f, "\n| key | default | accepted | description | field |\n"
+                   "|---|---|---|---|---|\n");
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            bool unit = *k->unit && k->type != CFGKEY_T_SIZE;
+
+            cfgkey_format(k, (const char *)&def + s->base[0], val, sizeof(val));
+            cfgkey_range(k, rng, sizeof(rng));
+            fprintf(f, "| `%s` | %s%s%s | %s | %s | `%s.%s` |\n", k->name, val, unit ? " " : "",
+                    unit ? k->unit : "", rng, k->help, s->where, k->field);
+        }
+    }
+}

@@ -1,0 +1,909 @@
+#include "models/zoo/zoo.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ACCEPTED                                                                                   \
+    "accepted: gpt3-like:WxD or t5-like:WxD with W and D each 1, 2 or 4, e.g. gpt3-like:1x1"
+
+/* ------------------------------------------------------------------ the paper's Table 3 */
+
+/* Behemoth (FAST '21), Table 3, as printed: total activations (GB), total weights (GB), PFLOP;
+ * sequence length 2048, batch 1. */
+const struct zoo_paper_row zoo_paper_table3[ZOO_PAPER_ROWS] = {
+    {"gpt3-like:1x1", 44, 350, 2.15},    {"gpt3-like:1x2", 88, 698, 4.42},
+    {"gpt3-like:1x4", 175, 1393, 8.56},  {"gpt3-like:2x1", 88, 1395, 8.56},
+    {"gpt3-like:2x2", 175, 2786, 17.12}, {"gpt3-like:2x4", 349, 5569, 34.21},
+    {"t5-like:1x1", 40, 305, 0.62},      {"t5-like:1x2", 80, 609, 1.25},
+    {"t5-like:1x4", 160, 1218, 2.49},    {"t5-like:2x1", 80, 1218, 2.49},
+    {"t5-like:2x2", 160, 2436, 4.99},    {"t5-like:2x4", 319, 4871, 9.97},
+};
+
+/* ------------------------------------------------------------------ names */
+
+const char *zoo_family_name(enum zoo_family f)
+{
+    return f == ZOO_T5_LIKE ? "t5-like" : "gpt3-like";
+}
+
+const char *zoo_block_kind_name(enum zoo_block_kind k)
+{
+    static const char *const n[] = {
+        [ZOO_BLOCK_EMBED] = "embed",
+        [ZOO_BLOCK_DECODER] = "decoder",
+        [ZOO_BLOCK_ENCODER] = "encoder",
+        [ZOO_BLOCK_ENC_NORM] = "enc_norm",
+        [ZOO_BLOCK_CROSS_DECODER] = "cross_decoder",
+        [ZOO_BLOCK_HEAD] = "head",
+    };
+    return (unsigned)k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
+}
+
+const char *zoo_gemm_kind_name(enum zoo_gemm_kind k)
+{
+    static const char *const n[ZOO_GEMM_KINDS] = {
+        [ZOO_GEMM_QKV] = "qkv",
+        [ZOO_GEMM_Q] = "q",
+        [ZOO_GEMM_K] = "k",
+        [ZOO_GEMM_V] = "v",
+        [ZOO_GEMM_SCORES] = "scores",
+        [ZOO_GEMM_ATTN_V] = "attn_v",
+        [ZOO_GEMM_OUT_PROJ] = "out_proj",
+        [ZOO_GEMM_XQ] = "xq",
+        [ZOO_GEMM_XK] = "xk",
+        [ZOO_GEMM_XV] = "xv",
+        [ZOO_GEMM_XSCORES] = "xscores",
+        [ZOO_GEMM_X_ATTN_V] = "x_attn_v",
+        [ZOO_GEMM_XOUT_PROJ] = "xout_proj",
+        [ZOO_GEMM_FFN_UP] = "ffn_up",
+        [ZOO_GEMM_FFN_DOWN] = "ffn_down",
+        [ZOO_GEMM_LM_HEAD] = "lm_head",
+    };
+    return (unsigned)k < ZOO_GEMM_KINDS ? n[k] : "?";
+}
+
+const char *zoo_gemm_role_name(enum zoo_gemm_role r)
+{
+    static const char *const n[] = {
+        [ZOO_ROLE_FWD] = "fwd",
+        [ZOO_ROLE_GRAD_A] = "grad_a",
+        [ZOO_ROLE_GRAD_B] = "grad_b",
+        [ZOO_ROLE_RECOMPUTE] = "recompute",
+    };
+    return (unsigned)r < sizeof(n) / sizeof(n[0]) ? n[r] : "?";
+}
+
+const char *zoo_operand_name(enum zoo_operand o)
+{
+    static const char *const n[] = {
+        [ZOO_OPND_ACT] = "act",   [ZOO_OPND_SAVED] = "saved", [ZOO_OPND_WEIGHT] = "weight",
+        [ZOO_OPND_GRAD] = "grad", [ZOO_OPND_WGRAD] = "wgrad",
+    };
+    return (unsigned)o < sizeof(n) / sizeof(n[0]) ? n[o] : "?";
+}
+
+const char *zoo_vec_kind_name(enum zoo_vec_kind k)
+{
+    static const char *const n[ZOO_VEC_KINDS] = {
+        [ZOO_VEC_LAYERNORM] = "layernorm",
+        [ZOO_VEC_LAYERNORM_BWD] = "layernorm_bwd",
+        [ZOO_VEC_RMSNORM] = "rmsnorm",
+        [ZOO_VEC_RMSNORM_BWD] = "rmsnorm_bwd",
+        [ZOO_VEC_SOFTMAX] = "softmax",
+        [ZOO_VEC_SOFTMAX_BWD] = "softmax_bwd",
+        [ZOO_VEC_GELU] = "gelu",
+        [ZOO_VEC_GELU_BWD] = "gelu_bwd",
+        [ZOO_VEC_RELU] = "relu",
+        [ZOO_VEC_RELU_BWD] = "relu_bwd",
+        [ZOO_VEC_ADD] = "add",
+        [ZOO_VEC_EMBED] = "embed",
+        [ZOO_VEC_EMBED_BWD] = "embed_bwd",
+        [ZOO_VEC_LOSS] = "loss",
+    };
+    return (unsigned)k < ZOO_VEC_KINDS ? n[k] : "?";
+}
+
+uint64_t zoo_op_flop(const struct zoo_op *op)
+{
+    const struct zoo_gemm *g = &op->gemm;
+
+    return op->type == ZOO_OP_GEMM ? 2 * g->m * g->n * g->k * g->count : 0;
+}
+
+/* ------------------------------------------------------------------ the block builder */
+
+/* The two families differ in these only (README: "The two families"). */
+struct style {
+    bool fused_qkv; /* GPT: one QKV GEMM; T5: separate q, k, v */
+    bool bias;      /* GPT: every projection has a bias; T5: none */
+    enum zoo_vec_kind norm, norm_bwd;
+    enum zoo_vec_kind act, act_bwd;
+};
+
+static const struct style gpt_style = {
+    .fused_qkv = true,
+    .bias = true,
+    .norm = ZOO_VEC_LAYERNORM,
+    .norm_bwd = ZOO_VEC_LAYERNORM_BWD,
+    .act = ZOO_VEC_GELU,
+    .act_bwd = ZOO_VEC_GELU_BWD,
+};
+static const struct style t5_style = {
+    .fused_qkv = false,
+    .bias = false,
+    .norm = ZOO_VEC_RMSNORM,
+    .norm_bwd = ZOO_VEC_RMSNORM_BWD,
+    .act = ZOO_VEC_RELU,
+    .act_bwd = ZOO_VEC_RELU_BWD,
+};
+
+/* The sizes every op is made of. */
+struct dims {
+    uint64_t t;     /* tokens per core: batch x seq */
+    uint64_t s;     /* tokens per sequence */
+    uint64_t bh;    /* attention GEMMs of one kind per layer: batch x heads */
+    uint64_t d;     /* d_model */
+    uint64_t inner; /* heads x d_head */
+    uint64_t dh;    /* d_head */
+    uint64_t ff;    /* d_ff */
+    uint64_t vocab;
+};
+
+/* Most ops and tensors a block kind has (the cross-decoder's are the most). */
+#define MAX_OPS     80
+#define MAX_WEIGHTS 24
+#define MAX_SAVED   12
+
+struct bb {
+    enum zoo_block_kind kind;
+    const struct style *st;
+    struct dims x;
+    struct zoo_op fwd[MAX_OPS], bwd[MAX_OPS];
+    uint32_t n_fwd, n_bwd;
+    struct zoo_weight w[MAX_WEIGHTS];
+    uint32_t n_w;
+    struct zoo_tensor saved[MAX_SAVED];
+    uint32_t n_saved;
+};
+
+enum pass { FWD, BWD };
+
+static struct zoo_op *push(struct bb *b, enum pass p)
+{
+    uint32_t *n = p == FWD ? &b->n_fwd : &b->n_bwd;
+    struct zoo_op *op;
+
+    assert(*n < MAX_OPS); /* the block definitions below are fixed */
+    op = p == FWD ? &b->fwd[(*n)++] : &b->bwd[(*n)++];
+    memset(op, 0, sizeof(*op));
+    return op;
+}
+
+static struct zoo_opnd act(const char *n)
+{
+    return (struct zoo_opnd){ZOO_OPND_ACT, n};
+}
+static struct zoo_opnd saved(const char *n)
+{
+    return (struct zoo_opnd){ZOO_OPND_SAVED, n};
+}
+static struct zoo_opnd weight(const char *n)
+{
+    return (struct zoo_opnd){ZOO_OPND_WEIGHT, n};
+}
+static struct zoo_opnd grad(const char *n)
+{
+    return (struct zoo_opnd){ZOO_OPND_GRAD, n};
+}
+static struct zoo_opnd wgrad(const char *n)
+{
+    return (struct zoo_opnd){ZOO_OPND_WGRAD, n};
+}
+
+/* The forward shape of a GEMM kind: C[m x n] = A[m x k] B[k x n], count of them. */
+struct shape {
+    enum zoo_gemm_kind kind;
+    uint64_t m, n, k, count;
+};
+
+static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
+{
+    switch (kind) {
+    case ZOO_GEMM_QKV:
+        return (struct shape){kind, x->t, 3 * x->inner, x->d, 1};
+    case ZOO_GEMM_Q:
+    case ZOO_GEMM_K:
+    case ZOO_GEMM_V:
+    case ZOO_GEMM_XQ:
+    case ZOO_GEMM_XK: /* the encoder's tokens: as many as the decoder's */
+    case ZOO_GEMM_XV:
+        return (struct shape){kind, x->t, x->inner, x->d, 1};
+    case ZOO_GEMM_SCORES:
+    case ZOO_GEMM_XSCORES:
+        return (struct shape){kind, x->s, x->s, x->dh, x->bh};
+    case ZOO_GEMM_ATTN_V:
+    case ZOO_GEMM_X_ATTN_V:
+        return (struct shape){kind, x->s, x->dh, x->s, x->bh};
+    case ZOO_GEMM_OUT_PROJ:
+    case ZOO_GEMM_XOUT_PROJ:
+        return (struct shape){kind, x->t, x->d, x->inner, 1};
+    case ZOO_GEMM_FFN_UP:
+        return (struct shape){kind, x->t, x->ff, x->d, 1};
+    case ZOO_GEMM_FFN_DOWN:
+        return (struct shape){kind, x->t, x->d, x->ff, 1};
+    case ZOO_GEMM_LM_HEAD:
+        return (struct shape){kind, x->t, x->vocab, x->d, 1};
+    case ZOO_GEMM_KINDS:
+        break;
+    }
+    assert(0);
+    return (struct shape){0};
+}
+
+static struct zoo_gemm *gemm_op(struct bb *b, enum pass p, enum zoo_gemm_role role, uint64_t m,
+                                uint64_t n, uint64_t k, const struct shape *f, struct zoo_opnd a,
+                                struct zoo_opnd bo, struct zoo_opnd c)
+{
+    struct zoo_op *op = push(b, p);
+
+    op->type = ZOO_OP_GEMM;
+    op->gemm = (struct zoo_gemm){
+        .kind = f->kind,
+        .role = role,
+        .m = m,
+        .n = n,
+        .k = k,
+        .count = f->count,
+        .a = a,
+        .b = bo,
+        .c = c,
+    };
+    return &op->gemm;
+}
+
+/* Y = A B in forward (bias: a bias of n added, when the family has them). */
+static void fwd_gemm(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a, struct zoo_opnd bo,
+                     const char *c, bool bias)
+{
+    struct shape f = shape_of(&b->x, kind);
+
+    gemm_op(b, FWD, ZOO_ROLE_FWD, f.m, f.n, f.k, &f, a, bo, act(c))->bias = bias && b->st->bias;
+}
+
+/* The forward GEMM again in backward. */
+static void recompute_gemm(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a,
+                           struct zoo_opnd bo, const char *c)
+{
+    struct shape f = shape_of(&b->x, kind);
+
+    gemm_op(b, BWD, ZOO_ROLE_RECOMPUTE, f.m, f.n, f.k, &f, a, bo, act(c));
+}
+
+/* dA = dY B^T. */
+static void grad_a(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd dy, struct zoo_opnd bo,
+                   struct zoo_opnd da, bool accumulate)
+{
+    struct shape f = shape_of(&b->x, kind);
+
+    gemm_op(b, BWD, ZOO_ROLE_GRAD_A, f.m, f.k, f.n, &f, dy, bo, da)->accumulate = accumulate;
+}
+
+/* dB = A^T dY (bias: also the bias's gradient). */
+static void grad_b(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a, struct zoo_opnd dy,
+                   struct zoo_opnd db, bool bias)
+{
+    struct shape f = shape_of(&b->x, kind);
+
+    gemm_op(b, BWD, ZOO_ROLE_GRAD_B, f.k, f.n, f.m, &f, a, dy, db)->bias = bias && b->st->bias;
+}
+
+static struct zoo_vec *vec(struct bb *b, enum pass p, enum zoo_vec_kind kind, uint64_t rows,
+                           uint64_t cols, const char *in, const char *out, const char *w)
+{
+    struct zoo_op *op = push(b, p);
+
+    op->type = ZOO_OP_VEC;
+    op->vec = (struct zoo_vec){
+        .kind = kind, .rows = rows, .cols = cols, .in = in, .out = out, .weight = w};
+    return &op->vec;
+}
+
+/* out = in + in2 over the residual stream's t x d. */
+static void vec_add(struct bb *b, enum pass p, const char *in, const char *in2, const char *out,
+                    const char *w)
+{
+    vec(b, p, ZOO_VEC_ADD, b->x.t, b->x.d, in, out, w)->in2 = in2;
+}
+
+/* A forward vector op again in backward. */
+static void vec_recompute(struct bb *b, enum zoo_vec_kind kind, uint64_t rows, uint64_t cols,
+                          const char *in, const char *out)
+{
+    vec(b, BWD, kind, rows, cols, in, out, NULL)->recompute = true;
+}
+
+static void add_weight(struct bb *b, const char *name, uint64_t rows, uint64_t cols, bool tied)
+{
+    assert(b->n_w < MAX_WEIGHTS);
+    b->w[b->n_w++] = (struct zoo_weight){name, rows, cols, 2 * rows * cols, tied};
+}
+
+/* A SAVE in forward and the tensor in the block's list; stat: a norm's output, which carries
+ * its fp32 1/sigma (or 1/rms) per row for the backward. */
+static void save(struct bb *b, const char *name, uint64_t rows, uint64_t cols, bool stat,
+                 const char *what)
+{
+    struct zoo_op *op = push(b, FWD);
+    uint64_t bytes = 2 * rows * cols + (stat ? 4 * rows : 0);
+
+    assert(b->n_saved < MAX_SAVED);
+    b->saved[b->n_saved++] = (struct zoo_tensor){name, rows, cols, bytes, what};
+    op->type = ZOO_OP_SAVE;
+    op->xfer = (struct zoo_xfer){name, bytes, b->kind};
+}
+
+static const struct zoo_tensor *find_saved(const struct bb *b, const char *name)
+{
+    for (uint32_t i = 0; i < b->n_saved; i++)
+        if (!strcmp(b->saved[i].name, name))
+            return &b->saved[i];
+    return NULL;
+}
+
+/* A LOAD of a tensor this block saved. */
+static void load(struct bb *b, const char *name)
+{
+    const struct zoo_tensor *t = find_saved(b, name);
+    struct zoo_op *op = push(b, BWD);
+
+    assert(t);
+    op->type = ZOO_OP_LOAD;
+    op->xfer = (struct zoo_xfer){name, t->bytes, b->kind};
+}
+
+/* The encoder's output, saved by the ENC_NORM block: its bytes are a norm output's. */
+static void load_enc_out(struct bb *b, enum pass p)
+{
+    struct zoo_op *op = push(b, p);
+
+    op->type = ZOO_OP_LOAD;
+    op->xfer = (struct zoo_xfer){"enc_out", 2 * b->x.t * b->x.d + 4 * b->x.t, ZOO_BLOCK_ENC_NORM};
+}
+
+/* ------------------------------------------------------------------ sublayers */
+
+struct norm_names {
+    const char *out, *g, *b;  /* output; scale and (LayerNorm only) shift weights */
+    const char *d_out, *d_in; /* the gradients of its output and of its input */
+};
+
+static const struct norm_names ln1 = {"ln1_out", "ln1.g", "ln1.b", "d_ln1_out", "d_ln1_in"};
+static const struct norm_names ln2 = {"ln2_out", "ln2.g", "ln2.b", "d_ln2_out", "d_ln2_in"};
+static const struct norm_names ln3 = {"ln3_out", "ln3.g", "ln3.b", "d_ln3_out", "d_ln3_in"};
+static const struct norm_names lnf = {"lnf_out", "lnf.g", "lnf.b", "d_lnf_out", "dx"};
+static const struct norm_names enc_lnf = {"enc_out", "enc_lnf.g", "enc_lnf.b", "d_enc_out", "dx"};
+
+/* Forward: out = norm(in), saved (its backward needs only its output and 1/sigma, as Apex's
+ * memory-efficient LayerNorm; the next GEMM's weight gradient needs it too). */
+static void norm_fwd(struct bb *b, const char *in, const struct norm_names *nn, const char *what)
+{
+    const struct dims *x = &b->x;
+
+    add_weight(b, nn->g, 1, x->d, false);
+    if (b->st->norm == ZOO_VEC_LAYERNORM)
+        add_weight(b, nn->b, 1, x->d, false);
+    vec(b, FWD, b->st->norm, x->t, x->d, in, nn->out, nn->g);
+    save(b, nn->out, x->t, x->d, true, what);
+}
+
+/* Backward: the gradient of the norm's input from its output's. */
+static void norm_bwd(struct bb *b, const struct norm_names *nn)
+{
+    vec(b, BWD, b->st->norm_bwd, b->x.t, b->x.d, nn->d_out, nn->d_in, nn->g);
+}
+
+/* Backward of a sublayer out = in + f(norm(in)): d_in = d_out + norm_bwd(...). */
+static void sublayer_in_grad(struct bb *b, const struct norm_names *nn, const char *d_out,
+                             const char *d_in)
+{
+    norm_bwd(b, nn);
+    vec_add(b, BWD, d_out, nn->d_in, d_in, NULL);
+}
+
+/* Self-attention, forward: out = in + proj(attention(norm(in))). Saved: the norm's output and
+ * Q, K, V; the attention core is recomputed in backward. */
+static void attn_fwd(struct bb *b, const char *in, const char *out)
+{
+    const struct dims *x = &b->x;
+    const char *q = "q", *k = "k", *v = "v";
+
+    norm_fwd(b, in, &ln1, "input of the Q, K, V projections");
+    if (b->st->fused_qkv) {
+        add_weight(b, "attn.qkv.w", x->d, 3 * x->inner, false);
+        if (b->st->bias)
+            add_weight(b, "attn.qkv.b", 1, 3 * x->inner, false);
+        fwd_gemm(b, ZOO_GEMM_QKV, act("ln1_out"), weight("attn.qkv.w"), "qkv", true);
+        save(b, "qkv", x->t, 3 * x->inner, false, "queries, keys, values (qkv.q, .k, .v)");
+        q = "qkv.q", k = "qkv.k", v = "qkv.v";
+    } else {
+        add_weight(b, "attn.q.w", x->d, x->inner, false);
+        add_weight(b, "attn.k.w", x->d, x->inner, false);
+        add_weight(b, "attn.v.w", x->d, x->inner, false);
+        fwd_gemm(b, ZOO_GEMM_Q, act("ln1_out"), weight("attn.q.w"), "q", true);
+        save(b, "q", x->t, x->inner, false, "queries");
+        fwd_gemm(b, ZOO_GEMM_K, act("ln1_out"), weight("attn.k.w"), "k", true);
+        save(b, "k", x->t, x->inner, false, "keys");
+        fwd_gemm(b, ZOO_GEMM_V, act("ln1_out"), weight("attn.v.w"), "v", true);
+        save(b, "v", x->t, x->inner, false, "values");
+    }
+    fwd_gemm(b, ZOO_GEMM_SCORES, act(q), act(k), "scores", false);
+    vec(b, FWD, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs", NULL);
+    fwd_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), act(v), "ctx", false);
+    add_weight(b, "attn.out.w", x->inner, x->d, false);
+    if (b->st->bias)
+        add_weight(b, "attn.out.b", 1, x->d, false);
+    fwd_gemm(b, ZOO_GEMM_OUT_PROJ, act("ctx"), weight("attn.out.w"), "attn_out", true);
+    vec_add(b, FWD, in, "attn_out", out, NULL);
+}
+
+/* Self-attention, backward: d_in from d_out. */
+static void attn_bwd(struct bb *b, const char *d_out, const char *d_in)
+{
+    const struct dims *x = &b->x;
+    bool fused = b->st->fused_qkv;
+    const char *q = fused ? "qkv.q" : "q", *k = fused ? "qkv.k" : "k", *v = fused ? "qkv.v" : "v";
+
+    grad_a(b, ZOO_GEMM_OUT_PROJ, grad(d_out), weight("attn.out.w"), grad("d_ctx"), false);
+    if (fused) {
+        load(b, "qkv");
+    } else {
+        load(b, "v");
+        load(b, "k");
+        load(b, "q");
+    }
+    recompute_gemm(b, ZOO_GEMM_SCORES, saved(q), saved(k), "scores");
+    vec_recompute(b, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs");
+    recompute_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), saved(v), "ctx");
+    grad_b(b, ZOO_GEMM_OUT_PROJ, act("ctx"), grad(d_out), wgrad("attn.out.w"), true);
+    grad_a(b, ZOO_GEMM_ATTN_V, grad("d_ctx"), saved(v), grad("d_probs"), false);
+    grad_b(b, ZOO_GEMM_ATTN_V, act("probs"), grad("d_ctx"), grad(fused ? "d_qkv.v" : "d_v"), false);
+    vec(b, BWD, ZOO_VEC_SOFTMAX_BWD, x->bh * x->s, x->s, "d_probs", "d_scores", NULL);
+    grad_a(b, ZOO_GEMM_SCORES, grad("d_scores"), saved(k), grad(fused ? "d_qkv.q" : "d_q"), false);
+    grad_b(b, ZOO_GEMM_SCORES, saved(q), grad("d_scores"), grad(fused ? "d_qkv.k" : "d_k"), false);
+    load(b, "ln1_out");
+    if (fused) {
+        grad_a(b, ZOO_GEMM_QKV, grad("d_qkv"), weight("attn.qkv.w"), grad("d_ln1_out"), false);
+        grad_b(b, ZOO_GEMM_QKV, saved("ln1_out"), grad("d_qkv"), wgrad("attn.qkv.w"), true);
+    } else {
+        grad_a(b, ZOO_GEMM_Q, grad("d_q"), weight("attn.q.w"), grad("d_ln1_out"), false);
+        grad_b(b, ZOO_GEMM_Q, saved("ln1_out"), grad("d_q"), wgrad("attn.q.w"), true);
+        grad_a(b, ZOO_GEMM_K, grad("d_k"), weight("attn.k.w"), grad("d_ln1_out"), true);
+        grad_b(b, ZOO_GEMM_K, saved("ln1_out"), grad("d_k"), wgrad("attn.k.w"), true);
+        grad_a(b, ZOO_GEMM_V, grad("d_v"), weight("attn.v.w"), grad("d_ln1_out"), true);
+        grad_b(b, ZOO_GEMM_V, saved("ln1_out"), grad("d_v"), wgrad("attn.v.w"), true);
+    }
+    sublayer_in_grad(b, &ln1, d_out, d_in);
+}
+
+/* Cross-attention (T5 decoder), forward: out = in + proj(attention(Q from norm(in), K and V
+ * from the encoder's output)). Saved: the norm's output, Q, K, V. */
+static void xattn_fwd(struct bb *b, const char *in, const char *out)
+{
+    const struct dims *x = &b->x;
+
+    norm_fwd(b, in, &ln2, "input of the cross-attention's Q projection");
+    add_weight(b, "xattn.q.w", x->d, x->inner, false);
+    add_weight(b, "xattn.k.w", x->d, x->inner, false);
+    add_weight(b, "xattn.v.w", x->d, x->inner, false);
+    fwd_gemm(b, ZOO_GEMM_XQ, act("ln2_out"), weight("xattn.q.w"), "xq", true);
+    save(b, "xq", x->t, x->inner, false, "cross-attention queries");
+    load_enc_out(b, FWD);
+    fwd_gemm(b, ZOO_GEMM_XK, saved("enc_out"), weight("xattn.k.w"), "xk", true);
+    save(b, "xk", x->t, x->inner, false, "cross-attention keys (of the encoder's tokens)");
+    fwd_gemm(b, ZOO_GEMM_XV, saved("enc_out"), weight("xattn.v.w"), "xv", true);
+    save(b, "xv", x->t, x->inner, false, "cross-attention values (of the encoder's tokens)");
+    fwd_gemm(b, ZOO_GEMM_XSCORES, act("xq"), act("xk"), "xscores", false);
+    vec(b, FWD, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "xscores", "xprobs", NULL);
+    fwd_gemm(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), act("xv"), "xctx", false);
+    add_weight(b, "xattn.out.w", x->inner, x->d, false);
+    fwd_gemm(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), weight("xattn.out.w"), "xattn_out", true);
+    vec_add(b, FWD, in, "xattn_out", out, NULL);
+}
+
+/* Cross-attention, backward: d_in from d_out; adds into d_enc_out, the gradient of the encoder's
+ * output that every decoder layer contributes to. */
+static void xattn_bwd(struct bb *b, const char *d_out, const char *d_in)
+{
+    const struct dims *x = &b->x;
+
+    grad_a(b, ZOO_GEMM_XOUT_PROJ, grad(d_out), weight("xattn.out.w"), grad("d_xctx"), false);
+    load(b, "xv");
+    load(b, "xk");
+    load(b, "xq");
+    recompute_gemm(b, ZOO_GEMM_XSCORES, saved("xq"), saved("xk"), "xscores");
+    vec_recompute(b, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "xscores", "xprobs");
+    recompute_gemm(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), saved("xv"), "xctx");
+    grad_b(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), grad(d_out), wgrad("xattn.out.w"), true);
+    grad_a(b, ZOO_GEMM_X_ATTN_V, grad("d_xctx"), saved("xv"), grad("d_xprobs"), false);
+    grad_b(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), grad("d_xctx"), grad("d_xv"), false);
+    vec(b, BWD, ZOO_VEC_SOFTMAX_BWD, x->bh * x->s, x->s, "d_xprobs", "d_xscores", NULL);
+    grad_a(b, ZOO_GEMM_XSCORES, grad("d_xscores"), saved("xk"), grad("d_xq"), false);
+    grad_b(b, ZOO_GEMM_XSCORES, saved("xq"), grad("d_xscores"), grad("d_xk"), false);
+    load_enc_out(b, BWD);
+    grad_a(b, ZOO_GEMM_XK, grad("d_xk"), weight("xattn.k.w"), grad("d_enc_out"), true);
+    grad_b(b, ZOO_GEMM_XK, saved("enc_out"), grad("d_xk"), wgrad("xattn.k.w"), true);
+    grad_a(b, ZOO_GEMM_XV, grad("d_xv"), weight("xattn.v.w"), grad("d_enc_out"), true);
+    grad_b(b, ZOO_GEMM_XV, saved("enc_out"), grad("d_xv"), wgrad("xattn.v.w"), true);
+    load(b, "ln2_out");
+    grad_a(b, ZOO_GEMM_XQ, grad("d_xq"), weight("xattn.q.w"), grad("d_ln2_out"), false);
+    grad_b(b, ZOO_GEMM_XQ, saved("ln2_out"), grad("d_xq"), wgrad("xattn.q.w"), true);
+    sublayer_in_grad(b, &ln2, d_out, d_in);
+}
+
+/* Feed-forward, forward: out = in + down(act(up(norm(in)))). Saved: the norm's output and the
+ * pre-activation (the activation's backward needs it; its output is recomputed). */
+static void ffn_fwd(struct bb *b, const char *in, const char *out, const struct norm_names *nn)
+{
+    const struct dims *x = &b->x;
+
+    norm_fwd(b, in, nn, "input of the FFN's up projection");
+    add_weight(b, "mlp.up.w", x->d, x->ff, false);
+    if (b->st->bias)
+        add_weight(b, "mlp.up.b", 1, x->ff, false);
+    fwd_gemm(b, ZOO_GEMM_FFN_UP, act(nn->out), weight("mlp.up.w"), "ffn_pre", true);
+    save(b, "ffn_pre", x->t, x->ff, false, "the FFN's hidden layer before its activation");
+    vec(b, FWD, b->st->act, x->t, x->ff, "ffn_pre", "ffn_act", NULL);
+    add_weight(b, "mlp.down.w", x->ff, x->d, false);
+    if (b->st->bias)
+        add_weight(b, "mlp.down.b", 1, x->d, false);
+    fwd_gemm(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), weight("mlp.down.w"), "ffn_out", true);
+    vec_add(b, FWD, in, "ffn_out", out, NULL);
+}
+
+static void ffn_bwd(struct bb *b, const char *d_out, const char *d_in, const struct norm_names *nn)
+{
+    const struct dims *x = &b->x;
+
+    load(b, "ffn_pre");
+    vec_recompute(b, b->st->act, x->t, x->ff, "ffn_pre", "ffn_act");
+    grad_a(b, ZOO_GEMM_FFN_DOWN, grad(d_out), weight("mlp.down.w"), grad("d_ffn_act"), false);
+    grad_b(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), grad(d_out), wgrad("mlp.down.w"), true);
+    vec(b, BWD, b->st->act_bwd, x->t, x->ff, "d_ffn_act", "d_ffn_pre", NULL);
+    load(b, nn->out);
+    grad_a(b, ZOO_GEMM_FFN_UP, grad("d_ffn_pre"), weight("mlp.up.w"), grad(nn->d_out), false);
+    grad_b(b, ZOO_GEMM_FFN_UP, saved(nn->out), grad("d_ffn_pre"), wgrad("mlp.up.w"), true);
+    sublayer_in_grad(b, nn, d_out, d_in);
+}
+
+/* ------------------------------------------------------------------ blocks */
+
+/* What a model is made of, in forward order. */
+struct block_def {
+    enum zoo_block_kind kind;
+    const char *name;
+    bool repeat;         /* one instance per layer of its stack */
+    bool enc;            /* the stack: encoder (T5), else decoder */
+    const char *table;   /* EMBED, HEAD: the embedding table */
+    const char *d_table; /* its gradient */
+    bool tied, positions;
+};
+
+/* tokens -> y. GPT3-like: wte[tokens] + wpe; T5-like: shared[tokens] (relative positions are
+ * a bias on the scores). The table may belong to an earlier block (tied); its gradient is added
+ * into by every block that uses it. */
+static void embed_block(struct bb *b, const struct block_def *def)
+{
+    const struct dims *x = &b->x;
+
+    add_weight(b, def->table, x->vocab, x->d, def->tied);
+    vec(b, FWD, ZOO_VEC_EMBED, x->t, x->d, "tokens", def->positions ? "tok_emb" : "y", def->table);
+    if (def->positions) {
+        add_weight(b, "wpe", x->s, x->d, false);
+        vec_add(b, FWD, "tok_emb", "wpe", "y", "wpe");
+        vec(b, BWD, ZOO_VEC_EMBED_BWD, x->t, x->d, "dy", "d_wpe", "wpe");
+    }
+    vec(b, BWD, ZOO_VEC_EMBED_BWD, x->t, x->d, "dy", def->d_table, def->table);
+}
+
+/* GPT3-like decoder layer (causal) or T5-like encoder layer: self-attention and FFN. */
+static void layer_block(struct bb *b)
+{
+    attn_fwd(b, "x", "h");
+    ffn_fwd(b, "h", "y", &ln2);
+    ffn_bwd(b, "dy", "dh", &ln2);
+    attn_bwd(b, "dh", "dx");
+}
+
+static void cross_decoder_block(struct bb *b)
+{
+    attn_fwd(b, "x", "h1");
+    xattn_fwd(b, "h1", "h2");
+    ffn_fwd(b, "h2", "y", &ln3);
+    ffn_bwd(b, "dy", "dh2", &ln3);
+    xattn_bwd(b, "dh2", "dh1");
+    attn_bwd(b, "dh1", "dx");
+}
+
+/* The encoder's final norm: enc_out, read by every decoder layer's cross-attention; its
+ * backward starts from d_enc_out, which those layers accumulated. */
+static void enc_norm_block(struct bb *b)
+{
+    norm_fwd(b, "x", &enc_lnf, "the encoder's output: cross-attention K, V inputs");
+    load(b, "enc_out");
+    norm_bwd(b, &enc_lnf);
+}
+
+/* Final norm, logits against the (tied) embedding table, softmax cross-entropy. The loss is the
+ * last op: it writes the logits' gradient at once, saved like any activation. */
+static void head_block(struct bb *b, const struct block_def *def)
+{
+    const struct dims *x = &b->x;
+    const char *table = def->table;
+
+    norm_fwd(b, "x", &lnf, "input of the LM head");
+    add_weight(b, table, x->vocab, x->d, true);
+    fwd_gemm(b, ZOO_GEMM_LM_HEAD, act("lnf_out"), weight(table), "logits", false);
+    vec(b, FWD, ZOO_VEC_LOSS, x->t, x->vocab, "logits", "logits_grad", NULL);
+    save(b, "logits_grad", x->t, x->vocab, false, "gradient of the loss by the logits");
+    load(b, "logits_grad");
+    grad_a(b, ZOO_GEMM_LM_HEAD, saved("logits_grad"), weight(table), grad("d_lnf_out"), false);
+    load(b, "lnf_out");
+    grad_b(b, ZOO_GEMM_LM_HEAD, saved("lnf_out"), saved("logits_grad"), wgrad(table), false);
+    norm_bwd(b, &lnf);
+}
+
+/* ------------------------------------------------------------------ the model */
+
+static void totals_add(struct zoo_totals *sum, const struct zoo_totals *t, uint64_t times)
+{
+    sum->params += t->params * times;
+    sum->weight_bytes += t->weight_bytes * times;
+    sum->saved_bytes += t->saved_bytes * times;
+    sum->saved_tensors += t->saved_tensors * times;
+    sum->flop_fwd += t->flop_fwd * times;
+    sum->flop_bwd += t->flop_bwd * times;
+    sum->flop_recompute += t->flop_recompute * times;
+    sum->flop += t->flop * times;
+}
+
+static void block_totals(struct zoo_block *k)
+{
+    struct zoo_totals *t = &k->per;
+
+    memset(t, 0, sizeof(*t));
+    for (uint32_t i = 0; i < k->n_weights; i++)
+        if (!k->weights[i].tied)
+            t->params += k->weights[i].rows * k->weights[i].cols;
+    t->weight_bytes = 2 * t->params;
+    for (uint32_t i = 0; i < k->n_saved; i++)
+        t->saved_bytes += k->saved[i].bytes;
+    t->saved_tensors = k->n_saved;
+    for (uint32_t i = 0; i < k->n_fwd; i++)
+        t->flop_fwd += zoo_op_flop(&k->fwd[i]);
+    for (uint32_t i = 0; i < k->n_bwd; i++) {
+        const struct zoo_op *op = &k->bwd[i];
+
+        if (op->type != ZOO_OP_GEMM)
+            continue;
+        if (op->gemm.role == ZOO_ROLE_RECOMPUTE)
+            t->flop_recompute += zoo_op_flop(op);
+        else
+            t->flop_bwd += zoo_op_flop(op);
+    }
+    t->flop = t->flop_fwd + t->flop_bwd + t->flop_recompute;
+}
+
+static void *dup_array(const void *src, size_t n, size_t size)
+{
+    void *p = malloc(n ? n * size : 1);
+
+    if (p && n)
+        memcpy(p, src, n * size);
+    return p;
+}
+
+/* Copy the builder's lists into k, exactly sized. 0 or -ENOMEM. */
+static int block_take(struct zoo_block *k, const struct bb *b)
+{
+    k->fwd = dup_array(b->fwd, b->n_fwd, sizeof(b->fwd[0]));
+    k->bwd = dup_array(b->bwd, b->n_bwd, sizeof(b->bwd[0]));
+    k->weights = dup_array(b->w, b->n_w, sizeof(b->w[0]));
+    k->saved = dup_array(b->saved, b->n_saved, sizeof(b->saved[0]));
+    if (!k->fwd || !k->bwd || !k->weights || !k->saved)
+        return -ENOMEM;
+    k->n_fwd = b->n_fwd;
+    k->n_bwd = b->n_bwd;
+    k->n_weights = b->n_w;
+    k->n_saved = b->n_saved;
+    block_totals(k);
+    return 0;
+}
+
+static const struct block_def gpt_blocks[] = {
+    {ZOO_BLOCK_EMBED, "embed", false, false, "wte", "d_wte", false, true},
+    {ZOO_BLOCK_DECODER, "decoder", true, false, NULL, NULL, false, false},
+    {ZOO_BLOCK_HEAD, "head", false, false, "wte", "d_wte", true, false},
+};
+
+static const struct block_def t5_blocks[] = {
+    {ZOO_BLOCK_EMBED, "enc_embed", false, true, "shared", "d_shared", false, false},
+    {ZOO_BLOCK_ENCODER, "encoder", true, true, NULL, NULL, false, false},
+    {ZOO_BLOCK_ENC_NORM, "enc_norm", false, true, NULL, NULL, false, false},
+    {ZOO_BLOCK_EMBED, "dec_embed", false, false, "shared", "d_shared", true, false},
+    {ZOO_BLOCK_CROSS_DECODER, "decoder", true, false, NULL, NULL, false, false},
+    {ZOO_BLOCK_HEAD, "head", false, false, "shared", "d_shared", true, false},
+};
+
+static int build_block(struct zoo_block *k, const struct block_def *def, const struct zoo_shape *sh,
+                       const struct style *st, const struct dims *x)
+{
+    struct bb *b = calloc(1, sizeof(*b));
+    int rc;
+
+    if (!b)
+        return -ENOMEM;
+    b->kind = def->kind;
+    b->st = st;
+    b->x = *x;
+    switch (def->kind) {
+    case ZOO_BLOCK_EMBED:
+        embed_block(b, def);
+        break;
+    case ZOO_BLOCK_DECODER:
+    case ZOO_BLOCK_ENCODER:
+        layer_block(b);
+        break;
+    case ZOO_BLOCK_ENC_NORM:
+        enc_norm_block(b);
+        break;
+    case ZOO_BLOCK_CROSS_DECODER:
+        cross_decoder_block(b);
+        break;
+    case ZOO_BLOCK_HEAD:
+        head_block(b, def);
+        break;
+    }
+    k->kind = def->kind;
+    k->name = def->name;
+    k->repeat = def->repeat ? (def->enc ? sh->enc_layers : sh->dec_layers) : 1;
+    rc = block_take(k, b);
+    free(b);
+    return rc;
+}
+
+/* "family:WxD" with W, D in {1, 2, 4}; 0 or -EINVAL (message). */
+static int parse_spec(const char *spec, struct zoo_shape *sh, struct err *e)
+{
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    size_t fam_len = colon ? (size_t)(colon - spec) : 0;
+    const char *size = colon ? colon + 1 : NULL;
+    unsigned w, d;
+
+    if (!spec || !*spec)
+        return err_set(e, -EINVAL, "model: no spec given; " ACCEPTED);
+    if (colon && fam_len == strlen("gpt3-like") && !strncmp(spec, "gpt3-like", fam_len))
+        sh->family = ZOO_GPT3_LIKE;
+    else if (colon && fam_len == strlen("t5-like") && !strncmp(spec, "t5-like", fam_len))
+        sh->family = ZOO_T5_LIKE;
+    else
+        return err_set(e, -EINVAL, "model '%s' is not known; " ACCEPTED, spec);
+    if (strlen(size) != 3 || size[0] < '0' || size[0] > '9' || size[1] != 'x' || size[2] < '0' ||
+        size[2] > '9')
+        return err_set(e, -EINVAL, "model '%s': the size '%s' is not WxD; " ACCEPTED, spec, size);
+    w = (unsigned)(size[0] - '0');
+    d = (unsigned)(size[2] - '0');
+    if (w != 1 && w != 2 && w != 4)
+        return err_set(e, -EINVAL, "model '%s': width W %u is not accepted; " ACCEPTED, spec, w);
+    if (d != 1 && d != 2 && d != 4)
+        return err_set(e, -EINVAL, "model '%s': depth D %u is not accepted; " ACCEPTED, spec, d);
+    sh->w = w;
+    sh->d = d;
+    return 0;
+}
+
+/* The shape of a family at W x D (README: every value's source). */
+static void shape_fill(struct zoo_shape *sh)
+{
+    sh->seq = ZOO_SEQ;
+    sh->d_model = 12288ull * sh->w; /* GPT-3 175B; T5-like derived from Table 3 */
+    sh->d_head = 128;               /* GPT-3 175B; kept as W grows: heads scale */
+    sh->heads = sh->d_model / sh->d_head;
+    sh->d_ff = 4 * sh->d_model;
+    if (sh->family == ZOO_GPT3_LIKE) {
+        sh->vocab = 50257; /* GPT-2/3 BPE */
+        sh->enc_layers = 0;
+        sh->dec_layers = 96 * sh->d;
+    } else {
+        sh->vocab = 32128; /* T5's SentencePiece vocabulary as its embedding stores it */
+        sh->enc_layers = 36 * sh->d;
+        sh->dec_layers = 36 * sh->d;
+    }
+}
+
+int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e)
+{
+    struct zoo_model *m;
+    struct zoo_shape sh = {0};
+    const struct block_def *defs;
+    struct dims x;
+    int rc;
+
+    *out = NULL;
+    rc = parse_spec(spec, &sh, e);
+    if (rc)
+        return rc;
+    if (batch < 1 || batch > ZOO_MAX_BATCH)
+        return err_set(e, -EINVAL,
+                       "model '%s': batch %u is not accepted; accepted 1..%u sequences per "
+                       "core",
+                       spec, batch, ZOO_MAX_BATCH);
+    sh.batch = batch;
+    shape_fill(&sh);
+    x = (struct dims){
+        .t = (uint64_t)batch * sh.seq,
+        .s = sh.seq,
+        .bh = batch * sh.heads,
+        .d = sh.d_model,
+        .inner = sh.heads * sh.d_head,
+        .dh = sh.d_head,
+        .ff = sh.d_ff,
+        .vocab = sh.vocab,
+    };
+    m = calloc(1, sizeof(*m));
+    if (!m)
+        return err_set(e, -ENOMEM, "model '%s': out of memory", spec);
+    snprintf(m->spec, sizeof(m->spec), "%s:%ux%u", zoo_family_name(sh.family), sh.w, sh.d);
+    m->shape = sh;
+    defs = sh.family == ZOO_GPT3_LIKE ? gpt_blocks : t5_blocks;
+    m->n_blocks = sh.family == ZOO_GPT3_LIKE ? sizeof(gpt_blocks) / sizeof(gpt_blocks[0])
+                                             : sizeof(t5_blocks) / sizeof(t5_blocks[0]);
+    m->blocks = calloc(m->n_blocks, sizeof(m->blocks[0]));
+    rc = m->blocks ? 0 : -ENOMEM;
+    for (uint32_t i = 0; !rc && i < m->n_blocks; i++) {
+        rc = build_block(&m->blocks[i], &defs[i], &sh,
+                         sh.family == ZOO_GPT3_LIKE ? &gpt_style : &t5_style, &x);
+        if (!rc)
+            totals_add(&m->total, &m->blocks[i].per, m->blocks[i].repeat);
+    }
+    if (rc) {
+        zoo_destroy(m);
+        return err_set(e, rc, "model '%s': out of memory", spec);
+    }
+    *out = m;
+    return 0;
+}
+
+void zoo_destroy(struct zoo_model *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; m->blocks && i < m->n_blocks; i++) {
+        free(m->blocks[i].fwd);
+        free(m->blocks[i].bwd);
+        free(m->blocks[i].weights);
+        free(m->blocks[i].saved);
+    }
+    free(m->blocks);
+    free(m);
+}
+
+size_t zoo_footprint(const struct zoo_model *m)
+{
+    size_t n = sizeof(*m) + m->n_blocks * sizeof(m->blocks[0]);
+
+    for (uint32_t i = 0; i < m->n_blocks; i++) {
+        const struct zoo_block *k = &m->blocks[i];
+
+        n += (k->n_fwd + k->n_bwd) * sizeof(struct zoo_op);
+        n += k->n_weights * sizeof(struct zoo_weight) + k->n_saved * sizeof(struct zoo_tensor);
+    }
+    return n;
+}
+
+uint64_t zoo_table3_flop(const struct zoo_model *m)
+{
+    return m->shape.family == ZOO_T5_LIKE ? m->total.flop_fwd : m->total.flop;
+}

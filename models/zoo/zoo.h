@@ -1,0 +1,257 @@
+/*
+ * zoo: the transformer workloads of the Behemoth paper (FAST '21, Table 3) as shapes: what one
+ * training iteration on one core computes, stores and streams, for a compiler to walk.
+ *
+ * Contract
+ * --------
+ * Modelled: two families, each at the paper's sizes W x D (W multiplies every layer's width,
+ * D the number of layers), with a batch of sequences per core:
+ *     "gpt3-like:WxD"   GPT-3 175B at 1x1: a decoder-only stack (d_model 12288, 96 layers, 96
+ *                       heads of 128, FFN 4 x d_model, vocabulary 50257, learned positions)
+ *     "t5-like:WxD"     an encoder-decoder at GPT-3's width: 36 encoder + 36 decoder layers,
+ *                       the decoder's with cross-attention (shape derived from Table 3)
+ * W and D are each 1, 2 or 4; every sequence is ZOO_SEQ tokens (the T5-like's encoder input and
+ * decoder target both). models/zoo/README.md gives every value's source.
+ * A model is a short list of blocks (embedding, a layer kind with a repeat count, the head),
+ * so its memory does not grow with D or W: a block is described once, per instance. A block
+ * holds its weight tensors, the activations it saves to flash in forward (the V stream) for its
+ * backward, and two operation lists, forward and backward, in program order:
+ *   - GEMMs C[m x n] = A[m x k] B[k x n], `count` of them (batch x heads for attention), each
+ *     with its kind (QKV, scores, ...), its role (forward; the gradient of A or of B; or a
+ *     recompute in backward) and its three operands (activation, saved activation read back,
+ *     weight streamed from the Weight Node, activation gradient, weight gradient), by name;
+ *   - vector-unit operations on rows x cols elements (norms, softmax, GELU/ReLU, residual adds,
+ *     embedding gather/scatter, the loss);
+ *   - SAVE (forward) and LOAD (backward) of a named activation, in bytes.
+ * Backward = 2 x forward for every GEMM: each forward GEMM has a gradient of A and one of B of
+ * the same m*n*k. The attention core (scores, softmax, attention x V) is not saved but run
+ * again in backward (recompute), as Megatron-LM's selective recomputation does.
+ * Not modelled: numerics, dropout (off, as in GPT-3's and T5's large runs), the optimizer and
+ * the reduction of weight gradients (every weight's gradient is reduced once per iteration at
+ * the Weight Node; the compiler adds them), T5's relative position bias weights (32 x heads per
+ * stack: an add folded into the softmax), the token ids and labels (8 B per token, kept in the
+ * tensor buffer).
+ * Units: elements; bytes (bf16 weights and activations, 2 B; a norm's saved output carries its
+ * fp32 1/sigma per row, 4 B); FLOP, a multiply-add counting 2 (a GEMM: 2 m n k per instance).
+ * Errors: functions that act return 0 or -errno and write one line into a struct err.
+ */
+#ifndef MODELS_ZOO_ZOO_H
+#define MODELS_ZOO_ZOO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csim/err.h"
+
+#define ZOO_SEQ       2048u /* tokens per sequence, every model (paper, Table 3) */
+#define ZOO_MAX_BATCH 64u   /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
+
+enum zoo_family {
+    ZOO_GPT3_LIKE,
+    ZOO_T5_LIKE,
+};
+
+enum zoo_block_kind {
+    ZOO_BLOCK_EMBED,         /* token (and position) embedding: gather in, scatter-add back */
+    ZOO_BLOCK_DECODER,       /* GPT: causal self-attention + FFN */
+    ZOO_BLOCK_ENCODER,       /* T5 encoder layer: self-attention + FFN */
+    ZOO_BLOCK_ENC_NORM,      /* T5: the encoder's final norm, whose output every decoder
+                                layer's cross-attention reads */
+    ZOO_BLOCK_CROSS_DECODER, /* T5 decoder layer: causal self-attention, cross-attention, FFN */
+    ZOO_BLOCK_HEAD,          /* final norm, LM head (tied to the embedding), loss */
+};
+
+enum zoo_op_type {
+    ZOO_OP_GEMM,
+    ZOO_OP_VEC,
+    ZOO_OP_SAVE, /* forward: an activation to the V stream */
+    ZOO_OP_LOAD, /* backward (and the cross-attention's forward): one back from it */
+};
+
+enum zoo_gemm_kind {
+    ZOO_GEMM_QKV, /* fused Q, K, V projection (GPT) */
+    ZOO_GEMM_Q,   /* separate projections (T5) */
+    ZOO_GEMM_K,
+    ZOO_GEMM_V,
+    ZOO_GEMM_SCORES,   /* Q K^T, per sequence and head */
+    ZOO_GEMM_ATTN_V,   /* softmax(scores) V, per sequence and head */
+    ZOO_GEMM_OUT_PROJ, /* attention output projection */
+    ZOO_GEMM_XQ,       /* cross-attention: Q from the decoder */
+    ZOO_GEMM_XK,       /* K and V from the encoder's output */
+    ZOO_GEMM_XV,
+    ZOO_GEMM_XSCORES,
+    ZOO_GEMM_X_ATTN_V,
+    ZOO_GEMM_XOUT_PROJ,
+    ZOO_GEMM_FFN_UP,
+    ZOO_GEMM_FFN_DOWN,
+    ZOO_GEMM_LM_HEAD, /* logits over the vocabulary */
+    ZOO_GEMM_KINDS,
+};
+
+/* What a GEMM computes, for the forward GEMM Y = A B of its kind. */
+enum zoo_gemm_role {
+    ZOO_ROLE_FWD,       /* Y = A B */
+    ZOO_ROLE_GRAD_A,    /* dA = dY B^T: m = M, n = K, k = N */
+    ZOO_ROLE_GRAD_B,    /* dB = A^T dY: m = K, n = N, k = M (the weight gradient if B is one) */
+    ZOO_ROLE_RECOMPUTE, /* Y = A B again in backward (the attention core, not saved) */
+};
+
+enum zoo_operand {
+    ZOO_OPND_ACT,    /* activation in the tensor buffer, made earlier in this pass */
+    ZOO_OPND_SAVED,  /* activation read back from the V stream by a LOAD before */
+    ZOO_OPND_WEIGHT, /* weight streamed from the Weight Node */
+    ZOO_OPND_GRAD,   /* gradient of an activation */
+    ZOO_OPND_WGRAD,  /* gradient of a weight, reduced at the Weight Node */
+};
+
+struct zoo_opnd {
+    enum zoo_operand role;
+    const char *name; /* a weight's, a saved tensor's, or a transient's ("scores") */
+};
+
+struct zoo_gemm {
+    enum zoo_gemm_kind kind;
+    enum zoo_gemm_role role;
+    uint64_t m, n, k;
+    uint64_t count; /* independent GEMMs of this shape */
+    struct zoo_opnd a, b, c;
+    bool bias;       /* FWD: adds a bias of n; GRAD_B: also sums dY's columns */
+    bool accumulate; /* C += A B (a gradient with several sources) */
+};
+
+enum zoo_vec_kind {
+    ZOO_VEC_LAYERNORM,     /* GPT: (x - mean) / sigma * g + b per row */
+    ZOO_VEC_LAYERNORM_BWD, /* from the saved output and 1/sigma; also g's and b's gradients */
+    ZOO_VEC_RMSNORM,       /* T5: x / rms * g per row */
+    ZOO_VEC_RMSNORM_BWD,   /* from the saved output and 1/rms; also g's gradient */
+    ZOO_VEC_SOFTMAX,       /* scale, mask (causal) or position bias, softmax per row */
+    ZOO_VEC_SOFTMAX_BWD,
+    ZOO_VEC_GELU,
+    ZOO_VEC_GELU_BWD,
+    ZOO_VEC_RELU,
+    ZOO_VEC_RELU_BWD,
+    ZOO_VEC_ADD,       /* in + in2: a residual add, a gradient's two sources, positions */
+    ZOO_VEC_EMBED,     /* rows gathered from the table */
+    ZOO_VEC_EMBED_BWD, /* rows scatter-added into the table's gradient */
+    ZOO_VEC_LOSS,      /* softmax cross-entropy per row, and its gradient (the last op) */
+    ZOO_VEC_KINDS,
+};
+
+struct zoo_vec {
+    enum zoo_vec_kind kind;
+    uint64_t rows, cols;
+    const char *in, *in2, *out; /* in2: ADD's second input, else NULL */
+    const char *weight;         /* the weight it reads (norm scale, embedding table); NULL: none */
+    bool recompute;             /* backward: the forward op again (softmax, activation function) */
+};
+
+struct zoo_xfer {
+    const char *tensor;
+    uint64_t bytes;
+    enum zoo_block_kind owner; /* the block whose SAVE wrote it (the LOAD's block but for the
+                                  encoder output, saved by ZOO_BLOCK_ENC_NORM) */
+};
+
+struct zoo_op {
+    enum zoo_op_type type;
+    union {
+        struct zoo_gemm gemm;
+        struct zoo_vec vec;
+        struct zoo_xfer xfer;
+    };
+};
+
+struct zoo_weight {
+    const char *name;
+    uint64_t rows, cols; /* a bias or a norm's scale has rows 1 */
+    uint64_t bytes;      /* 2 * rows * cols (bf16) */
+    bool tied;           /* the tensor of that name in an earlier block: counted there */
+};
+
+struct zoo_tensor {
+    const char *name;
+    uint64_t rows, cols; /* tokens x values */
+    uint64_t bytes;      /* 2 * rows * cols, plus 4 * rows for a norm's 1/sigma */
+    const char *what;
+};
+
+/* Per block instance, or for a whole model (blocks times their repeat). */
+struct zoo_totals {
+    uint64_t params;       /* weights counted once (tied ones where they are first listed) */
+    uint64_t weight_bytes; /* 2 * params */
+    uint64_t saved_bytes;  /* activations written to the V stream in forward */
+    uint64_t saved_tensors;
+    uint64_t flop_fwd;       /* forward GEMMs */
+    uint64_t flop_bwd;       /* gradient GEMMs: 2 x flop_fwd */
+    uint64_t flop_recompute; /* backward GEMMs that redo forward ones */
+    uint64_t flop;           /* fwd + bwd + recompute: one training iteration */
+};
+
+struct zoo_block {
+    enum zoo_block_kind kind;
+    const char *name;
+    uint32_t repeat; /* consecutive identical instances (the layers) */
+    struct zoo_op *fwd, *bwd;
+    uint32_t n_fwd, n_bwd;
+    struct zoo_weight *weights;
+    uint32_t n_weights;
+    struct zoo_tensor *saved; /* in the order of their SAVE ops */
+    uint32_t n_saved;
+    struct zoo_totals per; /* one instance */
+};
+
+struct zoo_shape {
+    enum zoo_family family;
+    uint32_t w, d;  /* the size W x D */
+    uint32_t batch; /* sequences per core */
+    uint32_t seq;   /* tokens per sequence (ZOO_SEQ) */
+    uint64_t d_model, d_ff, heads, d_head, vocab;
+    uint32_t enc_layers, dec_layers; /* GPT3-like: 0 encoder layers */
+};
+
+struct zoo_model {
+    char spec[32]; /* "gpt3-like:1x1" */
+    struct zoo_shape shape;
+    struct zoo_block *blocks; /* in forward order; backward walks them in reverse */
+    uint32_t n_blocks;
+    struct zoo_totals total;
+};
+
+/*
+ * Build the model of spec ("gpt3-like:WxD" or "t5-like:WxD", W and D in {1, 2, 4}) at batch
+ * sequences per core (1..ZOO_MAX_BATCH). 0 and *out (free with zoo_destroy), or -EINVAL with a
+ * message naming the spec or batch and what is accepted, or -ENOMEM.
+ */
+int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e);
+
+void zoo_destroy(struct zoo_model *m);
+
+/* Bytes of heap the model holds: the same at every W, D and batch of a family. */
+size_t zoo_footprint(const struct zoo_model *m);
+
+/* The FLOP comparable to Table 3's PFLOP column: a training iteration (flop) for GPT3-like,
+ * the forward pass (flop_fwd) for T5-like, whose column is 2 x parameters x 2048 on all six
+ * sizes (models/zoo/README.md). */
+uint64_t zoo_table3_flop(const struct zoo_model *m);
+
+/* One row of the paper's Table 3 (copied as printed). */
+struct zoo_paper_row {
+    const char *spec;
+    double act_gb, weight_gb, pflop; /* GB = 1e9 B */
+};
+
+#define ZOO_PAPER_ROWS 12
+extern const struct zoo_paper_row zoo_paper_table3[ZOO_PAPER_ROWS];
+
+const char *zoo_family_name(enum zoo_family f);
+const char *zoo_block_kind_name(enum zoo_block_kind k);
+const char *zoo_gemm_kind_name(enum zoo_gemm_kind k);
+const char *zoo_gemm_role_name(enum zoo_gemm_role r);
+const char *zoo_operand_name(enum zoo_operand o);
+const char *zoo_vec_kind_name(enum zoo_vec_kind k);
+
+/* FLOP of one op: 2 m n k count for a GEMM, 0 otherwise. */
+uint64_t zoo_op_flop(const struct zoo_op *op);
+
+#endif
