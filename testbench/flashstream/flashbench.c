@@ -18,6 +18,9 @@
  * randwrite = each request appended to a randomly chosen logical block among those the size
  * spans (the stream FTL is append-only inside a logical block: "random" writes are interleaved
  * tensors, not overwrites in place).
+ *
+ * --device ssd | raid0 runs the conventional SSD baseline instead (flashbench_ssd.c); the options
+ * of both are this file's one table.
  */
 #define _DEFAULT_SOURCE
 #include "csim/rng.h"
@@ -27,8 +30,10 @@
 #include "models/flash/ftl_layout.h"
 #include "models/flash/ftl_stream.h"
 #include "models/machine/machine_ini.h"
+#include "models/ssd/ssd_cfg.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
+#include "testbench/flashstream/flashbench.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,26 +44,10 @@
 #include <string.h>
 #include <strings.h>
 
-enum rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
-static const char *const rw_names[] = {"write", "read", "randwrite", "randread"};
+const char *const fb_rw_names[4] = {"write", "read", "randwrite", "randread"};
+const char *const fb_device_names[3] = {"fms", "ssd", "raid0"};
 enum node { NODE_AN, NODE_WN };
 static const char *const node_names[] = {"an", "wn"};
-
-#define MAX_SETS 64 /* --set and --cache-program options */
-
-struct fb_opts {
-    int rw; /* enum rw */
-    uint64_t bs, iodepth, size, seed;
-    const char *stream;                /* region name of the node's layout */
-    int node;                          /* enum node: whose layout and flash */
-    uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
-    const char *config;                /* --config: the machine description */
-    const char *sets[MAX_SETS];        /* --set, --cache-program: "section.key=value" */
-    int n_sets;
-    char set_text[MAX_SETS][48];  /* the assignment of a --cache-program, at its index */
-    bool list_keys, list_layouts; /* --keys, --layout: print, do not run */
-    struct flash_cfg cfg;         /* the node's flash of the machine described */
-};
 
 /* Everything one run needs; built afresh per run. */
 struct fb_sys {
@@ -72,6 +61,59 @@ struct fb_sys {
 
 /* ------------------------------------------------------------------ options */
 
+/* "[SECTION.]KEY=VALUE": the key (without its section) in key[len] and the section, "" when
+ * bare, in section[len]; false when the assignment is not of that form. */
+static bool split_assignment(const char *kv, char *section, char *key, size_t len)
+{
+    const char *eq = strchr(kv, '='), *dot;
+
+    if (!eq)
+        return false;
+    dot = memchr(kv, '.', (size_t)(eq - kv));
+    if (dot && (size_t)(dot - kv) >= len)
+        return false;
+    snprintf(section, len, "%.*s", dot ? (int)(dot - kv) : 0, kv);
+    if (dot)
+        kv = dot + 1;
+    if (eq == kv || (size_t)(eq - kv) >= len)
+        return false;
+    snprintf(key, len, "%.*s", (int)(eq - kv), kv);
+    return true;
+}
+
+/* The SSD's share of --set, before the machine takes the rest: an SSD-only key (bare or in
+ * section ssd) is set in o->ssd and taken out of the list; a NAND key (bare or in section
+ * flash) stays for the machine's flash and is set in the SSD's NAND too. 0 or -1 (message
+ * printed). */
+static int ssd_sets(struct fb_opts *o)
+{
+    struct err e;
+    int kept = 0;
+
+    for (int i = 0; i < o->n_sets; i++) {
+        const char *kv = o->sets[i];
+        char section[64], key[64];
+        bool ok = split_assignment(kv, section, key, sizeof(key));
+        int rc = 0;
+
+        if (ok && (!section[0] || !strcmp(section, "ssd")) && ssd_cfg_is_ssd_key(key)) {
+            rc = ssd_cfg_set(&o->ssd, key, strchr(kv, '=') + 1, &e);
+            o->ssd_key = kv;
+        } else {
+            o->sets[kept++] = kv;
+            /* A NAND key the machine refuses is reported by the machine, in its words. */
+            if (ok && (!section[0] || !strcmp(section, "flash")))
+                flash_cfg_set(&o->ssd.nand, key, strchr(kv, '=') + 1, &e);
+        }
+        if (rc) {
+            fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
+            return -1;
+        }
+    }
+    o->n_sets = kept;
+    return 0;
+}
+
 /* --cache-program VAL: --set flash.cache_program=VAL, in its place among the --set options. */
 static int set_cache_program(void *opts, const char *val)
 {
@@ -84,9 +126,9 @@ static int set_cache_program(void *opts, const char *val)
         fprintf(stderr, "flashstream flashbench: --cache-program: %s\n", e.msg);
         return -1;
     }
-    if (o->n_sets == MAX_SETS) {
+    if (o->n_sets == FB_MAX_SETS) {
         fprintf(stderr, "flashstream flashbench: give --set and --cache-program at most %d times\n",
-                MAX_SETS);
+                FB_MAX_SETS);
         return -1;
     }
     snprintf(o->set_text[o->n_sets], sizeof(o->set_text[0]), "flash.cache_program=%s", val);
@@ -127,7 +169,7 @@ static void print_layouts(const struct fb_opts *o)
 
 static const struct cli_opt fb_options[] = {
     {CLI_OPT("rw", "MODE", NULL, "write | read | randwrite | randread (default write)"),
-     CLI_ENUM(FB_FIELD(rw), rw_names)},
+     CLI_ENUM(FB_FIELD(rw), fb_rw_names)},
     {CLI_OPT("bs", "SIZE", NULL, "request size (default 64k; k/m/g = KiB/MiB/GiB)"),
      CLI_SIZE(FB_FIELD(bs), 1, 1ull << 30)},
     {CLI_OPT("iodepth", "N", NULL, "requests in flight (default 32)"),
@@ -153,13 +195,31 @@ static const struct cli_opt fb_options[] = {
     {CLI_OPT("set", "[SECTION.]KEY=VALUE", NULL,
              "set a key of the machine after --config, repeatable; a KEY\n"
              "alone is flash.KEY (--keys lists them), e.g.\n"
-             "--set channels=16 --set t_prog_ns=200000"),
-     CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), MAX_SETS)},
+             "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
+             "also the SSD's keys, bare or ssd.KEY (--device ssd --keys\n"
+             "lists them)"),
+     CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), FB_MAX_SETS)},
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
     {CLI_OPT("seed", "N", NULL, "random offsets (default 1)"),
      CLI_U64(FB_FIELD(seed), 0, UINT64_MAX)},
-    {CLI_OPT("keys", NULL, NULL, "list the flash parameters with their values and ranges"),
+    {CLI_OPT("device", "fms|ssd|raid0", NULL,
+             "device under test: the node's flash memory system (default),\n"
+             "one conventional SSD, or raid_ssds of them in RAID 0 (the\n"
+             "paper's baseline, Table 5; models/ssd/README.md)"),
+     CLI_ENUM(FB_FIELD(device), fb_device_names)},
+    {CLI_OPT("precondition", NULL, NULL,
+             "ssd, raid0: fill the device, then random 4 KiB overwrites\n"
+             "until GC is steady (write amplification of two windows of a\n"
+             "quarter of the device within 1%), before the run"),
+     CLI_FLAG(FB_FIELD(precondition))},
+    {CLI_OPT("span", "SIZE", NULL,
+             "ssd, raid0: bytes the offsets cover (default --size, or the\n"
+             "whole device with --precondition)"),
+     CLI_SIZE(FB_FIELD(span), 4096, 1ull << 50)},
+    {CLI_OPT("keys", NULL, NULL,
+             "list the flash parameters with their values and ranges\n"
+             "(after --device ssd: the SSD's keys, their defaults and sources)"),
      CLI_FLAG(FB_FIELD(list_keys))},
     {CLI_OPT("layout", NULL, NULL, "print the block layouts of both node types and exit"),
      CLI_FLAG(FB_FIELD(list_layouts))},
@@ -170,11 +230,47 @@ static const struct cli_opt fb_options[] = {
 
 static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 
+/* --device ssd | raid0: the checks across options; 0 or -1 (message printed). */
+static int validate_ssd(const struct fb_opts *o)
+{
+    struct err e;
+
+    if (ssd_cfg_validate(&o->ssd, &e)) {
+        fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
+        return -1;
+    }
+    if (o->bs % o->ssd.nand.geom.page_bytes) {
+        fprintf(stderr,
+                "flashstream flashbench: --bs %" PRIu64 " for --device %s: the SSD moves whole "
+                "pages; accepted a multiple of the page size %u\n",
+                o->bs, fb_device_names[o->device], o->ssd.nand.geom.page_bytes);
+        return -1;
+    }
+    if (o->size < o->bs || (o->span && o->span < o->bs)) {
+        fprintf(stderr,
+                "flashstream flashbench: --size %" PRIu64 " and --span %" PRIu64
+                " must hold one request of --bs %" PRIu64 "\n",
+                o->size, o->span, o->bs);
+        return -1;
+    }
+    return 0;
+}
+
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(const struct fb_opts *o)
 {
     struct err e;
 
+    if (o->device != DEV_FMS)
+        return validate_ssd(o);
+    if (o->ssd_key || o->precondition || o->span) {
+        fprintf(stderr,
+                "flashstream flashbench: %s%s applies to --device ssd or raid0 only; the "
+                "device is fms\n",
+                o->ssd_key ? "--set " : (o->precondition ? "--precondition" : "--span"),
+                o->ssd_key ? o->ssd_key : "");
+        return -1;
+    }
     if (flash_cfg_validate(&o->cfg, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
         return -1;
@@ -219,14 +315,19 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->seed = 1;
     o->stream = "V";
     o->node = NODE_AN;
+    o->device = DEV_FMS;
+    ssd_cfg_default(&o->ssd);
+    o->ssd.nand.sw.store_payload = false;
 
     int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
     if (rc)
         return rc;
-    if (load_flash(o))
+    if (ssd_sets(o) || load_flash(o))
         return -1;
     if (o->list_keys || o->list_layouts) {
-        if (o->list_keys)
+        if (o->list_keys && o->device != DEV_FMS)
+            ssd_cfg_fprint_keys(stdout, &o->ssd);
+        else if (o->list_keys)
             flash_cfg_fprint_keys(stdout, &o->cfg);
         if (o->list_layouts)
             print_layouts(o);
@@ -349,13 +450,7 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 
 /* ------------------------------------------------------------------ queue */
 
-/* Binary min-heap of completion times: the requests in flight. */
-struct heap {
-    uint64_t *v;
-    size_t n;
-};
-
-static void heap_push(struct heap *h, uint64_t x)
+void fb_heap_push(struct fb_heap *h, uint64_t x)
 {
     size_t i = h->n++;
 
@@ -366,7 +461,7 @@ static void heap_push(struct heap *h, uint64_t x)
     h->v[i] = x;
 }
 
-static uint64_t heap_pop(struct heap *h)
+uint64_t fb_heap_pop(struct fb_heap *h)
 {
     uint64_t top = h->v[0], x = h->v[--h->n];
     size_t i = 0;
@@ -389,11 +484,6 @@ static uint64_t heap_pop(struct heap *h)
 }
 
 /* ------------------------------------------------------------------ one run */
-
-struct fb_result {
-    uint64_t n_req, bytes, t_start, t_end;
-    uint64_t *lat; /* per request, ps */
-};
 
 static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, uint64_t *end)
 {
@@ -476,7 +566,7 @@ static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t ra
 static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
 {
     struct fb_sys y;
-    struct heap h = {0};
+    struct fb_heap h = {0};
     uint64_t pb = o->cfg.geom.page_bytes, rng = o->seed, *wp = NULL, n_lb = 0;
     uint64_t range_pages = (o->size / o->bs * o->bs + pb - 1) / pb, t = 0;
     bool rd = o->rw == RW_READ || o->rw == RW_RANDREAD;
@@ -511,12 +601,12 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
         uint64_t done;
 
         if (h.n == iodepth)
-            t = heap_pop(&h);
+            t = fb_heap_pop(&h);
         if (one_request(o, &y, i, t, wp, n_lb, &rng, &done))
             goto out_mem;
         r->lat[i] = done - t;
         r->t_end = done > r->t_end ? done : r->t_end;
-        heap_push(&h, done);
+        fb_heap_push(&h, done);
     }
     r->bytes = r->n_req * o->bs;
     rc = 0;
@@ -537,7 +627,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
+const char *fb_human(uint64_t bytes, char *buf, size_t len)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
@@ -557,8 +647,8 @@ static void print_config(const struct fb_opts *o, const char *where)
     char b1[32], b2[32];
 
     printf("flashbench: rw=%s bs=%s iodepth=%" PRIu64 " size=%s stream=%s (%s) seed=%" PRIu64 "\n",
-           rw_names[o->rw], human(o->bs, b1, sizeof(b1)), o->iodepth,
-           human(o->size, b2, sizeof(b2)), o->stream, where, o->seed);
+           fb_rw_names[o->rw], fb_human(o->bs, b1, sizeof(b1)), o->iodepth,
+           fb_human(o->size, b2, sizeof(b2)), o->stream, where, o->seed);
     printf("fms: %u ch x %u chips x %u die x %u planes, %u blocks x %u pages of %u B = %.2f "
            "TiB\n",
            g->channels, g->chips_per_chan, g->dies_per_chip, g->planes_per_die, g->blocks_per_plane,
@@ -570,11 +660,11 @@ static void print_config(const struct fb_opts *o, const char *where)
     printf("     controller %.3f us per write, %.3f us per read command of %s; cache program %s, "
            "multi-plane %s\n",
            (double)t->t_ctrl_wr_ps / FLASH_PS_PER_US, (double)t->t_ctrl_rd_ps / FLASH_PS_PER_US,
-           human(t->ctrl_cmd_bytes, b1, sizeof(b1)), o->cfg.sw.cache_program ? "on" : "off",
+           fb_human(t->ctrl_cmd_bytes, b1, sizeof(b1)), o->cfg.sw.cache_program ? "on" : "off",
            o->cfg.sw.multi_plane ? "on" : "off");
 }
 
-static void print_latency(const struct fb_result *r)
+void fb_print_latency(const struct fb_result *r)
 {
     static const double pct[] = {1, 5, 10, 50, 90, 95, 99, 99.9, 99.99};
     double sum = 0.0, sq = 0.0, avg, sd;
@@ -602,12 +692,6 @@ static void print_latency(const struct fb_result *r)
     }
 }
 
-struct term {
-    const char *name;
-    double bps;
-    char how[160];
-};
-
 /* The flash bounds of operations of ppo pages per die (bus terms from the same call): b for
  * the configuration, and for writes b_cache and b_nocache with cache program on and off. */
 static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bounds *b,
@@ -629,8 +713,7 @@ static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bo
     }
 }
 
-/* Each term, then the smallest and how much of it was achieved. */
-static void print_terms(const struct term *tm, size_t n, double achieved)
+void fb_print_terms(const struct fb_term *tm, size_t n, double achieved)
 {
     size_t best = 0;
 
@@ -657,7 +740,7 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     uint64_t cmds = (req_pages + cmd_pages - 1) / cmd_pages;
     uint32_t ppo = (uint32_t)(req_pages < g->planes_per_die ? req_pages : g->planes_per_die);
     struct flash_bounds b, b_cache, b_nocache;
-    struct term tm[4];
+    struct fb_term tm[4];
     double t_ctrl = (double)(rd ? t->t_ctrl_rd_ps : t->t_ctrl_wr_ps);
     double useful = rd ? (double)o->bs : (double)req_pages * pb;
     char b1[32];
@@ -686,13 +769,13 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     tm[2].bps = (double)o->bs / ((double)cmds * t_ctrl) * FLASH_PS_PER_S;
     snprintf(tm[2].how, sizeof(tm[2].how),
              "%" PRIu64 " command%s per request (up to %s each), %.3f us each", cmds,
-             cmds == 1 ? "" : "s", human(t->ctrl_cmd_bytes, b1, sizeof(b1)),
+             cmds == 1 ? "" : "s", fb_human(t->ctrl_cmd_bytes, b1, sizeof(b1)),
              t_ctrl / FLASH_PS_PER_US);
     tm[3].name = "queue depth";
     tm[3].bps = (double)o->iodepth * (double)o->bs / unloaded_ps * FLASH_PS_PER_S;
     snprintf(tm[3].how, sizeof(tm[3].how), "%" PRIu64 " x %s / unloaded latency %.2f us",
-             o->iodepth, human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
-    print_terms(tm, 4, achieved);
+             o->iodepth, fb_human(o->bs, b1, sizeof(b1)), unloaded_ps / FLASH_PS_PER_US);
+    fb_print_terms(tm, 4, achieved);
 }
 
 int cmd_flashbench(int argc, char **argv)
@@ -706,6 +789,8 @@ int cmd_flashbench(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc > 0 ? 0 : 2;
+    if (o.device != DEV_FMS)
+        return fb_run_ssd(&o);
     if (sys_create(&o, &y))
         return 2;
     print_config(&o, y.where);
@@ -722,10 +807,10 @@ int cmd_flashbench(int argc, char **argv)
     wall = cli_wall_s() - wall;
     secs = (double)(r.t_end - r.t_start) / FLASH_PS_PER_S;
     bw = (double)r.bytes / secs;
-    printf("  %s: IOPS=%.0f, BW=%.2fGB/s (%.2fGiB/s)(%s/%.3fms)\n", rw_names[o.rw],
+    printf("  %s: IOPS=%.0f, BW=%.2fGB/s (%.2fGiB/s)(%s/%.3fms)\n", fb_rw_names[o.rw],
            (double)r.n_req / secs, bw / 1e9, bw / (double)(1ull << 30),
-           human(r.bytes, b1, sizeof(b1)), secs * 1e3);
-    print_latency(&r);
+           fb_human(r.bytes, b1, sizeof(b1)), secs * 1e3);
+    fb_print_latency(&r);
     print_bound(&o, (double)one.lat[0], bw);
     printf("  simulated %.3f ms of flash time in %.2f s of wall time\n", secs * 1e3, wall);
     free(one.lat);

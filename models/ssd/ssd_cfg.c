@@ -1,0 +1,290 @@
+#include "models/ssd/ssd_cfg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ssd_cfg_default(struct ssd_cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    /* The same NAND as the FMS (paper Table 5), 16 channels x 2 chips x 1 die: 512 GiB raw. */
+    flash_cfg_default(&c->nand);
+    c->nand.geom.channels = 16;                        /* (paper) Table 5, baseline SSD */
+    c->nand.tim.t_ctrl_rd_ps = 1930 * FLASH_PS_PER_NS; /* (paper) 1.93 us per NVMe command */
+    c->nand.tim.ctrl_cmd_bytes = 128 * 1024;           /* (ours) a common NVMe MDTS */
+
+    c->op = 0.07; /* (paper) Table 5: 7% over-provisioning */
+    /* (ours) a few units per die: a unit is 24 MiB, and free units are spare space that GC
+     * cannot use (with 683 units per die, 7% is 45 spare units; the pool holds about 3). */
+    c->gc_free_urgent = 1;
+    c->gc_free_low = 3;
+    c->gc_free_high = 4;
+    c->t_fw_page_ps = 1450 * FLASH_PS_PER_NS; /* (paper) Table 5: 1.45 us per 4 KB page */
+    c->t_fw_gc_ps = 1450 * FLASH_PS_PER_NS;   /* (ours) a GC move updates the map the same way */
+    c->sq_depth = 1024;                       /* (ours) */
+    c->sram_bytes = 8u << 20;                 /* (paper) Table 5: SRAM 8 MB, I/O + GC buffer */
+    c->raid_ssds = 4;                         /* (paper) four SSDs in RAID 0 */
+    c->raid_stripe_bytes = 512 * 1024;        /* (ours) Linux md's default chunk */
+}
+
+/* ------------------------------------------------------------------ key table */
+
+enum key_type { KEY_U32, KEY_TIME, KEY_RATIO };
+
+struct key {
+    const char *name;
+    enum key_type type;
+    size_t off;       /* offset in struct ssd_cfg */
+    double min, max;  /* accepted range; KEY_TIME in ps */
+    const char *unit; /* of the text value */
+    const char *source;
+    const char *help;
+};
+
+#define F(f) offsetof(struct ssd_cfg, f)
+
+static const struct key keys[] = {
+    {"op", KEY_RATIO, F(op), 0.001, 10.0, "", "(paper) Table 5: 7%",
+     "over-provisioning: (physical - user) / user pages"},
+    {"gc_free_urgent", KEY_U32, F(gc_free_urgent), 1, 1u << 20, "units", "(ours)",
+     "free units per die at or below which GC is forced (host waits)"},
+    {"gc_free_low", KEY_U32, F(gc_free_low), 2, 1u << 20, "units", "(ours)",
+     "below this many free units a die starts background (preemptible) GC"},
+    {"gc_free_high", KEY_U32, F(gc_free_high), 2, 1u << 20, "units", "(ours)",
+     "background GC stops at this many free units"},
+    {"t_fw_page_ns", KEY_TIME, F(t_fw_page_ps), 0, (double)FLASH_PS_PER_MS, "ns",
+     "(paper) Table 5: 1.45 us per 4 KB page", "firmware time per host page written (serial)"},
+    {"t_fw_gc_ns", KEY_TIME, F(t_fw_gc_ps), 0, (double)FLASH_PS_PER_MS, "ns",
+     "(ours) as a host page: the same map update", "firmware time per page moved by GC"},
+    {"sq_depth", KEY_U32, F(sq_depth), 1, 65536, "", "(ours)",
+     "NVMe submission queue entries: commands in the device at once"},
+    {"sram_bytes", KEY_U32, F(sram_bytes), 4096, 1u << 30, "B", "(paper) Table 5: 8 MB",
+     "SRAM buffer: one GC row per die, the rest buffers host writes"},
+    {"raid_ssds", KEY_U32, F(raid_ssds), 1, 64, "", "(paper) four SSDs in RAID 0",
+     "members of the RAID 0 array"},
+    {"raid_stripe_bytes", KEY_U32, F(raid_stripe_bytes), 512, 1u << 30, "B",
+     "(ours) Linux md's default chunk", "stripe unit, a multiple of page_bytes"},
+};
+
+#undef F
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* The NAND keys whose SSD default differs from the FMS's, with their sources. */
+static const char *const nand_notes[] = {
+    "channels = 16: (paper) Table 5, 16 channels x 2 chips x 1 die per SSD",
+    "t_ctrl_rd_ns = 1930: (paper) Table 5, controller read latency per NVMe command",
+    "ctrl_cmd_bytes = 131072: (ours) bytes per NVMe command, a common MDTS",
+    "t_ctrl_wr_ns: not used by the SSD (its writes cost firmware time per page)",
+};
+
+static double key_get(const struct ssd_cfg *c, const struct key *k)
+{
+    const char *p = (const char *)c + k->off;
+
+    switch (k->type) {
+    case KEY_U32:
+        return *(const uint32_t *)(const void *)p;
+    case KEY_TIME:
+        return (double)*(const uint64_t *)(const void *)p;
+    case KEY_RATIO:
+        return *(const double *)(const void *)p;
+    }
+    return 0.0;
+}
+
+static void key_put(struct ssd_cfg *c, const struct key *k, double v)
+{
+    char *p = (char *)c + k->off;
+
+    switch (k->type) {
+    case KEY_U32:
+        *(uint32_t *)(void *)p = (uint32_t)v;
+        break;
+    case KEY_TIME:
+        *(uint64_t *)(void *)p = (uint64_t)v;
+        break;
+    case KEY_RATIO:
+        *(double *)(void *)p = v;
+        break;
+    }
+}
+
+/* Text of a value of k in the key's own unit (ns for times). */
+static void key_text(const struct key *k, double v, char *buf, size_t len)
+{
+    if (k->type == KEY_TIME)
+        snprintf(buf, len, "%.3f", v / FLASH_PS_PER_NS);
+    else if (k->type == KEY_RATIO)
+        snprintf(buf, len, "%g", v);
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+static void key_range(const struct key *k, char *buf, size_t len)
+{
+    char lo[24], hi[24];
+
+    key_text(k, k->min, lo, sizeof(lo));
+    key_text(k, k->max, hi, sizeof(hi));
+    snprintf(buf, len, "%s..%s%s%s", lo, hi, *k->unit ? " " : "", k->unit);
+}
+
+static const struct key *find_key(const char *name)
+{
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].name, name))
+            return &keys[i];
+    return NULL;
+}
+
+bool ssd_cfg_is_ssd_key(const char *key)
+{
+    return find_key(key) != NULL;
+}
+
+static int key_check(const struct ssd_cfg *c, const struct key *k, struct err *e)
+{
+    double v = key_get(c, k);
+    char rng[80], val[32];
+
+    if (v >= k->min && v <= k->max)
+        return 0;
+    key_range(k, rng, sizeof(rng));
+    key_text(k, v, val, sizeof(val));
+    return err_set(e, -EINVAL, "ssd config: %s = %s is out of range; accepted %s (%s)", k->name,
+                   val, rng, k->help);
+}
+
+/* The rules between keys, once each key is in its range. */
+static int check_cross(const struct ssd_cfg *c, struct err *e)
+{
+    const struct flash_geom *n = &c->nand.geom;
+    uint32_t dies = flash_geom_dies(n), b = n->planes_per_die * n->pages_per_block;
+    uint64_t phys = flash_geom_pages(n), user, spare_units, spare, wbuf;
+
+    if (c->gc_free_urgent >= c->gc_free_low || c->gc_free_low > c->gc_free_high)
+        return err_set(e, -EINVAL,
+                       "ssd config: gc_free_urgent = %u, gc_free_low = %u, gc_free_high = "
+                       "%u; accepted urgent < low <= high",
+                       c->gc_free_urgent, c->gc_free_low, c->gc_free_high);
+    if (phys >= UINT32_MAX)
+        return err_set(e, -EINVAL,
+                       "ssd config: %llu physical pages; accepted fewer than 2^32 (the map "
+                       "holds 32-bit page numbers): fewer blocks_per_plane or dies",
+                       (unsigned long long)phys);
+    user = (uint64_t)floor((double)phys / (1.0 + c->op));
+    /* GC must always find a unit with an invalid page: the user data must fit in the units
+     * outside the free pool and the two open units of every die. */
+    spare_units = (uint64_t)dies * (c->gc_free_high + 2);
+    if (spare_units >= (uint64_t)dies * n->blocks_per_plane ||
+        user >= ((uint64_t)dies * n->blocks_per_plane - spare_units) * b)
+        return err_set(e, -EINVAL,
+                       "ssd config: op = %g leaves %llu user pages, more than fit outside "
+                       "gc_free_high = %u free and 2 open units per die (%u units of %u "
+                       "pages per die); accepted a larger op or a smaller gc_free_high",
+                       c->op, (unsigned long long)user, c->gc_free_high, n->blocks_per_plane, b);
+    wbuf = c->sram_bytes / n->page_bytes;
+    if (wbuf < (uint64_t)dies * n->planes_per_die + 2ull * n->planes_per_die)
+        return err_set(e, -EINVAL,
+                       "ssd config: sram_bytes = %u holds %llu pages; accepted at least one "
+                       "GC row per die and two host rows (%u pages of %u B)",
+                       c->sram_bytes, (unsigned long long)wbuf, (dies + 2) * n->planes_per_die,
+                       n->page_bytes);
+    /* Buffered pages have their NAND pages already: their units cannot be collected until the
+     * pages are programmed. Keep that within a quarter of the spare space GC works with. */
+    wbuf -= (uint64_t)dies * n->planes_per_die;
+    spare = ((uint64_t)dies * n->blocks_per_plane - spare_units) * b - user;
+    if (4 * wbuf > spare)
+        return err_set(
+            e, -EINVAL,
+            "ssd config: sram_bytes = %u buffers %llu pages, more than a quarter "
+            "of the %llu spare pages GC works with (op = %g, outside the free "
+            "and open units); accepted sram_bytes <= %llu",
+            c->sram_bytes, (unsigned long long)wbuf, (unsigned long long)spare, c->op,
+            (unsigned long long)((spare / 4 + (uint64_t)dies * n->planes_per_die) * n->page_bytes));
+    if (c->raid_stripe_bytes % n->page_bytes)
+        return err_set(e, -EINVAL,
+                       "ssd config: raid_stripe_bytes = %u is not a multiple of page_bytes "
+                       "= %u; accepted k x %u for k >= 1",
+                       c->raid_stripe_bytes, n->page_bytes, n->page_bytes);
+    return 0;
+}
+
+int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e)
+{
+    int rc = flash_cfg_validate(&c->nand, e);
+
+    if (rc)
+        return err_prefix(e, rc, "ssd config");
+    for (size_t i = 0; i < N_KEYS; i++) {
+        rc = key_check(c, &keys[i], e);
+        if (rc)
+            return rc;
+    }
+    return check_cross(c, e);
+}
+
+int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct err *e)
+{
+    const struct key *k = find_key(key);
+    char rng[80], *end = NULL;
+    double v;
+
+    if (!k)
+        return flash_cfg_set(&c->nand, key, value, e);
+    key_range(k, rng, sizeof(rng));
+    errno = 0;
+    v = strtod(value, &end);
+    if (end == value || *end || errno || !isfinite(v) || value[0] == '-' ||
+        (k->type == KEY_U32 && v != floor(v)))
+        return err_set(e, -EINVAL, "ssd config: %s = '%s' is not %s; accepted %s", key, value,
+                       k->type == KEY_U32 ? "an unsigned integer" : "a number", rng);
+    if (k->type == KEY_TIME)
+        v = floor(v * (double)FLASH_PS_PER_NS + 0.5);
+    if (v < k->min || v > k->max)
+        return err_set(e, -ERANGE, "ssd config: %s = '%s' is out of range; accepted %s", key, value,
+                       rng);
+    key_put(c, k, v);
+    return 0;
+}
+
+void ssd_cfg_fprint_keys(FILE *f, const struct ssd_cfg *c)
+{
+    struct ssd_cfg d;
+    char rng[80], val[32], def[32];
+
+    ssd_cfg_default(&d);
+    fprintf(f, "SSD keys (value, accepted range, default and its source):\n");
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const struct key *k = &keys[i];
+
+        key_range(k, rng, sizeof(rng));
+        key_text(k, key_get(c, k), val, sizeof(val));
+        key_text(k, key_get(&d, k), def, sizeof(def));
+        fprintf(f, "%-18s = %-10s %-5s accepted %s; default %s [%s]; %s\n", k->name, val, k->unit,
+                rng, def, k->source, k->help);
+    }
+    fprintf(f, "NAND keys (flash_cfg; paper Table 5 unless said):\n");
+    for (size_t i = 0; i < sizeof(nand_notes) / sizeof(nand_notes[0]); i++)
+        fprintf(f, "  %s\n", nand_notes[i]);
+    flash_cfg_fprint_keys(f, &c->nand);
+}
+
+void ssd_cfg_geom(const struct ssd_cfg *c, struct ssd_geom *g)
+{
+    const struct flash_geom *n = &c->nand.geom;
+
+    g->dies = flash_geom_dies(n);
+    g->planes = n->planes_per_die;
+    g->rows = n->pages_per_block;
+    g->unit_pages = g->planes * g->rows;
+    g->units_per_die = n->blocks_per_plane;
+    g->units = g->dies * g->units_per_die;
+    g->phys_pages = (uint64_t)g->units * g->unit_pages;
+    g->user_pages = (uint64_t)floor((double)g->phys_pages / (1.0 + c->op));
+    g->wbuf_pages = c->sram_bytes / n->page_bytes - g->dies * g->planes;
+    g->cmd_pages = c->nand.tim.ctrl_cmd_bytes / n->page_bytes;
+}

@@ -1,0 +1,80 @@
+/*
+ * flashbench: what the two halves of `flashstream flashbench` share: the options (one table,
+ * in flashbench.c) and the fio-like report. flashbench.c runs the node's flash memory system
+ * (--device fms, the default); flashbench_ssd.c runs the conventional SSD baseline (--device
+ * ssd | raid0, models/ssd/).
+ */
+#ifndef TESTBENCH_FLASHSTREAM_FLASHBENCH_H
+#define TESTBENCH_FLASHSTREAM_FLASHBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/flash/flash_cfg.h"
+#include "models/ssd/ssd_cfg.h"
+
+enum fb_rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
+extern const char *const fb_rw_names[4];
+
+enum fb_device { DEV_FMS, DEV_SSD, DEV_RAID0 };
+extern const char *const fb_device_names[3];
+
+#define FB_MAX_SETS 64 /* --set and --cache-program options */
+
+struct fb_opts {
+    int rw; /* enum fb_rw */
+    uint64_t bs, iodepth, size, seed;
+    const char *stream;                /* region name of the node's layout */
+    int node;                          /* enum node: whose layout and flash */
+    uint32_t range_first, range_count; /* --range: a stream of its own; count 0 = layout */
+    const char *config;                /* --config: the machine description */
+    const char *sets[FB_MAX_SETS];     /* --set, --cache-program: "section.key=value" */
+    int n_sets;
+    char set_text[FB_MAX_SETS][48]; /* the assignment of a --cache-program, at its index */
+    bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
+    struct flash_cfg cfg;           /* the node's flash of the machine described */
+    /* --device ssd | raid0 */
+    int device;          /* enum fb_device */
+    bool precondition;   /* fill, then random overwrites to GC's steady state */
+    uint64_t span;       /* bytes the offsets cover; 0: see flashbench_ssd.c */
+    struct ssd_cfg ssd;  /* defaults, with the SSD's and NAND keys of --set */
+    const char *ssd_key; /* an SSD-only key given with --set (refused for fms) */
+};
+
+/* A run's requests: their number, bytes, first start, last end and latencies. */
+struct fb_result {
+    uint64_t n_req, bytes, t_start, t_end;
+    uint64_t *lat; /* per request, ps */
+};
+
+/* Binary min-heap of completion times: the requests in flight. */
+struct fb_heap {
+    uint64_t *v;
+    size_t n;
+};
+
+void fb_heap_push(struct fb_heap *h, uint64_t x);
+uint64_t fb_heap_pop(struct fb_heap *h);
+
+/* "64KiB": the largest binary unit that divides bytes. */
+const char *fb_human(uint64_t bytes, char *buf, size_t len);
+
+/* The "lat (usec)" and percentile lines; sorts r->lat. */
+void fb_print_latency(const struct fb_result *r);
+
+/* One term of a bound: its name, bytes per second and how it is reckoned. */
+struct fb_term {
+    const char *name;
+    double bps;
+    char how[160];
+};
+
+/* Each term, then the smallest and how much of it was achieved. */
+void fb_print_terms(const struct fb_term *tm, size_t n, double achieved);
+
+/* flashbench_ssd.c: the whole command for --device ssd | raid0 (options parsed and checked);
+ * returns the exit status. */
+int fb_run_ssd(const struct fb_opts *o);
+
+#endif
