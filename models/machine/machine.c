@@ -728,11 +728,98 @@ static enum anode_mode anode_mode_of(enum machine_fidelity f)
     return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
+/* The training and evaluation programs, the resources they name and the kernel they run on. */
+static int build_programs(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    struct hc_cfg h;
+    int rc;
+
+    hc_from_machine(c, false, &h);
+    if ((rc = hc_compile(&h, &r->train, e)))
+        return err_prefix(e, rc, "compile");
+    hc_from_machine(c, true, &h);
+    if ((rc = hc_compile(&h, &r->eval, e)))
+        return err_prefix(e, rc, "compile (evaluation)");
+    r->n_res = r->train->n_res;
+    r->resname = calloc(r->n_res, sizeof(*r->resname));
+    r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
+    if (!r->resname || !r->res_busy_ps)
+        return err_set(e, -ENOMEM, "machine: out of memory");
+    if ((rc = sim_create(&r->sim, e)))
+        return err_prefix(e, rc, "machine");
+    for (uint32_t k = 0; k < r->n_res; k++)
+        hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
+    if ((rc = exec_init(r, &r->xt, r->train, true)) || (rc = exec_init(r, &r->xe, r->eval, false)))
+        return err_set(e, rc, "machine: out of memory");
+    return 0;
+}
+
+/* The ANs' DMA timing: the DMA's SRAM map is the core's, its memory the tensor buffer. */
+static int build_dma_timing(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    struct core_twin_map map;
+    struct dma_params dp = c->dma;
+    int rc;
+
+    core_twin_map(&c->core, &map);
+    dp.sram_bytes = map.end;
+    dp.sram_addr_bits = 1;
+    while ((1ull << dp.sram_addr_bits) < map.end)
+        dp.sram_addr_bits++;
+    dp.sram_lat = CORE_DMA_LATENCY;
+    dp.tb_bytes = c->tb.size_bytes;
+    if ((rc = dmat_create(&dp, &c->tb, c->core_period_ps, &r->dmat, e)))
+        return err_prefix(e, rc, "AN DMA");
+    return 0;
+}
+
+/* The fabric, the Activation Nodes and the Weight Node, its flash preloaded with the model. */
+static int build_nodes(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    struct dnn_params *p0 = NULL;
+    uint64_t done;
+    int rc;
+
+    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, e)))
+        return err_prefix(e, rc, "fabric");
+    for (uint32_t n = 0; n < c->n_an; n++) {
+        struct anode_cfg ac = {.index = n,
+                               .core = c->core,
+                               .period_ps = c->core_period_ps,
+                               .vu = c->vu,
+                               .tb = c->tb,
+                               .flash = c->an_flash,
+                               .rtl = c->rtl,
+                               .seed = c->seed,
+                               .batch = c->batch};
+        if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
+            return rc;
+    }
+    if ((rc = dnn_params_create(
+             &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed},
+             &p0, e)))
+        return err_prefix(e, rc, "parameters");
+    struct wnode_cfg wc = {.tb = c->tb,
+                           .flash = c->wn_flash,
+                           .period_ps = c->optu.period_ps,
+                           .lanes = c->optu.lanes,
+                           .latency = c->optu.latency,
+                           .cost_sgd = c->optu.cost_sgd,
+                           .cost_adam = c->optu.cost_adam,
+                           .state_payload = c->wn_state_payload};
+    rc = wnode_create(&wc, p0, &r->wn, e);
+    dnn_params_destroy(p0);
+    if (rc)
+        return rc;
+    if ((rc = wnode_preload(r->wn, 0, &done, e)))
+        return err_prefix(e, rc, "preload");
+    sim_run_until(r->sim, done, NULL);
+    return 0;
+}
+
 int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e)
 {
     struct machine *r;
-    struct hc_cfg h;
-    struct dnn_params *p0 = NULL;
     int rc;
 
     *out = NULL;
@@ -745,99 +832,13 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
     r->cfg = *c;
     r->cfg.fabric.n_an = c->n_an;
     r->fid = MACHINE_TLM;
-
-    hc_from_machine(c, false, &h);
-    if ((rc = hc_compile(&h, &r->train, e))) {
-        err_prefix(e, rc, "compile");
-        goto fail;
+    if ((rc = build_programs(r, c, e)) || (rc = build_dma_timing(r, c, e)) ||
+        (rc = build_nodes(r, c, e)) || (rc = machine_set_fidelity(r, c->fidelity, e))) {
+        machine_destroy(r);
+        return rc;
     }
-    hc_from_machine(c, true, &h);
-    if ((rc = hc_compile(&h, &r->eval, e))) {
-        err_prefix(e, rc, "compile (evaluation)");
-        goto fail;
-    }
-    r->n_res = r->train->n_res;
-    r->resname = calloc(r->n_res, sizeof(*r->resname));
-    r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
-    if (!r->resname || !r->res_busy_ps) {
-        rc = err_set(e, -ENOMEM, "machine: out of memory");
-        goto fail;
-    }
-    if ((rc = sim_create(&r->sim, e))) {
-        err_prefix(e, rc, "machine");
-        goto fail;
-    }
-    for (uint32_t k = 0; k < r->n_res; k++)
-        hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
-    if ((rc = exec_init(r, &r->xt, r->train, true)) ||
-        (rc = exec_init(r, &r->xe, r->eval, false))) {
-        err_set(e, rc, "machine: out of memory");
-        goto fail;
-    }
-
-    /* DMA timing: the DMA's SRAM map is the core's */
-    struct core_twin_map map;
-    struct dma_params dp = c->dma;
-    core_twin_map(&c->core, &map);
-    dp.sram_bytes = map.end;
-    dp.sram_addr_bits = 1;
-    while ((1ull << dp.sram_addr_bits) < map.end)
-        dp.sram_addr_bits++;
-    dp.sram_lat = CORE_DMA_LATENCY;
-    dp.tb_bytes = c->tb.size_bytes;
-    if ((rc = dmat_create(&dp, &c->tb, c->core_period_ps, &r->dmat, e))) {
-        err_prefix(e, rc, "AN DMA");
-        goto fail;
-    }
-    if ((rc = fabric_create(&r->cfg.fabric, &r->fab, e))) {
-        err_prefix(e, rc, "fabric");
-        goto fail;
-    }
-    for (uint32_t n = 0; n < c->n_an; n++) {
-        struct anode_cfg ac = {.index = n,
-                               .core = c->core,
-                               .period_ps = c->core_period_ps,
-                               .vu = c->vu,
-                               .tb = c->tb,
-                               .flash = c->an_flash,
-                               .rtl = c->rtl,
-                               .seed = c->seed,
-                               .batch = c->batch};
-        if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
-            goto fail;
-    }
-    if ((rc = dnn_params_create(
-             &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed},
-             &p0, e))) {
-        err_prefix(e, rc, "parameters");
-        goto fail;
-    }
-    struct wnode_cfg wc = {.tb = c->tb,
-                           .flash = c->wn_flash,
-                           .period_ps = c->optu.period_ps,
-                           .lanes = c->optu.lanes,
-                           .latency = c->optu.latency,
-                           .cost_sgd = c->optu.cost_sgd,
-                           .cost_adam = c->optu.cost_adam,
-                           .state_payload = c->wn_state_payload};
-    rc = wnode_create(&wc, p0, &r->wn, e);
-    dnn_params_destroy(p0);
-    if (rc)
-        goto fail;
-    uint64_t done;
-    if ((rc = wnode_preload(r->wn, 0, &done, e))) {
-        err_prefix(e, rc, "preload");
-        goto fail;
-    }
-    sim_run_until(r->sim, done, NULL);
-    if ((rc = machine_set_fidelity(r, c->fidelity, e)))
-        goto fail;
     *out = r;
     return 0;
-
-fail:
-    machine_destroy(r);
-    return rc;
 }
 
 void machine_destroy(struct machine *r)
