@@ -98,6 +98,14 @@ else
   not_ok "flashbench --config fc-mnist.ini --set flash.channels=16 is --set channels=16" \
     "$work/fb.diff"
 fi
+# flashbench: --range wider than 32 bits is refused, not wrapped onto the metadata blocks
+"$fs" flashbench --range 4294967296:5 --size 64m >"$work/fb-range.txt" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -qF "range '4294967296:5' is not accepted" "$work/fb-range.txt"; then
+  ok "flashbench --range 4294967296:5 is refused"
+else
+  not_ok "flashbench --range 4294967296:5 is refused (exit $rc)" "$work/fb-range.txt"
+fi
 
 # ---- the program and the fit table, without training
 expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only

@@ -2,6 +2,7 @@
 #include "testbench/flashstream/cli.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,14 +37,25 @@ static int refuse(const struct cli_cmd *cmd, const char *opt, const char *val, c
 
 /* ------------------------------------------------------------------ values */
 
+/* Decimal digits at the start of text into *v, *end after them: 0, or -1 when text does not
+ * start with a digit (a sign, a space, nothing) or the number does not fit 64 bits. Decimal
+ * only: "010" is ten, as a reader of a command line expects, and "-1" never wraps around. */
+static int scan_decimal(const char *text, unsigned long long *v, char **end)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return -1;
+    errno = 0;
+    *v = strtoull(text, end, 10);
+    return errno ? -1 : 0;
+}
+
 static int parse_u64(const struct cli_cmd *cmd, const char *opt, const char *val,
                      const struct cli_opt *r, uint64_t *out)
 {
     char *end;
-    errno = 0;
-    unsigned long long v = strtoull(val, &end, 0);
+    unsigned long long v;
 
-    if (errno || end == val || *end || val[0] == '-' || v < r->lo || v > r->hi)
+    if (scan_decimal(val, &v, &end) || *end || v < r->lo || v > r->hi)
         return refuse(cmd, opt, val, "give an integer from %" PRIu64 " to %" PRIu64, r->lo, r->hi);
     *out = v;
     return 0;
@@ -60,11 +72,10 @@ static int parse_size(const struct cli_cmd *cmd, const char *opt, const char *va
                 {"m", 20},  {"mib", 20}, {"mb", 20}, {"g", 30},   {"gib", 30},
                 {"gb", 30}, {"t", 40},   {"tib", 40}};
     char *end;
-    errno = 0;
-    unsigned long long v = strtoull(val, &end, 10);
+    unsigned long long v;
+    bool number = scan_decimal(val, &v, &end) == 0;
 
-    for (size_t i = 0; !errno && end != val && val[0] != '-' && i < sizeof(sufs) / sizeof(sufs[0]);
-         i++) {
+    for (size_t i = 0; number && i < sizeof(sufs) / sizeof(sufs[0]); i++) {
         if (strcasecmp(end, sufs[i].suf))
             continue;
         if (v > (r->hi >> sufs[i].shift) || (v << sufs[i].shift) < r->lo)
@@ -122,9 +133,8 @@ static int list_item(const struct cli_cmd *cmd, const char *opt, const char *val
                       r->lo, r->hi, k + 1);
     memcpy(item, p, len);
     item[len] = '\0';
-    errno = 0;
-    unsigned long long v = strtoull(item, &end, 10);
-    if (errno || *end || item[0] == '-' || item[0] == '+' || v < r->lo || v > r->hi)
+    unsigned long long v;
+    if (scan_decimal(item, &v, &end) || *end || v < r->lo || v > r->hi)
         return refuse(cmd, opt, val, "item %d '%s' is not an integer from %" PRIu64 " to %" PRIu64,
                       k + 1, item, r->lo, r->hi);
     *out = v;

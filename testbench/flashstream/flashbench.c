@@ -35,6 +35,7 @@
 #include "testbench/flashstream/commands.h"
 #include "testbench/flashstream/flashbench.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -140,13 +141,18 @@ static int set_cache_program(void *opts, const char *val)
 static int set_range(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
-    unsigned first, count;
-    char tail;
+    unsigned long long first = 0, count = 0;
+    char *colon = NULL, *end = NULL;
 
-    if (sscanf(val, "%u:%u%c", &first, &count, &tail) != 2 || !count) {
+    /* Decimal digits only, each part below 2^32: sscanf's %u would wrap "4294967296" to 0. */
+    if (isdigit((unsigned char)val[0]))
+        first = strtoull(val, &colon, 10);
+    if (colon && *colon == ':' && isdigit((unsigned char)colon[1]))
+        count = strtoull(colon + 1, &end, 10);
+    if (!end || *end || !count || first > UINT32_MAX || count > UINT32_MAX) {
         fprintf(stderr,
-                "flashstream flashbench: --range '%s' is not accepted: give FIRST:COUNT with "
-                "COUNT >= 1, e.g. 2:12\n",
+                "flashstream flashbench: --range '%s' is not accepted: give FIRST:COUNT, decimal, "
+                "FIRST below 2^32 and COUNT from 1 to 2^32 - 1, e.g. 2:12\n",
                 val);
         return -1;
     }

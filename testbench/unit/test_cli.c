@@ -190,11 +190,11 @@ static void test_integer_range(void **state)
     assert_int_equal(o.count, 10);
     accepted("--count=7", &o, NULL);
     assert_int_equal(o.count, 7);
-    /* strtoull base 0, as the commands have always read integers */
-    accepted("--count 0xa", &o, NULL);
-    assert_int_equal(o.count, 10);
+    /* decimal only: a leading zero is not octal, hex and signs are refused */
     accepted("--count 010", &o, NULL);
-    assert_int_equal(o.count, 8);
+    assert_int_equal(o.count, 10);
+    refused("--count 0xa", "--count '0xa'", "give an integer from 1 to 10", NULL);
+    refused("--count +5", "--count '+5'", "give an integer from 1 to 10", NULL);
     refused("--count 0", "--count '0' is not accepted", "give an integer from 1 to 10", NULL);
     refused("--count 11", "--count '11'", "from 1 to 10", NULL);
     refused("--count -1", "--count '-1'", "from 1 to 10", NULL);
