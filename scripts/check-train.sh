@@ -52,6 +52,8 @@ expect "bad integer" 2 "--steps 'x' is not accepted" -- --steps x
 expect "bad enum lists the names" 2 "give one of sgd, adam" -- --opt rmsprop
 expect "batch not a multiple of nodes" 2 "is not a multiple of --nodes 4" -- --batch 63
 expect "unknown option" 2 "unknown option '--bogus'" -- --bogus
+expect "an --out too long to hold is refused, not cut" 2 "give a directory of 1 to 400 characters" \
+  -- --out "$work/$(printf 'd%.0s' $(seq 1 420))"
 expect "model of the wrong shape" 2 "Fashion-MNIST needs 784 inputs" -- --model mlp:784-10-9
 expect "bad hidden list" 2 "item 2 '0'" -- --hidden 256,0
 

@@ -197,6 +197,17 @@ static int print_config_keys(void *opts, const char *val)
 
 #define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
 
+/* --out and --waves: the output paths are built in 512-byte buffers with the longest file name
+ * appended ("/checkpoint.ckpt.tmp"), so a longer path is refused rather than cut short and
+ * written somewhere else. */
+#define PATH_ARG_MAX 400
+_Static_assert(PATH_ARG_MAX + sizeof("/checkpoint.ckpt.tmp") <= 512, "output path buffers");
+
+static bool path_fits(const char *val)
+{
+    return *val && strlen(val) <= PATH_ARG_MAX;
+}
+
 static const struct cli_opt train_options[] = {
     {CLI_OPT("model", "SPEC", grp_model, "fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10"),
      CLI_STR(TRAIN_FIELD(model)), .given = SET_MODEL},
@@ -267,7 +278,8 @@ static const struct cli_opt train_options[] = {
              "waves, then --fidelity (default 0)"),
      CLI_U64(TRAIN_FIELD(rtl_steps), 0, 1ull << 40)},
     {CLI_OPT("waves", "FILE", grp_simulation, "FST of the rtl steps (default waves/<run>.fst)"),
-     CLI_STR_OK(TRAIN_FIELD(waves), cli_nonempty, "a file name (or --no-waves)")},
+     CLI_STR_OK(TRAIN_FIELD(waves), path_fits,
+                "a file name of 1 to 400 characters (or --no-waves)")},
     {CLI_OPT("wave-cycles", "N", grp_simulation, "core cycles in the FST (default 20000)"),
      CLI_U64(TRAIN_FIELD(wave_cycles), 1, 1ull << 40)},
     {CLI_OPT("wave-scopes", "LIST", grp_simulation, "comma-separated scopes (default all)"),
@@ -285,7 +297,7 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("run", "NAME", grp_outputs, "run name (default train)"),
      CLI_STR_OK(TRAIN_FIELD(run), run_name_ok, "1..64 characters of [A-Za-z0-9_.-]")},
     {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/<run>)"),
-     CLI_STR_OK(TRAIN_FIELD(out), cli_nonempty, "a directory")},
+     CLI_STR_OK(TRAIN_FIELD(out), path_fits, "a directory of 1 to 400 characters")},
     {CLI_OPT("log-every", "N", grp_outputs,
              "steps per loss line (default: about 20 lines per run)"),
      CLI_U64(TRAIN_FIELD(log_every), 1, 1ull << 40)},
