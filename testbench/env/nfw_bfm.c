@@ -461,3 +461,16 @@ int nfw_bfm_clock(struct nfw_bfm *b, const struct nfw_out *o, const struct nfw_i
     b->st_.cycles++;
     return rc;
 }
+
+int nfw_bfm_readback(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
+                     uint64_t *t_done)
+{
+    struct nfw_bfm_rb *k = user;
+
+    (void)t;
+    (void)t_done;
+    if (addr + len > k->len)
+        return -EFAULT;
+    memcpy(k->buf + addr, data, len);
+    return 0;
+}

@@ -97,4 +97,15 @@ bool nfw_bfm_idle(const struct nfw_bfm *b);
 uint64_t nfw_bfm_now(const struct nfw_bfm *b);
 const struct nfw_bfm_stats *nfw_bfm_stats(const struct nfw_bfm *b);
 
+/* A read-back buffer for the controller's read path (struct flash_ctrl_sink: deliver =
+ * nfw_bfm_readback, user = the buffer): the tests read what the pipeline wrote back through
+ * flash_ctrl and compare it byte for byte. A delivery past len is -EFAULT. */
+struct nfw_bfm_rb {
+    unsigned char *buf;
+    uint64_t len;
+};
+
+int nfw_bfm_readback(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
+                     uint64_t *t_done);
+
 #endif

@@ -408,24 +408,6 @@ static void add_cmd(struct tb *t, uint64_t addr, uint32_t len, unsigned s)
     t->append[s] = (t->append[s] + n) % t->lpages[s];
 }
 
-struct rb_sink {
-    unsigned char *buf;
-    uint64_t len;
-};
-
-static int rb_deliver(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
-                      uint64_t *t_done)
-{
-    struct rb_sink *k = user;
-
-    (void)t;
-    (void)t_done;
-    if (addr + len > k->len)
-        return -EFAULT;
-    memcpy(k->buf + addr, data, len);
-    return 0;
-}
-
 /* Read every page of every command back through the controller's read path (whole pages,
  * so the zero padding is checked too) and compare with the bytes of the tensor buffer. */
 static void verify_cmds(struct tb *t, unsigned from)
@@ -433,8 +415,8 @@ static void verify_cmds(struct tb *t, unsigned from)
     struct err e;
     uint64_t pb = t->prm.page_bytes;
     unsigned char *buf = malloc(pb + 16);
-    struct rb_sink k = {buf, pb + 16};
-    struct flash_ctrl_sink sink = {rb_deliver, &k};
+    struct nfw_bfm_rb k = {buf, pb + 16};
+    struct flash_ctrl_sink sink = {nfw_bfm_readback, &k};
 
     assert_non_null(buf);
     for (unsigned i = from; i < t->n_cmd; i++) {

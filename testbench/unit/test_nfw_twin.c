@@ -155,24 +155,6 @@ static uint64_t run(struct sys *y, const uint64_t (*cmd)[2], unsigned n)
     return y->cycle - c0;
 }
 
-struct rb {
-    unsigned char *buf;
-    uint64_t len;
-};
-
-static int rb_deliver(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
-                      uint64_t *t_done)
-{
-    struct rb *k = user;
-
-    (void)t;
-    (void)t_done;
-    if (addr + len > k->len)
-        return -EFAULT;
-    memcpy(k->buf + addr, data, len);
-    return 0;
-}
-
 /*
  * 2 MiB in eight 256 KiB commands from odd tensor-buffer addresses: 512 pages = 64 units of 8
  * planes, one on each of dies 0..63, i.e. one per channel; read back byte for byte.
@@ -181,9 +163,9 @@ static void test_paper_geometry_round_trip(void **state)
 {
     struct sys y;
     uint64_t cmd[8][2], lpn = 0, cycles;
-    struct rb k;
+    struct nfw_bfm_rb k;
     struct flash_ctrl ctrl;
-    struct flash_ctrl_sink sink = {rb_deliver, &k};
+    struct flash_ctrl_sink sink = {nfw_bfm_readback, &k};
     struct err e;
     const struct nfw_bfm_stats *st;
     double gbps;
