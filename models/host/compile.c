@@ -1147,6 +1147,9 @@ int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct err *e)
     c->r = cfg->batch / cfg->n_an;
     c->L = cfg->model.n_layers;
     c->p->rows = c->r;
+    c->p->n_layers = c->L;
+    for (int st = 0; st < HC_N_STREAMS; st++)
+        c->p->n_rec[st] = c->L; /* a stream's record of layer l is record l */
     c->p->n_res = HC_RES_FIXED + cfg->n_an * HC_RES_AN_N;
     c->w = core_twin_w(&cfg->core);
     core_twin_map(&cfg->core, &c->map);

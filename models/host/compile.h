@@ -136,6 +136,12 @@ struct hc_cmd {
     uint32_t tile;       /* GEMM and DMA: tile number inside the layer's GEMM */
     uint32_t dep0, ndep; /* dependencies: prog->deps[dep0 .. dep0 + ndep) */
     uint64_t bytes;      /* payload moved (flash, fabric, DMA, host), for listings */
+    uint64_t cycles;     /* perf programs: the duration in cycles of the resource's clock (core
+                            clock for DMA, GEMM and VU; the optimizer unit's for OPT_UPDATE),
+                            worked out by the compiler for a command that stands for many;
+                            0: from the operands, as the blocks' timing models give it */
+    uint8_t sub;         /* perf programs: GEMM and DMA: enum zoo_gemm_role (op holds the
+                            enum zoo_gemm_kind); VU: 0 (op holds the enum zoo_vec_kind) */
     union {
         struct dma_desc dma; /* DMA_IN / DMA_OUT: TB and SRAM byte addresses */
         struct core_cmd gemm;
@@ -153,6 +159,7 @@ struct hc_cmd {
         } fab;
         struct {
             uint64_t grad, wout; /* WN TB: reduced gradient slot, write-back slot */
+            uint64_t params;     /* parameters updated (perf programs; else the layer's) */
         } opt;
     } u;
     char label[HC_LABEL];
@@ -185,6 +192,11 @@ struct hc_cfg {
 
 struct hc_prog {
     struct hc_cfg cfg;
+    bool perf;         /* payload-free (models/host/compile_zoo.h): no operands in the tensor
+                          buffers, every command's time from `cycles` or its block's timing of
+                          `bytes`; only the perf fidelity runs it */
+    uint32_t n_layers; /* layers (perf programs: block instances), numbered 1..n_layers */
+    uint32_t n_rec[HC_N_STREAMS]; /* record numbers of each stream are 0..n_rec - 1 */
     uint32_t rows; /* r = B / N: rows per AN */
     struct hc_cmd *cmd;
     uint32_t n_cmd;
