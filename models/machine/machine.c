@@ -8,6 +8,10 @@
  * (functionally, at its start) and says when it ends; an event at that time completes it. The
  * dependency that ended last (or the resource's previous command) is remembered as the
  * command's critical predecessor, for the "waited_on" column.
+ *
+ * Perf: the nodes are created payload-free (anode.h, wnode.h), the fabric calls only its timing
+ * functions, and with the ideal storage the flash, DMA and fabric commands are not performed at
+ * all: they end when they start.
  */
 #include "models/machine/machine.h"
 
@@ -48,13 +52,19 @@ struct exec {
     struct evref *ev;  /* completion events */
     struct evref *evr; /* resource-release events (when free_t < end) */
     uint32_t done;
-    bool record; /* layer records for this program */
+    bool record;        /* layer records for this program */
+    uint32_t *lx, *lx0; /* CSR: commands of layer l and pass q (bucket 2 l + q) are
+                           lx[lx0[b] .. lx0[b + 1]), in program order (records only) */
 };
 
 struct machine {
     struct machine_cfg cfg;
     struct hc_prog *train, *eval;
-    struct exec xt, xe;
+    struct exec xt, xe;     /* xe: unused in perf (no evaluation) */
+    bool perf;              /* payload-free (MACHINE_PERF), for the machine's life */
+    bool given;             /* perf: runs a program it was given (machine_create_program) */
+    bool ideal;             /* perf: MACHINE_STORAGE_IDEAL (flash, DMA and fabric take no time) */
+    uint32_t ideal_pending; /* ideal storage: batches loaded (they are not written anywhere) */
     struct sim *sim;
     struct anode *an[MACHINE_MAX_AN];
     struct wnode *wn;
@@ -158,10 +168,47 @@ void machine_cfg_small(struct machine_cfg *c)
 
 const char *const machine_storage_names[MACHINE_STORAGE_N] = {"behemoth", "ssd-raid0", "ideal"};
 
+static const char *storage_name(enum machine_storage s)
+{
+    return (unsigned)s < MACHINE_STORAGE_N ? machine_storage_names[s] : "?";
+}
+
+/* Perf with the fully connected compiler: its cores and arrays, any storage but the SSD array
+ * (not modelled by the machine). */
+static int perf_supported(const struct machine_cfg *c, struct err *e)
+{
+    const struct core_params *k = &c->core;
+
+    if (c->cores_per_an != 1)
+        return err_set(e, -EINVAL,
+                       "machine.cores_per_node = %u: the fully connected model runs one core per "
+                       "Activation Node, in perf too; more run in perf programs "
+                       "(machine_create_program)",
+                       c->cores_per_an);
+    if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64)
+        return err_set(e, -EINVAL,
+                       "core.rows x core.cols = %u x %u: the fully connected compiler tiles for "
+                       "the arrays the core builds (rows and cols 1..64 with lcm(rows, cols, 4) "
+                       "<= 64), in perf too; larger arrays run in perf programs "
+                       "(machine_create_program)",
+                       k->rows, k->cols);
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0)
+        return err_set(e, -EINVAL,
+                       "storage.backend = %s: the machine does not model the SSD array; perf runs "
+                       "behemoth or ideal",
+                       storage_name(c->storage));
+    if (c->storage >= MACHINE_STORAGE_N)
+        return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth or ideal",
+                       (int)c->storage);
+    return 0;
+}
+
 int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
 {
     const struct core_params *k = &c->core;
 
+    if (c->fidelity == MACHINE_PERF)
+        return perf_supported(c, e);
     if (c->cores_per_an != 1)
         return err_set(e, -EINVAL,
                        "machine.cores_per_node = %u: training runs one core per Activation "
@@ -175,12 +222,12 @@ int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
                        "performance mode",
                        k->rows, k->cols);
     if (c->storage != MACHINE_STORAGE_BEHEMOTH)
-        return err_set(
-            e, -EINVAL,
-            "storage.backend = %s: training runs on the Behemoth FMS of every node "
-            "(behemoth); %s is for the payload-free performance mode",
-            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "?",
-            (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage] : "it");
+        return err_set(e, -EINVAL,
+                       "storage.backend = %s: training runs on the Behemoth FMS of every node "
+                       "(behemoth); %s is for the payload-free performance mode",
+                       storage_name(c->storage),
+                       (unsigned)c->storage < MACHINE_STORAGE_N ? machine_storage_names[c->storage]
+                                                                : "it");
     return 0;
 }
 
@@ -189,17 +236,19 @@ const char *machine_fidelity_name(enum machine_fidelity f)
     return f == MACHINE_TLM        ? "tlm"
            : f == MACHINE_RTL      ? "rtl"
            : f == MACHINE_LOCKSTEP ? "lockstep"
+           : f == MACHINE_PERF     ? "perf"
                                    : "?";
 }
 
 int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e)
 {
-    for (int i = 0; i <= MACHINE_LOCKSTEP; i++)
+    for (int i = 0; i <= MACHINE_PERF; i++)
         if (s && strcmp(s, machine_fidelity_name((enum machine_fidelity)i)) == 0) {
             *f = (enum machine_fidelity)i;
             return 0;
         }
-    return err_set(e, -EINVAL, "fidelity '%s': accepted tlm, rtl or lockstep", s ? s : "(null)");
+    return err_set(e, -EINVAL, "fidelity '%s': accepted tlm, rtl, lockstep or perf",
+                   s ? s : "(null)");
 }
 
 const char *machine_pass_name(enum machine_pass p)
@@ -238,17 +287,14 @@ static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cf
     h->act_fresh_lb = c->act_fresh_lb;
 }
 
-static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
+/* The machine's blocks, whatever runs on them: nodes, fabric, flash, tensor buffer, clocks. */
+static int check_blocks(const struct machine_cfg *c, struct err *e)
 {
     struct fabric_cfg fc = c->fabric;
 
-    if (machine_cfg_supported(c, e))
-        return -EINVAL;
     if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
         return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
                        MACHINE_MAX_AN);
-    if (dnn_params_opt_validate(&c->opt, e))
-        return err_prefix(e, -EINVAL, "optimizer");
     fc.n_an = c->n_an;
     if (fabric_cfg_validate(&fc, e))
         return err_prefix(e, -EINVAL, "fabric");
@@ -264,6 +310,18 @@ static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
                        ", vu.lanes %u, optu.lanes %u; accepted all > 0",
                        c->core_period_ps, c->optu.period_ps, c->vu.lanes, c->optu.lanes);
     return 0;
+}
+
+static int check_rt_cfg(const struct machine_cfg *c, struct err *e)
+{
+    if (machine_cfg_supported(c, e))
+        return -EINVAL;
+    if (c->n_an < 1 || c->n_an > MACHINE_MAX_AN)
+        return err_set(e, -EINVAL, "n_an = %u Activation Nodes; accepted 1..%u", c->n_an,
+                       MACHINE_MAX_AN);
+    if (dnn_params_opt_validate(&c->opt, e))
+        return err_prefix(e, -EINVAL, "optimizer");
+    return check_blocks(c, e);
 }
 
 int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e)
@@ -316,7 +374,38 @@ static void exec_free(struct exec *x)
     free(x->rlast);
     free(x->ev);
     free(x->evr);
+    free(x->lx);
+    free(x->lx0);
     memset(x, 0, sizeof(*x));
+}
+
+/* The commands of each layer and pass, for the layer records: one pass over the program, so a
+ * step's records cost O(commands) whatever the number of layers. */
+static int layer_index(struct exec *x, const struct hc_prog *p)
+{
+    size_t nb = 2 * (size_t)p->n_layers;
+    uint32_t *fill;
+
+    x->lx = calloc(p->n_cmd + 1, sizeof(*x->lx));
+    x->lx0 = calloc(nb + 1, sizeof(*x->lx0));
+    fill = calloc(nb + 1, sizeof(*fill));
+    if (!x->lx || !x->lx0 || !fill) {
+        free(fill);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < p->n_cmd; i++)
+        if (p->cmd[i].layer < p->n_layers)
+            x->lx0[2 * (size_t)p->cmd[i].layer + p->cmd[i].pass + 1]++;
+    for (size_t b = 0; b < nb; b++)
+        x->lx0[b + 1] += x->lx0[b];
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        if (p->cmd[i].layer >= p->n_layers)
+            continue;
+        size_t b = 2 * (size_t)p->cmd[i].layer + p->cmd[i].pass;
+        x->lx[x->lx0[b] + fill[b]++] = i;
+    }
+    free(fill);
+    return 0;
 }
 
 static int exec_init(struct machine *r, struct exec *x, const struct hc_prog *p, bool record)
@@ -375,6 +464,10 @@ static int exec_init(struct machine *r, struct exec *x, const struct hc_prog *p,
         x->ev[i] = (struct evref){r, x, i};
         x->evr[i] = (struct evref){r, x, i};
     }
+    if (record && layer_index(x, p)) {
+        exec_free(x);
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -406,23 +499,44 @@ static uint64_t ready_on(const struct exec *x, const struct hc_cmd *c, uint32_t 
     return t;
 }
 
-/* The fabric's commands (they touch every node): the fabric moves the bytes, then times the
- * transfer. */
-static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
-                       uint64_t *end, uint64_t *free_at)
+/* The bytes of a fabric command, between the nodes' tensor buffers (not in perf); a loss gather
+ * also sets the step's loss. */
+static int fabric_data(struct machine *r, const struct hc_cmd *c)
 {
-    uint32_t N = r->cfg.n_an;
     struct dram *an_tbs[MACHINE_MAX_AN];
-    uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
-    for (uint32_t n = 0; n < N; n++)
+    for (uint32_t n = 0; n < r->cfg.n_an; n++)
         an_tbs[n] = anode_tb(r->an[n]);
     if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast_data(r->fab, wnode_tb(r->wn), c->u.fab.src, an_tbs, c->u.fab.dst,
                                    c->bytes, r->run_err);
-        if (rc)
-            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
+    } else if (c->kind == HC_LOSS_GATHER) {
+        float sum;
+        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
+        if (!rc)
+            r->loss = sum / (float)r->cfg.batch;
+    } else {
+        rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
+                                c->u.fab.dst, r->run_err);
+    }
+    if (rc)
+        err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
+    return rc;
+}
+
+/* The fabric's commands (they touch every node): the fabric moves the bytes (not in perf),
+ * then times the transfer. */
+static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
+                       uint64_t *end, uint64_t *free_at)
+{
+    uint32_t N = r->cfg.n_an;
+    uint64_t ready[MACHINE_MAX_AN];
+    int rc;
+
+    if (!r->perf && (rc = fabric_data(r, c)))
+        return rc;
+    if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)
             err_prefix(r->run_err, rc, "fabric broadcast");
@@ -434,26 +548,50 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
     }
     for (uint32_t n = 0; n < N; n++)
         ready[n] = ready_on(x, c, n, now);
-    if (c->kind == HC_LOSS_GATHER) {
-        float sum;
-        rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
-        if (rc)
-            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
-        r->loss = sum / (float)r->cfg.batch;
+    if (c->kind == HC_LOSS_GATHER)
         rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
-    } else {
-        rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
-                                c->u.fab.dst, r->run_err);
-        if (rc)
-            return err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
+    else
         rc = fabric_reduce(r->fab, ready, c->bytes, end, r->run_err);
-    }
     if (rc)
         err_prefix(r->run_err, rc, "fabric");
     if (*end < now)
         *end = now;
     *free_at = *end;
     return rc;
+}
+
+/* The ideal storage's free commands: every memory and storage access (perf only). */
+static bool ideal_free(const struct machine *r, const struct hc_cmd *c)
+{
+    switch ((enum hc_kind)c->kind) {
+    case HC_FLASH_RD:
+    case HC_FLASH_WR:
+    case HC_FABRIC_BCAST:
+    case HC_FABRIC_REDUCE:
+    case HC_LOSS_GATHER:
+    case HC_HOST_WR:
+    case HC_DMA_IN:
+    case HC_DMA_OUT:
+        return r->ideal;
+    default:
+        return false;
+    }
+}
+
+/* Perform command c at now: *end, *free_at as the nodes define them. */
+static int perform(struct machine *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
+                   uint64_t *end, uint64_t *free_at)
+{
+    const struct hc_prog *p = x->p;
+
+    *end = *free_at = now;
+    if (ideal_free(r, c))
+        return 0;
+    if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
+        return exec_fabric(r, x, c, now, end, free_at);
+    if (c->node == HC_WN)
+        return wnode_exec(r->wn, p, c, now, end, free_at, r->run_err);
+    return anode_exec(r->an[c->node], p, c, now, end, free_at, r->run_err);
 }
 
 static void on_done(struct sim *sim, void *user);
@@ -510,12 +648,7 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
         crit = x->rlast[k];
     x->crit[id] = crit;
 
-    if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
-        rc = exec_fabric(r, x, c, now, &end, &free_at);
-    else if (c->node == HC_WN)
-        rc = wnode_exec(r->wn, p, c, now, &end, &free_at, r->run_err);
-    else
-        rc = anode_exec(r->an[c->node], p, c, now, &end, &free_at, r->run_err);
+    rc = perform(r, x, c, now, &end, &free_at);
     if (rc) {
         r->err = rc;
         sim_stop(r->sim);
@@ -648,10 +781,75 @@ static uint64_t union_len(struct iv *v, size_t n)
     return sum;
 }
 
+/* The row of layer l (0-based), pass q of the step just run, from its commands ids[0..n) (in
+ * program order); false if the layer has no command in that pass. */
+static bool layer_rec(struct machine *r, const struct exec *x, uint32_t l, int q,
+                      const uint32_t *ids, size_t n, struct machine_layer_rec *rec)
+{
+    const struct hc_prog *p = x->p;
+    uint32_t last = NONE;
+
+    if (!n)
+        return false;
+    memset(rec, 0, sizeof(*rec));
+    rec->step = r->steps;
+    rec->layer = l + 1;
+    rec->pass = (enum machine_pass)q;
+    rec->start_ps = UINT64_MAX;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t i = ids[j];
+        if (x->start[i] < rec->start_ps)
+            rec->start_ps = x->start[i];
+        if (last == NONE || x->end[i] > rec->end_ps) {
+            rec->end_ps = x->end[i];
+            last = i;
+        }
+    }
+    for (int ph = 0; ph < MACHINE_PH_N; ph++) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = ids[j];
+            if (p->cmd[i].phase == ph && x->end[i] > x->start[i])
+                r->iv[k++] = (struct iv){x->start[i], x->end[i]};
+        }
+        rec->phase_ps[ph] = union_len(r->iv, k);
+    }
+    /* critical path inside [start, end] */
+    uint64_t crit[MACHINE_PH_N] = {0};
+    for (uint32_t i = last; i != NONE; i = x->crit[i]) {
+        uint64_t a = x->start[i] > rec->start_ps ? x->start[i] : rec->start_ps;
+        uint64_t b = x->end[i] < rec->end_ps ? x->end[i] : rec->end_ps;
+        if (b > a)
+            crit[p->cmd[i].phase] += b - a;
+        if (x->end[i] <= rec->start_ps)
+            break;
+    }
+    rec->waited_on = MACHINE_PH_COMPUTE;
+    for (int ph = 1; ph < MACHINE_PH_N; ph++)
+        if (crit[ph] > crit[rec->waited_on])
+            rec->waited_on = (enum machine_phase)ph;
+    return true;
+}
+
+static int push_rec(struct machine *r, const struct machine_layer_rec *rec)
+{
+    if (r->n_rec == r->cap_rec) {
+        size_t cap = r->cap_rec ? 2 * r->cap_rec : 256;
+        struct machine_layer_rec *q = realloc(r->rec, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        r->rec = q;
+        r->cap_rec = cap;
+    }
+    r->rec[r->n_rec++] = *rec;
+    return 0;
+}
+
+/* The step's rows: fwd layers 1..L, then bwd L..1. */
 static int make_records(struct machine *r, struct exec *x)
 {
     const struct hc_prog *p = x->p;
-    uint32_t L = r->cfg.model.n_layers;
+    uint32_t L = p->n_layers;
 
     if (r->cap_iv < p->n_cmd) {
         struct iv *v = realloc(r->iv, p->n_cmd * sizeof(*v));
@@ -660,62 +858,14 @@ static int make_records(struct machine *r, struct exec *x)
         r->iv = v;
         r->cap_iv = p->n_cmd;
     }
-    for (int pass = 0; pass < 2; pass++) {
+    for (int q = 0; q < 2; q++) {
         for (uint32_t j = 0; j < L; j++) {
-            uint32_t l = pass == MACHINE_FWD ? j : L - 1 - j;
+            uint32_t l = q == MACHINE_FWD ? j : L - 1 - j;
+            size_t b = 2 * (size_t)l + (size_t)q;
             struct machine_layer_rec rec;
-            uint32_t last = NONE;
-            memset(&rec, 0, sizeof(rec));
-            rec.step = r->steps;
-            rec.layer = l + 1;
-            rec.pass = (enum machine_pass)pass;
-            rec.start_ps = UINT64_MAX;
-            for (uint32_t i = 0; i < p->n_cmd; i++) {
-                const struct hc_cmd *c = &p->cmd[i];
-                if (c->layer != l || c->pass != pass)
-                    continue;
-                if (x->start[i] < rec.start_ps)
-                    rec.start_ps = x->start[i];
-                if (last == NONE || x->end[i] > rec.end_ps) {
-                    rec.end_ps = x->end[i];
-                    last = i;
-                }
-            }
-            if (last == NONE)
-                continue;
-            for (int ph = 0; ph < MACHINE_PH_N; ph++) {
-                size_t n = 0;
-                for (uint32_t i = 0; i < p->n_cmd; i++) {
-                    const struct hc_cmd *c = &p->cmd[i];
-                    if (c->layer == l && c->pass == pass && c->phase == ph &&
-                        x->end[i] > x->start[i])
-                        r->iv[n++] = (struct iv){x->start[i], x->end[i]};
-                }
-                rec.phase_ps[ph] = union_len(r->iv, n);
-            }
-            /* critical path inside [start, end] */
-            uint64_t crit[MACHINE_PH_N] = {0};
-            for (uint32_t i = last; i != NONE; i = x->crit[i]) {
-                uint64_t a = x->start[i] > rec.start_ps ? x->start[i] : rec.start_ps;
-                uint64_t b = x->end[i] < rec.end_ps ? x->end[i] : rec.end_ps;
-                if (b > a)
-                    crit[p->cmd[i].phase] += b - a;
-                if (x->end[i] <= rec.start_ps)
-                    break;
-            }
-            rec.waited_on = MACHINE_PH_COMPUTE;
-            for (int ph = 1; ph < MACHINE_PH_N; ph++)
-                if (crit[ph] > crit[rec.waited_on])
-                    rec.waited_on = (enum machine_phase)ph;
-            if (r->n_rec == r->cap_rec) {
-                size_t cap = r->cap_rec ? 2 * r->cap_rec : 256;
-                struct machine_layer_rec *q = realloc(r->rec, cap * sizeof(*q));
-                if (!q)
-                    return -ENOMEM;
-                r->rec = q;
-                r->cap_rec = cap;
-            }
-            r->rec[r->n_rec++] = rec;
+            if (layer_rec(r, x, l, q, x->lx + x->lx0[b], x->lx0[b + 1] - x->lx0[b], &rec) &&
+                push_rec(r, &rec))
+                return -ENOMEM;
         }
     }
     return 0;
@@ -728,18 +878,11 @@ static enum anode_mode anode_mode_of(enum machine_fidelity f)
     return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
-/* The training and evaluation programs, the resources they name and the kernel they run on. */
-static int build_programs(struct machine *r, const struct machine_cfg *c, struct err *e)
+/* The resources of the training program, their counters and the kernel they run on. */
+static int build_executor(struct machine *r, struct err *e)
 {
-    struct hc_cfg h;
     int rc;
 
-    hc_from_machine(c, false, &h);
-    if ((rc = hc_compile(&h, &r->train, e)))
-        return err_prefix(e, rc, "compile");
-    hc_from_machine(c, true, &h);
-    if ((rc = hc_compile(&h, &r->eval, e)))
-        return err_prefix(e, rc, "compile (evaluation)");
     r->n_res = r->train->n_res;
     r->resname = calloc(r->n_res, sizeof(*r->resname));
     r->res_busy_ps = calloc(r->n_res, sizeof(*r->res_busy_ps));
@@ -749,9 +892,25 @@ static int build_programs(struct machine *r, const struct machine_cfg *c, struct
         return err_prefix(e, rc, "machine");
     for (uint32_t k = 0; k < r->n_res; k++)
         hc_res_name(k, r->resname[k], sizeof(r->resname[k]));
-    if ((rc = exec_init(r, &r->xt, r->train, true)) || (rc = exec_init(r, &r->xe, r->eval, false)))
+    if ((rc = exec_init(r, &r->xt, r->train, true)) ||
+        (r->eval && (rc = exec_init(r, &r->xe, r->eval, false))))
         return err_set(e, rc, "machine: out of memory");
     return 0;
+}
+
+/* The training and evaluation programs (perf: no evaluation), and the executor. */
+static int build_programs(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    struct hc_cfg h;
+    int rc;
+
+    hc_from_machine(c, false, &h);
+    if ((rc = hc_compile(&h, &r->train, e)))
+        return err_prefix(e, rc, "compile");
+    hc_from_machine(c, true, &h);
+    if (!r->perf && (rc = hc_compile(&h, &r->eval, e)))
+        return err_prefix(e, rc, "compile (evaluation)");
+    return build_executor(r, e);
 }
 
 /* The ANs' DMA timing: the DMA's SRAM map is the core's, its memory the tensor buffer. */
@@ -773,11 +932,76 @@ static int build_dma_timing(struct machine *r, const struct machine_cfg *c, stru
     return 0;
 }
 
+/* Perf: the bytes of each W, M and O record of the program, from its first flash command at the
+ * WN (0: no command names it); size[s] has prog->n_rec[s] entries. */
+static int record_sizes(const struct hc_prog *p, uint64_t *size[HC_N_STREAMS], struct err *e)
+{
+    for (int s = HC_S_W; s < HC_N_STREAMS; s++) {
+        size[s] = calloc(p->n_rec[s] ? p->n_rec[s] : 1, sizeof(*size[s]));
+        if (!size[s])
+            return err_set(e, -ENOMEM, "machine: out of memory for %u record sizes", p->n_rec[s]);
+    }
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || c->node != HC_WN ||
+            c->op < HC_S_W || c->op >= HC_N_STREAMS || c->u.fl.rec >= p->n_rec[c->op])
+            continue;
+        if (!size[c->op][c->u.fl.rec])
+            size[c->op][c->u.fl.rec] = c->bytes;
+    }
+    return 0;
+}
+
+/* The Weight Node: tlm, rtl, lockstep: the model's initial parameters (init_seed); perf: the
+ * sizes of its records. Its flash preloaded (not with the ideal storage: it has no flash). */
+static int build_wnode(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    struct dnn_params *p0 = NULL;
+    uint64_t *size[HC_N_STREAMS] = {0};
+    uint64_t done;
+    int rc;
+
+    struct wnode_cfg wc = {.tb = c->tb,
+                           .flash = c->wn_flash,
+                           .period_ps = c->optu.period_ps,
+                           .lanes = c->optu.lanes,
+                           .latency = c->optu.latency,
+                           .cost_sgd = c->optu.cost_sgd,
+                           .cost_adam = c->optu.cost_adam,
+                           .state_payload = c->wn_state_payload,
+                           .perf = r->perf,
+                           .adam = c->opt.kind == DNN_OPT_ADAM};
+    memcpy(wc.n_rec, r->train->n_rec, sizeof(wc.n_rec));
+    if (r->perf)
+        rc = record_sizes(r->train, size, e);
+    else
+        rc = dnn_params_create(
+            &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed}, &p0,
+            e);
+    if (rc) {
+        err_prefix(e, rc, "parameters");
+        goto out;
+    }
+    for (int s = 0; s < HC_N_STREAMS; s++)
+        wc.rec_bytes[s] = size[s];
+    if ((rc = wnode_create(&wc, p0, &r->wn, e)))
+        goto out;
+    if (!r->ideal && (rc = wnode_preload(r->wn, 0, &done, e))) {
+        err_prefix(e, rc, "preload");
+        goto out;
+    }
+    if (!r->ideal)
+        sim_run_until(r->sim, done, NULL);
+out:
+    dnn_params_destroy(p0);
+    for (int s = 0; s < HC_N_STREAMS; s++)
+        free(size[s]);
+    return rc;
+}
+
 /* The fabric, the Activation Nodes and the Weight Node, its flash preloaded with the model. */
 static int build_nodes(struct machine *r, const struct machine_cfg *c, struct err *e)
 {
-    struct dnn_params *p0 = NULL;
-    uint64_t done;
     int rc;
 
     if ((rc = fabric_create(&r->cfg.fabric, &r->fab, e)))
@@ -791,30 +1015,29 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .flash = c->an_flash,
                                .rtl = c->rtl,
                                .seed = c->seed,
-                               .batch = c->batch};
+                               .batch = c->batch,
+                               .n_act = r->train->n_rec[HC_S_V],
+                               .perf = r->perf};
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
     }
-    if ((rc = dnn_params_create(
-             &(struct dnn_params_cfg){.model = &c->model, .opt = &c->opt, .seed = c->init_seed},
-             &p0, e)))
-        return err_prefix(e, rc, "parameters");
-    struct wnode_cfg wc = {.tb = c->tb,
-                           .flash = c->wn_flash,
-                           .period_ps = c->optu.period_ps,
-                           .lanes = c->optu.lanes,
-                           .latency = c->optu.latency,
-                           .cost_sgd = c->optu.cost_sgd,
-                           .cost_adam = c->optu.cost_adam,
-                           .state_payload = c->wn_state_payload};
-    rc = wnode_create(&wc, p0, &r->wn, e);
-    dnn_params_destroy(p0);
-    if (rc)
-        return rc;
-    if ((rc = wnode_preload(r->wn, 0, &done, e)))
-        return err_prefix(e, rc, "preload");
-    sim_run_until(r->sim, done, NULL);
-    return 0;
+    return build_wnode(r, c, e);
+}
+
+/* A machine of configuration c before anything is built: perf or not, for its life. */
+static struct machine *machine_new(const struct machine_cfg *c, struct err *e)
+{
+    struct machine *r = calloc(1, sizeof(*r));
+    if (!r) {
+        err_set(e, -ENOMEM, "machine: out of memory");
+        return NULL;
+    }
+    r->cfg = *c;
+    r->cfg.fabric.n_an = c->n_an;
+    r->fid = MACHINE_TLM;
+    r->perf = c->fidelity == MACHINE_PERF;
+    r->ideal = r->perf && c->storage == MACHINE_STORAGE_IDEAL;
+    return r;
 }
 
 int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e)
@@ -826,17 +1049,144 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
     rc = machine_validate(c, NULL, e);
     if (rc)
         return rc;
-    r = calloc(1, sizeof(*r));
-    if (!r)
-        return err_set(e, -ENOMEM, "machine: out of memory");
-    r->cfg = *c;
-    r->cfg.fabric.n_an = c->n_an;
-    r->fid = MACHINE_TLM;
+    if (!(r = machine_new(c, e)))
+        return -ENOMEM;
     if ((rc = build_programs(r, c, e)) || (rc = build_dma_timing(r, c, e)) ||
-        (rc = build_nodes(r, c, e)) || (rc = machine_set_fidelity(r, c->fidelity, e))) {
+        (rc = build_nodes(r, c, e))) {
         machine_destroy(r);
         return rc;
     }
+    if (r->perf)
+        r->fid = MACHINE_PERF;
+    else if ((rc = machine_set_fidelity(r, c->fidelity, e))) {
+        machine_destroy(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- perf programs */
+
+/* What a perf machine needs of c (no model, no RTL limits). */
+static int check_program_cfg(const struct machine_cfg *c, struct err *e)
+{
+    if (c->core.rows < 1 || c->core.cols < 1 || c->cores_per_an < 1)
+        return err_set(e, -EINVAL,
+                       "core.rows x core.cols = %u x %u, machine.cores_per_node = %u; accepted "
+                       "all >= 1",
+                       c->core.rows, c->core.cols, c->cores_per_an);
+    if (c->storage != MACHINE_STORAGE_BEHEMOTH && c->storage != MACHINE_STORAGE_IDEAL)
+        return err_set(e, -EINVAL,
+                       "storage.backend = %s: the machine does not model it; perf runs "
+                       "behemoth or ideal",
+                       storage_name(c->storage));
+    return check_blocks(c, e);
+}
+
+/* The flash command c names a stream and record the program has, at the node that holds it. */
+static int check_flash_cmd(const struct hc_prog *p, const struct hc_cmd *c, struct err *e)
+{
+    bool wn = c->node == HC_WN;
+    if (c->op == HC_S_NV)
+        return err_set(e, -EINVAL,
+                       "command %u '%s': a perf program reads no inputs (stream NV); the "
+                       "fully connected models read them (machine_create)",
+                       c->id, c->label);
+    if (c->op >= HC_N_STREAMS || wn != (c->op != HC_S_V))
+        return err_set(e, -EINVAL, "command %u '%s': stream %u is not one of %s", c->id, c->label,
+                       c->op, wn ? "the WN's (W, M, O)" : "an AN's (V)");
+    if (c->u.fl.rec >= p->n_rec[c->op])
+        return err_set(e, -EINVAL, "command %u '%s': record %u of stream %s; the program has %u",
+                       c->id, c->label, c->u.fl.rec, hc_stream_name((enum hc_stream)c->op),
+                       p->n_rec[c->op]);
+    return 0;
+}
+
+/* Command i of p can be scheduled and performed: node, resource, kind, layer, dependencies. */
+static int check_cmd(const struct hc_prog *p, uint32_t i, uint32_t n_an, struct err *e)
+{
+    const struct hc_cmd *c = &p->cmd[i];
+
+    if (c->id != i || c->kind >= HC_N_KINDS || c->pass > HC_BWD || c->phase >= HC_PH_N)
+        return err_set(e, -EINVAL,
+                       "command %u '%s': id %u, kind %u, pass %u, phase %u; accepted id = its "
+                       "index, a kind, pass and phase of models/host/compile.h",
+                       i, c->label, c->id, c->kind, c->pass, c->phase);
+    if ((c->node >= n_an && c->node != HC_WN) || c->res >= p->n_res)
+        return err_set(e, -EINVAL, "command %u '%s': node %u, resource %u; the machine has %u ANs",
+                       i, c->label, c->node, c->res, n_an);
+    if (c->layer >= p->n_layers)
+        return err_set(e, -EINVAL, "command %u '%s': layer %u; the program has %u", i, c->label,
+                       c->layer + 1, p->n_layers);
+    if (c->dep0 > p->n_deps || c->ndep > p->n_deps - c->dep0)
+        return err_set(e, -EINVAL, "command %u '%s': dependencies outside the program's", i,
+                       c->label);
+    for (uint32_t k = 0; k < c->ndep; k++)
+        if (p->deps[c->dep0 + k] >= i)
+            return err_set(e, -EINVAL,
+                           "command %u '%s' depends on command %u; accepted earlier commands only",
+                           i, c->label, p->deps[c->dep0 + k]);
+    if (c->kind == HC_FLASH_RD || c->kind == HC_FLASH_WR)
+        return check_flash_cmd(p, c, e);
+    return 0;
+}
+
+/* A program the machine can run: perf, its nodes and resources the machine's, each command
+ * well formed. */
+static int check_program(const struct hc_prog *p, uint32_t n_an, struct err *e)
+{
+    if (!p->perf)
+        return err_set(e, -EINVAL,
+                       "the program is not a perf program (hc_prog.perf); fully connected models "
+                       "run with machine_create");
+    if (p->n_res != HC_RES_FIXED + n_an * HC_RES_AN_N)
+        return err_set(e, -EINVAL, "the program names %u resources; %u Activation Nodes have %u",
+                       p->n_res, n_an, HC_RES_FIXED + n_an * HC_RES_AN_N);
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        int rc = check_cmd(p, i, n_an, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The DMA timing memo, when the core's DMA map is one the DMA twin can address (a perf program's
+ * DMA commands carry their cycles; one without needs the memo). */
+static int build_program_dma(struct machine *r, const struct machine_cfg *c, struct err *e)
+{
+    if (core_twin_params_check(&c->core, NULL))
+        return 0;
+    return build_dma_timing(r, c, e);
+}
+
+int machine_create_program(const struct machine_cfg *c, struct hc_prog *p, struct machine **out,
+                           struct err *e)
+{
+    struct machine_cfg pc;
+    struct machine *r;
+    int rc;
+
+    *out = NULL;
+    if ((rc = check_program_cfg(c, e)) || (rc = check_program(p, c->n_an, e))) {
+        hc_prog_free(p);
+        return rc;
+    }
+    pc = *c;
+    pc.fidelity = MACHINE_PERF;
+    pc.rtl = NULL;
+    if (!(r = machine_new(&pc, e))) {
+        hc_prog_free(p);
+        return -ENOMEM;
+    }
+    r->given = true;
+    r->train = p;
+    if ((rc = build_executor(r, e)) || (rc = build_program_dma(r, &pc, e)) ||
+        (rc = build_nodes(r, &pc, e))) {
+        machine_destroy(r);
+        return rc;
+    }
+    r->fid = MACHINE_PERF;
     *out = r;
     return 0;
 }
@@ -877,6 +1227,14 @@ uint64_t machine_now(const struct machine *r)
 
 int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e)
 {
+    if (r->perf && f == MACHINE_PERF)
+        return 0;
+    if (r->perf || f == MACHINE_PERF)
+        return err_set(e, -EINVAL,
+                       "fidelity %s -> %s: a perf machine holds no data (weights, activations, "
+                       "inputs), so there is none to switch to or from; perf is chosen when the "
+                       "machine is created (machine_cfg.fidelity)",
+                       machine_fidelity_name(r->fid), machine_fidelity_name(f));
     if (f != MACHINE_TLM && f != MACHINE_RTL && f != MACHINE_LOCKSTEP)
         return err_set(e, -EINVAL, "fidelity %d: accepted tlm, rtl, lockstep", (int)f);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
@@ -906,28 +1264,50 @@ int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts 
 
 /* ---------------------------------------------------------------- data */
 
-int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
+/* What machine_load_inputs accepts: count a positive multiple of B; perf takes no data but
+ * checks the labels it is given. */
+static int check_inputs(const struct machine *r, const uint8_t *images, const uint8_t *labels,
                         uint32_t count, struct err *e)
 {
-    uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
-    uint32_t in = dnn_model_inputs(&r->cfg.model), C = dnn_model_classes(&r->cfg.model);
-    uint64_t now = sim_now(r->sim), last = now;
+    uint32_t B = r->cfg.batch, C = dnn_model_classes(&r->cfg.model);
 
+    if (r->given)
+        return err_set(e, -EINVAL,
+                       "load inputs: the machine runs a perf program, which reads no inputs");
     if (!count || count % B)
         return err_set(e, -EINVAL,
                        "load inputs: %u samples; accepted a positive multiple of the "
                        "batch B = %u",
                        count, B);
-    for (uint32_t i = 0; i < count; i++)
+    if (!r->perf && (!images || !labels))
+        return err_set(e, -EINVAL, "load inputs: no images or labels; only perf takes none");
+    for (uint32_t i = 0; labels && i < count; i++)
         if (labels[i] >= C)
             return err_set(e, -EINVAL, "load inputs: sample %u has label %u; accepted 0..%u", i,
                            labels[i], C - 1);
+    return 0;
+}
+
+int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
+                        uint32_t count, struct err *e)
+{
+    uint32_t B = r->cfg.batch, N = r->cfg.n_an, rr = B / N;
+    uint32_t in = dnn_model_inputs(&r->cfg.model);
+    uint64_t now = sim_now(r->sim), last = now;
+    int rc = check_inputs(r, images, labels, count, e);
+
+    if (rc)
+        return rc;
+    if (r->ideal) { /* no storage to write them to: only their number counts */
+        r->ideal_pending += count / B;
+        return 0;
+    }
     for (uint32_t b = 0; b < count / B; b++) {
         for (uint32_t n = 0; n < N; n++) {
             size_t row = (size_t)b * B + (size_t)n * rr;
             uint64_t done;
-            int rc =
-                anode_load_shard(r->an[n], now, images + row * in, labels + row, rr, in, &done, e);
+            rc = anode_load_shard(r->an[n], now, images ? images + row * in : NULL,
+                                  labels ? labels + row : NULL, rr, in, &done, e);
             if (rc)
                 return err_prefix(e, rc, "load inputs, batch %u", b);
             if (done > last)
@@ -940,11 +1320,12 @@ int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t 
 
 uint32_t machine_batches_pending(const struct machine *r)
 {
-    return anode_shards(r->an[0]);
+    return r->ideal ? r->ideal_pending : anode_shards(r->an[0]);
 }
 
 int machine_clear_inputs(struct machine *r, struct err *e)
 {
+    r->ideal_pending = 0;
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
         int rc = anode_clear_shards(r->an[n], sim_now(r->sim), e);
         if (rc)
@@ -960,13 +1341,16 @@ int machine_step(struct machine *r, struct machine_step_info *info, struct err *
     uint64_t t0 = sim_now(r->sim);
     int rc;
 
-    if (!machine_batches_pending(r))
+    if (!r->given && !machine_batches_pending(r))
         return err_set(e, -ENODATA, "step: no batch loaded; call machine_load_inputs first");
     r->step_commands = r->step_gemms = 0;
-    uint64_t k = wnode_params(r->wn)->step;
+    r->loss = NAN; /* perf: no loss is computed */
+    uint64_t k = wnode_steps(r->wn);
     rc = run(r, &r->xt, e);
     if (rc)
         return rc;
+    if (r->ideal && r->ideal_pending)
+        r->ideal_pending--;
     if ((rc = wnode_end_step(r->wn, e)))
         return rc;
     for (uint32_t n = 0; n < r->cfg.n_an; n++)
@@ -1004,6 +1388,8 @@ int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels
     int rc;
 
     *correct = 0;
+    if (r->perf)
+        return err_set(e, -EINVAL, "eval: evaluation needs data; perf is timing only");
     if (!count)
         return err_set(e, -EINVAL, "eval: 0 samples; accepted at least one");
     if (ensure_buf(r, (size_t)rr * (in + 1) + (size_t)rr * C * 4 + 64))
@@ -1058,6 +1444,8 @@ int machine_set_params(struct machine *r, const struct dnn_params *p, struct err
     struct dnn_params *d = wnode_params(r->wn);
     uint64_t done;
 
+    if (!d)
+        return err_set(e, -EINVAL, "restore: a perf machine keeps no parameters (timing only)");
     if (p->model.n_layers != d->model.n_layers)
         return err_set(e, -EINVAL, "restore: %u layers, the machine has %u", p->model.n_layers,
                        d->model.n_layers);
@@ -1203,9 +1591,10 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     CU(r, r->train->an_tb_used, "bytes", "tensor buffer allocated per AN", "program.an_tb_bytes");
     CU(r, r->train->wn_tb_used, "bytes", "tensor buffer allocated at the WN",
        "program.wn_tb_bytes");
-    CU(r, dmat_simulated(r->dmat), "count", "distinct DMA descriptors run on the DMA twin",
-       "dma_timing.simulated");
-    CU(r, dmat_hits(r->dmat), "count", "DMA timings answered from the memo", "dma_timing.hits");
+    CU(r, r->dmat ? dmat_simulated(r->dmat) : 0, "count",
+       "distinct DMA descriptors run on the DMA twin", "dma_timing.simulated");
+    CU(r, r->dmat ? dmat_hits(r->dmat) : 0, "count", "DMA timings answered from the memo",
+       "dma_timing.hits");
     for (uint32_t k = 0; k < r->n_res; k++)
         CU(r, r->res_busy_ps[k], "ps", "time the resource was busy", "%s.busy_ps", r->resname[k]);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
@@ -1227,7 +1616,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     CU(r, w->params_updated, "count", "parameters updated", "wn.opt.params");
     CU(r, w->flash_rd_bytes, "bytes", "bytes read from flash", "wn.flash.bytes_read");
     CU(r, w->flash_wr_bytes, "bytes", "bytes written to flash", "wn.flash.bytes_written");
-    CU(r, wnode_params(r->wn)->step, "count", "optimizer steps completed", "wn.opt.step");
+    CU(r, wnode_steps(r->wn), "count", "optimizer steps completed", "wn.opt.step");
     stream_ctrs(r, "wn", wnode_flash(r->wn));
     fabric_get_stats(r->fab, &fs);
     CU(r, fs.broadcasts, "count", "broadcasts", "fabric.broadcasts");

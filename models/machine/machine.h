@@ -29,8 +29,24 @@
  *   - Fidelity (machine_fidelity): the AN cores run as the C twin (tlm), the verilated RTL (rtl) or
  *     both compared (lockstep), switchable between steps (machine_set_fidelity). Everything else is
  *     C in every mode.
+ *   - Perf (MACHINE_PERF, chosen at creation, for the machine's life): payload-free. No tensor-
+ *     buffer byte is read or written, no core runs (a GEMM takes core_twin_cycles of its
+ *     command), the DMA moves nothing (its twin's cycles, memoised), the vector unit and the
+ *     optimizer compute nothing (their formulas), the fabric only times its transfers, the flash
+ *     streams are timing only with every record appended, read, freed and released as in tlm.
+ *     On the same program the simulated times, the layer records and every flash counter equal
+ *     tlm's (testbench/unit/test_perf.c). A perf step's loss is NaN; there are no parameters
+ *     (machine_params is NULL), no evaluation, no restore; host memory does not grow with the
+ *     model's size. It runs the fully connected model of machine_create (with the RTL's array
+ *     limits: the compiler's tiling needs them) or a perf program of any size
+ *     (machine_create_program: arrays and cores the RTL does not build, thousands of layers).
+ *     With storage MACHINE_STORAGE_IDEAL every flash, DMA and fabric command takes no time (the
+ *     compute bound: only GEMMs, vector-unit operations and optimizer updates take time).
+ *   - A command whose `cycles` is nonzero (perf programs) takes that many cycles of its
+ *     resource's clock instead of its operands' timing (DMA, GEMM, VU: the core clock;
+ *     OPT_UPDATE: the optimizer unit's, its parameters u.opt.params).
  * Not modelled: see README.md "Execution model, what is weak" (PCIe, DRAM contention, the NAND
- * write pipeline's RTL, the DMA's RTL, overlap between steps, perf mode).
+ * write pipeline's RTL, the DMA's RTL, overlap between steps).
  * Units: simulated time in picoseconds (uint64_t), sizes in bytes, losses fp32.
  *
  * Data for the stats/trace writers (csim/stats*, csim/trace*): plain C arrays, valid until the
@@ -83,6 +99,7 @@
 #include "models/dram/dram.h"
 #include "models/fabric/fabric.h"
 #include "models/flash/flash_cfg.h"
+#include "models/host/compile.h"
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
 
@@ -92,6 +109,7 @@ enum machine_fidelity {
     MACHINE_TLM = 0,      /* C twin of the core */
     MACHINE_RTL = 1,      /* verilated core (machine_cfg.rtl must be set) */
     MACHINE_LOCKSTEP = 2, /* both, every GEMM and read compared */
+    MACHINE_PERF = 3,     /* payload-free: timing only (see the contract); at creation only */
 };
 
 /* Timing of the WN's reduce + optimizer unit (ours): a pipelined fp32 unit of `lanes` elements
@@ -113,8 +131,9 @@ struct machine_host_cfg {
 };
 
 /* Where the nodes keep weights, activations and inputs. Only MACHINE_STORAGE_BEHEMOTH (each
- * node's FMS, flash_cfg) trains; the others are described for a payload-free performance
- * mode: a conventional SSD array (RAID 0) and an ideal store whose accesses are free. */
+ * node's FMS, flash_cfg) trains; perf also runs MACHINE_STORAGE_IDEAL, a store whose accesses
+ * are free (flash, DMA and fabric commands take no time). The conventional SSD array (RAID 0)
+ * is described, not run by the machine. */
 enum machine_storage {
     MACHINE_STORAGE_BEHEMOTH = 0,
     MACHINE_STORAGE_SSD_RAID0 = 1,
@@ -162,7 +181,8 @@ struct machine_cfg {
                                      either way. The bf16 weights always keep their bytes: the
                                      ANs compute with what the WN reads back from flash. */
     /* ---- the simulation ---- */
-    enum machine_fidelity fidelity; /* of the first step; machine_set_fidelity() changes it */
+    enum machine_fidelity fidelity; /* of the first step; machine_set_fidelity() changes it
+                                       (not to or from perf) */
     const struct core_be_ops *rtl;  /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
                                        NULL: tlm only */
     uint64_t seed;                  /* machine seed: RTL initial state */
@@ -185,16 +205,17 @@ void machine_cfg_default(struct machine_cfg *c);
 void machine_cfg_small(struct machine_cfg *c);
 
 /*
- * Whether training can run c's machine: one core per AN, a core array the C twin and the RTL
- * build (rows and cols 1..64, lcm(rows, cols, 4) <= 64), the Behemoth storage. 0, or -EINVAL
- * naming the key (as the machine description spells it, models/machine/machine_ini.h) and
- * saying that the payload-free performance mode is the one meant to accept it. Part of
- * machine_validate and machine_create.
+ * Whether training can run c's machine at c->fidelity: one core per AN, a core array the C twin
+ * and the RTL build (rows and cols 1..64, lcm(rows, cols, 4) <= 64: the fully connected
+ * compiler tiles for them), the Behemoth storage; perf also accepts the ideal storage. 0, or
+ * -EINVAL naming the key (as the machine description spells it, models/machine/machine_ini.h)
+ * and saying which mode is meant to accept it. Part of machine_validate and machine_create
+ * (not of machine_create_program).
  */
 int machine_cfg_supported(const struct machine_cfg *c, struct err *e);
 
 const char *machine_fidelity_name(enum machine_fidelity f);
-/* "tlm", "rtl", "lockstep": 0, or -EINVAL naming the text and what is accepted. */
+/* "tlm", "rtl", "lockstep", "perf": 0, or -EINVAL naming the text and what is accepted. */
 int machine_fidelity_parse(const char *s, enum machine_fidelity *f, struct err *e);
 
 /*
@@ -217,10 +238,28 @@ struct machine;
 /*
  * Build the machine for c: validate (errors as machine_validate), compile, create the nodes, write
  * the initial weights, masters and optimizer state (dnn_params_init(init_seed)) into the WN's
- * flash. That preload takes simulated time; the first step starts after it.
+ * flash. That preload takes simulated time; the first step starts after it. Perf
+ * (c->fidelity): the nodes are payload-free and the preload writes records of the same sizes
+ * without their bytes (the ideal storage: none).
  * 0, -EINVAL, -ENOSPC, -ENOMEM (message in e).
  */
 int machine_create(const struct machine_cfg *c, struct machine **out, struct err *e);
+/*
+ * A perf machine that runs program p (a perf program, hc_prog.perf: compiled from another
+ * model, e.g. models/host/compile_zoo.h) as every step, instead of compiling c's model. p is the
+ * machine's from this call on (freed by machine_destroy, or here on failure). Checked: c's
+ * blocks (nodes 1..MACHINE_MAX_AN, fabric, flash, tensor buffer, clocks), core rows, cols and
+ * cores per node >= 1 (no RTL limit: the cycle formula is the same), storage behemoth or ideal
+ * (c->fidelity and c->model are not used); p's commands: ids, kinds, nodes and resources of c's
+ * machine, layers below p->n_layers, dependencies on earlier commands only, flash records below
+ * p->n_rec of their stream, no NV stream (a perf program reads no inputs). The WN's flash is
+ * preloaded with every W, M and O record the program names, each at the bytes of its first
+ * command (FLASH_RD or FLASH_WR), in record order. Steps need no machine_load_inputs
+ * (machine_load_inputs is -EINVAL). 0, -EINVAL, -ENOSPC (the records do not fit the WN's
+ * flash), -ENOMEM.
+ */
+int machine_create_program(const struct machine_cfg *c, struct hc_prog *p, struct machine **out,
+                           struct err *e);
 void machine_destroy(struct machine *r);
 const struct machine_cfg *machine_config(const struct machine *r);
 
@@ -232,8 +271,10 @@ const struct machine_cfg *machine_config(const struct machine *r);
  * batch b is samples b*B .. b*B + B - 1, and its shard n (rows n*r .. n*r + r - 1, r = B / N)
  * is appended to AN n's NV stream. images [count x inputs] u8, labels [count] (< classes).
  * Queued behind batches loaded before. Takes simulated flash time, not part of any step: the
- * next step starts after it. -EINVAL (count, labels), -ENOSPC (NV stream full: consume or
- * machine_clear_inputs first).
+ * next step starts after it. Perf: images and labels may be NULL (only count matters; labels
+ * given are checked); the shards' records are appended with their sizes, timed as in tlm (the
+ * ideal storage: only counted). -EINVAL (count, labels, a machine of machine_create_program),
+ * -ENOSPC (NV stream full: consume or machine_clear_inputs first).
  */
 int machine_load_inputs(struct machine *r, const uint8_t *images, const uint8_t *labels,
                         uint32_t count, struct err *e);
@@ -247,16 +288,17 @@ int machine_clear_inputs(struct machine *r, struct err *e);
 /* What one step did. */
 struct machine_step_info {
     uint64_t step;     /* optimizer step k of this batch (0-based) */
-    float loss;        /* global loss, as models/dnn/README.md section 5 defines it */
+    float loss;        /* global loss, as models/dnn/README.md section 5 defines it; perf: NaN */
     uint64_t start_ps; /* simulated time the step started */
     uint64_t end_ps;   /* ... and ended (every command done, weights back in flash) */
     uint64_t commands; /* commands executed */
     uint64_t gemms;    /* GEMM commands among them */
 };
 
-/* One training step on the next pending batch. -ENODATA (nothing loaded), -EPROTO (lockstep
- * divergence: the report is in e), other errors of the blocks. info may be NULL. After any
- * error other than -ENODATA the machine is left mid-step: report and machine_destroy it. */
+/* One training step on the next pending batch (a machine of machine_create_program: one run of
+ * its program, no batch needed). -ENODATA (nothing loaded), -EPROTO (lockstep divergence: the
+ * report is in e), other errors of the blocks. info may be NULL. After any error other than
+ * -ENODATA the machine is left mid-step: report and machine_destroy it. */
 int machine_step(struct machine *r, struct machine_step_info *info, struct err *e);
 /* machine_load_inputs of one batch (B samples), then machine_step. */
 int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t *labels,
@@ -267,7 +309,7 @@ int machine_train_batch(struct machine *r, const uint8_t *images, const uint8_t 
  * weights, no update; the host writes the images into the ANs' tensor buffers directly (no
  * flash), a last partial batch is padded. *correct = samples whose predicted class (first
  * maximum logit) equals the label. Takes simulated time; does not change the step count.
- * logits (may be NULL): [count x classes] fp32.
+ * logits (may be NULL): [count x classes] fp32. Perf: -EINVAL (evaluation needs data).
  */
 int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels, uint32_t count,
                  uint32_t *correct, float *logits, struct err *e);
@@ -275,7 +317,8 @@ int machine_eval(struct machine *r, const uint8_t *images, const uint8_t *labels
 /* ---- fidelity and waves ---- */
 
 /* Takes effect at the next step. -EINVAL when rtl/lockstep is asked and cfg.rtl is NULL or the
- * RTL model's configuration differs from cfg.core (the message says both). */
+ * RTL model's configuration differs from cfg.core (the message says both), and between perf
+ * and the others (a perf machine has no data to switch to; perf to perf is 0). */
 int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e);
 enum machine_fidelity machine_get_fidelity(const struct machine *r);
 /* Start an FST trace of AN an's RTL core (rtl or lockstep mode only). */
@@ -284,11 +327,11 @@ int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts 
 /* ---- parameters (checkpoints) ---- */
 
 /* The fp32 masters, optimizer state and step count, as the WN holds them. Read them between
- * steps; do not change them through this pointer (use machine_set_params). */
+ * steps; do not change them through this pointer (use machine_set_params). NULL in perf. */
 const struct dnn_params *machine_params(const struct machine *r);
 /* Restore: copy p (same model and optimizer kind) into the WN, masters, bf16 copies, state and
  * step count, and rewrite them into the WN's flash (simulated time passes; no step runs).
- * -EINVAL naming the mismatch. */
+ * -EINVAL naming the mismatch; in perf (no parameters). */
 int machine_set_params(struct machine *r, const struct dnn_params *p, struct err *e);
 
 /* ---- records for stats.json, layers.csv and trace.json ---- */

@@ -25,9 +25,9 @@ struct anode {
     size_t sh_head, sh_n, sh_cap;
     bool have_cur;
     struct slog_ext cur; /* the shard read this step */
-    /* V: this step's records */
-    struct slog_ext act[DNN_MAX_LAYERS];
-    bool act_ok[DNN_MAX_LAYERS];
+    /* V: this step's records, [cfg.n_act] */
+    struct slog_ext *act;
+    bool *act_ok;
     /* scratch */
     unsigned char *s[3];
     size_t cap[3];
@@ -53,6 +53,7 @@ static int scratch(struct anode *a, int i, size_t n, struct err *e)
 int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e)
 {
     struct anode *a = calloc(1, sizeof(*a));
+    struct dram_cfg tb = cfg->tb;
     struct ftl_layout lay;
     int rc;
 
@@ -62,7 +63,15 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     a->cfg = *cfg;
     a->dmat = dmat;
     snprintf(a->name, sizeof(a->name), "an%u", cfg->index);
-    rc = dram_create(&cfg->tb, &a->tb, e);
+    a->act = calloc(cfg->n_act ? cfg->n_act : 1, sizeof(*a->act));
+    a->act_ok = calloc(cfg->n_act ? cfg->n_act : 1, sizeof(*a->act_ok));
+    if (!a->act || !a->act_ok) {
+        rc =
+            err_set(e, -ENOMEM, "%s: out of memory for %u activation records", a->name, cfg->n_act);
+        goto out_free;
+    }
+    tb.store_payload = tb.store_payload && !cfg->perf;
+    rc = dram_create(&tb, &a->tb, e);
     if (rc)
         goto out_free;
     ftl_layout_an(&lay);
@@ -73,6 +82,12 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     }
     a->s_nv = nflash_stream(&a->fl, "NV");
     a->s_v = nflash_stream(&a->fl, "V");
+    if (cfg->perf) { /* no payload anywhere: no core either (its pads would hold data) */
+        nflash_set_nodata(&a->fl, (uint32_t)a->s_nv, true);
+        nflash_set_nodata(&a->fl, (uint32_t)a->s_v, true);
+        *out = a;
+        return 0;
+    }
     rc = core_be_tlm_ops.create(&cfg->core, cfg->seed, &a->tlm, e);
     if (rc)
         goto out_fl;
@@ -85,6 +100,8 @@ out_fl:
 out_tb:
     dram_destroy(a->tb);
 out_free:
+    free(a->act);
+    free(a->act_ok);
     free(a);
     return rc;
 }
@@ -93,13 +110,14 @@ void anode_destroy(struct anode *a)
 {
     if (!a)
         return;
-    core_be_tlm_ops.destroy(a->tlm);
+    if (a->tlm)
+        core_be_tlm_ops.destroy(a->tlm);
     if (a->rtl)
         a->cfg.rtl->destroy(a->rtl);
     core_be_lockstep_destroy(a->ls);
     for (size_t i = 0; i < a->sh_n; i++) /* bytes of live records (record store) */
         free(a->shard[(a->sh_head + i) % a->sh_cap].data);
-    for (uint32_t l = 0; l < DNN_MAX_LAYERS; l++)
+    for (uint32_t l = 0; l < a->cfg.n_act; l++)
         if (a->act_ok[l])
             free(a->act[l].data);
     if (a->have_cur)
@@ -109,11 +127,19 @@ void anode_destroy(struct anode *a)
     for (int i = 0; i < 3; i++)
         free(a->s[i]);
     free(a->shard);
+    free(a->act);
+    free(a->act_ok);
     free(a);
 }
 
 int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e)
 {
+    if (a->cfg.perf)
+        return m == ANODE_TLM ? 0
+                              : err_set(e, -EINVAL,
+                                        "%s: a perf node has no core to run in %s mode (it holds "
+                                        "no data)",
+                                        a->name, m == ANODE_RTL ? "rtl" : "lockstep");
     if (m == ANODE_TLM) {
         a->core = (struct core_be){&core_be_tlm_ops, a->tlm};
         a->mode = m;
@@ -170,12 +196,9 @@ int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e
 
 /* ---------------------------------------------------------------- inputs */
 
-int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
-                     uint32_t r, uint32_t inputs, uint64_t *done, struct err *e)
+/* Room for one more shard in the FIFO. */
+static int shard_room(struct anode *a, struct err *e)
 {
-    size_t px = (size_t)r * inputs;
-    int rc;
-
     if (a->sh_n == a->sh_cap) {
         size_t cap = a->sh_cap ? 2 * a->sh_cap : 64;
         struct slog_ext *q = malloc(cap * sizeof(*q));
@@ -188,12 +211,27 @@ int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const
         a->sh_cap = cap;
         a->sh_head = 0;
     }
-    if (scratch(a, 0, px + r, e))
-        return -ENOMEM;
-    memcpy(a->s[0], images, px);
-    memcpy(a->s[0] + px, labels, r);
+    return 0;
+}
+
+int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
+                     uint32_t r, uint32_t inputs, uint64_t *done, struct err *e)
+{
+    size_t px = (size_t)r * inputs;
+    const void *buf = NULL; /* perf: the record has its size and no bytes */
+    int rc;
+
+    if ((rc = shard_room(a, e)))
+        return rc;
+    if (!a->cfg.perf) {
+        if (scratch(a, 0, px + r, e))
+            return -ENOMEM;
+        memcpy(a->s[0], images, px);
+        memcpy(a->s[0] + px, labels, r);
+        buf = a->s[0];
+    }
     struct slog_ext x;
-    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, a->s[0], px + r, &x, done, e);
+    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, buf, px + r, &x, done, e);
     if (rc) {
         err_prefix(e, rc, "%s NV stream", a->name);
         return rc;
@@ -265,12 +303,11 @@ static int core_err(struct anode *a, int rc, const char *what, const struct hc_c
                       a->core.ops->name, what, c->id, c->label, rc);
 }
 
-static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                    struct err *e)
+/* The descriptor's bytes between the tensor buffer and the core's pads (tlm, rtl, lockstep). */
+static int dma_move(struct anode *a, const struct hc_cmd *c, struct err *e)
 {
     const struct dma_desc *d = &c->u.dma;
     size_t n = (size_t)d->rows * d->len;
-    uint64_t cycles = 0;
     int rc;
 
     if (scratch(a, 0, n, e) || scratch(a, 1, n, e))
@@ -296,27 +333,42 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
         }
         if (rc)
             return core_err(a, rc, "DMA write", c, e);
-    } else {
-        rc = a->core.ops->read(a->core.h, (uint32_t)d->src, (uint32_t)d->src_stride, d->rows,
-                               d->len, a->s[0], e);
-        if (rc)
-            return core_err(a, rc, "DMA read", c, e);
-        for (uint32_t i = 0; i < d->rows; i++)
-            if ((rc =
-                     tb_wr(a, d->dst + i * d->dst_stride, a->s[0] + (size_t)i * d->len, d->len, e)))
-                return rc;
+        return 0;
     }
-    rc = dmat_cycles(a->dmat, d, &cycles, e);
+    rc = a->core.ops->read(a->core.h, (uint32_t)d->src, (uint32_t)d->src_stride, d->rows, d->len,
+                           a->s[0], e);
     if (rc)
+        return core_err(a, rc, "DMA read", c, e);
+    for (uint32_t i = 0; i < d->rows; i++)
+        if ((rc = tb_wr(a, d->dst + i * d->dst_stride, a->s[0] + (size_t)i * d->len, d->len, e)))
+            return rc;
+    return 0;
+}
+
+static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                    struct err *e)
+{
+    const struct dma_desc *d = &c->u.dma;
+    uint64_t cycles = c->cycles;
+    int rc;
+
+    if (!a->cfg.perf && (rc = dma_move(a, c, e)))
+        return rc;
+    if (!cycles && !a->dmat)
+        return err_set(e, -EINVAL,
+                       "%s: command %u '%s' has no cycles and the DMA has no timing for this core "
+                       "(its map is beyond what the DMA addresses)",
+                       a->name, c->id, c->label);
+    if (!cycles && (rc = dmat_cycles(a->dmat, d, &cycles, e)))
         return rc;
     a->st.dma_cycles += cycles;
-    a->st.dma_bytes += n;
+    a->st.dma_bytes += c->cycles ? c->bytes : (uint64_t)d->rows * d->len;
     *end = now + cycles * a->cfg.period_ps;
     return 0;
 }
 
-static int exec_gemm(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                     struct err *e)
+/* The GEMM on the core backend; *cycles = its count (the twin's formula, the RTL's count). */
+static int gemm_run(struct anode *a, const struct hc_cmd *c, uint64_t *cycles, struct err *e)
 {
     struct core_twin_result res;
     int rc;
@@ -330,14 +382,44 @@ static int exec_gemm(struct anode *a, const struct hc_cmd *c, uint64_t now, uint
                        "%s.core: command %u '%s' rejected with status %d (m %u n %u k %u)", a->name,
                        c->id, c->label, res.status, c->u.gemm.m, c->u.gemm.n, c->u.gemm.k);
     }
-    a->st.gemm_cycles += res.cycles;
-    a->st.macs += (uint64_t)c->u.gemm.m * c->u.gemm.n * c->u.gemm.k;
-    *end = now + res.cycles * a->cfg.period_ps;
+    *cycles = res.cycles;
     return 0;
 }
 
-static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                   struct err *e)
+/* Perf: the twin's cycle formula of the command, which the core would have run. */
+static int gemm_time(struct anode *a, const struct hc_cmd *c, uint64_t *cycles, struct err *e)
+{
+    *cycles = core_twin_cycles(&a->cfg.core, &c->u.gemm);
+    if (!*cycles)
+        return err_set(e, -EINVAL,
+                       "%s.core: command %u '%s' rejected with status %d (m %u n %u k %u)", a->name,
+                       c->id, c->label, core_twin_check(&a->cfg.core, &c->u.gemm), c->u.gemm.m,
+                       c->u.gemm.n, c->u.gemm.k);
+    return 0;
+}
+
+static int exec_gemm(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                     struct err *e)
+{
+    uint64_t cycles = 0;
+    int rc = 0;
+
+    if (!a->cfg.perf)
+        rc = gemm_run(a, c, &cycles, e);
+    else if (!c->cycles)
+        rc = gemm_time(a, c, &cycles, e);
+    if (rc)
+        return rc;
+    if (c->cycles)
+        cycles = c->cycles;
+    a->st.gemm_cycles += cycles;
+    a->st.macs += (uint64_t)c->u.gemm.m * c->u.gemm.n * c->u.gemm.k;
+    *end = now + cycles * a->cfg.period_ps;
+    return 0;
+}
+
+/* The vector-unit operation on tensor-buffer data (tlm, rtl, lockstep). */
+static int vu_run(struct anode *a, const struct hc_cmd *c, struct err *e)
 {
     uint32_t r = c->u.vu.rows, cols = c->u.vu.cols;
     size_t n = (size_t)r * cols;
@@ -350,16 +432,14 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n, e)))
             return rc;
         vu_input(a->s[0], (uint16_t *)a->s[1], n);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, e);
-        break;
+        return tb_wr(a, c->u.vu.dst, a->s[1], n * 2, e);
     case VU_BIAS_ACT:
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
             (rc = tb_rd(a, c->u.vu.src2, a->s[2], (size_t)cols * 4, e)))
             return rc;
         vu_bias_act((const float *)a->s[0], (const float *)a->s[2], r, cols, c->u.vu.relu,
                     (uint16_t *)a->s[1], (float *)a->s[1]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], n * (c->u.vu.relu ? 2 : 4), e);
-        break;
+        return tb_wr(a, c->u.vu.dst, a->s[1], n * (c->u.vu.relu ? 2 : 4), e);
     case VU_LOSS: {
         float loss;
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
@@ -373,8 +453,7 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
         loss = vu_loss((const float *)a->s[0], a->s[2], r, cols, a->cfg.batch, (float *)a->s[1]);
         if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 4, e)))
             return rc;
-        rc = tb_wr(a, c->u.vu.dst2, &loss, 4, e);
-        break;
+        return tb_wr(a, c->u.vu.dst2, &loss, 4, e);
     }
     case VU_GRAD:
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)))
@@ -382,27 +461,36 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
         vu_grad((const float *)a->s[0], r, cols, (uint16_t *)a->s[1], (float *)a->s[2]);
         if ((rc = tb_wr(a, c->u.vu.dst, a->s[1], n * 2, e)))
             return rc;
-        rc = tb_wr(a, c->u.vu.dst2, a->s[2], (size_t)cols * 4, e);
-        break;
+        return tb_wr(a, c->u.vu.dst2, a->s[2], (size_t)cols * 4, e);
     case VU_MASK:
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)) ||
             (rc = tb_rd(a, c->u.vu.src2, a->s[1], n * 2, e)))
             return rc;
         vu_mask((const float *)a->s[0], (const uint16_t *)a->s[1], n, (float *)a->s[0]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[0], n * 4, e);
-        break;
+        return tb_wr(a, c->u.vu.dst, a->s[0], n * 4, e);
     case VU_ARGMAX:
         if ((rc = tb_rd(a, c->u.vu.src, a->s[0], n * 4, e)))
             return rc;
         vu_argmax((const float *)a->s[0], r, cols, a->s[1]);
-        rc = tb_wr(a, c->u.vu.dst, a->s[1], r, e);
-        break;
+        return tb_wr(a, c->u.vu.dst, a->s[1], r, e);
     default:
         return err_set(e, -EINVAL, "%s: unknown vector-unit op %u", a->name, c->op);
     }
-    if (rc)
+}
+
+static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                   struct err *e)
+{
+    uint64_t cy = c->cycles;
+    int rc;
+
+    if (!a->cfg.perf && (rc = vu_run(a, c, e)))
         return rc;
-    uint64_t cy = vu_cycles(&a->cfg.vu, (enum vu_op)c->op, n);
+    if (!cy) {
+        if (c->op >= VU_N_OPS)
+            return err_set(e, -EINVAL, "%s: unknown vector-unit op %u", a->name, c->op);
+        cy = vu_cycles(&a->cfg.vu, (enum vu_op)c->op, (uint64_t)c->u.vu.rows * c->u.vu.cols);
+    }
     a->st.vu_cycles += cy;
     *end = now + cy * a->cfg.period_ps;
     return 0;
@@ -426,7 +514,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
         a->st.flash_rd_bytes += a->cur.bytes;
     } else if (c->kind == HC_FLASH_RD && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
-        if (l >= DNN_MAX_LAYERS || !a->act_ok[l]) {
+        if (l >= a->cfg.n_act || !a->act_ok[l]) {
             return err_set(e, -ENODATA, "%s: activation record X%u was not written this step",
                            a->name, l + 1);
         }
@@ -434,7 +522,10 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
         a->st.flash_rd_bytes += a->act[l].bytes;
     } else if (c->kind == HC_FLASH_WR && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
-        if (l >= DNN_MAX_LAYERS || a->act_ok[l]) {
+        if (l >= a->cfg.n_act)
+            return err_set(e, -EINVAL, "%s: activation record X%u; the program has %u", a->name,
+                           l + 1, a->cfg.n_act);
+        if (a->act_ok[l]) {
             return err_set(e, -EINVAL, "%s: activation record X%u written twice in a step", a->name,
                            l + 1);
         }
@@ -498,7 +589,7 @@ int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, struct err *e)
     int rc = 0;
     uint64_t done;
 
-    for (uint32_t l = 0; l < DNN_MAX_LAYERS; l++) {
+    for (uint32_t l = 0; l < a->cfg.n_act; l++) {
         if (!a->act_ok[l])
             continue;
         a->act_ok[l] = false;

@@ -21,7 +21,16 @@
  *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h).
  *   HOST_WR   evaluation inputs already placed by the host: no time.
  * Records written in a step (V) and the shards read (NV) are freed at anode_end_step(), which
- * releases their logical blocks to the FTL.
+ * releases their logical blocks to the FTL. V records are numbered 0..n_act - 1 (the program's
+ * n_rec[HC_S_V]); each is written at most once per step.
+ * A command whose `cycles` is nonzero takes that many core-clock cycles instead of its
+ * operands' timing (perf programs, models/host/compile.h).
+ * Perf (anode_cfg.perf): payload-free. The node has no core backend and its tensor buffer
+ * keeps no contents; DMA moves nothing (duration from the DMA timing memo), a GEMM's duration
+ * is core_twin_cycles of its command, the vector unit computes nothing (same formula), and both
+ * flash streams are timing only (nflash_set_nodata): records are appended, read, freed and
+ * released exactly as in tlm, so the FTL, its erases and counters behave identically. Host
+ * memory does not grow with the tensors' sizes.
  * Not modelled: contention inside the node (tensor-buffer bandwidth shared by the DMA, the
  * flash and the fabric), the NAND write pipeline's RTL, the DMA's RTL (the twin gives its
  * timing).
@@ -57,6 +66,8 @@ struct anode_cfg {
     const struct core_be_ops *rtl; /* may be NULL */
     uint64_t seed;
     uint32_t batch; /* B, for dZ = (p - t) / B */
+    uint32_t n_act; /* V records a step may write (the program's n_rec[HC_S_V]) */
+    bool perf;      /* payload-free (see the contract); the mode stays tlm, no core backend */
 };
 
 struct anode_stats {
@@ -73,12 +84,14 @@ struct anode;
 int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e);
 void anode_destroy(struct anode *a);
 
-/* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch). */
+/* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch; a perf
+ * node, which has no core). */
 int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e);
 int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e);
 
 /* Host preload: append one input shard (r x inputs u8 pixels, then r labels) to the NV stream
- * at now; *done = when programmed. */
+ * at now; *done = when programmed. Perf: only its size counts (images and labels may be
+ * NULL). */
 int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const uint8_t *labels,
                      uint32_t r, uint32_t inputs, uint64_t *done, struct err *e);
 uint32_t anode_shards(const struct anode *a);

@@ -18,9 +18,12 @@ struct wnode {
     struct dram *tb;
     struct nflash fl;
     int s[R_N];
-    struct dnn_params *p;
-    struct slog_ext rec[R_N][DNN_MAX_LAYERS];
-    bool ok[R_N][DNN_MAX_LAYERS];
+    struct dnn_params *p;      /* NULL in perf */
+    uint32_t n_rec[R_N];       /* records of each stream */
+    struct slog_ext *rec[R_N]; /* [n_rec] the live version of each record */
+    bool *ok[R_N];             /* [n_rec] it has one */
+    uint64_t *size[R_N];       /* perf: [n_rec] bytes to preload (0: none) */
+    uint64_t steps;            /* perf: optimizer steps completed */
     unsigned char *buf;
     size_t cap;
     float *dw;
@@ -68,10 +71,50 @@ static void params_copy(struct dnn_params *d, const struct dnn_params *s)
     d->updated = s->updated;
 }
 
+static enum hc_stream stream_of(int k)
+{
+    return (enum hc_stream)(HC_S_W + k);
+}
+
+/* The record tables, sized from the program; perf: the sizes to preload, copied. */
+static int tables(struct wnode *w, const struct wnode_cfg *cfg, struct err *e)
+{
+    for (int k = 0; k < R_N; k++) {
+        size_t n = cfg->n_rec[stream_of(k)] ? cfg->n_rec[stream_of(k)] : 1;
+        w->n_rec[k] = cfg->n_rec[stream_of(k)];
+        w->rec[k] = calloc(n, sizeof(*w->rec[k]));
+        w->ok[k] = calloc(n, sizeof(*w->ok[k]));
+        if (cfg->perf)
+            w->size[k] = calloc(n, sizeof(*w->size[k]));
+        if (!w->rec[k] || !w->ok[k] || (cfg->perf && !w->size[k]))
+            return err_set(e, -ENOMEM, "wn: out of memory for %u records of stream %s", w->n_rec[k],
+                           wnode_streams[k]);
+        if (cfg->perf && cfg->rec_bytes[stream_of(k)])
+            memcpy(w->size[k], cfg->rec_bytes[stream_of(k)], w->n_rec[k] * sizeof(uint64_t));
+    }
+    return 0;
+}
+
+/* tlm: the WN's own copy of p, its layers within the record tables. */
+static int own_params(struct wnode *w, const struct dnn_params *p, struct err *e)
+{
+    for (int k = 0; k < R_N; k++)
+        if (w->n_rec[k] < p->model.n_layers)
+            return err_set(e, -EINVAL, "wn: %u records of stream %s for a model of %u layers",
+                           w->n_rec[k], wnode_streams[k], p->model.n_layers);
+    int rc = dnn_params_create(
+        &(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0}, &w->p, e);
+    if (rc)
+        return err_prefix(e, rc, "wn");
+    params_copy(w->p, p);
+    return 0;
+}
+
 int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
                  struct err *e)
 {
     struct wnode *w = calloc(1, sizeof(*w));
+    struct dram_cfg tb = cfg->tb;
     struct ftl_layout lay;
     int rc;
 
@@ -79,32 +122,36 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
     if (!w)
         return err_set(e, -ENOMEM, "wn: out of memory");
     w->cfg = *cfg;
-    rc = dnn_params_create(&(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0},
-                           &w->p, e);
-    if (rc) {
-        err_prefix(e, rc, "wn");
+    for (int k = 0; k < HC_N_STREAMS; k++)
+        w->cfg.rec_bytes[k] = NULL; /* the caller's; the copies are in w->size */
+    if ((rc = tables(w, cfg, e)) || (!cfg->perf && (rc = own_params(w, p, e))))
         goto out_free;
-    }
-    params_copy(w->p, p);
-    rc = dram_create(&cfg->tb, &w->tb, e);
+    tb.store_payload = tb.store_payload && !cfg->perf;
+    rc = dram_create(&tb, &w->tb, e);
     if (rc)
-        goto out_params;
+        goto out_free;
     ftl_layout_wn(&lay);
     rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
     if (rc) {
         err_prefix(e, rc, "wn flash");
-        goto out_tb;
+        dram_destroy(w->tb);
+        goto out_free;
     }
-    for (int i = 0; i < R_N; i++)
+    for (int i = 0; i < R_N; i++) {
         w->s[i] = nflash_stream(&w->fl, wnode_streams[i]);
+        if (cfg->perf)
+            nflash_set_nodata(&w->fl, (uint32_t)w->s[i], true);
+    }
     *out = w;
     return 0;
 
-out_tb:
-    dram_destroy(w->tb);
-out_params:
-    dnn_params_destroy(w->p);
 out_free:
+    dnn_params_destroy(w->p);
+    for (int k = 0; k < R_N; k++) {
+        free(w->rec[k]);
+        free(w->ok[k]);
+        free(w->size[k]);
+    }
     free(w);
     return rc;
 }
@@ -113,10 +160,14 @@ void wnode_destroy(struct wnode *w)
 {
     if (!w)
         return;
-    for (int k = 0; k < R_N; k++) /* bytes of live records (record store) */
-        for (uint32_t l = 0; l < DNN_MAX_LAYERS; l++)
+    for (int k = 0; k < R_N; k++) { /* bytes of live records (record store) */
+        for (uint32_t l = 0; l < w->n_rec[k]; l++)
             if (w->ok[k][l])
                 free(w->rec[k][l].data);
+        free(w->rec[k]);
+        free(w->ok[k]);
+        free(w->size[k]);
+    }
     nflash_fini(&w->fl);
     dram_destroy(w->tb);
     dnn_params_destroy(w->p);
@@ -182,9 +233,40 @@ static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x,
     return rc;
 }
 
+/* Perf: every record with a size, record by record, W, M, O each (the order of the tlm
+ * preload, so the streams' logs are laid out alike). */
+static int preload_sizes(struct wnode *w, uint64_t now, uint64_t *done, struct err *e)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < R_N; k++)
+        if (w->n_rec[k] > n)
+            n = w->n_rec[k];
+    for (uint32_t l = 0; l < n; l++) {
+        for (int k = 0; k < R_N; k++) {
+            uint64_t t;
+            struct slog_ext x;
+            if (l >= w->n_rec[k] || !w->size[k][l])
+                continue;
+            int rc =
+                nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
+            if (rc) {
+                err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
+                return rc;
+            }
+            if ((rc = replace(w, k, l, &x, now, e)))
+                return rc;
+            if (t > *done)
+                *done = t;
+        }
+    }
+    return 0;
+}
+
 int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e)
 {
     *done = now;
+    if (w->cfg.perf)
+        return preload_sizes(w, now, done, e);
     for (uint32_t l = 0; l < w->p->model.n_layers; l++) {
         for (int k = 0; k < R_N; k++) {
             uint64_t n = record_bytes(w->p, k, l), t;
@@ -212,8 +294,9 @@ static int kind_of(uint8_t stream)
     return stream == HC_S_W ? R_W : stream == HC_S_M ? R_M : stream == HC_S_O ? R_O : -1;
 }
 
-static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint64_t *end,
-                    struct err *e)
+/* The update's numerics: dnn_params on the reduced gradients, the new records laid out in the
+ * write-back slot (tlm). */
+static int opt_run(struct wnode *w, const struct hc_cmd *c, struct err *e)
 {
     uint32_t l = c->layer;
     uint64_t nw = (uint64_t)w->p->model.layer[l].in * w->p->model.layer[l].out;
@@ -245,9 +328,34 @@ static int exec_opt(struct wnode *w, const struct hc_cmd *c, uint64_t now, uint6
         }
         off += ru(n, TB_ALIGN);
     }
-    uint32_t cost = w->p->opt.kind == DNN_OPT_ADAM ? w->cfg.cost_adam : w->cfg.cost_sgd;
-    uint64_t lanes = w->cfg.lanes ? w->cfg.lanes : 1;
-    uint64_t cycles = w->cfg.latency + (params * cost + lanes - 1) / lanes;
+    return 0;
+}
+
+/* Parameters command c updates: its own count (perf programs), else its layer's. */
+static uint64_t opt_params(const struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c)
+{
+    const struct dnn_model *m = w->p ? &w->p->model : &p->cfg.model;
+    if (c->u.opt.params)
+        return c->u.opt.params;
+    if (c->layer >= m->n_layers)
+        return 0;
+    return ((uint64_t)m->layer[c->layer].in + 1) * m->layer[c->layer].out;
+}
+
+static int exec_opt(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
+                    uint64_t *end, struct err *e)
+{
+    uint64_t params = opt_params(w, p, c), cycles = c->cycles;
+    bool adam = w->p ? w->p->opt.kind == DNN_OPT_ADAM : w->cfg.adam;
+    int rc;
+
+    if (!w->cfg.perf && (rc = opt_run(w, c, e)))
+        return rc;
+    if (!cycles) {
+        uint64_t cost = adam ? w->cfg.cost_adam : w->cfg.cost_sgd;
+        uint64_t lanes = w->cfg.lanes ? w->cfg.lanes : 1;
+        cycles = w->cfg.latency + (params * cost + lanes - 1) / lanes;
+    }
     *end = now + cycles * w->cfg.period_ps;
     w->st.updates++;
     w->st.params_updated += params;
@@ -261,18 +369,21 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
     int k = kind_of(c->op), rc;
     uint32_t l = c->u.fl.rec;
 
-    (void)p;
     *end = now;
     *free_at = now;
     if (c->kind == HC_OPT_UPDATE) {
-        rc = exec_opt(w, c, now, end, e);
+        rc = exec_opt(w, p, c, now, end, e);
         *free_at = *end;
         return rc;
     }
-    if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || k < 0 || l >= DNN_MAX_LAYERS) {
+    if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || k < 0) {
         return err_set(e, -EINVAL, "wn: command %u '%s' (%s) is not a Weight Node command", c->id,
                        c->label, hc_kind_name((enum hc_kind)c->kind));
     }
+    if (l >= w->n_rec[k])
+        return err_set(e, -EINVAL,
+                       "wn: command %u '%s': record %u of stream %s; the program has %u", c->id,
+                       c->label, l, wnode_streams[k], w->n_rec[k]);
     if (c->kind == HC_FLASH_RD) {
         if (!w->ok[k][l]) {
             return err_set(e, -ENODATA, "wn: record %s of layer %u is not in flash",
@@ -301,10 +412,19 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
 
 int wnode_end_step(struct wnode *w, struct err *e)
 {
+    if (!w->p) {
+        w->steps++;
+        return 0;
+    }
     int rc = dnn_params_end_step(w->p, e);
     if (rc)
         err_prefix(e, rc, "wn optimizer");
     return rc;
+}
+
+uint64_t wnode_steps(const struct wnode *w)
+{
+    return w->p ? w->p->step : w->steps;
 }
 
 struct dnn_params *wnode_params(struct wnode *w)

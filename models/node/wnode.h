@@ -17,6 +17,14 @@
  * The fp32 masters and optimizer state the optimizer works on are a struct dnn_params owned
  * here (the functional image of the WN's state); the flash copies are written from it and read
  * for timing; wnode_preload() writes every record (at creation and after a restore).
+ * Records of each stream are numbered 0..n_rec - 1 (the program's n_rec; a fully connected
+ * program's record l is layer l). A command whose `cycles` is nonzero takes that many cycles of
+ * its resource's clock (OPT_UPDATE: the optimizer unit's) instead of its operands' timing; an
+ * OPT_UPDATE's parameters are u.opt.params when nonzero, else the layer's.
+ * Perf (wnode_cfg.perf): payload-free. No dnn_params, no numerics: OPT_UPDATE only takes its
+ * time (from the number of parameters); the tensor buffer keeps no contents; the streams are
+ * timing only (nflash_set_nodata) with the records appended, read, freed and released exactly
+ * as in tlm; wnode_preload() writes each record of rec_bytes at its size.
  * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
  * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
  * Not modelled: the trained-weights stream T (written at the end of training), contention in
@@ -40,7 +48,14 @@ struct wnode_cfg {
     struct flash_cfg flash;
     uint64_t period_ps; /* optimizer unit clock */
     uint32_t lanes, latency, cost_sgd, cost_adam;
-    bool state_payload; /* keep the bytes of M and O in flash (else timing only) */
+    bool state_payload;           /* keep the bytes of M and O in flash (else timing only) */
+    uint32_t n_rec[HC_N_STREAMS]; /* records of the W, M and O streams (the program's n_rec) */
+    bool perf;                    /* payload-free (see the contract) */
+    bool adam;                    /* perf: the update costs cost_adam per parameter, else
+                                     cost_sgd (tlm: the optimizer of the dnn_params) */
+    const uint64_t *rec_bytes[HC_N_STREAMS]; /* perf: bytes of each W, M and O record, n_rec
+                                                of each (0: the record is not preloaded);
+                                                copied */
 };
 
 struct wnode_stats {
@@ -51,7 +66,7 @@ struct wnode_stats {
 
 struct wnode;
 
-/* p is copied (the WN owns its state). */
+/* p is copied (the WN owns its state); perf: p is NULL. */
 int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct wnode **out,
                  struct err *e);
 void wnode_destroy(struct wnode *w);
@@ -64,9 +79,12 @@ int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e);
  * take the next command (flash: the controller is done, the dies may still work). */
 int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
                uint64_t *end, uint64_t *free_at, struct err *e);
-/* Every layer was updated: close the optimizer step (dnn_params_end_step). */
+/* Every layer was updated: close the optimizer step (dnn_params_end_step; perf: count it). */
 int wnode_end_step(struct wnode *w, struct err *e);
+/* Optimizer steps completed. */
+uint64_t wnode_steps(const struct wnode *w);
 
+/* The WN's parameters; NULL in perf. */
 struct dnn_params *wnode_params(struct wnode *w);
 struct dram *wnode_tb(struct wnode *w);
 struct nflash *wnode_flash(struct wnode *w);

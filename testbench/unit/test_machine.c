@@ -320,7 +320,8 @@ static void test_bad_configs(void **state)
     assert_int_equal(dnn_model_parse(&c.model, "mlp:64-300", &de), 0);
     expect(machine_create(&c, &r, &e), -EINVAL, &e, "classes");
     assert_null(r);
-    expect(machine_fidelity_parse("fast", &f, &e), -EINVAL, &e, "accepted tlm, rtl or lockstep");
+    expect(machine_fidelity_parse("fast", &f, &e), -EINVAL, &e,
+           "accepted tlm, rtl, lockstep or perf");
     assert_int_equal(machine_fidelity_parse("lockstep", &f, &e), 0);
     assert_int_equal(f, MACHINE_LOCKSTEP);
 }
