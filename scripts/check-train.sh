@@ -12,8 +12,10 @@
 # run with an rtl step is bit-identical to the golden trainer and its loss falls; a run writes
 # every output (no temporary file left) and the effective configuration; a run resumed from a
 # checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
-# truncated or foreign checkpoint and a conflicting option are refused; SIGINT stops after the
-# current step with a checkpoint (exit 130); plot.sh renders the PNGs. And `flashstream model`
+# truncated or foreign checkpoint and a conflicting option are refused; --fidelity perf runs
+# without the data files and gives the simulated times and layers.csv of the same tlm run, and
+# refuses what needs data; SIGINT stops after the current step with a checkpoint (exit 130);
+# plot.sh renders the PNGs. And `flashstream model`
 # prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -165,6 +167,21 @@ assert c['an_flash']['channels'] == 64 and c['wn_flash']['cache_program'] is Tru
 else
   not_ok "stats.json holds the effective configuration" "$work/config-json.log"
 fi
+
+# ---- perf: payload-free, no data files; the times of the tlm run above (its only evaluation
+# comes after its last step, so no evaluation time sits between the steps)
+p="$work/p"
+if "$fs" train "${small[@]}" --steps 6 --fidelity perf --data "$work/no-such-dir" --out "$p" \
+  >"$work/p.log" 2>&1 && cmp -s "$a/layers.csv" "$p/layers.csv" &&
+  cmp -s <(cut -d, -f1,2,4-6 "$a/loss.csv") <(cut -d, -f1,2,4-6 "$p/loss.csv") &&
+  [ "$(cut -d, -f3 "$p/loss.csv" | sort -u | tr '\n' ' ')" = "loss nan " ]; then
+  ok "--fidelity perf without data: tlm's layers.csv and step times, loss nan"
+else
+  diff "$a/layers.csv" "$p/layers.csv" >>"$work/p.log" 2>&1
+  not_ok "--fidelity perf without data: tlm's layers.csv and step times, loss nan" "$work/p.log"
+fi
+expect "--fidelity perf refuses checkpoints" 2 "--fidelity perf with --ckpt-every: perf is timing only" \
+  -- "${small[@]}" --steps 6 --fidelity perf --ckpt-every 3 --out "$work/c"
 
 # ---- learning, bit for bit: the first step on the verilated core, then the twins, with the
 # golden trainer (models/dnn/dnn_golden) run alongside and compared after every step

@@ -6,7 +6,8 @@
 # Reads, when present, OUTDIR/loss.csv (step,epoch,loss,lr,...), OUTDIR/accuracy.csv
 # (epoch,step,test_accuracy,...) and OUTDIR/timeline.csv (resource,start_us,end_us,label: one
 # training step's busy intervals) and writes OUTDIR/loss.png, accuracy.png and timeline.png
-# (each written to a temporary name first, then renamed). Needs gnuplot (Debian: gnuplot-nox;
+# (each written to a temporary name first, then renamed); a loss.csv without a finite loss (a
+# --fidelity perf run: "nan") gives no loss.png. Needs gnuplot (Debian: gnuplot-nox;
 # `make deps` installs it). Exits 1 when gnuplot is missing or no CSV file is there.
 set -euo pipefail
 
@@ -31,6 +32,8 @@ run=$(basename "$(cd "$dir" && pwd)")
 
 # rows CSV: data rows of a CSV file (header excluded).
 rows() { if [ -f "$1" ]; then tail -n +2 "$1" | grep -c . || true; else echo 0; fi; }
+# has_loss CSV: some row of loss.csv has a loss that is a number (perf writes "nan").
+has_loss() { awk -F, 'NR > 1 && $3 != "nan" && $3 != "" { found = 1 } END { exit !found }' "$1"; }
 
 render() { # script csv png [extra gnuplot -e text]
   local gp=$1 in=$2 out=$3 extra=${4:-}
@@ -48,8 +51,12 @@ render() { # script csv png [extra gnuplot -e text]
 
 made=0
 if [ "$(rows "$dir/loss.csv")" -gt 0 ]; then
-  render loss.gp "$dir/loss.csv" "$dir/loss.png"
-  made=$((made + 1))
+  if has_loss "$dir/loss.csv"; then
+    render loss.gp "$dir/loss.csv" "$dir/loss.png"
+    made=$((made + 1))
+  else
+    echo "plot.sh: $dir/loss.csv has no loss (a perf run): no loss.png"
+  fi
 fi
 if [ "$(rows "$dir/accuracy.csv")" -gt 0 ]; then
   render accuracy.gp "$dir/accuracy.csv" "$dir/accuracy.png"

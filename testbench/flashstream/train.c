@@ -7,16 +7,18 @@
  * models/dnn/README.md section 2.3: epoch e visits dnn_idx_shuffle(count, seed + e), batches
  * are consecutive runs of B, a last partial batch is dropped), preloaded into the ANs' NV
  * streams; the fidelity plan (the first --rtl-steps steps on the verilated core with waves,
- * the rest in --fidelity); a progress line on a terminal (plain lines otherwise) with the loss
- * of each logging interval; the test accuracy after each epoch; checkpoints every K steps and
+ * the rest in --fidelity; or --fidelity perf for the whole run: payload-free, no data read, the
+ * loss "nan", no test accuracy, no checkpoint); a progress line on a terminal (plain lines
+ * otherwise) with the loss of each logging interval; the test accuracy after each epoch;
+ * checkpoints every K steps and
  * --resume; at the end a per-layer table of where the time went and the flash endurance
  * figures. Outputs in OUTDIR (default out/<run>), each written atomically:
  *     stats.json    every counter of the machine and of the run, with units, and the
  *                   machine's effective configuration ("config": every key of --show-config)
  *     layers.csv    one row per step, layer and pass: phases and what the layer waited on
  *     trace.json    the busy intervals of the traced steps, one track per resource (Perfetto)
- *     loss.csv      step, epoch, loss, lr, simulated time, step time, fidelity
- *     accuracy.csv  epoch, step, test accuracy
+ *     loss.csv      step, epoch, loss ("nan" in perf), lr, simulated time, step time, fidelity
+ *     accuracy.csv  epoch, step, test accuracy (perf: the header only)
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
@@ -60,7 +62,7 @@ enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
 static const char *const progress_names[] = {"auto", "bar", "plain", "quiet"};
 static const char *const opt_names[] = {"sgd", "adam"};
 static const char *const sched_names[] = {"const", "step", "cosine"};
-static const char *const fid_names[] = {"tlm", "rtl", "lockstep"};
+static const char *const fid_names[] = {"tlm", "rtl", "lockstep", "perf"};
 
 enum { ONLY_NONE, ONLY_COMPILE, ONLY_VALIDATE, ONLY_SHOW_CONFIG };
 
@@ -271,7 +273,13 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("seed", "N", grp_training, "weight init and sample order (default 1)"),
      CLI_U64(TRAIN_FIELD(seed), 0, UINT64_MAX), .given = SET_SEED},
 
-    {CLI_OPT("fidelity", "tlm|rtl|lockstep", grp_simulation, "core model (default tlm)"),
+    {CLI_OPT("fidelity", "tlm|rtl|lockstep|perf", grp_simulation,
+             "core model (default tlm); perf: payload-free, timing\n"
+             "only: no data read (no --data files needed), loss nan,\n"
+             "no test accuracy, no checkpoints; the steps' simulated\n"
+             "times, layers.csv and flash counters are tlm's (up to the\n"
+             "first test accuracy tlm measures: its time is not spent);\n"
+             "also runs storage.backend=ideal (free memory accesses)"),
      CLI_ENUM(TRAIN_FIELD(fidelity), fid_names)},
     {CLI_OPT("rtl-steps", "S", grp_simulation,
              "run the first S steps on the verilated core (rtl) with\n"
@@ -350,6 +358,24 @@ static const struct cli_cmd train_cli = {
     .opts = train_options,
 };
 
+/* --fidelity perf with an option that needs data or weights: 1 (message printed), else 0. */
+static int perf_clash(const struct train_opts *o)
+{
+    const char *clash = o->rtl_steps      ? "--rtl-steps"
+                        : o->golden_check ? "--golden-check"
+                        : o->ckpt_every   ? "--ckpt-every"
+                        : o->resume       ? "--resume"
+                                          : NULL;
+
+    if (!clash)
+        return 0;
+    fprintf(stderr,
+            "flashstream train: --fidelity perf with %s: perf is timing only and holds no data "
+            "(no weights, activations or inputs) to run, check or save; leave out one of them\n",
+            clash);
+    return 1;
+}
+
 /* The checks across options, after each option's own; 0 or -1 (message printed). */
 static int validate(struct train_opts *o)
 {
@@ -365,6 +391,8 @@ static int validate(struct train_opts *o)
                 (o->batch / o->nodes + 1) * o->nodes);
         return -1;
     }
+    if (o->fidelity == MACHINE_PERF && perf_clash(o))
+        return -1;
     if (o->steps && !(o->set & SET_EPOCHS))
         o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
     if (isnan(o->lr))
@@ -643,12 +671,22 @@ static int adopt_checkpoint(struct train *t)
     return 0;
 }
 
+/* Perf reads no data: only the number of training samples counts (--train-samples, else the
+ * training set's 60000); there is no test set. */
+static void count_data(struct train *t)
+{
+    t->train_set.count = t->o.train_samples ? (uint32_t)t->o.train_samples : FM_TRAIN_SAMPLES;
+    t->test_set.count = 0;
+}
+
 static int load_data(struct train *t)
 {
     struct err e;
 
-    if (dnn_idx_load_fashion(t->o.data, true, &t->train_set, &e) ||
-        dnn_idx_load_fashion(t->o.data, false, &t->test_set, &e)) {
+    if (t->o.fidelity == MACHINE_PERF)
+        count_data(t);
+    else if (dnn_idx_load_fashion(t->o.data, true, &t->train_set, &e) ||
+             dnn_idx_load_fashion(t->o.data, false, &t->test_set, &e)) {
         fprintf(stderr, "flashstream train: %s\n%s", e.msg,
                 t->o.data ? ""
                           : "  (the data come from Debian's dataset-fashion-mnist: "
@@ -665,7 +703,7 @@ static int load_data(struct train *t)
         }
         t->train_set.count = (uint32_t)t->o.train_samples;
     }
-    if (t->o.test_samples) {
+    if (t->o.test_samples && t->o.fidelity != MACHINE_PERF) {
         if (t->o.test_samples > t->test_set.count) {
             fprintf(stderr,
                     "flashstream train: --test-samples %" PRIu64
@@ -781,10 +819,16 @@ static void show_config(struct train *t)
     fflush(stdout);
 }
 
+static bool perf(const struct train *t)
+{
+    return t->o.fidelity == MACHINE_PERF;
+}
+
 static int make_machine(struct train *t)
 {
     struct err e;
-    bool need_rtl = t->o.rtl_steps > 0 || t->o.fidelity != MACHINE_TLM;
+    bool need_rtl =
+        t->o.rtl_steps > 0 || t->o.fidelity == MACHINE_RTL || t->o.fidelity == MACHINE_LOCKSTEP;
     uint64_t run_steps = t->target - t->start_step;
 
     /* Batches preloaded at a time: --preload, else what an epoch needs; never more than an
@@ -808,6 +852,8 @@ static int make_machine(struct train *t)
         fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
         return -1;
     }
+    if (perf(t))
+        return 0; /* no data to stage, nothing to check against */
     t->chunk_images = malloc((size_t)t->chunk_cap * t->o.batch * FM_INPUTS);
     t->chunk_labels = malloc((size_t)t->chunk_cap * t->o.batch);
     if (!t->chunk_images || !t->chunk_labels) {
@@ -1007,6 +1053,25 @@ static int start_waves(struct train *t)
 
 /* ---------------------------------------------------------------- data */
 
+/* Perf: the next batches (from step k on) by their number only. */
+static int feed_sizes(struct train *t, uint64_t k)
+{
+    uint64_t left = t->bpe - k % t->bpe;
+    uint32_t n = t->chunk_cap;
+    struct err e;
+
+    if (n > left)
+        n = (uint32_t)left;
+    if (n > t->target - k)
+        n = (uint32_t)(t->target - k);
+    if (machine_load_inputs(t->machine, NULL, NULL, n * (uint32_t)t->o.batch, &e)) {
+        fprintf(stderr, "flashstream train: step %" PRIu64 ": loading %u batches: %s\n", k, n,
+                e.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* Preload the next batches (from step k on) into the NV streams when none is pending. */
 static int feed(struct train *t, uint64_t k)
 {
@@ -1016,6 +1081,8 @@ static int feed(struct train *t, uint64_t k)
 
     if (machine_batches_pending(t->machine))
         return 0;
+    if (perf(t))
+        return feed_sizes(t, k);
     if ((int64_t)epoch != t->order_epoch) {
         dnn_idx_shuffle(t->order, t->train_set.count, t->o.seed + epoch);
         t->order_epoch = (int64_t)epoch;
@@ -1406,6 +1473,13 @@ static void trace_step(struct train *t, uint64_t k, const struct machine_step_in
     take_busy(t, info);
 }
 
+/* The optimizer the machine runs (perf keeps no parameters: the one it was given). */
+static const struct dnn_opt *run_opt(const struct train *t)
+{
+    const struct dnn_params *p = machine_params(t->machine);
+    return p ? &p->opt : &t->opt;
+}
+
 static int train_loop(struct train *t, uint64_t *done)
 {
     struct err e;
@@ -1415,7 +1489,7 @@ static int train_loop(struct train *t, uint64_t *done)
     for (k = t->start_step; k < t->target && !stop_requested; k++) {
         struct machine_step_info info;
         bool tr = traced(t, k);
-        float lr = dnn_params_lr(&machine_params(t->machine)->opt, k);
+        float lr = dnn_params_lr(run_opt(t), k);
 
         if (t->o.rtl_steps && k == t->start_step + t->o.rtl_steps) {
             if (machine_set_fidelity(t->machine, (enum machine_fidelity)t->o.fidelity, &e)) {
@@ -1451,7 +1525,7 @@ static int train_loop(struct train *t, uint64_t *done)
             log_interval(t, k + 1, lr, info.end_ps);
         if (t->o.ckpt_every && (k + 1) % t->o.ckpt_every == 0)
             checkpoint(t, k + 1);
-        if ((k + 1) % t->bpe == 0 && evaluate(t, k + 1))
+        if ((k + 1) % t->bpe == 0 && !perf(t) && evaluate(t, k + 1))
             return -1;
         draw_bar(t, k + 1, false);
     }
@@ -1653,8 +1727,7 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
                                 argv[i]);
     stats_meta(s, "command", buf, NULL);
     stats_meta(s, "model", t->spec, NULL);
-    stats_meta(s, "optimizer", opt_summary(&machine_params(t->machine)->opt, buf, sizeof(buf)),
-               NULL);
+    stats_meta(s, "optimizer", opt_summary(run_opt(t), buf, sizeof(buf)), NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64, t->o.seed);
     stats_meta(s, "seed", buf, NULL);
     snprintf(buf, sizeof(buf), "%" PRIu64 " ANs, batch %" PRIu64, t->o.nodes, t->o.batch);
@@ -1731,7 +1804,8 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_set_u64(s, "train.images", "count", "training images processed by this invocation",
                   t->images, NULL);
     stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe, NULL);
-    stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
+    if (!perf(t))
+        stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
     if (t->last_acc_step >= 0) {
         stats_set_f64(s, "train.test_accuracy", "ratio", "last test accuracy", t->last_acc, NULL);
         stats_set_u64(s, "train.test_accuracy_step", "count", "step it was measured after",
@@ -1746,9 +1820,10 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
                   wall > 0 ? (double)t->images / wall : 0.0, NULL);
     stats_set_f64(s, "train.sim_images_per_s", "images/s", "simulated machine throughput",
                   sim ? (double)t->images / ((double)sim * 1e-12) : 0.0, NULL);
-    stats_set_u64(s, "train.params_digest", "fnv1a64",
-                  "dnn_params_digest of the final weights and optimizer state",
-                  dnn_params_digest(machine_params(t->machine)), NULL);
+    if (!perf(t))
+        stats_set_u64(s, "train.params_digest", "fnv1a64",
+                      "dnn_params_digest of the final weights and optimizer state",
+                      dnn_params_digest(machine_params(t->machine)), NULL);
     layer_stats(s, t);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
     if (stats_write_json(s, path, &e)) {
@@ -1879,9 +1954,14 @@ static void print_run_header(struct train *t)
 {
     char obuf[200];
 
-    printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
-           "test samples\n",
-           t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
+    if (perf(t))
+        printf("flashstream train: %s (%" PRIu64 " parameters), %u samples per epoch, timing "
+               "only (no data read)\n",
+               t->spec, dnn_model_params(&t->model), t->train_set.count);
+    else
+        printf("flashstream train: %s (%" PRIu64 " parameters) on Fashion-MNIST, %u train / %u "
+               "test samples\n",
+               t->spec, dnn_model_params(&t->model), t->train_set.count, t->test_set.count);
     printf("  machine   1 Weight Node + %" PRIu64 " Activation Nodes, batch %" PRIu64 " (%" PRIu64
            " per node), %u batches per epoch\n",
            t->o.nodes, t->o.batch, t->o.batch / t->o.nodes, t->bpe);
@@ -1890,6 +1970,8 @@ static void print_run_header(struct train *t)
         printf("  fidelity  rtl for steps %" PRIu64 "..%" PRIu64 "%s%s, then %s\n", t->start_step,
                t->start_step + t->o.rtl_steps - 1, *t->waves_path ? ", waves in " : "",
                t->waves_path, fid_names[t->o.fidelity]);
+    else if (perf(t))
+        printf("  fidelity  perf (payload-free: no numerics, loss nan, no test accuracy)\n");
     else
         printf("  fidelity  %s\n", fid_names[t->o.fidelity]);
     printf("  steps     %" PRIu64 "..%" PRIu64 " (seed %" PRIu64 "%s%s), outputs in %s/\n",
@@ -1922,6 +2004,11 @@ static int run_loop(struct train *t, uint64_t *done, double *wall)
  * interrupted, else the test accuracy at the last step; 0 or -1 (message printed). */
 static int end_of_run(struct train *t, int rc, uint64_t done)
 {
+    if (perf(t)) { /* nothing to evaluate or save */
+        if (rc > 0)
+            printf("interrupted after step %" PRIu64 "\n", done);
+        return 0;
+    }
     if (rc > 0) {
         printf("interrupted after step %" PRIu64 "\n", done);
         if (done > t->start_step)
@@ -1933,6 +2020,22 @@ static int end_of_run(struct train *t, int rc, uint64_t done)
     if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
         checkpoint(t, done);
     return 0;
+}
+
+/* The run's result line: accuracy, loss and weights, or (perf) the simulated time alone. */
+static void print_result(const struct train *t, uint64_t sim)
+{
+    if (perf(t)) {
+        printf("  simulated time %.3f ms (perf: no loss, accuracy or weights)\n",
+               (double)(t->sim_offset_ps + sim) / 1e9);
+        return;
+    }
+    printf(
+        "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
+        "%016" PRIx64 "%s\n",
+        t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
+        dnn_params_digest(machine_params(t->machine)),
+        t->golden_ok ? " (golden check: equal)" : "");
 }
 
 int cmd_train(int argc, char **argv)
@@ -1963,7 +2066,9 @@ int cmd_train(int argc, char **argv)
         status = 0;
         goto out;
     }
-    if (machine_cfg_supported(machine_ini_cfg(t->ini), &e)) {
+    struct machine_cfg wanted = *machine_ini_cfg(t->ini);
+    wanted.fidelity = (enum machine_fidelity)t->o.fidelity;
+    if (machine_cfg_supported(&wanted, &e)) {
         fprintf(stderr, "flashstream train: %s\n", e.msg);
         status = 2;
         goto out;
@@ -1986,12 +2091,7 @@ int cmd_train(int argc, char **argv)
            "simulated by the host, %.0f images/s on the simulated machine\n",
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
            sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
-    printf(
-        "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
-        "%016" PRIx64 "%s\n",
-        t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
-        dnn_params_digest(machine_params(t->machine)),
-        t->golden_ok ? " (golden check: equal)" : "");
+    print_result(t, sim);
     print_layer_table(t, steps);
     print_endurance(t);
     if (write_outputs(t, steps, wall, argc, argv))
