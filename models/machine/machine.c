@@ -1116,6 +1116,12 @@ static int check_cmd(const struct hc_prog *p, uint32_t i, uint32_t n_an, struct 
     if ((c->node >= n_an && c->node != HC_WN) || c->res >= p->n_res)
         return err_set(e, -EINVAL, "command %u '%s': node %u, resource %u; the machine has %u ANs",
                        i, c->label, c->node, c->res, n_an);
+    /* an AN's command on one of its own resources; the WN's and the fabric's on the fixed ones */
+    if (c->node == HC_WN
+            ? c->res >= HC_RES_FIXED
+            : c->res < HC_RES_FIXED || (c->res - HC_RES_FIXED) / HC_RES_AN_N != c->node)
+        return err_set(e, -EINVAL, "command %u '%s': resource %u is not one of node %u's", i,
+                       c->label, c->res, c->node);
     if (c->layer >= p->n_layers)
         return err_set(e, -EINVAL, "command %u '%s': layer %u; the program has %u", i, c->label,
                        c->layer + 1, p->n_layers);
@@ -1168,6 +1174,8 @@ int machine_create_program(const struct machine_cfg *c, struct hc_prog *p, struc
     int rc;
 
     *out = NULL;
+    if (!p)
+        return err_set(e, -EINVAL, "machine_create_program: no program");
     if ((rc = check_program_cfg(c, e)) || (rc = check_program(p, c->n_an, e))) {
         hc_prog_free(p);
         return rc;

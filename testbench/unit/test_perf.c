@@ -619,6 +619,9 @@ static void test_program_checks(void **state)
     p->cmd[0].u.fl.rec = 4;
     expect(machine_create_program(&c, p, &r, &e), -EINVAL, &e, "record 4 of stream W");
     p = perf_program(2, 4);
+    p->cmd[3].res = hc_res_an(1, HC_RES_AN_CORE);
+    expect(machine_create_program(&c, p, &r, &e), -EINVAL, &e, "is not one of node 0's");
+    p = perf_program(2, 4);
     p->deps[p->cmd[3].dep0] = 3;
     expect(machine_create_program(&c, p, &r, &e), -EINVAL, &e, "earlier commands only");
     p = perf_program(2, 4);
