@@ -176,6 +176,7 @@ static const char grp_model[] = "model and data", grp_machine[] = "machine",
                   grp_training[] = "training", grp_simulation[] = "simulation",
                   grp_outputs[] = "outputs", grp_instead[] = "instead of training";
 
+_Static_assert(CLI_PATH_MAX + sizeof("/checkpoint.ckpt.tmp") <= 512, "output path buffers");
 _Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
 
 static int print_config_keys(void *opts, const char *val)
@@ -187,17 +188,6 @@ static int print_config_keys(void *opts, const char *val)
 }
 
 #define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
-
-/* --out and --waves: the output paths are built in 512-byte buffers with the longest file name
- * appended ("/checkpoint.ckpt.tmp"), so a longer path is refused rather than cut short and
- * written somewhere else. */
-#define PATH_ARG_MAX 400
-_Static_assert(PATH_ARG_MAX + sizeof("/checkpoint.ckpt.tmp") <= 512, "output path buffers");
-
-static bool path_fits(const char *val)
-{
-    return *val && strlen(val) <= PATH_ARG_MAX;
-}
 
 static const struct cli_opt train_options[] = {
     {CLI_OPT("model", "SPEC", grp_model, "fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10"),
@@ -269,7 +259,7 @@ static const struct cli_opt train_options[] = {
              "waves, then --fidelity (default 0)"),
      CLI_U64(TRAIN_FIELD(rtl_steps), 0, 1ull << 40)},
     {CLI_OPT("waves", "FILE", grp_simulation, "FST of the rtl steps (default waves/<run>.fst)"),
-     CLI_STR_OK(TRAIN_FIELD(waves), path_fits,
+     CLI_STR_OK(TRAIN_FIELD(waves), cli_path_fits,
                 "a file name of 1 to 400 characters (or --no-waves)")},
     {CLI_OPT("wave-cycles", "N", grp_simulation, "core cycles in the FST (default 20000)"),
      CLI_U64(TRAIN_FIELD(wave_cycles), 1, 1ull << 40)},
@@ -288,7 +278,7 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("run", "NAME", grp_outputs, "run name (default train)"),
      CLI_STR_OK(TRAIN_FIELD(run), run_name_ok, "1..64 characters of [A-Za-z0-9_.-]")},
     {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/<run>)"),
-     CLI_STR_OK(TRAIN_FIELD(out), path_fits, "a directory of 1 to 400 characters")},
+     CLI_STR_OK(TRAIN_FIELD(out), cli_path_fits, "a directory of 1 to 400 characters")},
     {CLI_OPT("log-every", "N", grp_outputs,
              "steps per loss line (default: about 20 lines per run)"),
      CLI_U64(TRAIN_FIELD(log_every), 1, 1ull << 40)},
@@ -416,27 +406,6 @@ static int parse(int argc, char **argv, struct train *t)
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-static int mkdir_p(const char *path)
-{
-    char buf[512];
-    size_t n = strlen(path);
-
-    if (n == 0 || n >= sizeof(buf))
-        return -ENAMETOOLONG;
-    memcpy(buf, path, n + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -errno;
-    return 0;
-}
 
 /* The directory part of path ("." if none) into buf. */
 static void dir_of(const char *path, char *buf, size_t len)
@@ -922,7 +891,7 @@ static int open_outputs(struct train *t)
         snprintf(t->out_dir, sizeof(t->out_dir), "%s", t->o.out);
     else
         snprintf(t->out_dir, sizeof(t->out_dir), "out/%s", t->o.run);
-    rc = mkdir_p(t->out_dir);
+    rc = cli_mkdir_p(t->out_dir);
     if (rc) {
         fprintf(stderr, "flashstream train: cannot create the output directory '%s': %s\n",
                 t->out_dir, strerror(-rc));
@@ -959,7 +928,7 @@ static int start_waves(struct train *t)
     else
         snprintf(t->waves_path, sizeof(t->waves_path), "waves/%s.fst", t->o.run);
     dir_of(t->waves_path, dir, sizeof(dir));
-    rc = mkdir_p(dir);
+    rc = cli_mkdir_p(dir);
     if (rc) {
         fprintf(stderr, "flashstream train: cannot create '%s' for the waves: %s\n", dir,
                 strerror(-rc));
