@@ -1182,6 +1182,8 @@ void hc_prog_free(struct hc_prog *p)
         return;
     free(p->cmd);
     free(p->deps);
+    for (int st = 0; st < HC_N_STREAMS; st++)
+        free(p->rec_size[st]);
     free(p);
 }
 

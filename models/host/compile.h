@@ -196,8 +196,10 @@ struct hc_prog {
                           buffers, every command's time from `cycles` or its block's timing of
                           `bytes`; only the perf fidelity runs it */
     uint32_t n_layers; /* layers (perf programs: block instances), numbered 1..n_layers */
-    uint32_t n_rec[HC_N_STREAMS]; /* record numbers of each stream are 0..n_rec - 1 */
-    uint32_t rows;                /* r = B / N: rows per AN */
+    uint32_t n_rec[HC_N_STREAMS];     /* record numbers of each stream are 0..n_rec - 1 */
+    uint64_t *rec_size[HC_N_STREAMS]; /* perf programs: bytes of each record (NULL: see
+                                         rec_bytes) */
+    uint32_t rows;                    /* r = B / N: rows per AN */
     struct hc_cmd *cmd;
     uint32_t n_cmd;
     uint32_t *deps;

@@ -10,6 +10,8 @@
  */
 #include "models/node/dmat.h"
 
+#include "models/core/core_twin.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -193,6 +195,23 @@ int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, 
 fail:
     dmat_destroy(t);
     return rc;
+}
+
+int dmat_create_core(const struct dma_params *params, const struct core_params *core,
+                     const struct dram_cfg *tb, uint64_t period_ps, struct dmat **out,
+                     struct err *e)
+{
+    struct core_twin_map map;
+    struct dma_params dp = *params;
+
+    core_twin_map(core, &map);
+    dp.sram_bytes = map.end;
+    dp.sram_addr_bits = 1;
+    while ((1ull << dp.sram_addr_bits) < map.end)
+        dp.sram_addr_bits++;
+    dp.sram_lat = CORE_DMA_LATENCY;
+    dp.tb_bytes = tb->size_bytes;
+    return dmat_create(&dp, tb, period_ps, out, e);
 }
 
 void dmat_destroy(struct dmat *t)

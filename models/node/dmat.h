@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "csim/err.h"
+#include "csim/shim/core.h"
 #include "csim/shim/dma.h"
 #include "models/dram/dram.h"
 
@@ -32,6 +33,11 @@ struct dmat;
  * defaults of dram_cfg_default). 0, -EINVAL or -ENOMEM. */
 int dmat_create(const struct dma_params *params, const struct dram_cfg *tb, uint64_t period_ps,
                 struct dmat **out, struct err *e);
+/* The same for the DMA of a core with parameters core: its SRAM map is the core's DMA map
+ * (A-, B- and C-pad), its SRAM latency the core's; tb_bytes is tb's size. */
+int dmat_create_core(const struct dma_params *params, const struct core_params *core,
+                     const struct dram_cfg *tb, uint64_t period_ps, struct dmat **out,
+                     struct err *e);
 void dmat_destroy(struct dmat *t);
 
 /* Cycles of descriptor d (an error for a descriptor the DMA rejects). */

@@ -136,6 +136,14 @@ int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const
 /* For a STR row's ok: the value is not empty. */
 bool cli_nonempty(const char *val);
 
+/* Output paths (--out, --waves) are built in 512-byte buffers with a file name appended, so a
+ * longer path is refused rather than cut short and written somewhere else. */
+#define CLI_PATH_MAX 400
+/* For a STR row's ok: 1 to CLI_PATH_MAX characters. */
+bool cli_path_fits(const char *val);
+/* mkdir -p: 0 or -errno. */
+int cli_mkdir_p(const char *path);
+
 /* Wall-clock seconds from a monotonic clock. */
 double cli_wall_s(void);
 

@@ -40,6 +40,7 @@
 #include "models/node/core_be.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
+#include "testbench/flashstream/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -109,14 +110,6 @@ struct train_opts {
     unsigned set; /* SET_* */
 };
 
-/* Sums of layers.csv over the steps run, per layer and pass. */
-struct layer_sum {
-    uint64_t rows;
-    uint64_t span_ps;
-    uint64_t phase_ps[MACHINE_PH_N];
-    uint64_t waited[MACHINE_PH_N];
-};
-
 struct train {
     struct train_opts o;
     struct machine_ini *ini; /* the machine of --config and --set */
@@ -142,13 +135,11 @@ struct train {
     struct dnn_golden golden;
     bool golden_ok;
     /* outputs */
-    struct stats_csv *loss_csv, *layers_csv, *acc_csv, *timeline_csv;
+    struct stats_csv *loss_csv, *acc_csv, *timeline_csv;
+    struct report rep; /* layers.csv, the resources' trace tracks, the summary tables */
     struct trace *trace;
     uint32_t host_steps, host_layers, host_marks;
-    uint32_t *res_track; /* trace track of each of the machine's resources */
-    size_t n_res;
     bool timeline_done;
-    struct layer_sum *lsum; /* [n_layers][2] */
     /* progress */
     bool tty;
     int mode;
@@ -187,6 +178,7 @@ static const char grp_model[] = "model and data", grp_machine[] = "machine",
                   grp_training[] = "training", grp_simulation[] = "simulation",
                   grp_outputs[] = "outputs", grp_instead[] = "instead of training";
 
+_Static_assert(CLI_PATH_MAX + sizeof("/checkpoint.ckpt.tmp") <= 512, "output path buffers");
 _Static_assert(TRACE_DEFAULT_MAX_EVENTS == 1000000u, "the --trace-max help gives the default");
 
 static int print_config_keys(void *opts, const char *val)
@@ -198,17 +190,6 @@ static int print_config_keys(void *opts, const char *val)
 }
 
 #define TRAIN_FIELD(member) CLI_FIELD(struct train_opts, member)
-
-/* --out and --waves: the output paths are built in 512-byte buffers with the longest file name
- * appended ("/checkpoint.ckpt.tmp"), so a longer path is refused rather than cut short and
- * written somewhere else. */
-#define PATH_ARG_MAX 400
-_Static_assert(PATH_ARG_MAX + sizeof("/checkpoint.ckpt.tmp") <= 512, "output path buffers");
-
-static bool path_fits(const char *val)
-{
-    return *val && strlen(val) <= PATH_ARG_MAX;
-}
 
 static const struct cli_opt train_options[] = {
     {CLI_OPT("model", "SPEC", grp_model, "fc-mnist (784-256-128-10, default) or mlp:784-W1-...-10"),
@@ -286,7 +267,7 @@ static const struct cli_opt train_options[] = {
              "waves, then --fidelity (default 0)"),
      CLI_U64(TRAIN_FIELD(rtl_steps), 0, 1ull << 40)},
     {CLI_OPT("waves", "FILE", grp_simulation, "FST of the rtl steps (default waves/<run>.fst)"),
-     CLI_STR_OK(TRAIN_FIELD(waves), path_fits,
+     CLI_STR_OK(TRAIN_FIELD(waves), cli_path_fits,
                 "a file name of 1 to 400 characters (or --no-waves)")},
     {CLI_OPT("wave-cycles", "N", grp_simulation, "core cycles in the FST (default 20000)"),
      CLI_U64(TRAIN_FIELD(wave_cycles), 1, 1ull << 40)},
@@ -305,7 +286,7 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("run", "NAME", grp_outputs, "run name (default train)"),
      CLI_STR_OK(TRAIN_FIELD(run), run_name_ok, "1..64 characters of [A-Za-z0-9_.-]")},
     {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/<run>)"),
-     CLI_STR_OK(TRAIN_FIELD(out), path_fits, "a directory of 1 to 400 characters")},
+     CLI_STR_OK(TRAIN_FIELD(out), cli_path_fits, "a directory of 1 to 400 characters")},
     {CLI_OPT("log-every", "N", grp_outputs,
              "steps per loss line (default: about 20 lines per run)"),
      CLI_U64(TRAIN_FIELD(log_every), 1, 1ull << 40)},
@@ -453,27 +434,6 @@ static int parse(int argc, char **argv, struct train *t)
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-static int mkdir_p(const char *path)
-{
-    char buf[512];
-    size_t n = strlen(path);
-
-    if (n == 0 || n >= sizeof(buf))
-        return -ENAMETOOLONG;
-    memcpy(buf, path, n + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -errno;
-    return 0;
-}
 
 /* The directory part of path ("." if none) into buf. */
 static void dir_of(const char *path, char *buf, size_t len)
@@ -970,51 +930,33 @@ static int open_trace(struct train *t)
 
 static int open_outputs(struct train *t)
 {
-    const char *layer_cols[4 + 2 + MACHINE_PH_N + 1];
-    char names[MACHINE_PH_N][40];
-    size_t n = 0;
+    char path[600];
     int rc;
 
     if (t->o.out)
         snprintf(t->out_dir, sizeof(t->out_dir), "%s", t->o.out);
     else
         snprintf(t->out_dir, sizeof(t->out_dir), "out/%s", t->o.run);
-    rc = mkdir_p(t->out_dir);
+    rc = cli_mkdir_p(t->out_dir);
     if (rc) {
         fprintf(stderr, "flashstream train: cannot create the output directory '%s': %s\n",
                 t->out_dir, strerror(-rc));
         return -1;
     }
     snprintf(t->ckpt_path, sizeof(t->ckpt_path), "%s/checkpoint.ckpt", t->out_dir);
-    layer_cols[n++] = "step";
-    layer_cols[n++] = "layer";
-    layer_cols[n++] = "pass";
-    layer_cols[n++] = "start_us";
-    layer_cols[n++] = "end_us";
-    layer_cols[n++] = "span_us";
-    for (int p = 0; p < MACHINE_PH_N; p++) {
-        snprintf(names[p], sizeof(names[p]), "%s_us", machine_phase_name((enum machine_phase)p));
-        layer_cols[n++] = names[p];
-    }
-    layer_cols[n++] = "waited_on";
     t->loss_csv = open_csv(t, "loss.csv", 7, loss_cols);
     t->acc_csv = open_csv(t, "accuracy.csv", 6, acc_cols);
-    t->layers_csv = open_csv(t, "layers.csv", n, layer_cols);
     t->timeline_csv = open_csv(t, "timeline.csv", 4, timeline_cols);
-    if (!t->loss_csv || !t->acc_csv || !t->layers_csv || !t->timeline_csv)
+    snprintf(path, sizeof(path), "%s/layers.csv", t->out_dir);
+    if (report_init(&t->rep, NULL, "train", t->model.n_layers, NULL))
+        return -1;
+    if (!t->loss_csv || !t->acc_csv || !t->timeline_csv || report_open_layers(&t->rep, path))
         return -1;
     if (t->o.resume) {
-        char path[600];
-
         snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
         copy_history(path, t->loss_csv, 7, 0, t->start_step);
         snprintf(path, sizeof(path), "%s/accuracy.csv", t->out_dir);
         copy_history(path, t->acc_csv, 6, 1, t->start_step + 1);
-    }
-    t->lsum = calloc(2 * t->model.n_layers, sizeof(*t->lsum));
-    if (!t->lsum) {
-        fprintf(stderr, "flashstream train: out of memory\n");
-        return -1;
     }
     return t->o.trace_steps ? open_trace(t) : 0;
 }
@@ -1032,7 +974,7 @@ static int start_waves(struct train *t)
     else
         snprintf(t->waves_path, sizeof(t->waves_path), "waves/%s.fst", t->o.run);
     dir_of(t->waves_path, dir, sizeof(dir));
-    rc = mkdir_p(dir);
+    rc = cli_mkdir_p(dir);
     if (rc) {
         fprintf(stderr, "flashstream train: cannot create '%s' for the waves: %s\n", dir,
                 strerror(-rc));
@@ -1191,87 +1133,9 @@ static void log_interval(struct train *t, uint64_t k_done, float lr, uint64_t si
 
 /* ---------------------------------------------------------------- records */
 
-static void split_resource(const char *name, char *proc, size_t plen, char *thr, size_t tlen)
-{
-    const char *dot = strchr(name, '.');
-
-    if (dot && dot != name && dot[1]) {
-        snprintf(proc, plen, "%.*s", (int)(dot - name), name);
-        snprintf(thr, tlen, "%s", dot + 1);
-    } else { /* "host": a process of its own name, one thread */
-        snprintf(proc, plen, "%s", name);
-        snprintf(thr, tlen, "%s", name);
-    }
-}
-
-static int map_resources(struct train *t)
-{
-    t->n_res = machine_resources(t->machine);
-    t->res_track = calloc(t->n_res ? t->n_res : 1, sizeof(*t->res_track));
-    if (!t->res_track)
-        return -1;
-    for (size_t i = 0; i < t->n_res; i++) {
-        char proc[64], thr[64];
-        struct err e;
-
-        split_resource(machine_resource_name(t->machine, i), proc, sizeof(proc), thr, sizeof(thr));
-        if (trace_track(t->trace, proc, thr, &t->res_track[i], &e)) {
-            fprintf(stderr, "flashstream train: %s\n", e.msg);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static bool traced(const struct train *t, uint64_t k)
 {
     return t->trace && k >= t->o.trace_from && k - t->o.trace_from < t->o.trace_steps;
-}
-
-/* Layer records of the step just run: layers.csv, the sums, the trace. */
-static void take_layer_recs(struct train *t, bool trace_it)
-{
-    size_t n;
-    const struct machine_layer_rec *r = machine_layer_recs(t->machine, &n);
-
-    for (size_t i = 0; i < n; i++) {
-        const struct machine_layer_rec *x = &r[i];
-        uint64_t span = x->end_ps > x->start_ps ? x->end_ps - x->start_ps : 0;
-
-        stats_csv_u64(t->layers_csv, x->step, NULL);
-        stats_csv_u64(t->layers_csv, x->layer, NULL);
-        stats_csv_str(t->layers_csv, machine_pass_name(x->pass), NULL);
-        stats_csv_fixed(t->layers_csv, ps_us(x->start_ps), 6, NULL);
-        stats_csv_fixed(t->layers_csv, ps_us(x->end_ps), 6, NULL);
-        stats_csv_fixed(t->layers_csv, ps_us(span), 6, NULL);
-        for (int p = 0; p < MACHINE_PH_N; p++)
-            stats_csv_fixed(t->layers_csv, ps_us(x->phase_ps[p]), 6, NULL);
-        stats_csv_str(t->layers_csv, machine_phase_name(x->waited_on), NULL);
-        stats_csv_end_row(t->layers_csv, NULL);
-        if (x->layer >= 1 && x->layer <= t->model.n_layers && x->pass <= MACHINE_BWD) {
-            struct layer_sum *s = &t->lsum[2 * (x->layer - 1) + x->pass];
-
-            s->rows++;
-            s->span_ps += span;
-            for (int p = 0; p < MACHINE_PH_N; p++)
-                s->phase_ps[p] += x->phase_ps[p];
-            if (x->waited_on < MACHINE_PH_N)
-                s->waited[x->waited_on]++;
-        }
-        if (trace_it) {
-            struct trace_arg a[MACHINE_PH_N + 1];
-            char name[48];
-
-            for (int p = 0; p < MACHINE_PH_N; p++)
-                a[p] = TRACE_F64(machine_phase_name((enum machine_phase)p), ps_us(x->phase_ps[p]));
-            a[MACHINE_PH_N] = TRACE_STR("waited_on", machine_phase_name(x->waited_on));
-            snprintf(name, sizeof(name), "L%u %s", x->layer, machine_pass_name(x->pass));
-            trace_complete(t->trace, t->host_layers, t->sim_offset_ps + x->start_ps, span, name,
-                           "layer", a,
-                           MACHINE_PH_N < TRACE_MAX_ARGS ? MACHINE_PH_N + 1 : TRACE_MAX_ARGS, NULL);
-        }
-    }
-    machine_clear_records(t->machine);
 }
 
 static const char *busy_label(const struct machine_busy *b)
@@ -1301,13 +1165,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
     const struct machine_busy *b = machine_busy(t->machine, &n, &dropped);
     const struct machine_busy **sorted = NULL;
 
-    for (size_t i = 0; i < n; i++) {
-        uint64_t dur = b[i].end_ps > b[i].start_ps ? b[i].end_ps - b[i].start_ps : 0;
-
-        if (b[i].res < t->n_res)
-            trace_complete(t->trace, t->res_track[b[i].res], t->sim_offset_ps + b[i].start_ps, dur,
-                           busy_label(&b[i]), NULL, NULL, 0, NULL);
-    }
+    report_take_busy(&t->rep, t->sim_offset_ps, true);
     if (!t->timeline_done && n && (sorted = malloc(n * sizeof(*sorted)))) {
         for (size_t i = 0; i < n; i++)
             sorted[i] = &b[i];
@@ -1315,7 +1173,7 @@ static void take_busy(struct train *t, const struct machine_step_info *info)
         for (size_t i = 0; i < n; i++) {
             const struct machine_busy *x = sorted[i];
 
-            if (x->res >= t->n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
+            if (x->res >= t->rep.n_res || x->start_ps < info->start_ps || x->end_ps < x->start_ps)
                 continue;
             stats_csv_str(t->timeline_csv, machine_resource_name(t->machine, x->res), NULL);
             stats_csv_fixed(t->timeline_csv, ps_us(x->start_ps - info->start_ps), 6, NULL);
@@ -1517,7 +1375,7 @@ static int train_loop(struct train *t, uint64_t *done)
         t->log_sum += info.loss;
         t->log_n++;
         loss_row(t, k, &info, lr);
-        take_layer_recs(t, tr);
+        report_take_layers(&t->rep, t->sim_offset_ps, tr);
         if (tr)
             trace_step(t, k, &info, lr);
         *done = k + 1;
@@ -1535,186 +1393,6 @@ static int train_loop(struct train *t, uint64_t *done)
 }
 
 /* ---------------------------------------------------------------- summary */
-
-static void print_layer_table(struct train *t, uint64_t steps)
-{
-    static const char *const short_names[MACHINE_PH_N] = {"compute", "w_fetch", "bcast", "act_wr",
-                                                          "act_rd",  "reduce",  "optim"};
-    if (!steps)
-        return;
-    printf("\nwhere the time went, per layer and pass (mean per step over %" PRIu64
-           " steps, us of simulated time;\n"
-           "phases overlap, so they may add up to more than the span):\n",
-           steps);
-    printf("  layer pass      span");
-    for (int p = 0; p < MACHINE_PH_N; p++)
-        printf(" %8s", short_names[p]);
-    printf("  waited on\n");
-    for (uint32_t l = 0; l < t->model.n_layers * 2; l++) {
-        /* fwd 1..L, then bwd L..1, the order of a step */
-        uint32_t layer = l < t->model.n_layers ? l : 2 * t->model.n_layers - 1 - l;
-        int pass = l < t->model.n_layers ? MACHINE_FWD : MACHINE_BWD;
-        const struct layer_sum *s = &t->lsum[2 * layer + pass];
-        int most = 0;
-
-        if (!s->rows)
-            continue;
-        for (int p = 1; p < MACHINE_PH_N; p++)
-            if (s->waited[p] > s->waited[most])
-                most = p;
-        printf("  %5u %-4s %9.3f", layer + 1, machine_pass_name((enum machine_pass)pass),
-               ps_us(s->span_ps) / (double)s->rows);
-        for (int p = 0; p < MACHINE_PH_N; p++)
-            printf(" %8.3f", ps_us(s->phase_ps[p]) / (double)s->rows);
-        printf("  %s (%.0f%% of steps)\n", machine_phase_name((enum machine_phase)most),
-               100.0 * (double)s->waited[most] / (double)s->rows);
-    }
-}
-
-/* The flash endurance table: one row per flash stream, from the counters named
- * "<node>.flash.<stream>.<key>"; streams identical on every AN are shown once. */
-#define END_COLS 6
-static const char *const end_keys[END_COLS] = {"pages_written", "erases", "pe_max",
-                                               "pe_budget",     "waf",    "lifetime_years"};
-static const char *const end_heads[END_COLS] = {"pages written", "erases", "P/E max",
-                                                "P/E budget",    "WAF",    "lifetime (years)"};
-
-struct end_row {
-    char prefix[64]; /* "an0.flash.V" */
-    bool has[END_COLS];
-    double v[END_COLS];
-    bool shown;
-};
-
-static int end_key(const char *name, char *prefix, size_t len)
-{
-    const char *last = strrchr(name, '.');
-
-    if (!last || !strstr(name, ".flash."))
-        return -1;
-    for (int k = 0; k < END_COLS; k++) {
-        if (!strcmp(last + 1, end_keys[k])) {
-            snprintf(prefix, len, "%.*s", (int)(last - name), name);
-            return k;
-        }
-    }
-    return -1;
-}
-
-/* "an12.flash.V" -> "flash.V" (the part after the AN number); NULL if not an AN's. */
-static const char *an_suffix(const char *prefix)
-{
-    const char *p = prefix + 2;
-
-    if (strncmp(prefix, "an", 2) || !(*p >= '0' && *p <= '9'))
-        return NULL;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    return *p == '.' ? p + 1 : NULL;
-}
-
-static void print_end_row(const struct end_row *r, const char *name, const bool *cols)
-{
-    printf("  %-22s", name);
-    for (int k = 0; k < END_COLS; k++) {
-        if (!cols[k])
-            continue;
-        int w = (int)strlen(end_heads[k]) > 9 ? (int)strlen(end_heads[k]) : 9;
-
-        if (!r->has[k])
-            printf(" %*s", w, "-");
-        else if (k == 5 && r->v[k] == 0)
-            printf(" %*s", w, "not written");
-        else if (k == 4 || k == 5)
-            printf(" %*.3g", w, r->v[k]);
-        else
-            printf(" %*.0f", w, r->v[k]);
-    }
-    printf("\n");
-}
-
-/* One row per flash stream of the n counters c, into rows; cols[k]: some row has column k.
- * The number of rows. */
-static size_t end_rows(const struct machine_counter *c, size_t n, struct end_row *rows, bool *cols)
-{
-    size_t nr = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        char prefix[64];
-        int k = end_key(c[i].name, prefix, sizeof(prefix));
-        size_t r;
-
-        if (k < 0)
-            continue;
-        for (r = 0; r < nr && strcmp(rows[r].prefix, prefix); r++)
-            ;
-        if (r == nr)
-            snprintf(rows[nr++].prefix, sizeof(rows[0].prefix), "%s", prefix);
-        rows[r].has[k] = true;
-        rows[r].v[k] = c[i].is_f64 ? c[i].f64 : (double)c[i].u64;
-        cols[k] = true;
-    }
-    return nr;
-}
-
-static void print_endurance(struct train *t)
-{
-    size_t n, nr;
-    const struct machine_counter *c = machine_counters(t->machine, &n);
-    struct end_row *rows = calloc(n ? n : 1, sizeof(*rows));
-    bool cols[END_COLS] = {false};
-
-    if (!rows)
-        return;
-    nr = end_rows(c, n, rows, cols);
-    if (!nr) {
-        printf("\nflash endurance: the machine reports no flash stream counters\n");
-        free(rows);
-        return;
-    }
-    printf("\nflash endurance, per stream (P/E cycles per block; lifetime at this run's write "
-           "rate):\n  %-22s",
-           "stream");
-    for (int k = 0; k < END_COLS; k++)
-        if (cols[k])
-            printf(" %*s", (int)strlen(end_heads[k]) > 9 ? (int)strlen(end_heads[k]) : 9,
-                   end_heads[k]);
-    printf("\n");
-    for (size_t r = 0; r < nr; r++) {
-        const char *suf = an_suffix(rows[r].prefix);
-        size_t same = 0, ans = 0;
-
-        if (rows[r].shown)
-            continue;
-        if (suf) {
-            for (size_t q = r; q < nr; q++) {
-                const char *s2 = an_suffix(rows[q].prefix);
-
-                if (!s2 || strcmp(s2, suf))
-                    continue;
-                ans++;
-                same += !memcmp(rows[q].has, rows[r].has, sizeof(rows[r].has)) &&
-                        !memcmp(rows[q].v, rows[r].v, sizeof(rows[r].v));
-            }
-        }
-        if (suf && ans > 1 && same == ans) {
-            char name[64];
-
-            snprintf(name, sizeof(name), "an*.%s (x%zu)", suf, ans);
-            print_end_row(&rows[r], name, cols);
-            for (size_t q = r; q < nr; q++) {
-                const char *s2 = an_suffix(rows[q].prefix);
-
-                if (s2 && !strcmp(s2, suf))
-                    rows[q].shown = true;
-            }
-        } else {
-            print_end_row(&rows[r], rows[r].prefix, cols);
-            rows[r].shown = true;
-        }
-    }
-    free(rows);
-}
 
 /* stats.json's meta: the command line and what it ran. */
 static void describe_run(struct stats *s, const struct train *t, int argc, char **argv)
@@ -1739,42 +1417,11 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
         stats_meta(s, "resumed_from", t->o.resume, NULL);
 }
 
-/* stats.json's layers.*: the sums of layers.csv per layer and pass. */
-static void layer_stats(struct stats *s, const struct train *t)
-{
-    for (uint32_t l = 0; l < t->model.n_layers; l++) {
-        for (int pass = 0; pass < 2; pass++) {
-            const struct layer_sum *ls = &t->lsum[2 * l + pass];
-            char name[96];
-
-            if (!ls->rows)
-                continue;
-            snprintf(name, sizeof(name), "layers.l%u.%s.span_ps", l + 1,
-                     machine_pass_name((enum machine_pass)pass));
-            stats_set_u64(s, name, "ps", "sum over steps of the layer's span", ls->span_ps, NULL);
-            for (int p = 0; p < MACHINE_PH_N; p++) {
-                snprintf(name, sizeof(name), "layers.l%u.%s.%s_ps", l + 1,
-                         machine_pass_name((enum machine_pass)pass),
-                         machine_phase_name((enum machine_phase)p));
-                stats_set_u64(s, name, "ps", "sum over steps of the phase's busy time",
-                              ls->phase_ps[p], NULL);
-                snprintf(name, sizeof(name), "layers.l%u.%s.waited_on.%s", l + 1,
-                         machine_pass_name((enum machine_pass)pass),
-                         machine_phase_name((enum machine_phase)p));
-                stats_set_u64(s, name, "steps", "steps in which the layer waited on this phase",
-                              ls->waited[p], NULL);
-            }
-        }
-    }
-}
-
 static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)
 {
     struct stats *s;
     struct err e;
     char path[600];
-    size_t n;
-    const struct machine_counter *c;
     uint64_t sim = machine_now(t->machine);
     int rc = 0;
 
@@ -1789,15 +1436,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
         return -1;
     }
 
-    c = machine_counters(t->machine, &n);
-    for (size_t i = 0; i < n; i++) {
-        int r = c[i].is_f64 ? stats_set_f64(s, c[i].name, c[i].unit, c[i].desc, c[i].f64, &e)
-                            : stats_set_u64(s, c[i].name, c[i].unit, c[i].desc, c[i].u64, &e);
-        if (r && !rc) {
-            fprintf(stderr, "flashstream train: warning: %s (counter skipped)\n", e.msg);
-            rc = 0;
-        }
-    }
+    report_counters(t->machine, s, "train");
     stats_set_u64(s, "train.steps", "count", "training steps run by this invocation", steps, NULL);
     stats_set_u64(s, "train.first_step", "count", "step the run started at (0, or resumed)",
                   t->start_step, NULL);
@@ -1824,7 +1463,7 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
         stats_set_u64(s, "train.params_digest", "fnv1a64",
                       "dnn_params_digest of the final weights and optimizer state",
                       dnn_params_digest(machine_params(t->machine)), NULL);
-    layer_stats(s, t);
+    report_layer_stats(&t->rep, s);
     snprintf(path, sizeof(path), "%s/stats.json", t->out_dir);
     if (stats_write_json(s, path, &e)) {
         fprintf(stderr, "flashstream train: %s\n", e.msg);
@@ -1854,7 +1493,7 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
     rc |= write_stats(t, steps, wall, argc, argv);
     rc |= close_csv(&t->loss_csv);
     rc |= close_csv(&t->acc_csv);
-    rc |= close_csv(&t->layers_csv);
+    rc |= report_close_layers(&t->rep);
     rc |= close_csv(&t->timeline_csv);
     if (t->trace) {
         char path[600];
@@ -1906,7 +1545,6 @@ static void cleanup(struct train *t)
 {
     stats_csv_abort(t->loss_csv);
     stats_csv_abort(t->acc_csv);
-    stats_csv_abort(t->layers_csv);
     stats_csv_abort(t->timeline_csv);
     trace_destroy(t->trace);
     if (t->golden_ok)
@@ -1920,8 +1558,7 @@ static void cleanup(struct train *t)
     free(t->order);
     free(t->chunk_images);
     free(t->chunk_labels);
-    free(t->res_track);
-    free(t->lsum);
+    report_fini(&t->rep);
     free(t);
 }
 
@@ -1942,7 +1579,8 @@ static int prepare(struct train *t)
     }
     if (open_outputs(t) || make_machine(t) || start_waves(t))
         return -1;
-    if (t->trace && map_resources(t))
+    t->rep.m = t->machine;
+    if (t->trace && report_open_trace(&t->rep, t->trace, t->host_layers))
         return -1;
     t->tty = isatty(STDOUT_FILENO);
     t->mode = t->o.progress == PROG_AUTO ? (t->tty ? PROG_BAR : PROG_PLAIN) : t->o.progress;
@@ -2092,8 +1730,8 @@ int cmd_train(int argc, char **argv)
            steps, t->images, wall, wall > 0 ? (double)t->images / wall : 0.0,
            sim ? (double)t->images / ((double)sim * 1e-12) : 0.0);
     print_result(t, sim);
-    print_layer_table(t, steps);
-    print_endurance(t);
+    report_where(&t->rep, steps);
+    report_endurance(t->machine);
     if (write_outputs(t, steps, wall, argc, argv))
         goto out;
     print_where(t);

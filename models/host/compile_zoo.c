@@ -1,0 +1,919 @@
+#include "models/host/compile_zoo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/core/core_twin.h"
+
+#define NONE UINT32_MAX
+
+/* A weight record in one of the two weight slots of every node. */
+struct wslot {
+    uint32_t rec;   /* W record, NONE: empty */
+    uint32_t bcast; /* its broadcast */
+    uint32_t user;  /* first id of the group of AN commands that used it last (NONE: none) */
+};
+
+/* A record's gradient on its way to the WN (two gradient slots). */
+struct gslot {
+    uint32_t reduce, update;
+};
+
+/* A V-stream tensor whose SAVE and LOAD are in different blocks (the encoder's output). */
+struct xrec {
+    const char *name;
+    uint32_t rec, wr;
+};
+
+struct zc {
+    const struct hz_cfg *cfg;
+    struct hc_prog *p;
+    struct err *e;
+    int err;
+    uint32_t N;
+    uint32_t cap_cmd, cap_deps, cap_rec[HC_N_STREAMS];
+    /* where the program stands */
+    uint32_t layer; /* block instance, 0-based */
+    enum hc_pass pass;
+    uint32_t last;      /* group of the AN commands that ended the previous operation */
+    struct wslot ws[2]; /* weight slots */
+    uint32_t w_next;    /* slot the next weight goes to */
+    struct gslot gs[2];
+    uint32_t g_next;
+    uint32_t bwd_end[2]; /* last compute group of the two previous backward layers */
+    /* records */
+    uint32_t *w_rec; /* per layer + 1: first W/M/O record (matrices, then the vectors) */
+    bool *vec_rec;   /* per layer: its last record holds its vectors */
+    bool *w_done;    /* per W record: updated in this iteration */
+    uint32_t *v_rec; /* per layer: first V record (its SAVEs, in order) */
+    uint32_t *v_wr;  /* per V record: its FLASH_WR group */
+    uint32_t *v_rd;  /* per V record: its latest FLASH_RD group (NONE) */
+    uint32_t cap_v;
+    struct xrec x[8];
+    uint32_t n_x;
+};
+
+static int fail(struct zc *z, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    if (z->err)
+        return z->err;
+    z->err = rc;
+    va_start(ap, fmt);
+    char msg[ERR_MSG_LEN];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return err_set(z->e, rc, "compile: %s", msg);
+}
+
+static bool grow(struct zc *z, void **v, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*v, (size_t)n * elem);
+    if (!q) {
+        fail(z, -ENOMEM, "out of memory");
+        return false;
+    }
+    *v = q;
+    *cap = n;
+    return true;
+}
+
+/* ---------------------------------------------------------------- commands */
+
+static uint32_t emit(struct zc *z, enum hc_kind kind, uint32_t node, uint32_t res,
+                     enum hc_phase phase, uint64_t bytes, uint64_t cycles, const char *fmt, ...)
+{
+    struct hc_prog *p = z->p;
+    if (z->err || !grow(z, (void **)&p->cmd, &z->cap_cmd, p->n_cmd + 1, sizeof(*p->cmd)))
+        return NONE;
+    uint32_t id = p->n_cmd++;
+    struct hc_cmd *c = &p->cmd[id];
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->kind = (uint8_t)kind;
+    c->node = (uint16_t)node;
+    c->res = res;
+    c->layer = (uint16_t)z->layer;
+    c->pass = (uint8_t)z->pass;
+    c->phase = (uint8_t)phase;
+    c->bytes = bytes;
+    c->cycles = cycles;
+    c->dep0 = p->n_deps;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->label, sizeof(c->label), fmt, ap);
+    va_end(ap);
+    return id;
+}
+
+/* A dependency of the command emitted last (NONE: none). */
+static void dep(struct zc *z, uint32_t id, uint32_t on)
+{
+    struct hc_prog *p = z->p;
+    if (z->err || on == NONE || id == NONE)
+        return;
+    if (!grow(z, (void **)&p->deps, &z->cap_deps, p->n_deps + 1, sizeof(*p->deps)))
+        return;
+    p->deps[p->n_deps++] = on;
+    p->cmd[id].ndep++;
+}
+
+/* The same command on every AN, ids first .. first + N - 1; AN n depends on member n of each
+ * group in on[] (NONE entries skipped) and on the node-wide command `shared` (NONE: none).
+ * Returns the group's first id. */
+static uint32_t an_group(struct zc *z, enum hc_kind kind, enum hc_res_an r, enum hc_phase phase,
+                         uint64_t bytes, uint64_t cycles, const uint32_t *on, size_t n_on,
+                         uint32_t shared, const char *label)
+{
+    uint32_t first = NONE;
+    for (uint32_t n = 0; n < z->N; n++) {
+        uint32_t id = emit(z, kind, n, hc_res_an(n, r), phase, bytes, cycles, "%s", label);
+        if (n == 0)
+            first = id;
+        for (size_t i = 0; i < n_on; i++)
+            dep(z, id, on[i] == NONE ? NONE : on[i] + n);
+        dep(z, id, shared);
+    }
+    return first;
+}
+
+/* A WN or fabric command depending on member n of group g for every AN. */
+static void dep_all_an(struct zc *z, uint32_t id, uint32_t g)
+{
+    if (g != NONE)
+        for (uint32_t n = 0; n < z->N; n++)
+            dep(z, id, g + n);
+}
+
+/* ---------------------------------------------------------------- records */
+
+static uint32_t new_rec(struct zc *z, enum hc_stream s, uint64_t bytes)
+{
+    struct hc_prog *p = z->p;
+    uint32_t r = p->n_rec[s];
+    if (z->err || !grow(z, (void **)&p->rec_size[s], &z->cap_rec[s], r + 1, sizeof(uint64_t)))
+        return NONE;
+    p->rec_size[s][r] = bytes;
+    p->n_rec[s] = r + 1;
+    return r;
+}
+
+static void set_rec(struct zc *z, uint32_t id, uint32_t stream, uint32_t rec)
+{
+    if (id == NONE)
+        return;
+    for (uint32_t n = 0; n < (z->p->cmd[id].node == HC_WN ? 1 : z->N); n++) {
+        z->p->cmd[id + n].op = (uint8_t)stream;
+        z->p->cmd[id + n].u.fl.rec = rec;
+    }
+}
+
+/* ---------------------------------------------------------------- timing */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static uint64_t round_up(uint64_t a, uint64_t b)
+{
+    return ceil_div(a, b) * b;
+}
+
+/* Cycles of one core command C[m x n] (+)= A[m x k] B[k x n], operands in place. */
+static uint64_t core_cycles(const struct zc *z, uint64_t m, uint64_t n, uint64_t k)
+{
+    unsigned w = core_twin_w(&z->cfg->core);
+    struct core_cmd c = {.m = (uint32_t)m,
+                         .n = (uint32_t)n,
+                         .k = (uint32_t)k,
+                         .lda = (uint32_t)round_up(k, w),
+                         .ldb = (uint32_t)round_up(n, w),
+                         .ldc = (uint32_t)round_up(n, w)};
+    return core_twin_cycles(&z->cfg->core, &c);
+}
+
+static uint64_t dma_cycles(struct zc *z, const struct dma_desc *d)
+{
+    uint64_t cy = 0;
+    if (!z->err) {
+        int rc = dmat_cycles(z->cfg->dmat, d, &cy, z->e);
+        if (rc)
+            fail(z, rc, "DMA of %u rows of %u bytes: %s", d->rows, d->len, z->e->msg);
+    }
+    return cy;
+}
+
+/* One dimension cut into tiles of t: `full` of them, and the last of size `rest` (0: none). */
+struct cut {
+    uint64_t t, full, rest;
+};
+
+static struct cut cut_of(uint64_t x, uint64_t t)
+{
+    return (struct cut){t, x / t, x % t};
+}
+
+/* What a GEMM costs one core. */
+struct gcost {
+    uint64_t core, dma_in, dma_out; /* cycles */
+    uint64_t in_bytes, out_bytes;
+    uint64_t tiles; /* C tiles over all instances */
+};
+
+/* A tiling: C tiles of mt x nt, K in chunks of kc (accumulated in the C-pad). */
+struct tiling {
+    uint64_t mt, nt, kc;
+};
+
+/* Transposes the DMA does: A or B stored the other way round in the tensor buffer. */
+static void operand_layout(const struct zoo_gemm *g, bool *xa, bool *xb)
+{
+    bool kt = g->kind == ZOO_GEMM_SCORES || g->kind == ZOO_GEMM_XSCORES; /* Q K^T */
+    *xa = false;
+    *xb = false;
+    switch (g->role) {
+    case ZOO_ROLE_FWD:
+    case ZOO_ROLE_RECOMPUTE:
+        *xb = kt;
+        break;
+    case ZOO_ROLE_GRAD_A: /* dA = dY B^T */
+        *xb = !kt;
+        break;
+    case ZOO_ROLE_GRAD_B: /* dB = A^T dY */
+        *xa = true;
+        break;
+    }
+}
+
+/* Load of a panel of `rows` x `cols` bf16 elements (rows of the stored matrix: xpose swaps). */
+static struct dma_desc panel(uint64_t rows, uint64_t cols, bool xpose, uint64_t sram, unsigned w)
+{
+    uint64_t src_rows = xpose ? cols : rows, src_len = xpose ? rows : cols;
+    return (struct dma_desc){.xpose = xpose,
+                             .dst = sram,
+                             .rows = (uint32_t)src_rows,
+                             .len = (uint32_t)(2 * src_len),
+                             .src_stride = 2 * round_up(src_len, 64),
+                             .dst_stride = 2 * round_up(cols, w)};
+}
+
+/* DMA cycles of d: the twin's (exact), or one 8-byte beat per cycle (an estimate, to rank
+ * tilings before the twin runs the chosen one). */
+static uint64_t desc_cycles(struct zc *z, const struct dma_desc *d, bool exact)
+{
+    if (exact)
+        return dma_cycles(z, d);
+    return ceil_div((uint64_t)d->rows * d->len, CORE_DMA_BEAT);
+}
+
+/* What GEMM g costs one core with tiling t: every class of core command (full or remainder in
+ * each of M, N, K) counted, the panels and tiles it moves timed. */
+static void plan_cost(struct zc *z, const struct zoo_gemm *g, const struct tiling *t, bool exact,
+                      struct gcost *gc)
+{
+    const struct core_params *cp = &z->cfg->core;
+    unsigned w = core_twin_w(cp);
+    struct core_twin_map map;
+    bool xa, xb;
+
+    memset(gc, 0, sizeof(*gc));
+    core_twin_map(cp, &map);
+    operand_layout(g, &xa, &xb);
+    struct cut cm = cut_of(g->m, t->mt), cn = cut_of(g->n, t->nt), ck = cut_of(g->k, t->kc);
+    uint64_t tk = ck.full + (ck.rest > 0);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int l = 0; l < 2; l++) {
+                uint64_t nm = i ? (cm.rest > 0) : cm.full, mm = i ? cm.rest : t->mt;
+                uint64_t nn = j ? (cn.rest > 0) : cn.full, mn = j ? cn.rest : t->nt;
+                uint64_t nk = l ? (ck.rest > 0) : ck.full, mk = l ? ck.rest : t->kc;
+                uint64_t cnt = nm * nn * nk * g->count;
+                if (!cnt)
+                    continue;
+                uint64_t cy = core_cycles(z, mm, mn, mk);
+                if (!cy) {
+                    fail(z, -EINVAL, "core command [%llu x %llu x %llu] rejected",
+                         (unsigned long long)mm, (unsigned long long)mn, (unsigned long long)mk);
+                    return;
+                }
+                gc->core += cnt * cy;
+                /* a B panel for every command; with K whole, an A panel stays for its row of
+                 * tiles (loaded with the first) */
+                struct dma_desc b = panel(mk, mn, xb, map.b_base, w);
+                gc->dma_in += cnt * desc_cycles(z, &b, exact);
+                gc->in_bytes += cnt * 2 * mk * mn;
+                bool first_col = j == (cn.full == 0);
+                uint64_t acnt = tk > 1 ? cnt : first_col ? nm * g->count : 0;
+                struct dma_desc a = panel(mm, mk, xa, map.a_base, w);
+                if (acnt)
+                    gc->dma_in += acnt * desc_cycles(z, &a, exact);
+                gc->in_bytes += acnt * 2 * mm * mk;
+                if (l == (ck.rest > 0)) { /* the last K chunk: the tile leaves */
+                    struct dma_desc c = {.store = true,
+                                         .src = map.c_base,
+                                         .rows = (uint32_t)mm,
+                                         .len = (uint32_t)(4 * mn),
+                                         .src_stride = 4 * round_up(mn, w),
+                                         .dst_stride = 4 * round_up(g->n, 64)};
+                    uint64_t tiles = nm * nn * g->count;
+                    gc->dma_out += tiles * desc_cycles(z, &c, exact);
+                    gc->out_bytes += tiles * 4 * mm * mn;
+                    gc->tiles += tiles;
+                }
+            }
+    /* the cores of an AN share its tensor buffer */
+    double per_cycle = (double)z->cfg->tb_bytes_per_s * (double)z->cfg->core_period_ps * 1e-12;
+    uint64_t tb_in = (uint64_t)ceil((double)(gc->in_bytes * z->cfg->cores) / per_cycle);
+    uint64_t tb_out = (uint64_t)ceil((double)(gc->out_bytes * z->cfg->cores) / per_cycle);
+    if (tb_in > gc->dma_in)
+        gc->dma_in = tb_in;
+    if (tb_out > gc->dma_out)
+        gc->dma_out = tb_out;
+}
+
+/* The widest C tile for K chunk kc and tile height mt: nt, or 0 if none fits. */
+static uint64_t widest(const struct zc *z, const struct zoo_gemm *g, uint64_t mt, uint64_t kc)
+{
+    const struct core_params *cp = &z->cfg->core;
+    unsigned w = core_twin_w(cp);
+    struct core_twin_map map;
+    core_twin_map(cp, &map);
+    uint64_t ka = round_up(kc, w), c = cp->cols;
+    uint64_t nt = map.b_elems / 2 / ka / c * c;
+    if (nt > round_up(g->n, c))
+        nt = round_up(g->n, c);
+    while (nt >= c && mt * round_up(nt, w) > map.c_elems / 2)
+        nt -= c;
+    if (nt > g->n)
+        nt = g->n;
+    if (mt * ka > map.a_elems / 2 || nt > CORE_DIM_MAX)
+        return 0;
+    return nt;
+}
+
+/*
+ * The tiling with the least estimated time, max(core cycles, DMA cycles), each of its panels
+ * and its C tile in half a pad (double buffering), over K chunks of W, 2W, 4W, ... and the
+ * whole K, and tile heights of R, 2R, 4R, ... with the widest tile each allows: a small K chunk
+ * costs the core nothing (its tile period is max(K, W, R, C)) and lets the C tile grow, which
+ * cuts the panel traffic. -ENOSPC if no panel fits.
+ */
+static int tile_gemm(struct zc *z, const struct zoo_gemm *g, struct tiling *best)
+{
+    const struct core_params *cp = &z->cfg->core;
+    unsigned w = core_twin_w(cp);
+    uint64_t best_t = UINT64_MAX, best_bytes = UINT64_MAX;
+    uint64_t kcs[24];
+    size_t nk = 0;
+
+    for (uint64_t kc = w; kc < g->k && nk < 23 && kc <= CORE_DIM_MAX; kc *= 2)
+        kcs[nk++] = kc;
+    if (g->k <= CORE_DIM_MAX)
+        kcs[nk++] = g->k;
+    for (size_t i = 0; i < nk; i++)
+        for (uint64_t mt = cp->rows; mt <= CORE_DIM_MAX; mt *= 2) {
+            uint64_t m = mt > g->m ? g->m : mt;
+            uint64_t nt = widest(z, g, round_up(m, cp->rows), kcs[i]);
+            if (!nt)
+                break;
+            struct tiling t = {m, nt, kcs[i] > g->k ? g->k : kcs[i]};
+            struct gcost gc;
+            plan_cost(z, g, &t, false, &gc);
+            uint64_t time = gc.core > gc.dma_in + gc.dma_out ? gc.core : gc.dma_in + gc.dma_out;
+            uint64_t bytes = gc.in_bytes + gc.out_bytes;
+            if (time < best_t || (time == best_t && bytes < best_bytes)) {
+                best_t = time;
+                best_bytes = bytes;
+                *best = t;
+            }
+            if (m == g->m)
+                break;
+        }
+    return best_t == UINT64_MAX ? -ENOSPC : 0;
+}
+
+static void gemm_cost(struct zc *z, const struct zoo_gemm *g, struct gcost *gc)
+{
+    struct tiling t;
+    memset(gc, 0, sizeof(*gc));
+    if (tile_gemm(z, g, &t)) {
+        fail(z, -EINVAL, "GEMM %s %s [%llu x %llu x %llu] does not fit the %ux%u core's pads",
+             zoo_gemm_kind_name(g->kind), zoo_gemm_role_name(g->role), (unsigned long long)g->m,
+             (unsigned long long)g->n, (unsigned long long)g->k, z->cfg->core.rows,
+             z->cfg->core.cols);
+        return;
+    }
+    plan_cost(z, g, &t, true, gc);
+}
+
+/* Share i of total over n parts (the parts sum to total). */
+static uint64_t share(uint64_t total, uint32_t i, uint32_t n)
+{
+    return total / n + (i < total % n);
+}
+
+/* ---------------------------------------------------------------- weights */
+
+/* The W record of weight `name` of block b at this layer, or NONE for a vector (they travel
+ * in the layer's vector record) and for a weight the block does not list. */
+static uint32_t find_weight(const struct zc *z, const struct zoo_block *b, uint32_t layer0,
+                            const char *name, bool *vector, bool *tied)
+{
+    uint32_t rec = z->w_rec[layer0];
+    for (uint32_t i = 0; i < b->n_weights; i++) {
+        const struct zoo_weight *wt = &b->weights[i];
+        bool vec = wt->rows == 1;
+        if (!strcmp(wt->name, name)) {
+            *vector = vec;
+            *tied = wt->tied;
+            return vec ? NONE : rec;
+        }
+        if (!vec && !wt->tied)
+            rec++;
+    }
+    return NONE;
+}
+
+/* The record holding a tied weight: the same name in the nearest earlier block that owns it. */
+static uint32_t owner_rec(const struct zc *z, uint32_t layer, const char *name)
+{
+    const struct zoo_model *m = z->cfg->model;
+    uint32_t l = 0;
+    uint32_t found = NONE;
+    for (uint32_t bi = 0; bi < m->n_blocks && l < layer; bi++)
+        for (uint32_t i = 0; i < m->blocks[bi].repeat && l < layer; i++, l++) {
+            bool v, t;
+            uint32_t r = find_weight(z, &m->blocks[bi], l, name, &v, &t);
+            if (r != NONE && !t)
+                found = r;
+        }
+    return found;
+}
+
+static uint64_t rec_params(const struct zc *z, uint32_t rec)
+{
+    return z->p->rec_size[HC_S_W][rec] / 2;
+}
+
+/* Read W record rec at the WN and broadcast it into the next weight slot; returns the slot. */
+static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name)
+{
+    for (int s = 0; s < 2; s++)
+        if (z->ws[s].rec == rec)
+            return &z->ws[s];
+    struct wslot *ws = &z->ws[z->w_next];
+    z->w_next ^= 1;
+    uint64_t bytes = z->p->rec_size[HC_S_W][rec];
+    uint32_t rd = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, bytes, 0,
+                       "RD W L%u %s", z->layer, name);
+    set_rec(z, rd, HC_S_W, rec);
+    dep(z, rd, ws->bcast); /* the WN's slot is free once its last broadcast is done */
+    uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST, bytes, 0,
+                       "BCAST L%u %s", z->layer, name);
+    dep(z, bc, rd);
+    dep_all_an(z, bc, ws->user); /* ... and the ANs' once its last user is done */
+    *ws = (struct wslot){rec, bc, NONE};
+    return ws;
+}
+
+/* Reduce record rec's gradient, update it at the WN, write W, M and O back. */
+static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, const char *name)
+{
+    const struct hz_cfg *c = z->cfg;
+    uint64_t params = rec_params(z, rec);
+    struct gslot *gs = &z->gs[z->g_next];
+    z->g_next ^= 1;
+
+    uint32_t red = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4 * params, 0,
+                        "REDUCE L%u %s", z->layer, name);
+    dep_all_an(z, red, producer);
+    dep(z, red, gs->update); /* the WN's gradient slot */
+    uint32_t rm = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, 4 * params, 0,
+                       "RD M L%u %s", z->layer, name);
+    set_rec(z, rm, HC_S_M, rec);
+    dep(z, rm, gs->update);
+    uint32_t ro = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH,
+                       4ull * c->opt_state_words * params, 0, "RD O L%u %s", z->layer, name);
+    set_rec(z, ro, HC_S_O, rec);
+    dep(z, ro, gs->update);
+    uint64_t cy = c->opt_latency + ceil_div(params * c->opt_cost, c->opt_lanes);
+    uint32_t up = emit(z, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, HC_PH_OPTIMIZER, 0, cy, "OPT L%u %s",
+                       z->layer, name);
+    if (up != NONE)
+        z->p->cmd[up].u.opt.params = params;
+    dep(z, up, red);
+    dep(z, up, rm);
+    dep(z, up, ro);
+    static const enum hc_stream st[3] = {HC_S_W, HC_S_M, HC_S_O};
+    for (int i = 0; i < 3; i++) {
+        uint32_t wr = emit(z, HC_FLASH_WR, HC_WN, HC_RES_WN_FLASH_WR, HC_PH_OPTIMIZER,
+                           z->p->rec_size[st[i]][rec], 0, "WR %s L%u %s", hc_stream_name(st[i]),
+                           z->layer, name);
+        set_rec(z, wr, st[i], rec);
+        dep(z, wr, up);
+    }
+    *gs = (struct gslot){red, up};
+    z->w_done[rec] = true;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+struct opctx {
+    const struct zoo_block *b;
+    uint32_t layer0; /* first layer of this block */
+    uint32_t vbase;  /* this layer's first V record */
+};
+
+static uint32_t v_record(struct zc *z, const struct opctx *o, const char *name,
+                         enum zoo_block_kind owner)
+{
+    if (owner != o->b->kind) {
+        for (uint32_t i = 0; i < z->n_x; i++)
+            if (!strcmp(z->x[i].name, name))
+                return z->x[i].rec;
+        return NONE;
+    }
+    for (uint32_t i = 0; i < o->b->n_saved; i++)
+        if (!strcmp(o->b->saved[i].name, name))
+            return o->vbase + i;
+    return NONE;
+}
+
+/* Dependencies of an operation reading `name` (saved: its LOAD). */
+static uint32_t saved_dep(struct zc *z, const struct opctx *o, const char *name)
+{
+    uint32_t r = v_record(z, o, name, o->b->kind);
+    if (r == NONE)
+        r = v_record(z, o, name, ZOO_BLOCK_ENC_NORM);
+    return r == NONE ? NONE : z->v_rd[r];
+}
+
+/* The weight operand: streamed (matrix or the layer's vectors), its slot marked as used. */
+static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char *name)
+{
+    bool vec = false, tied = false;
+    uint32_t rec = find_weight(z, o->b, z->layer, name, &vec, &tied);
+    if (vec)
+        rec = z->w_rec[z->layer + 1] - 1; /* the vector record is the layer's last */
+    else if (tied)
+        rec = owner_rec(z, z->layer, name);
+    if (rec == NONE) {
+        fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer, name);
+        return NULL;
+    }
+    return stream_weight(z, rec, vec ? "vectors" : name);
+}
+
+/* Piece i of a GEMM on every AN: loads, compute, store, double-buffered in the pads. */
+struct pieces {
+    uint32_t in[HZ_MAX_PIECES], gemm[HZ_MAX_PIECES], out[HZ_MAX_PIECES];
+};
+
+static void tag_gemm(struct zc *z, uint32_t group, const struct zoo_gemm *g)
+{
+    for (uint32_t n = 0; n < z->N && group != NONE && !z->err; n++) {
+        z->p->cmd[group + n].op = (uint8_t)g->kind;
+        z->p->cmd[group + n].sub = (uint8_t)g->role;
+    }
+}
+
+static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *g)
+{
+    const struct zoo_opnd *opnd[2] = {&g->a, &g->b};
+    uint32_t on[3] = {z->last, NONE, NONE}, bcast = NONE;
+    struct wslot *ws = NULL;
+    struct gcost gc;
+    struct pieces pc;
+    char lb[HC_LABEL];
+
+    gemm_cost(z, g, &gc);
+    for (int i = 0; i < 2; i++) {
+        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name)))
+            bcast = ws->bcast;
+        else if (opnd[i]->role == ZOO_OPND_SAVED)
+            on[1 + i] = saved_dep(z, o, opnd[i]->name);
+    }
+    if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) /* the gradient slot it fills */
+        bcast = z->gs[z->g_next].reduce;
+    uint32_t P = z->cfg->pieces;
+    if (gc.tiles < P)
+        P = (uint32_t)(gc.tiles ? gc.tiles : 1);
+    const char *kn = zoo_gemm_kind_name(g->kind), *rn = zoo_gemm_role_name(g->role);
+    /* program order on the DMA: in0, in1, out0, in2, out1, ...: loads run one piece ahead */
+    for (uint32_t i = 0; i <= P; i++) {
+        if (i < P) {
+            snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer, kn, rn, i);
+            uint32_t lo[4] = {on[0], on[1], on[2], i >= 2 ? pc.gemm[i - 2] : NONE};
+            pc.in[i] = an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE,
+                                share(gc.in_bytes * z->cfg->cores, i, P), share(gc.dma_in, i, P),
+                                lo, 4, bcast, lb);
+            tag_gemm(z, pc.in[i], g);
+        }
+        if (i == 0)
+            continue;
+        uint32_t k = i - 1;
+        snprintf(lb, sizeof(lb), "GEMM L%u %s %s p%u", z->layer, kn, rn, k);
+        uint32_t go[2] = {pc.in[k], k >= 2 ? pc.out[k - 2] : NONE};
+        pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
+                              go, 2, NONE, lb);
+        tag_gemm(z, pc.gemm[k], g);
+        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer, kn, rn, k);
+        pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
+                             share(gc.out_bytes * z->cfg->cores, k, P), share(gc.dma_out, k, P),
+                             &pc.gemm[k], 1, NONE, lb);
+        tag_gemm(z, pc.out[k], g);
+    }
+    if (ws)
+        ws->user = pc.gemm[P - 1];
+    z->last = pc.out[P - 1];
+}
+
+static bool exp_class(enum zoo_vec_kind k)
+{
+    return k == ZOO_VEC_SOFTMAX || k == ZOO_VEC_SOFTMAX_BWD || k == ZOO_VEC_GELU ||
+           k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS;
+}
+
+static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
+{
+    const struct vu_cfg *vu = &z->cfg->vu;
+    uint64_t cost = exp_class(v->kind) ? vu->cost_exp : 1;
+    uint64_t cy = vu->latency + ceil_div(v->rows * v->cols * cost, vu->lanes);
+    uint32_t on[3] = {z->last, saved_dep(z, o, v->in), v->in2 ? saved_dep(z, o, v->in2) : NONE};
+    struct wslot *ws = v->weight ? weight_for(z, o, v->weight) : NULL;
+    char lb[HC_LABEL];
+
+    snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer, zoo_vec_kind_name(v->kind),
+             v->recompute ? " again" : "");
+    uint32_t g =
+        an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, cy, on, 3, ws ? ws->bcast : NONE, lb);
+    for (uint32_t n = 0; n < z->N && g != NONE && !z->err; n++)
+        z->p->cmd[g + n].op = (uint8_t)v->kind;
+    if (ws)
+        ws->user = g;
+    z->last = g;
+}
+
+static void grow_v(struct zc *z, uint32_t need)
+{
+    uint32_t cap = z->cap_v;
+    if (!grow(z, (void **)&z->v_wr, &cap, need, sizeof(uint32_t)))
+        return;
+    cap = z->cap_v;
+    if (!grow(z, (void **)&z->v_rd, &cap, need, sizeof(uint32_t)))
+        return;
+    z->cap_v = cap;
+}
+
+/* SAVE: every AN appends the tensor of its cores to its V stream. */
+static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
+{
+    uint64_t bytes = x->bytes * z->cfg->cores;
+    uint32_t rec = new_rec(z, HC_S_V, bytes);
+    char lb[HC_LABEL];
+
+    grow_v(z, rec + 1);
+    if (z->err)
+        return;
+    snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer, x->tensor);
+    uint32_t g = an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &z->last,
+                          1, NONE, lb);
+    set_rec(z, g, HC_S_V, rec);
+    z->v_wr[rec] = g;
+    z->v_rd[rec] = NONE;
+    if (x->owner != o->b->kind || o->b->kind == ZOO_BLOCK_ENC_NORM) {
+        if (z->n_x == sizeof(z->x) / sizeof(z->x[0])) {
+            fail(z, -EINVAL, "too many tensors read by other blocks");
+            return;
+        }
+        z->x[z->n_x++] = (struct xrec){x->tensor, rec, g};
+    }
+}
+
+/* LOAD: read a saved tensor back, once the TB slots of two layers back are free. */
+static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
+{
+    uint32_t rec = v_record(z, o, x->tensor, x->owner);
+    char lb[HC_LABEL];
+
+    if (rec == NONE) {
+        fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer, x->tensor);
+        return;
+    }
+    snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer, x->tensor);
+    uint32_t on[2] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE};
+    uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
+                          z->p->rec_size[HC_S_V][rec], 0, on, 2, NONE, lb);
+    set_rec(z, g, HC_S_V, rec);
+    z->v_rd[rec] = g;
+}
+
+/* ---------------------------------------------------------------- layers */
+
+/* The weight a backward op completes the gradient of (NONE: none): a matrix the block owns. */
+static uint32_t grad_done(struct zc *z, const struct opctx *o, const struct zoo_op *op,
+                          const char **name)
+{
+    bool vec = false, tied = false;
+    if (op->type == ZOO_OP_GEMM && op->gemm.c.role == ZOO_OPND_WGRAD)
+        *name = op->gemm.c.name;
+    else if (op->type == ZOO_OP_VEC && op->vec.kind == ZOO_VEC_EMBED_BWD && op->vec.weight)
+        *name = op->vec.weight;
+    else
+        return NONE;
+    uint32_t rec = find_weight(z, o->b, z->layer, *name, &vec, &tied);
+    return vec || tied ? NONE : rec;
+}
+
+static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *ops, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && !z->err; i++) {
+        const struct zoo_op *op = &ops[i];
+        const char *name = NULL;
+        switch (op->type) {
+        case ZOO_OP_GEMM:
+            op_gemm(z, o, &op->gemm);
+            break;
+        case ZOO_OP_VEC:
+            op_vec(z, o, &op->vec);
+            break;
+        case ZOO_OP_SAVE:
+            op_save(z, o, &op->xfer);
+            break;
+        case ZOO_OP_LOAD:
+            op_load(z, o, &op->xfer);
+            break;
+        }
+        if (z->pass == HC_BWD) {
+            uint32_t rec = grad_done(z, o, op, &name);
+            if (rec != NONE)
+                update_weight(z, rec, z->last, name);
+        }
+    }
+}
+
+/* The layer's vector record (biases, norm scales) is reduced and updated at its end. */
+static void finish_bwd_layer(struct zc *z)
+{
+    for (uint32_t r = z->w_rec[z->layer]; r < z->w_rec[z->layer + 1] && !z->err; r++)
+        if (!z->w_done[r])
+            update_weight(z, r, z->last, "vectors");
+    z->bwd_end[0] = z->bwd_end[1];
+    z->bwd_end[1] = z->last;
+}
+
+/* Every layer's W, M and O records, in forward order. */
+static void make_weight_records(struct zc *z)
+{
+    const struct zoo_model *m = z->cfg->model;
+    uint32_t l = 0;
+    for (uint32_t bi = 0; bi < m->n_blocks; bi++) {
+        const struct zoo_block *b = &m->blocks[bi];
+        for (uint32_t i = 0; i < b->repeat && !z->err; i++, l++) {
+            uint64_t vec_params = 0;
+            z->w_rec[l] = z->p->n_rec[HC_S_W];
+            for (uint32_t k = 0; k < b->n_weights; k++) {
+                const struct zoo_weight *wt = &b->weights[k];
+                uint64_t params = wt->rows * wt->cols;
+                if (wt->tied)
+                    continue;
+                if (wt->rows == 1) {
+                    vec_params += params;
+                    continue;
+                }
+                new_rec(z, HC_S_W, 2 * params);
+                new_rec(z, HC_S_M, 4 * params);
+                new_rec(z, HC_S_O, 4ull * z->cfg->opt_state_words * params);
+            }
+            z->vec_rec[l] = vec_params > 0;
+            if (vec_params) {
+                new_rec(z, HC_S_W, 2 * vec_params);
+                new_rec(z, HC_S_M, 4 * vec_params);
+                new_rec(z, HC_S_O, 4ull * z->cfg->opt_state_words * vec_params);
+            }
+        }
+    }
+    z->w_rec[l] = z->p->n_rec[HC_S_W];
+}
+
+static void forward(struct zc *z)
+{
+    const struct zoo_model *m = z->cfg->model;
+    uint32_t l = 0;
+    z->pass = HC_FWD;
+    for (uint32_t bi = 0; bi < m->n_blocks; bi++) {
+        const struct zoo_block *b = &m->blocks[bi];
+        for (uint32_t i = 0; i < b->repeat && !z->err; i++, l++) {
+            z->layer = l;
+            z->v_rec[l] = z->p->n_rec[HC_S_V];
+            struct opctx o = {b, l - i, z->v_rec[l]};
+            run_ops(z, &o, b->fwd, b->n_fwd);
+        }
+    }
+    /* the shard losses, summed over the ANs */
+    uint32_t g = emit(z, HC_LOSS_GATHER, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4, 0, "LOSS");
+    dep_all_an(z, g, z->last);
+}
+
+static void backward(struct zc *z)
+{
+    const struct zoo_model *m = z->cfg->model;
+    uint32_t l = z->p->n_layers;
+    z->pass = HC_BWD;
+    for (uint32_t bi = m->n_blocks; bi-- > 0;) {
+        const struct zoo_block *b = &m->blocks[bi];
+        for (uint32_t i = b->repeat; i-- > 0 && !z->err;) {
+            z->layer = --l;
+            struct opctx o = {b, l - i, z->v_rec[l]};
+            run_ops(z, &o, b->bwd, b->n_bwd);
+            finish_bwd_layer(z);
+        }
+    }
+}
+
+static int check_cfg(const struct hz_cfg *c, struct err *e)
+{
+    if (!c->model)
+        return err_set(e, -EINVAL, "compile: no model");
+    if (c->n_an < 1 || c->n_an > HC_MAX_AN)
+        return err_set(e, -EINVAL, "compile: %u Activation Nodes; accepted 1..%u", c->n_an,
+                       HC_MAX_AN);
+    if (c->cores < 1)
+        return err_set(e, -EINVAL, "compile: %u cores per node; accepted 1 or more", c->cores);
+    if (c->pieces < 1 || c->pieces > HZ_MAX_PIECES)
+        return err_set(e, -EINVAL, "compile: %u pieces per GEMM; accepted 1..%u", c->pieces,
+                       HZ_MAX_PIECES);
+    if (!c->vu.lanes || !c->opt_lanes || !c->tb_bytes_per_s || !c->core_period_ps || !c->dmat)
+        return err_set(e, -EINVAL,
+                       "compile: vector-unit or optimizer lanes, tensor-buffer rate, "
+                       "clock or DMA timing missing");
+    if (c->opt_state_words < 1 || c->opt_state_words > 2)
+        return err_set(e, -EINVAL, "compile: %u optimizer state words; accepted 1 or 2",
+                       c->opt_state_words);
+    return 0;
+}
+
+int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
+{
+    struct zc z = {.cfg = c, .e = e, .N = c->n_an, .last = NONE};
+    int rc = check_cfg(c, e);
+
+    *out = NULL;
+    if (rc)
+        return rc;
+    uint32_t layers = 0;
+    for (uint32_t bi = 0; bi < c->model->n_blocks; bi++)
+        layers += c->model->blocks[bi].repeat;
+    if (layers > UINT16_MAX)
+        return err_set(e, -EINVAL, "compile: %u layers; accepted up to %u", layers, UINT16_MAX);
+    z.p = calloc(1, sizeof(*z.p));
+    z.w_rec = calloc(layers + 1, sizeof(*z.w_rec));
+    z.v_rec = calloc(layers, sizeof(*z.v_rec));
+    z.vec_rec = calloc(layers, sizeof(*z.vec_rec));
+    if (!z.p || !z.w_rec || !z.v_rec || !z.vec_rec) {
+        rc = err_set(e, -ENOMEM, "compile: out of memory");
+        goto out;
+    }
+    z.p->perf = true;
+    z.p->n_layers = layers;
+    z.p->cfg.n_an = c->n_an;
+    z.p->cfg.core = c->core;
+    z.p->cfg.opt_state_words = c->opt_state_words;
+    z.p->n_res = HC_RES_FIXED + c->n_an * HC_RES_AN_N;
+    for (int s = 0; s < 2; s++) {
+        z.ws[s] = (struct wslot){NONE, NONE, NONE};
+        z.gs[s] = (struct gslot){NONE, NONE};
+        z.bwd_end[s] = NONE;
+    }
+    make_weight_records(&z);
+    if (!z.err && !(z.w_done = calloc(z.p->n_rec[HC_S_W] + 1, sizeof(*z.w_done))))
+        fail(&z, -ENOMEM, "out of memory");
+    if (!z.err)
+        forward(&z);
+    if (!z.err)
+        backward(&z);
+    rc = z.err;
+out:
+    free(z.w_rec);
+    free(z.v_rec);
+    free(z.vec_rec);
+    free(z.w_done);
+    free(z.v_wr);
+    free(z.v_rd);
+    if (rc) {
+        hc_prog_free(z.p);
+        return rc;
+    }
+    *out = z.p;
+    return 0;
+}

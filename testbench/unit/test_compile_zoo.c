@@ -1,0 +1,251 @@
+/*
+ * test_compile_zoo: the perf compiler (models/host/compile_zoo.h) on the paper's machine (4 ANs
+ * of 16 cores of 128 x 256 PEs): programs that a resource running its commands in order can
+ * execute (every dependency earlier); records that add up to the model (W to its weights, V to
+ * the cores' saved activations), each written before it is read, each weight updated once per
+ * iteration; one GEMM's core cycles worked out by hand from the RTL's formula; GEMM cycles that
+ * the model's FLOP bound from below; every AN with the same program; bad settings refused with
+ * a message that names them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "models/host/compile_zoo.h"
+
+struct fix {
+    struct zoo_model *m;
+    struct dmat *dmat;
+    struct hz_cfg cfg;
+};
+
+/* The machine of configs/behemoth-paper.ini: 16 cores x 128 x 256 PEs per AN, 4 ANs. */
+static void paper_cfg(struct fix *f, const char *spec)
+{
+    struct err e = {{0}};
+    struct dma_params dp;
+    struct dram_cfg tb = {.size_bytes = 16ull << 30,
+                          .channels = 4,
+                          .chan_mbps = 25600,
+                          .latency_ps = 50000,
+                          .interleave_bytes = 256};
+    struct core_params core = {128, 256, 4096, 4096, 4096};
+
+    dma_params_default(&dp);
+    assert_int_equal(zoo_build(spec, 1, &f->m, &e), 0);
+    assert_int_equal(dmat_create_core(&dp, &core, &tb, 1250, &f->dmat, &e), 0);
+    f->cfg = (struct hz_cfg){.model = f->m,
+                             .n_an = 4,
+                             .cores = 16,
+                             .core = core,
+                             .vu = {.lanes = 256, .latency = 8, .cost_exp = 4},
+                             .core_period_ps = 1250,
+                             .tb_bytes_per_s = 4ull * 25600 * 1000000,
+                             .opt_lanes = 256,
+                             .opt_latency = 32,
+                             .opt_cost = 4,
+                             .opt_state_words = 2,
+                             .pieces = 4,
+                             .dmat = f->dmat};
+}
+
+static void fix_free(struct fix *f)
+{
+    zoo_destroy(f->m);
+    dmat_destroy(f->dmat);
+}
+
+static struct hc_prog *compile_ok(const struct hz_cfg *c)
+{
+    struct hc_prog *p = NULL;
+    struct err e = {{0}};
+    int rc = hz_compile(c, &p, &e);
+    if (rc)
+        fail_msg("hz_compile: %s", e.msg);
+    return p;
+}
+
+/* Every dependency is an earlier command; every V record read was written before on its node;
+ * every W record is written back exactly once; the record sizes add up to the model. */
+static void check_program(const struct fix *f, const struct hc_prog *p)
+{
+    uint32_t nv = p->n_rec[HC_S_V], nw = p->n_rec[HC_S_W];
+    uint32_t *wr_w = calloc(nw, sizeof(*wr_w));
+    uint8_t *v_written = calloc((size_t)nv * f->cfg.n_an, 1);
+    uint64_t w_bytes = 0, v_bytes = 0;
+
+    assert_non_null(wr_w);
+    assert_non_null(v_written);
+    assert_true(p->perf);
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        assert_int_equal(c->id, i);
+        assert_true(c->res < p->n_res);
+        for (uint32_t k = 0; k < c->ndep; k++)
+            assert_true(p->deps[c->dep0 + k] < i);
+        bool flash = c->kind == HC_FLASH_RD || c->kind == HC_FLASH_WR;
+        if (flash && c->op == HC_S_V) {
+            assert_true(c->u.fl.rec < nv);
+            size_t at = (size_t)c->u.fl.rec * f->cfg.n_an + c->node;
+            if (c->kind == HC_FLASH_WR)
+                v_written[at] = 1;
+            else
+                assert_true(v_written[at]);
+            assert_int_equal(c->bytes, p->rec_size[HC_S_V][c->u.fl.rec]);
+        }
+        if (flash && c->op == HC_S_W) {
+            assert_true(c->u.fl.rec < nw);
+            wr_w[c->u.fl.rec] += c->kind == HC_FLASH_WR;
+        }
+        if (c->kind == HC_GEMM || c->kind == HC_VU || c->kind == HC_OPT_UPDATE)
+            assert_true(c->cycles > 0);
+    }
+    for (uint32_t r = 0; r < nw; r++) {
+        assert_int_equal(wr_w[r], 1);
+        w_bytes += p->rec_size[HC_S_W][r];
+        assert_int_equal(p->rec_size[HC_S_M][r], 2 * p->rec_size[HC_S_W][r]);
+        assert_int_equal(p->rec_size[HC_S_O][r], 4 * p->rec_size[HC_S_W][r]);
+    }
+    for (uint32_t r = 0; r < nv; r++)
+        v_bytes += p->rec_size[HC_S_V][r];
+    assert_int_equal(w_bytes, f->m->total.weight_bytes);
+    assert_int_equal(v_bytes, f->cfg.cores * f->m->total.saved_bytes);
+    free(wr_w);
+    free(v_written);
+}
+
+static void test_programs_are_consistent(void **state)
+{
+    static const char *const specs[] = {"gpt3-like:1x1", "t5-like:1x1", "gpt3-like:1x2"};
+    (void)state;
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        struct fix f;
+        paper_cfg(&f, specs[i]);
+        struct hc_prog *p = compile_ok(&f.cfg);
+        check_program(&f, p);
+        hc_prog_free(p);
+        fix_free(&f);
+    }
+}
+
+/* Every AN runs the same commands: AN n's program is AN 0's, command by command. */
+static void test_every_an_runs_the_same_program(void **state)
+{
+    struct fix f;
+    (void)state;
+    paper_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    uint64_t sum[HC_MAX_AN] = {0}, cnt[HC_MAX_AN] = {0};
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->node == HC_WN)
+            continue;
+        sum[c->node] += c->cycles * 7 + c->bytes * 3 + c->kind;
+        cnt[c->node]++;
+    }
+    for (uint32_t n = 1; n < f.cfg.n_an; n++) {
+        assert_int_equal(sum[n], sum[0]);
+        assert_int_equal(cnt[n], cnt[0]);
+    }
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
+/*
+ * The forward QKV GEMM of layer 1, [2048 x 36864 x 12288], on a 128 x 256 core with 4096-word
+ * pads (W = lcm(128, 256, 4) = 256 elements; half a pad = 524,288 elements). The least time is
+ * the tiling with the least panel traffic: K chunks of kc = W = 256 (the core's tile period is
+ * max(K, W, R, C) = 256 either way) and the largest C tile in half the C-pad, 512 x 1024, so
+ * 4 x 36 tiles x 48 chunks = 6912 core commands [512 x 1024 x 256], each (rtl/core/README.md):
+ *   tiles = 4 x 4 = 16, L0 = max(R, min(K, W)) = 256, P = max(K, 0 x W + L0, max(R, C)) = 256
+ *   cycles = L0 + (tiles - 1) P + K + R + C + 8 = 256 + 3840 + 256 + 128 + 256 + 8 = 4744
+ */
+static void test_qkv_core_cycles_by_hand(void **state)
+{
+    struct fix f;
+    uint64_t cycles = 0;
+    (void)state;
+    paper_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->kind == HC_GEMM && c->node == 0 && c->layer == 1 && c->pass == HC_FWD &&
+            c->op == ZOO_GEMM_QKV && c->sub == ZOO_ROLE_FWD)
+            cycles += c->cycles;
+    }
+    assert_int_equal(cycles, 6912ull * 4744);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
+/* An AN's GEMM cycles x PEs x 2 is at least one core's FLOP of the iteration, and the tiling
+ * keeps the array above 70% busy over the whole iteration. */
+static void test_gemm_cycles_bounded_by_flop(void **state)
+{
+    static const char *const specs[] = {"gpt3-like:1x1", "t5-like:1x1"};
+    (void)state;
+    for (size_t s = 0; s < 2; s++) {
+        struct fix f;
+        paper_cfg(&f, specs[s]);
+        struct hc_prog *p = compile_ok(&f.cfg);
+        uint64_t cycles = 0;
+        for (uint32_t i = 0; i < p->n_cmd; i++)
+            if (p->cmd[i].kind == HC_GEMM && p->cmd[i].node == 0)
+                cycles += p->cmd[i].cycles;
+        double peak = (double)cycles * 128 * 256 * 2, flop = (double)f.m->total.flop;
+        assert_true(peak >= flop);
+        assert_true(flop / peak > 0.7);
+        hc_prog_free(p);
+        fix_free(&f);
+    }
+}
+
+static void expect_refused(struct hz_cfg c, const char *needle)
+{
+    struct hc_prog *p = (struct hc_prog *)1;
+    struct err e = {{0}};
+    assert_int_equal(hz_compile(&c, &p, &e), -EINVAL);
+    assert_null(p);
+    if (!strstr(e.msg, needle))
+        fail_msg("message '%s' lacks '%s'", e.msg, needle);
+}
+
+static void test_bad_settings_refused(void **state)
+{
+    struct fix f;
+    struct hz_cfg c;
+    (void)state;
+    paper_cfg(&f, "gpt3-like:1x1");
+    c = f.cfg;
+    c.pieces = 0;
+    expect_refused(c, "pieces per GEMM; accepted 1..");
+    c = f.cfg;
+    c.n_an = 0;
+    expect_refused(c, "Activation Nodes; accepted 1..");
+    c = f.cfg;
+    c.opt_state_words = 3;
+    expect_refused(c, "state words; accepted 1 or 2");
+    c = f.cfg;
+    c.core = (struct core_params){128, 256, 4, 4, 4}; /* pads too small for any panel */
+    expect_refused(c, "does not fit");
+    fix_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_programs_are_consistent),
+        cmocka_unit_test(test_every_an_runs_the_same_program),
+        cmocka_unit_test(test_qkv_core_cycles_by_hand),
+        cmocka_unit_test(test_gemm_cycles_bounded_by_flop),
+        cmocka_unit_test(test_bad_settings_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
