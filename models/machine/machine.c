@@ -916,35 +916,29 @@ static int build_programs(struct machine *r, const struct machine_cfg *c, struct
 /* The ANs' DMA timing: the DMA's SRAM map is the core's, its memory the tensor buffer. */
 static int build_dma_timing(struct machine *r, const struct machine_cfg *c, struct err *e)
 {
-    struct core_twin_map map;
-    struct dma_params dp = c->dma;
-    int rc;
-
-    core_twin_map(&c->core, &map);
-    dp.sram_bytes = map.end;
-    dp.sram_addr_bits = 1;
-    while ((1ull << dp.sram_addr_bits) < map.end)
-        dp.sram_addr_bits++;
-    dp.sram_lat = CORE_DMA_LATENCY;
-    dp.tb_bytes = c->tb.size_bytes;
-    if ((rc = dmat_create(&dp, &c->tb, c->core_period_ps, &r->dmat, e)))
+    int rc = dmat_create_core(&c->dma, &c->core, &c->tb, c->core_period_ps, &r->dmat, e);
+    if (rc)
         return err_prefix(e, rc, "AN DMA");
     return 0;
 }
 
-/* Perf: the bytes of each W, M and O record of the program, from its first flash command at the
- * WN (0: no command names it); size[s] has prog->n_rec[s] entries. */
+/* Perf: the bytes of each W, M and O record of the program: its rec_size when it has one, else
+ * those of the record's first flash command at the WN (0: no command names it); size[s] has
+ * prog->n_rec[s] entries. */
 static int record_sizes(const struct hc_prog *p, uint64_t *size[HC_N_STREAMS], struct err *e)
 {
     for (int s = HC_S_W; s < HC_N_STREAMS; s++) {
         size[s] = calloc(p->n_rec[s] ? p->n_rec[s] : 1, sizeof(*size[s]));
         if (!size[s])
             return err_set(e, -ENOMEM, "machine: out of memory for %u record sizes", p->n_rec[s]);
+        if (p->rec_size[s])
+            memcpy(size[s], p->rec_size[s], p->n_rec[s] * sizeof(*size[s]));
     }
     for (uint32_t i = 0; i < p->n_cmd; i++) {
         const struct hc_cmd *c = &p->cmd[i];
         if ((c->kind != HC_FLASH_RD && c->kind != HC_FLASH_WR) || c->node != HC_WN ||
-            c->op < HC_S_W || c->op >= HC_N_STREAMS || c->u.fl.rec >= p->n_rec[c->op])
+            c->op < HC_S_W || c->op >= HC_N_STREAMS || c->u.fl.rec >= p->n_rec[c->op] ||
+            p->rec_size[c->op])
             continue;
         if (!size[c->op][c->u.fl.rec])
             size[c->op][c->u.fl.rec] = c->bytes;
@@ -1157,13 +1151,16 @@ static int check_program(const struct hc_prog *p, uint32_t n_an, struct err *e)
     return 0;
 }
 
-/* The DMA timing memo, when the core's DMA map is one the DMA twin can address (a perf program's
- * DMA commands carry their cycles; one without needs the memo). */
+/* The DMA timing memo, when the DMA twin can address the core's map (a perf program's DMA
+ * commands carry their cycles; only one without needs the memo). */
 static int build_program_dma(struct machine *r, const struct machine_cfg *c, struct err *e)
 {
-    if (core_twin_params_check(&c->core, NULL))
+    struct err why;
+    int rc = build_dma_timing(r, c, &why);
+
+    if (rc == -EINVAL)
         return 0;
-    return build_dma_timing(r, c, e);
+    return rc ? err_set(e, rc, "%s", why.msg) : 0;
 }
 
 int machine_create_program(const struct machine_cfg *c, struct hc_prog *p, struct machine **out,

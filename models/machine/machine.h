@@ -253,10 +253,10 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
  * (c->fidelity and c->model are not used); p's commands: ids, kinds, nodes and resources of c's
  * machine, layers below p->n_layers, dependencies on earlier commands only, flash records below
  * p->n_rec of their stream, no NV stream (a perf program reads no inputs). The WN's flash is
- * preloaded with every W, M and O record the program names, each at the bytes of its first
- * command (FLASH_RD or FLASH_WR), in record order. Steps need no machine_load_inputs
- * (machine_load_inputs is -EINVAL). 0, -EINVAL, -ENOSPC (the records do not fit the WN's
- * flash), -ENOMEM.
+ * preloaded with every W, M and O record, in record order, each at its p->rec_size (a stream
+ * without one: every record a command names, at the bytes of its first FLASH_RD or FLASH_WR). Steps
+ * need no machine_load_inputs (machine_load_inputs is -EINVAL). 0, -EINVAL, -ENOSPC (the records do
+ * not fit the WN's flash), -ENOMEM.
  */
 int machine_create_program(const struct machine_cfg *c, struct hc_prog *p, struct machine **out,
                            struct err *e);

@@ -14,7 +14,8 @@
  *
  * Also: what perf refuses (switching fidelity, evaluation, parameters), its NaN loss, the ideal
  * storage, and perf programs (machine_create_program): thousands of layers and records, the
- * commands' own cycles, record sizes from the program, and the program checks.
+ * commands' own cycles, record sizes from the program, the program checks, and a program of the
+ * perf compiler (models/host/compile_zoo.h) on the paper's machine.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,7 +30,9 @@
 #include <cmocka.h>
 
 #include "models/host/compile.h"
+#include "models/host/compile_zoo.h"
 #include "models/machine/machine.h"
+#include "models/machine/machine_ini.h"
 #include "testbench/env/rand_data.h"
 
 #define STEPS 4
@@ -636,6 +639,62 @@ static void test_program_checks(void **state)
     expect(machine_create_program(&c, p, &r, &e), -EINVAL, &e, "storage.backend = ssd-raid0");
 }
 
+/* GPT3-like 1x1 compiled for configs/behemoth-paper.ini, on the ideal storage (the paper's
+ * machine holds neither its masters nor its optimizer state in the WN's M and O streams): the
+ * cores are busy exactly the cycles the compiler gave the GEMMs, step after step. */
+static void test_program_zoo(void **state)
+{
+    struct machine_ini *mi;
+    struct zoo_model *m;
+    struct dmat *dm;
+    struct hc_prog *p;
+    struct machine *r;
+    struct machine_step_info a, b;
+    struct err e = {{0}};
+    (void)state;
+
+    assert_int_equal(machine_ini_create(&mi, &e), 0);
+    if (machine_ini_load(mi, "configs/behemoth-paper.ini", &e) ||
+        machine_ini_set(mi, "storage.backend=ideal", NULL, &e))
+        fail_msg("configs/behemoth-paper.ini: %s", e.msg);
+    struct machine_cfg c = *machine_ini_cfg(mi);
+    assert_int_equal(zoo_build("gpt3-like:1x1", 1, &m, &e), 0);
+    assert_int_equal(dmat_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
+    struct hz_cfg h = {.model = m,
+                       .n_an = c.n_an,
+                       .cores = c.cores_per_an,
+                       .core = c.core,
+                       .vu = c.vu,
+                       .core_period_ps = c.core_period_ps,
+                       .tb_bytes_per_s = (uint64_t)c.tb.channels * c.tb.chan_mbps * 1000000,
+                       .opt_lanes = c.optu.lanes,
+                       .opt_latency = c.optu.latency,
+                       .opt_cost = c.optu.cost_adam,
+                       .opt_state_words = 2,
+                       .pieces = 4,
+                       .dmat = dm};
+    if (hz_compile(&h, &p, &e))
+        fail_msg("hz_compile: %s", e.msg);
+    uint64_t gemm_cycles = 0;
+    for (uint32_t i = 0; i < p->n_cmd; i++)
+        if (p->cmd[i].kind == HC_GEMM && p->cmd[i].node == 0)
+            gemm_cycles += p->cmd[i].cycles;
+    dnn_params_opt_adam(&c.opt, 1e-4f);
+    if (machine_create_program(&c, p, &r, &e))
+        fail_msg("machine_create_program: %s", e.msg);
+    assert_int_equal(machine_step(r, &a, &e), 0);
+    assert_int_equal(machine_step(r, &b, &e), 0);
+    assert_int_equal(a.end_ps - a.start_ps, b.end_ps - b.start_ps);
+    assert_true(gemm_cycles > 0);
+    assert_int_equal(mcounter(r, "an0.core.busy_ps"), 2 * gemm_cycles * c.core_period_ps);
+    assert_int_equal(mcounter(r, "an3.core.busy_ps"), 2 * gemm_cycles * c.core_period_ps);
+    assert_true(a.end_ps - a.start_ps >= gemm_cycles * c.core_period_ps);
+    machine_destroy(r);
+    dmat_destroy(dm);
+    zoo_destroy(m);
+    machine_ini_destroy(mi);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_program_many_layers),
         cmocka_unit_test(test_program_ideal),
         cmocka_unit_test(test_program_checks),
+        cmocka_unit_test(test_program_zoo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
