@@ -10,9 +10,8 @@
  * the rest in --fidelity; or --fidelity perf for the whole run: payload-free, no data read, the
  * loss "nan", no test accuracy, no checkpoint); a progress line on a terminal (plain lines
  * otherwise) with the loss of each logging interval; the test accuracy after each epoch;
- * checkpoints every K steps and
- * --resume; at the end a per-layer table of where the time went and the flash endurance
- * figures. Outputs in OUTDIR (default out/<run>), each written atomically:
+ * checkpoints every K steps and --resume; at the end a per-layer table of where the time went
+ * and the flash endurance figures. Outputs in OUTDIR (default out/<run>), each written atomically:
  *     stats.json    every counter of the machine and of the run, with units, and the
  *                   machine's effective configuration ("config": every key of --show-config)
  *     layers.csv    one row per step, layer and pass: phases and what the layer waited on
