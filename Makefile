@@ -260,6 +260,7 @@ build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model
 SUITES += "setup-deps::scripts/check-setup-deps.sh $(BUILD)/setup-deps-check"
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
+SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
@@ -286,7 +287,7 @@ synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 e
 	@scripts/synth/run.sh full --doc scripts/synth/README.md
 
 .PHONY: bench
-bench: $(BENCH_BINS)  ## performance figures (medians of several runs), also into docs/performance.md
+bench: $(BENCH_BINS) $(FLASHSTREAM)  ## performance figures (medians of several runs), also into docs/performance.md
 	@mkdir -p out/bench
 	@set -o pipefail; for b in $(BENCH_BINS); do echo "== $$b"; \
 	    $$b || { rc=$$?; echo "make bench: $$b failed (exit status $$rc)" >&2; exit 1; }; \

@@ -475,11 +475,11 @@ static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name)
     z->w_next ^= 1;
     uint64_t bytes = z->p->rec_size[HC_S_W][rec];
     uint32_t rd = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, bytes, 0,
-                       "RD W L%u %s", z->layer, name);
+                       "RD W L%u %s", z->layer + 1, name);
     set_rec(z, rd, HC_S_W, rec);
     dep(z, rd, ws->bcast); /* the WN's slot is free once its last broadcast is done */
     uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST, bytes, 0,
-                       "BCAST L%u %s", z->layer, name);
+                       "BCAST L%u %s", z->layer + 1, name);
     dep(z, bc, rd);
     dep_all_an(z, bc, ws->user); /* ... and the ANs' once its last user is done */
     *ws = (struct wslot){rec, bc, NONE};
@@ -495,20 +495,20 @@ static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, const c
     z->g_next ^= 1;
 
     uint32_t red = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4 * params, 0,
-                        "REDUCE L%u %s", z->layer, name);
+                        "REDUCE L%u %s", z->layer + 1, name);
     dep_all_an(z, red, producer);
     dep(z, red, gs->update); /* the WN's gradient slot */
     uint32_t rm = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, 4 * params, 0,
-                       "RD M L%u %s", z->layer, name);
+                       "RD M L%u %s", z->layer + 1, name);
     set_rec(z, rm, HC_S_M, rec);
     dep(z, rm, gs->update);
     uint32_t ro = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH,
-                       4ull * c->opt_state_words * params, 0, "RD O L%u %s", z->layer, name);
+                       4ull * c->opt_state_words * params, 0, "RD O L%u %s", z->layer + 1, name);
     set_rec(z, ro, HC_S_O, rec);
     dep(z, ro, gs->update);
     uint64_t cy = c->opt_latency + ceil_div(params * c->opt_cost, c->opt_lanes);
     uint32_t up = emit(z, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, HC_PH_OPTIMIZER, 0, cy, "OPT L%u %s",
-                       z->layer, name);
+                       z->layer + 1, name);
     if (up != NONE)
         z->p->cmd[up].u.opt.params = params;
     dep(z, up, red);
@@ -518,7 +518,7 @@ static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, const c
     for (int i = 0; i < 3; i++) {
         uint32_t wr = emit(z, HC_FLASH_WR, HC_WN, HC_RES_WN_FLASH_WR, HC_PH_OPTIMIZER,
                            z->p->rec_size[st[i]][rec], 0, "WR %s L%u %s", hc_stream_name(st[i]),
-                           z->layer, name);
+                           z->layer + 1, name);
         set_rec(z, wr, st[i], rec);
         dep(z, wr, up);
     }
@@ -568,7 +568,7 @@ static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char 
     else if (tied)
         rec = owner_rec(z, z->layer, name);
     if (rec == NONE) {
-        fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer, name);
+        fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer + 1, name);
         return NULL;
     }
     return stream_weight(z, rec, vec ? "vectors" : name);
@@ -612,7 +612,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     /* program order on the DMA: in0, in1, out0, in2, out1, ...: loads run one piece ahead */
     for (uint32_t i = 0; i <= P; i++) {
         if (i < P) {
-            snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer, kn, rn, i);
+            snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer + 1, kn, rn, i);
             uint32_t lo[4] = {on[0], on[1], on[2], i >= 2 ? pc.gemm[i - 2] : NONE};
             pc.in[i] = an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE,
                                 share(gc.in_bytes * z->cfg->cores, i, P), share(gc.dma_in, i, P),
@@ -622,12 +622,12 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         if (i == 0)
             continue;
         uint32_t k = i - 1;
-        snprintf(lb, sizeof(lb), "GEMM L%u %s %s p%u", z->layer, kn, rn, k);
+        snprintf(lb, sizeof(lb), "GEMM L%u %s %s p%u", z->layer + 1, kn, rn, k);
         uint32_t go[2] = {pc.in[k], k >= 2 ? pc.out[k - 2] : NONE};
         pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
                               go, 2, NONE, lb);
         tag_gemm(z, pc.gemm[k], g);
-        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer, kn, rn, k);
+        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer + 1, kn, rn, k);
         pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
                              share(gc.out_bytes * z->cfg->cores, k, P), share(gc.dma_out, k, P),
                              &pc.gemm[k], 1, NONE, lb);
@@ -653,7 +653,7 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
     struct wslot *ws = v->weight ? weight_for(z, o, v->weight) : NULL;
     char lb[HC_LABEL];
 
-    snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer, zoo_vec_kind_name(v->kind),
+    snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer + 1, zoo_vec_kind_name(v->kind),
              v->recompute ? " again" : "");
     uint32_t g =
         an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, cy, on, 3, ws ? ws->bcast : NONE, lb);
@@ -685,7 +685,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     grow_v(z, rec + 1);
     if (z->err)
         return;
-    snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer, x->tensor);
+    snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer + 1, x->tensor);
     uint32_t g = an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &z->last,
                           1, NONE, lb);
     set_rec(z, g, HC_S_V, rec);
@@ -707,10 +707,10 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     char lb[HC_LABEL];
 
     if (rec == NONE) {
-        fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer, x->tensor);
+        fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer + 1, x->tensor);
         return;
     }
-    snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer, x->tensor);
+    snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer + 1, x->tensor);
     uint32_t on[2] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE};
     uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
                           z->p->rec_size[HC_S_V][rec], 0, on, 2, NONE, lb);

@@ -35,7 +35,8 @@
  *     to an earlier block (the LM head's table) is streamed again where it is used and reduced
  *     where it is owned.
  *   - Records are numbered per stream (u.fl.rec), their sizes in hc_prog.rec_size; layer =
- *     the block instance in forward order, 0-based (the embedding is 0).
+ *     the block instance in forward order, 0-based (the embedding is 0; labels count from 1,
+ *     as layers.csv does).
  * Not modelled: numerics; the tensor buffer's capacity (nothing is allocated in it:
  *   docs/perf-mode.md gives what a layer needs); the tokens and labels (kept in the TB).
  * Units: cycles of the resource's clock (hc_cmd.cycles), bytes, parameters.

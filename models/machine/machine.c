@@ -980,7 +980,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
         wc.rec_bytes[s] = size[s];
     if ((rc = wnode_create(&wc, p0, &r->wn, e)))
         goto out;
-    if (!r->ideal && (rc = wnode_preload(r->wn, 0, &done, e))) {
+    if (!r->ideal && (rc = wnode_preload(r->wn, r->train, 0, &done, e))) {
         err_prefix(e, rc, "preload");
         goto out;
     }
@@ -1228,6 +1228,19 @@ const struct machine_cfg *machine_config(const struct machine *r)
 uint64_t machine_now(const struct machine *r)
 {
     return sim_now(r->sim);
+}
+
+const struct hc_prog *machine_program(const struct machine *r)
+{
+    return r->train;
+}
+
+void machine_cmd_times(const struct machine *r, const uint64_t **start, const uint64_t **end,
+                       size_t *n)
+{
+    *start = r->xt.start;
+    *end = r->xt.end;
+    *n = r->steps && r->xt.start ? r->train->n_cmd : 0;
 }
 
 int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err *e)
@@ -1480,7 +1493,7 @@ int machine_set_params(struct machine *r, const struct dnn_params *p, struct err
     d->step = p->step;
     d->updated = 0;
     d->opt = p->opt;
-    int rc = wnode_preload(r->wn, sim_now(r->sim), &done, e);
+    int rc = wnode_preload(r->wn, r->train, sim_now(r->sim), &done, e);
     if (rc)
         return err_prefix(e, rc, "restore");
     sim_run_until(r->sim, done, NULL);

@@ -401,5 +401,11 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 
 /* Simulated time now (ps). */
 uint64_t machine_now(const struct machine *r);
+/* The training program the machine runs (its commands' ids index machine_cmd_times). */
+const struct hc_prog *machine_program(const struct machine *r);
+/* When each command of the last training step started and ended (ps), indexed by command id;
+ * *n = the program's commands (0 before the first step). Valid until the next step. */
+void machine_cmd_times(const struct machine *r, const uint64_t **start, const uint64_t **end,
+                       size_t *n);
 
 #endif

@@ -233,40 +233,58 @@ static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x,
     return rc;
 }
 
-/* Perf: every record with a size, record by record, W, M, O each (the order of the tlm
- * preload, so the streams' logs are laid out alike). */
-static int preload_sizes(struct wnode *w, uint64_t now, uint64_t *done, struct err *e)
+/* Perf: write record l of stream k at its size (once). */
+static int preload_one(struct wnode *w, int k, uint32_t l, uint64_t now, uint64_t *done,
+                       struct err *e)
 {
-    uint32_t n = 0;
-    for (int k = 0; k < R_N; k++)
-        if (w->n_rec[k] > n)
-            n = w->n_rec[k];
-    for (uint32_t l = 0; l < n; l++) {
-        for (int k = 0; k < R_N; k++) {
-            uint64_t t;
-            struct slog_ext x;
-            if (l >= w->n_rec[k] || !w->size[k][l])
-                continue;
-            int rc =
-                nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
-            if (rc) {
-                err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
-                return rc;
-            }
-            if ((rc = replace(w, k, l, &x, now, e)))
-                return rc;
-            if (t > *done)
-                *done = t;
-        }
-    }
+    uint64_t t;
+    struct slog_ext x;
+    if (l >= w->n_rec[k] || !w->size[k][l] || w->ok[k][l])
+        return 0;
+    int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
+    if (rc)
+        return err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
+    if ((rc = replace(w, k, l, &x, now, e)))
+        return rc;
+    if (t > *done)
+        *done = t;
     return 0;
 }
 
-int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e)
+static int kind_of(uint8_t stream);
+
+/*
+ * Perf: every record with a size. A perf program's records go in the order its iteration writes
+ * them back (the backward pass's), so each stream's log is first in, first out: the oldest
+ * version is always the next one rewritten, and a stream needs room for the model and one
+ * logical block, not two copies. A fully connected program's go record by record, W, M, O each
+ * (the order of the tlm preload, so the logs are laid out as in tlm).
+ */
+static int preload_sizes(struct wnode *w, const struct hc_prog *p, uint64_t now, uint64_t *done,
+                         struct err *e)
+{
+    uint32_t n = 0;
+    int rc = 0;
+    for (uint32_t i = 0; p && p->perf && i < p->n_cmd && !rc; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->node == HC_WN && c->kind == HC_FLASH_WR && kind_of(c->op) >= 0)
+            rc = preload_one(w, kind_of(c->op), c->u.fl.rec, now, done, e);
+    }
+    for (int k = 0; k < R_N; k++)
+        if (w->n_rec[k] > n)
+            n = w->n_rec[k];
+    for (uint32_t l = 0; l < n && !rc; l++)
+        for (int k = 0; k < R_N && !rc; k++)
+            rc = preload_one(w, k, l, now, done, e);
+    return rc;
+}
+
+int wnode_preload(struct wnode *w, const struct hc_prog *p, uint64_t now, uint64_t *done,
+                  struct err *e)
 {
     *done = now;
     if (w->cfg.perf)
-        return preload_sizes(w, now, done, e);
+        return preload_sizes(w, p, now, done, e);
     for (uint32_t l = 0; l < w->p->model.n_layers; l++) {
         for (int k = 0; k < R_N; k++) {
             uint64_t n = record_bytes(w->p, k, l), t;

@@ -24,7 +24,8 @@
  * Perf (wnode_cfg.perf): payload-free. No dnn_params, no numerics: OPT_UPDATE only takes its
  * time (from the number of parameters); the tensor buffer keeps no contents; the streams are
  * timing only (nflash_set_nodata) with the records appended, read, freed and released exactly
- * as in tlm; wnode_preload() writes each record of rec_bytes at its size.
+ * as in tlm; wnode_preload() writes each record of rec_bytes at its size, a perf program's in
+ * the order the program writes them back (so each stream's log is first in, first out).
  * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
  * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
  * Not modelled: the trained-weights stream T (written at the end of training), contention in
@@ -73,7 +74,9 @@ void wnode_destroy(struct wnode *w);
 
 /* Write every layer's W, M and O records to flash at now (freeing older versions); *done = all
  * programmed. */
-int wnode_preload(struct wnode *w, uint64_t now, uint64_t *done, struct err *e);
+/* p: the program the node runs (its write-back order, for a perf program's preload). */
+int wnode_preload(struct wnode *w, const struct hc_prog *p, uint64_t now, uint64_t *done,
+                  struct err *e);
 
 /* Execute command c started at now: *end = its results are there; *free_at = its resource can
  * take the next command (flash: the controller is done, the dies may still work). */

@@ -6,6 +6,7 @@
 int cmd_cosim(int argc, char **argv);
 int cmd_flashbench(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_perf(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static const struct {
      "fio-like benchmark of the flash memory system: bandwidth, IOPS, latency, bound"},
     {"model", cmd_model,
      "GPT3-like and T5-like workloads: the paper's Table 3 beside ours, or one model's operations"},
+    {"perf", cmd_perf,
+     "payload-free training iterations of GPT3-like and T5-like models: time, where it went"},
     {"train", cmd_train,
      "train fc-mnist on Fashion-MNIST on the simulated machine: loss, accuracy, where time went"},
 };

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# End-to-end checks of `flashstream perf`, printed as TAP lines (scripts/run-tests.sh counts each
+# case):
+#
+#   scripts/check-perf.sh FLASHSTREAM WORKDIR
+#
+# Bad options refused with exit 2 and a message naming them (a model spec, a storage, the SSD
+# array not in the machine yet); a GPT3-like 1x1 iteration on the paper's machine, ideal and on
+# the Behemoth storage: the last line's format, every output file written and none left
+# half-written, layers.csv with its blocks, gemms.csv with every GEMM kind, lifespan.csv with
+# every activation read back after it was written, the ideal run the faster; the same run twice
+# gives the same files; a Weight Node too small for the model is refused naming the stream.
+set -uo pipefail
+
+fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
+work=${2:?usage: check-perf.sh FLASHSTREAM WORKDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+paper="$here/../configs/behemoth-paper.ini"
+rm -rf "$work" && mkdir -p "$work"
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { # name, log file
+  n=$((n + 1))
+  fail=1
+  echo "not ok $n - $1"
+  [ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/     /'
+}
+# expect NAME STATUS NEEDLE -- ARGS...: the command exits with STATUS and prints NEEDLE.
+expect() {
+  local name=$1 want=$2 needle=$3
+  shift 4
+  local log="$work/$n.log"
+  "$fs" perf "$@" >"$log" 2>&1
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" "$log"; then ok "$name"; else
+    echo "     exit $rc (want $want), looking for: $needle" >"$log.why"
+    cat "$log" >>"$log.why"
+    not_ok "$name" "$log.why"
+  fi
+}
+# check NAME LOG CONDITION...: ok when the condition (a command) holds.
+check() {
+  local name=$1 log=$2
+  shift 2
+  if "$@"; then ok "$name"; else not_ok "$name" "$log"; fi
+}
+
+# ---- options
+expect "a bad model spec names it and what is accepted" 2 "width W 3 is not accepted" \
+  -- --model gpt3-like:3x1
+expect "a bad storage lists the names" 2 "give one of behemoth, ssd-raid0, ideal" \
+  -- --storage tape
+expect "the SSD array is not in the machine yet" 2 "storage ssd-raid0: the conventional SSD" \
+  -- --config "$paper" --storage ssd-raid0
+expect "a bad --set names the key" 2 "core.rows = '0' is out of range" \
+  -- --config "$paper" --set core.rows=0
+
+# ---- GPT3-like 1x1 on the paper's machine
+run() { # NAME OUTDIR ARGS...
+  local name=$1 out=$2
+  shift 2
+  "$fs" perf --config "$paper" --model gpt3-like:1x1 --out "$out" "$@" >"$out.log" 2>&1
+}
+line_re='^perf: gpt3-like:1x1 on [a-z]+: [0-9.]+ s per iteration simulated, [0-9.e+-]+ sequences/s, wall [0-9.]+ s$'
+sim_s() { sed -n 's/^perf: .*: \([0-9.]*\) s per iteration simulated.*/\1/p' "$1"; }
+
+run ideal "$work/ideal" --storage ideal
+rc_ideal=$?
+run behemoth "$work/beh"
+rc_beh=$?
+check "ideal run: exit 0 and the last line" "$work/ideal.log" \
+  bash -c "[ $rc_ideal -eq 0 ] && tail -1 '$work/ideal.log' | grep -Eq '$line_re'"
+check "behemoth run: exit 0 and the last line" "$work/beh.log" \
+  bash -c "[ $rc_beh -eq 0 ] && tail -1 '$work/beh.log' | grep -Eq '$line_re'"
+files_ok() {
+  local d=$1
+  for f in stats.json layers.csv gemms.csv lifespan.csv trace.json; do [ -s "$d/$f" ] || return 1; done
+  ! ls "$d" | grep -q '\.tmp' || return 1
+  head -1 "$d/layers.csv" | grep -q '^step,layer,block,pass,' || return 1
+  # 98 layers x 2 passes; the decoders named
+  [ "$(tail -n +2 "$d/layers.csv" | wc -l)" -eq 196 ] && grep -q ',decoder,fwd,' "$d/layers.csv"
+}
+check "every output written, none half-written; layers.csv per block" "$work/beh.log" \
+  files_ok "$work/beh"
+check "gemms.csv: the 7 GEMM kinds of a GPT layer and the head" "$work/beh.log" \
+  bash -c "[ \$(cut -d, -f1 '$work/beh/gemms.csv' | tail -n +2 | sort -u | wc -l) -eq 7 ]"
+lifespans_ok() { # every activation read back after it was written; 386 records on AN 0
+  awk -F, 'NR > 1 { n++; if ($8 < 0 || $7 < $6) bad++ } END { exit !(n >= 386 && !bad) }' "$1"
+}
+check "lifespan.csv: every activation read back after it was written" "$work/beh.log" \
+  lifespans_ok "$work/beh/lifespan.csv"
+check "the ideal storage is the faster" "$work/beh.log" \
+  awk -v a="$(sim_s "$work/ideal.log")" -v b="$(sim_s "$work/beh.log")" 'BEGIN { exit !(a > 0 && a < b) }'
+check "the flash endurance table lists the streams" "$work/beh.log" \
+  grep -q "wn.flash.O" "$work/beh.log"
+
+# ---- determinism: the same run twice, the same files (but the wall time)
+run again "$work/ideal2" --storage ideal
+# stats.json but the command line and the value of the wall time
+strip() { awk '/"command":/ { next } /"wall_s":/ { skip = 1; print; next } skip { skip = 0; next } 1' "$1"; }
+same() {
+  for f in layers.csv gemms.csv lifespan.csv; do cmp -s "$work/ideal/$f" "$work/ideal2/$f" || return 1; done
+  diff <(strip "$work/ideal/stats.json") <(strip "$work/ideal2/stats.json") >/dev/null
+}
+check "the same run twice gives the same files" "$work/ideal2.log" same
+
+# ---- a Weight Node too small for the model
+expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \
+  -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
+
+echo "1..$n"
+exit $fail

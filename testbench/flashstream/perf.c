@@ -1,0 +1,503 @@
+/*
+ * flashstream perf: training iterations of a transformer of the model zoo (models/zoo) on the
+ * simulated machine in the payload-free perf mode: the host compiler of models/host/compile_zoo
+ * turns the model into a program of coarse commands whose every resource time is exact in
+ * aggregate, and the machine runs it with no data (models/machine/machine.h, MACHINE_PERF).
+ * docs/perf-mode.md says what is modelled and what is not.
+ *
+ * Outputs in --out: stats.json (the configuration, every counter, the run's figures),
+ * layers.csv (per iteration, layer and pass, with the layer's block), gemms.csv (per GEMM kind
+ * and role: FLOP, core and DMA time, utilisation), lifespan.csv (every tensor written to the V
+ * stream: when written, when read back, on AN 0), trace.json (the first iteration, one track per
+ * resource, capped by --trace-max). The last line of stdout:
+ *   perf: <model> on <storage>: <x> s per iteration simulated, <y> sequences/s, wall <z> s
+ */
+#include "models/host/compile_zoo.h"
+#include "models/machine/machine_ini.h"
+#include "models/node/dmat.h"
+#include "models/zoo/zoo.h"
+#include "testbench/flashstream/cli.h"
+#include "testbench/flashstream/commands.h"
+#include "testbench/flashstream/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SETS 64
+
+/* The order of enum machine_storage. */
+static const char *const storage_names[] = {"behemoth", "ssd-raid0", "ideal"};
+_Static_assert(MACHINE_STORAGE_N == 3, "storage_names follows enum machine_storage");
+static const char *const opt_names[] = {"adam", "sgd"};
+
+struct perf_opts {
+    const char *config;
+    const char *sets[MAX_SETS];
+    int n_sets;
+    const char *model;
+    uint64_t batch, iterations, pieces, trace_max;
+    int storage; /* -1: the machine's storage.backend */
+    int opt;     /* 0 adam, 1 sgd */
+    const char *out;
+};
+
+struct perf {
+    struct perf_opts o;
+    struct machine_ini *ini;
+    struct machine_cfg cfg;
+    struct zoo_model *model;
+    struct dmat *dmat;
+    struct hc_prog *prog;      /* until the machine owns it */
+    const struct hc_prog *run; /* the program the machine runs */
+    struct machine *m;
+    const char **layer_names;
+    struct report rep;
+    struct trace *trace;
+    char out[512];
+    double wall;
+    uint64_t iter_ps; /* simulated time of the last iteration */
+};
+
+#define PERF_FIELD(member) CLI_FIELD(struct perf_opts, member)
+
+static const char grp_model[] = "workload", grp_machine[] = "machine", grp_outputs[] = "outputs";
+
+static const struct cli_opt perf_options[] = {
+    {CLI_OPT("model", "SPEC", grp_model,
+             "gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4 (default\n"
+             "gpt3-like:1x1, GPT-3 175B); flashstream model --table lists them"),
+     CLI_STR_OK(PERF_FIELD(model), cli_nonempty, "a model spec, e.g. gpt3-like:1x1")},
+    {CLI_OPT("batch", "B", grp_model, "sequences of 2048 tokens per core (default 1)"),
+     CLI_U64(PERF_FIELD(batch), 1, ZOO_MAX_BATCH)},
+    {CLI_OPT("opt", "adam|sgd", grp_model,
+             "optimizer at the Weight Node: its state per parameter (Adam\n"
+             "2 fp32 words, SGD momentum 1) and update cost (default adam)"),
+     CLI_ENUM(PERF_FIELD(opt), opt_names)},
+    {CLI_OPT("iterations", "N", grp_model, "training iterations (default 1)"),
+     CLI_U64(PERF_FIELD(iterations), 1, 1u << 20)},
+
+    {CLI_OPT("config", "FILE", grp_machine,
+             "the machine description (configs/README.md; default: the\n"
+             "built-in machine of configs/fc-mnist.ini; the paper's is\n"
+             "configs/behemoth-paper.ini)"),
+     CLI_STR_OK(PERF_FIELD(config), cli_nonempty, "a file name")},
+    {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
+             "set one key of the machine, after --config; repeatable"),
+     CLI_STR_LIST(PERF_FIELD(sets), offsetof(struct perf_opts, n_sets), MAX_SETS)},
+    {CLI_OPT("storage", "behemoth|ideal|ssd-raid0", grp_machine,
+             "where weights and activations live (default: the machine's\n"
+             "storage.backend): every node's flash, or an ideal store\n"
+             "(flash, DMA and fabric free: the compute bound)"),
+     CLI_ENUM(PERF_FIELD(storage), storage_names)},
+    {CLI_OPT("pieces", "P", grp_machine,
+             "pipeline stages per GEMM (DMA in, compute, DMA out; default\n"
+             "4): the grain at which the DMA and the core overlap"),
+     CLI_U64(PERF_FIELD(pieces), 1, HZ_MAX_PIECES)},
+
+    {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/perf)"),
+     CLI_STR_OK(PERF_FIELD(out), cli_path_fits, "a directory of 1 to 400 characters")},
+    {CLI_OPT("trace-max", "N", grp_outputs,
+             "events kept in trace.json, of the first iteration (default\n"
+             "1000000; 0: no trace)"),
+     CLI_U64(PERF_FIELD(trace_max), 0, 1ull << 32)},
+    {0},
+};
+
+#undef PERF_FIELD
+
+static const struct cli_cmd perf_cli = {
+    .name = "perf",
+    .about = "Training iterations of a GPT3-like or T5-like model on the simulated machine in\n"
+             "the payload-free perf mode: where the time goes, how fast, how long the flash\n"
+             "lasts (docs/perf-mode.md).\n",
+    .opts = perf_options,
+};
+
+static int fail(const char *what, const struct err *e)
+{
+    fprintf(stderr, "flashstream perf: %s%s%s\n", what, *what ? ": " : "", e->msg);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- building */
+
+static int parse(int argc, char **argv, struct perf *p)
+{
+    struct perf_opts *o = &p->o;
+    *o = (struct perf_opts){.model = "gpt3-like:1x1",
+                            .batch = 1,
+                            .iterations = 1,
+                            .pieces = 4,
+                            .trace_max = TRACE_DEFAULT_MAX_EVENTS,
+                            .storage = -1,
+                            .out = "out/perf"};
+    int rc = cli_parse(&perf_cli, argc, argv, o, NULL);
+    if (rc)
+        return rc;
+    if (cli_machine(&perf_cli, o->config, o->sets, o->n_sets, NULL, &p->ini))
+        return -1;
+    p->cfg = *machine_ini_cfg(p->ini);
+    if (o->storage >= 0)
+        p->cfg.storage = (enum machine_storage)o->storage;
+    if (p->cfg.storage == MACHINE_STORAGE_SSD_RAID0) {
+        fprintf(stderr, "flashstream perf: storage ssd-raid0: the conventional SSD array is not "
+                        "part of the machine yet (models/ssd models it alone: flashstream "
+                        "flashbench --device raid0); accepted: behemoth, ideal\n");
+        return 2;
+    }
+    p->cfg.fidelity = MACHINE_PERF;
+    snprintf(p->out, sizeof(p->out), "%s", o->out);
+    struct err e;
+    if (zoo_build(o->model, (uint32_t)o->batch, &p->model, &e))
+        return fail("", &e);
+    return 0;
+}
+
+/* The compiler's view of the machine. */
+static void hz_of(const struct perf *p, struct hz_cfg *h)
+{
+    const struct machine_cfg *c = &p->cfg;
+    bool adam = p->o.opt == 0;
+
+    *h = (struct hz_cfg){.model = p->model,
+                         .n_an = c->n_an,
+                         .cores = c->cores_per_an,
+                         .core = c->core,
+                         .vu = c->vu,
+                         .core_period_ps = c->core_period_ps,
+                         .tb_bytes_per_s = (uint64_t)c->tb.channels * c->tb.chan_mbps * 1000000,
+                         .opt_lanes = c->optu.lanes,
+                         .opt_latency = c->optu.latency,
+                         .opt_cost = adam ? c->optu.cost_adam : c->optu.cost_sgd,
+                         .opt_state_words = adam ? 2 : 1,
+                         .pieces = (uint32_t)p->o.pieces,
+                         .dmat = p->dmat};
+}
+
+static int build(struct perf *p)
+{
+    struct err e;
+    struct hz_cfg h;
+
+    if (dmat_create_core(&p->cfg.dma, &p->cfg.core, &p->cfg.tb, p->cfg.core_period_ps, &p->dmat,
+                         &e))
+        return fail("the AN's DMA", &e);
+    hz_of(p, &h);
+    if (hz_compile(&h, &p->prog, &e))
+        return fail(p->o.model, &e);
+    p->layer_names = calloc(p->prog->n_layers, sizeof(*p->layer_names));
+    if (!p->layer_names) {
+        fprintf(stderr, "flashstream perf: out of memory\n");
+        return -1;
+    }
+    for (uint32_t b = 0, l = 0; b < p->model->n_blocks; b++)
+        for (uint32_t i = 0; i < p->model->blocks[b].repeat; i++)
+            p->layer_names[l++] = p->model->blocks[b].name;
+    p->cfg.opt = p->o.opt == 0 ? (struct dnn_opt){.kind = DNN_OPT_ADAM}
+                               : (struct dnn_opt){.kind = DNN_OPT_SGD};
+    struct hc_prog *prog = p->prog;
+    p->prog = NULL; /* the machine owns it from here, and frees it on failure */
+    if (machine_create_program(&p->cfg, prog, &p->m, &e))
+        return fail("the machine", &e);
+    p->run = machine_program(p->m);
+    return 0;
+}
+
+static int open_outputs(struct perf *p)
+{
+    char path[600];
+    struct err e;
+    int rc = cli_mkdir_p(p->out);
+
+    if (rc) {
+        fprintf(stderr, "flashstream perf: cannot create the output directory '%s': %s\n", p->out,
+                strerror(-rc));
+        return -1;
+    }
+    if (report_init(&p->rep, p->m, "perf", p->run->n_layers, p->layer_names))
+        return -1;
+    snprintf(path, sizeof(path), "%s/layers.csv", p->out);
+    if (report_open_layers(&p->rep, path))
+        return -1;
+    if (!p->o.trace_max)
+        return 0;
+    struct trace_cfg tc = {.max_events = p->o.trace_max};
+    uint32_t layers;
+    if (trace_create(&tc, &p->trace, &e) || trace_track(p->trace, "host", "layers", &layers, &e))
+        return fail("trace", &e);
+    if (report_open_trace(&p->rep, p->trace, layers))
+        return -1;
+    machine_record_busy(p->m, true, (size_t)p->o.trace_max);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+/* gemms.csv: per GEMM kind and role, one AN core's share of an iteration. */
+static int write_gemms(const struct perf *p, const char *path)
+{
+    enum { ROLES = ZOO_ROLE_RECOMPUTE + 1 };
+    static const char *const cols[] = {"kind",   "role",     "gemms",     "gflop",
+                                       "core_s", "dma_in_s", "dma_out_s", "utilisation"};
+    uint64_t flop[ZOO_GEMM_KINDS][ROLES] = {{0}}, n[ZOO_GEMM_KINDS][ROLES] = {{0}};
+    uint64_t cy[3][ZOO_GEMM_KINDS][ROLES] = {{{0}}};
+    const struct machine_cfg *c = &p->cfg;
+    double period = (double)c->core_period_ps * 1e-12;
+    struct stats_csv *csv;
+    struct err e;
+
+    for (uint32_t b = 0; b < p->model->n_blocks; b++) {
+        const struct zoo_block *k = &p->model->blocks[b];
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t i = 0; i < (pass ? k->n_bwd : k->n_fwd); i++) {
+                const struct zoo_op *op = pass ? &k->bwd[i] : &k->fwd[i];
+                if (op->type != ZOO_OP_GEMM)
+                    continue;
+                flop[op->gemm.kind][op->gemm.role] += zoo_op_flop(op) * k->repeat;
+                n[op->gemm.kind][op->gemm.role] += op->gemm.count * k->repeat;
+            }
+    }
+    for (uint32_t i = 0; i < p->run->n_cmd; i++) {
+        const struct hc_cmd *x = &p->run->cmd[i];
+        int which = x->kind == HC_GEMM      ? 0
+                    : x->kind == HC_DMA_IN  ? 1
+                    : x->kind == HC_DMA_OUT ? 2
+                                            : -1;
+        if (which >= 0 && x->node == 0 && x->op < ZOO_GEMM_KINDS && x->sub < ROLES)
+            cy[which][x->op][x->sub] += x->cycles;
+    }
+    if (stats_csv_open(path, 8, cols, &csv, &e))
+        return fail("", &e);
+    for (int k = 0; k < ZOO_GEMM_KINDS; k++)
+        for (int r = 0; r < ROLES; r++) {
+            if (!n[k][r])
+                continue;
+            double peak = (double)cy[0][k][r] * 2.0 * c->core.rows * c->core.cols;
+            stats_csv_str(csv, zoo_gemm_kind_name((enum zoo_gemm_kind)k), NULL);
+            stats_csv_str(csv, zoo_gemm_role_name((enum zoo_gemm_role)r), NULL);
+            stats_csv_u64(csv, n[k][r], NULL);
+            stats_csv_fixed(csv, (double)flop[k][r] / 1e9, 3, NULL);
+            for (int w = 0; w < 3; w++)
+                stats_csv_fixed(csv, (double)cy[w][k][r] * period, 6, NULL);
+            stats_csv_fixed(csv, peak > 0 ? (double)flop[k][r] / peak : 0.0, 4, NULL);
+            stats_csv_end_row(csv, NULL);
+        }
+    if (stats_csv_close(csv, &e))
+        return fail("", &e);
+    return 0;
+}
+
+/* lifespan.csv rows of the iteration just run: every V-stream read on AN 0 of a tensor written
+ * in it, with the write (programmed) and the read (start) in s of simulated time. */
+static void take_lifespans(const struct perf *p, struct stats_csv *csv, uint64_t iter)
+{
+    size_t n;
+    const uint64_t *start, *end;
+    const struct hc_prog *g = p->run;
+    uint32_t nv = g->n_rec[HC_S_V];
+    uint32_t *wr = malloc((nv ? nv : 1) * sizeof(*wr));
+
+    if (!wr)
+        return;
+    machine_cmd_times(p->m, &start, &end, &n);
+    for (uint32_t r = 0; r < nv; r++)
+        wr[r] = UINT32_MAX;
+    for (uint32_t i = 0; i < g->n_cmd && i < n; i++) {
+        const struct hc_cmd *x = &g->cmd[i];
+        if (x->node != 0 || x->op != HC_S_V || x->u.fl.rec >= nv)
+            continue;
+        if (x->kind == HC_FLASH_WR) {
+            wr[x->u.fl.rec] = i;
+        } else if (x->kind == HC_FLASH_RD && wr[x->u.fl.rec] != UINT32_MAX) {
+            const struct hc_cmd *w = &g->cmd[wr[x->u.fl.rec]];
+            double t_wr = (double)end[w->id] * 1e-12, t_rd = (double)start[i] * 1e-12;
+            stats_csv_u64(csv, iter, NULL);
+            stats_csv_u64(csv, (uint64_t)w->layer + 1, NULL);
+            stats_csv_str(csv, p->layer_names[w->layer], NULL);
+            stats_csv_str(csv, strrchr(w->label, ' ') + 1, NULL); /* "WR V L<l> <tensor>" */
+            stats_csv_u64(csv, w->bytes, NULL);
+            stats_csv_fixed(csv, t_wr, 6, NULL);
+            stats_csv_fixed(csv, t_rd, 6, NULL);
+            stats_csv_fixed(csv, t_rd - t_wr, 6, NULL);
+            stats_csv_end_row(csv, NULL);
+        }
+    }
+    free(wr);
+}
+
+static int run(struct perf *p)
+{
+    static const char *const cols[] = {"iteration", "layer",     "block",  "tensor",
+                                       "bytes",     "written_s", "read_s", "lifespan_s"};
+    struct stats_csv *life;
+    char path[600];
+    struct err e;
+    double t0 = cli_wall_s();
+
+    snprintf(path, sizeof(path), "%s/lifespan.csv", p->out);
+    if (stats_csv_open(path, 8, cols, &life, &e))
+        return fail("", &e);
+    for (uint64_t k = 0; k < p->o.iterations; k++) {
+        struct machine_step_info info;
+        if (machine_step(p->m, &info, &e)) {
+            stats_csv_abort(life);
+            fprintf(stderr, "flashstream perf: iteration %" PRIu64 " failed: %s\n", k, e.msg);
+            return -1;
+        }
+        p->iter_ps = info.end_ps - info.start_ps;
+        report_take_layers(&p->rep, 0, k == 0);
+        if (k == 0 && p->trace) {
+            report_take_busy(&p->rep, 0, false);
+            machine_record_busy(p->m, false, 0);
+        }
+        take_lifespans(p, life, k);
+        printf("  iteration %" PRIu64 ": %.3f s simulated (%" PRIu64 " commands)\n", k,
+               (double)p->iter_ps * 1e-12, info.commands);
+    }
+    p->wall = cli_wall_s() - t0;
+    if (stats_csv_close(life, &e))
+        return fail("", &e);
+    return 0;
+}
+
+static double seqs_per_s(const struct perf *p)
+{
+    double seqs = (double)p->cfg.n_an * p->cfg.cores_per_an * (double)p->o.batch;
+    return p->iter_ps ? seqs / ((double)p->iter_ps * 1e-12) : 0.0;
+}
+
+static int write_stats(struct perf *p, int argc, char **argv)
+{
+    struct stats *s;
+    struct err e;
+    char buf[1024], path[600];
+    size_t len = 0;
+    int rc = 0;
+
+    if (stats_create(&s, &e))
+        return fail("", &e);
+    for (int i = 0; i < argc && len < sizeof(buf) - 1; i++)
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "flashstream ",
+                                argv[i]);
+    stats_meta(s, "command", buf, NULL);
+    stats_meta(s, "model", p->model->spec, NULL);
+    stats_meta(s, "storage", storage_names[p->cfg.storage], NULL);
+    stats_meta(s, "optimizer", opt_names[p->o.opt], NULL);
+    stats_meta(s, "fidelity", "perf", NULL);
+    if (machine_ini_stats(&p->cfg, s, &e))
+        rc = fail("", &e);
+    report_counters(p->m, s, "perf");
+    stats_set_u64(s, "perf.iterations", "count", "training iterations run", p->o.iterations, NULL);
+    stats_set_u64(s, "perf.iteration_ps", "ps", "simulated time of the last iteration", p->iter_ps,
+                  NULL);
+    stats_set_f64(s, "perf.sequences_per_s", "sequences/s",
+                  "simulated throughput: ANs x cores x batch per iteration time", seqs_per_s(p),
+                  NULL);
+    stats_set_u64(s, "perf.flop_per_core", "FLOP", "one core's FLOP of an iteration",
+                  p->model->total.flop, NULL);
+    stats_set_u64(s, "perf.commands", "count", "commands of an iteration, every node",
+                  p->run->n_cmd, NULL);
+    stats_set_f64(s, "perf.wall_s", "s", "wall-clock time of the iterations", p->wall, NULL);
+    report_layer_stats(&p->rep, s);
+    snprintf(path, sizeof(path), "%s/stats.json", p->out);
+    if (!rc && stats_write_json(s, path, &e))
+        rc = fail("", &e);
+    stats_destroy(s);
+    return rc;
+}
+
+static int write_outputs(struct perf *p, int argc, char **argv)
+{
+    char path[600];
+    struct err e;
+    int rc = 0;
+
+    snprintf(path, sizeof(path), "%s/gemms.csv", p->out);
+    rc |= write_gemms(p, path);
+    rc |= write_stats(p, argc, argv);
+    rc |= report_close_layers(&p->rep);
+    if (p->trace) {
+        trace_meta(p->trace, "model", p->model->spec, NULL);
+        snprintf(path, sizeof(path), "%s/trace.json", p->out);
+        if (trace_write(p->trace, path, &e))
+            rc |= fail("", &e);
+    }
+    return rc ? -1 : 0;
+}
+
+static void print_header(const struct perf *p)
+{
+    const struct machine_cfg *c = &p->cfg;
+    printf("flashstream perf: %s, batch %" PRIu64 " per core, %s\n", p->model->spec, p->o.batch,
+           opt_names[p->o.opt]);
+    printf("  machine   %u ANs x %u cores of %ux%u PEs at %.3g GHz, storage %s\n", c->n_an,
+           c->cores_per_an, c->core.rows, c->core.cols, 1e3 / (double)c->core_period_ps,
+           storage_names[c->storage]);
+    printf("  program   %u commands, %u layers, records: V %u, W/M/O %u\n", p->run->n_cmd,
+           p->run->n_layers, p->run->n_rec[HC_S_V], p->run->n_rec[HC_S_W]);
+}
+
+static void print_outputs(const struct perf *p)
+{
+    const char *d = p->out;
+    printf("\noutputs:\n");
+    printf("  %s/stats.json     every counter, with units; the configuration\n", d);
+    printf("  %s/layers.csv     per iteration, layer and pass: phases and what each waited on\n",
+           d);
+    printf("  %s/gemms.csv      per GEMM kind and role: FLOP, core and DMA time, utilisation\n", d);
+    printf("  %s/lifespan.csv   every activation on AN 0: written, read back, lifespan\n", d);
+    if (p->trace)
+        printf("  %s/trace.json     the first iteration, one track per resource (%" PRIu64
+               " events dropped over --trace-max): https://ui.perfetto.dev\n",
+               d, trace_dropped(p->trace));
+}
+
+static void destroy(struct perf *p)
+{
+    report_fini(&p->rep);
+    trace_destroy(p->trace);
+    machine_destroy(p->m);
+    hc_prog_free(p->prog);
+    dmat_destroy(p->dmat);
+    zoo_destroy(p->model);
+    machine_ini_destroy(p->ini);
+    free(p->layer_names);
+    free(p);
+}
+
+int cmd_perf(int argc, char **argv)
+{
+    struct perf *p = calloc(1, sizeof(*p));
+    int status = 1, rc;
+
+    if (!p) {
+        fprintf(stderr, "flashstream perf: out of memory\n");
+        return 1;
+    }
+    rc = parse(argc, argv, p);
+    if (rc) {
+        destroy(p);
+        return rc == CLI_DONE ? 0 : 2;
+    }
+    if (build(p) || open_outputs(p))
+        goto out;
+    print_header(p);
+    if (run(p))
+        goto out;
+    report_where(&p->rep, p->o.iterations);
+    report_endurance(p->m);
+    if (write_outputs(p, argc, argv))
+        goto out;
+    print_outputs(p);
+    printf("\nperf: %s on %s: %.3f s per iteration simulated, %.4g sequences/s, wall %.2f s\n",
+           p->model->spec, storage_names[p->cfg.storage], (double)p->iter_ps * 1e-12, seqs_per_s(p),
+           p->wall);
+    status = 0;
+out:
+    fflush(stdout);
+    destroy(p);
+    return status;
+}
