@@ -170,8 +170,10 @@ static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
             continue;
         one.plane_mask = 1u << p;
         rc = fn(f, now, &one, data, &t, e);
-        if (rc == -EIO && !first_rc) {
-            first_rc = rc;
+        /* A failed erase still took its time; the other planes are still erased. */
+        if (rc == -EIO) {
+            if (!first_rc)
+                first_rc = rc;
         } else if (rc) {
             return rc;
         }
