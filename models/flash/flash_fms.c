@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Counters per die and per channel in a timing snapshot (snap_take). */
+/* Counters per die and per channel in a timing snapshot (snap_walk). */
 #define DIE_CNTS  5
 #define CHAN_CNTS 4
 

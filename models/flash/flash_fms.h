@@ -106,7 +106,10 @@ void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t 
  * moved by delta too, or set no operation's start in the stripe; then, if they come more than
  * delta apart, only as many stripes are skipped as their least margin in the stripe lasts.
  * Anything else (a state that never repeats, a short transfer) leaves the caller on the
- * page-by-page path.
+ * page-by-page path. The proof needs of the caller what the FTL's paths and the controller's
+ * read path do: every stripe issues the same operations (dies, planes, pages per operation),
+ * with its controller commands taken back to back (flash_ctrl_cmds_*) and nothing else using
+ * the FMS during the transfer.
  * The results are exactly those of the page-by-page path; flash_fms_set_fast(f, false) turns
  * the fast path off (tests compare both; flashbench --exact).
  */
