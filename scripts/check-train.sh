@@ -8,15 +8,15 @@
 # naming the option; the machine description (configs/): a bad key or value refused naming the
 # file and line or the --set, the paper's machine refused by training saying why, --show-config
 # read back, configs/README.md's key table the program's, configs/fc-mnist.ini the same run as
-# no --config, flashbench's --set KEY as --set flash.KEY; --compile_only and --validate_only; a
-# run with an rtl step is bit-identical to the golden trainer and its loss falls; a run writes
-# every output (no temporary file left) and the effective configuration; a run resumed from a
-# checkpoint ends with the same weights (params digest) and losses as one never interrupted; a
-# truncated or foreign checkpoint and a conflicting option are refused; --fidelity perf runs
-# without the data files and gives the simulated times and layers.csv of the same tlm run, and
-# refuses what needs data; SIGINT stops after the current step with a checkpoint (exit 130);
-# plot.sh renders the PNGs. And `flashstream model`
-# prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
+# no --config, flashbench's --set KEY as --set flash.KEY, its fast path's figures those of
+# --exact; --compile_only and --validate_only; a run with an rtl step is bit-identical to the
+# golden trainer and its loss falls; a run writes every output (no temporary file left) and the
+# effective configuration; a run resumed from a checkpoint ends with the same weights (params
+# digest) and losses as one never interrupted; a truncated or foreign checkpoint and a
+# conflicting option are refused; --fidelity perf runs without the data files and gives the
+# simulated times and layers.csv of the same tlm run, and refuses what needs data; SIGINT stops
+# after the current step with a checkpoint (exit 130); plot.sh renders the PNGs. And
+# `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
 fs=${1:?usage: check-train.sh FLASHSTREAM WORKDIR}
@@ -110,6 +110,21 @@ if [ $rc -eq 2 ] && grep -qF "range '4294967296:5' is not accepted" "$work/fb-ra
 else
   not_ok "flashbench --range 4294967296:5 is refused (exit $rc)" "$work/fb-range.txt"
 fi
+
+# flashbench: long transfers take the fast path, with exactly the figures of --exact's page by
+# page (the output without the wall-clock line), and the fast path engaged
+for rw in write read; do
+  fbx=(flashbench --rw $rw --bs 256m --iodepth 2 --size 4g --cache-program off)
+  "$fs" "${fbx[@]}" >"$work/fb-fast-$rw.txt" 2>&1
+  "$fs" "${fbx[@]}" --exact >"$work/fb-exact-$rw.txt" 2>&1
+  if grep -q "fast path: [1-9]" "$work/fb-fast-$rw.txt" && ! grep -q "fast path" "$work/fb-exact-$rw.txt" &&
+    cmp -s <(grep -v wall "$work/fb-fast-$rw.txt") <(grep -v wall "$work/fb-exact-$rw.txt"); then
+    ok "flashbench --rw $rw: the fast path's figures are --exact's"
+  else
+    diff "$work/fb-exact-$rw.txt" "$work/fb-fast-$rw.txt" >"$work/fb-fast.diff"
+    not_ok "flashbench --rw $rw: the fast path's figures are --exact's" "$work/fb-fast.diff"
+  fi
+done
 
 # ---- the program and the fit table, without training
 expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only

@@ -97,6 +97,7 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
     uint64_t pb = c->page_bytes, npages, lpages = ftl_stream_lpages(s);
     uint64_t cur, left, end = now;
     struct flash_ctrl_cmds cmds;
+    struct flash_fms_run run;
     void *bufs[FLASH_MAX_PLANES] = {0};
     int rc;
 
@@ -117,6 +118,9 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
     for (uint32_t p = 0; c->unit && p < c->planes; p++)
         bufs[p] = c->unit + p * pb;
     flash_ctrl_cmds_begin(&cmds, c->fms, now, false);
+    /* The fast path needs reads whose data go nowhere: no payload, no sink to call. */
+    flash_fms_run_begin(c->fms, &run, false, (c->planes - rq->lpn % c->planes) % c->planes,
+                        !c->unit && !(sink && sink->deliver));
 
     cur = rq->lpn;
     left = npages;
@@ -127,6 +131,25 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
         struct flash_mpop op;
         uint64_t t;
 
+        if (run.stripe && cur - rq->lpn == run.next) {
+            uint64_t k = flash_fms_run_at(c->fms, &run, left / run.stripe);
+
+            if (k && (k = ftl_stream_read_stripes(s, now, cur, k, run.stripe)) != 0) {
+                uint64_t pages = k * run.stripe, j = cur - rq->lpn;
+                uint64_t stop = (j + pages) * pb, req_end = rq->offset + rq->bytes;
+
+                flash_fms_run_skip(c->fms, &run, k, &end);
+                cmds.t_ready += k * run.t_cmds;
+                c->st.cmds += k * run.cmds;
+                c->st.ops += cfg->sw.multi_plane ? pages / c->planes : pages;
+                c->st.pages += pages;
+                /* The request's bytes in pages j .. j + pages (deliver() page by page). */
+                c->st.bytes += (stop < req_end ? stop : req_end) - res_later(j * pb, rq->offset);
+                cur += pages;
+                left -= pages;
+                continue;
+            }
+        }
         if (n > left)
             n = (uint32_t)left;
         /* The unit is read once the command carrying its last page is processed. */
@@ -139,6 +162,7 @@ int flash_ctrl_read(struct flash_ctrl *c, struct ftl_stream *s, uint64_t now,
             return err_prefix(e, rc, "flash controller");
         c->st.ops++;
         c->st.pages += n;
+        flash_fms_run_note(&run, t);
         rc = deliver(c, rq, cur, plane0, n, t, sink, &end, e);
         if (rc)
             return rc;

@@ -25,6 +25,9 @@
  *     caller's sink, at the time its data-out on the channel ends (page i of an n-page
  *     operation ends (n - 1 - i) x T_XFER before the operation). The sink may report when the
  *     tensor buffer has them; the request is done when the last page is delivered.
+ *   - Fast path: a long read whose data go nowhere (timing-only mode, no sink or a sink
+ *     without deliver) accounts the stripes whose timing repeats at once, with the page
+ *     path's results (flash_fms_run_*, ftl_stream_read_stripes).
  * Not modelled: the controller's internal data bus and its buffer capacity (the channel is the
  *   narrower path: 1.2 GB/s against the controller's 64-bit internal path), ECC, read retry,
  *   reordering of requests (they are served in call order), reads of data still in a write

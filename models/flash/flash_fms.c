@@ -4,12 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Counters per die and per channel in a timing snapshot (snap_walk). */
+#define DIE_CNTS  5
+#define CHAN_CNTS 4
+
 struct flash_fms {
     struct flash_cfg cfg;
     uint32_t n_dies;
     struct flash_die *die;
     struct flash_chan *chan;
     struct res ctrl;
+    /* Fast path of long transfers (flash_fms_run_*). */
+    bool fast;              /* allowed (flash_fms_set_fast) */
+    uint64_t n_now_bound;   /* programs and reads whose start was set by the time asked for */
+    uint64_t slack;         /* least margin by which such a time was early, since the last
+                             * stripe boundary */
+    uint64_t fast_stripes;  /* stripes accounted without simulating them */
+    size_t n_times, n_cnts; /* lengths of a timing snapshot's two parts */
+    uint64_t *snap;         /* [2][n_times + n_cnts]: the state at the last two boundaries */
+    uint64_t *inc;          /* [n_cnts]: what the counters gained over the last stripe */
 };
 
 int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
@@ -27,9 +40,15 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         return err_set(e, -ENOMEM, "flash fms: out of memory");
     f->cfg = *cfg;
     f->n_dies = flash_geom_dies(&cfg->geom);
+    f->fast = true;
+    f->slack = UINT64_MAX;
+    f->n_times = (size_t)f->n_dies * (2 + cfg->geom.planes_per_die) + cfg->geom.channels;
+    f->n_cnts = (size_t)f->n_dies * DIE_CNTS + (size_t)cfg->geom.channels * CHAN_CNTS;
     f->chan = calloc(cfg->geom.channels, sizeof(*f->chan));
     f->die = calloc(f->n_dies, sizeof(*f->die));
-    if (!f->chan || !f->die) {
+    f->snap = calloc(2 * (f->n_times + f->n_cnts), sizeof(*f->snap));
+    f->inc = calloc(f->n_cnts, sizeof(*f->inc));
+    if (!f->chan || !f->die || !f->snap || !f->inc) {
         rc = err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
         goto out_free;
     }
@@ -47,6 +66,8 @@ out_fini_dies:
     while (i--)
         flash_die_fini(&f->die[i]);
 out_free:
+    free(f->inc);
+    free(f->snap);
     free(f->die);
     free(f->chan);
     free(f);
@@ -59,6 +80,8 @@ void flash_fms_destroy(struct flash_fms *f)
         return;
     for (uint32_t i = 0; i < f->n_dies; i++)
         flash_die_fini(&f->die[i]);
+    free(f->inc);
+    free(f->snap);
     free(f->die);
     free(f->chan);
     free(f);
@@ -90,6 +113,18 @@ static struct flash_chan *chan_of(struct flash_fms *f, uint32_t die)
     return &f->chan[die % f->cfg.geom.channels];
 }
 
+/*
+ * An operation asked for at now on a die whose own state lets it start at ready: for the fast
+ * path of long transfers, did now set the start, and if not, by how much was it early.
+ */
+static void note_ready(struct flash_fms *f, uint64_t now, uint64_t ready)
+{
+    if (now > ready)
+        f->n_now_bound++;
+    else if (ready - now < f->slack)
+        f->slack = ready - now;
+}
+
 /* Split a multi-plane request into single-plane operations when the switch is off. */
 typedef int (*op_fn)(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
                      const void *data, uint64_t *done, struct err *e);
@@ -106,6 +141,7 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, e);
     if (rc)
         return rc;
+    note_ready(f, now, d->reg_free_at);
     t_in = flash_chan_data_in(chan_of(f, op->die), res_later(now, d->reg_free_at), n);
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
@@ -125,6 +161,7 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, e);
     if (rc)
         return rc;
+    note_ready(f, now, res_later(d->busy_until, d->reg_free_at));
     t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
     t_arr = flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_r_ps);
     d->reg_free_at = flash_chan_data_out(chan_of(f, op->die), t_arr, n);
@@ -170,8 +207,10 @@ static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
             continue;
         one.plane_mask = 1u << p;
         rc = fn(f, now, &one, data, &t, e);
-        if (rc == -EIO && !first_rc) {
-            first_rc = rc;
+        /* A failed erase still took its time; the other planes are still erased. */
+        if (rc == -EIO) {
+            if (!first_rc)
+                first_rc = rc;
         } else if (rc) {
             return rc;
         }
@@ -261,6 +300,167 @@ int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_
 void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done)
 {
     *done = res_claim(&f->ctrl, now, write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
+}
+
+/* ------------------------------------------------------------------ long transfers */
+
+void flash_fms_set_fast(struct flash_fms *f, bool on)
+{
+    f->fast = on;
+}
+
+bool flash_fms_fast(const struct flash_fms *f)
+{
+    return f->fast;
+}
+
+uint64_t flash_fms_fast_stripes(const struct flash_fms *f)
+{
+    return f->fast_stripes;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void flash_fms_run_begin(struct flash_fms *f, struct flash_fms_run *r, bool write, uint64_t first,
+                         bool allowed)
+{
+    const struct flash_geom *g = &f->cfg.geom;
+    uint64_t unit = (uint64_t)f->n_dies * g->planes_per_die;
+    uint64_t per_cmd = f->cfg.tim.ctrl_cmd_bytes / g->page_bytes;
+
+    memset(r, 0, sizeof(*r));
+    if (!f->fast || !allowed || !per_cmd)
+        return;
+    /* Whole commands per stripe, so that every stripe's commands fall on the same pages. */
+    r->stripe = unit * (per_cmd / gcd(per_cmd, unit));
+    r->cmds = r->stripe / per_cmd;
+    r->t_cmds = r->cmds * (write ? f->cfg.tim.t_ctrl_wr_ps : f->cfg.tim.t_ctrl_rd_ps);
+    r->next = first;
+}
+
+/* One value of a snapshot: read it into the cursor's slot, or (store) write the slot back. */
+static void walk1(uint64_t *field, uint64_t **cur, bool store)
+{
+    if (store)
+        *field = **cur;
+    else
+        **cur = *field;
+    (*cur)++;
+}
+
+/*
+ * The timing state as a vector v: first every busy-until (die array, register, each plane, each
+ * channel's bus), then every counter the operations add to (per die and per channel). The
+ * controller is not in it: a transfer's commands run back to back, at a rate of their own.
+ * store: write v back into the FMS.
+ */
+static void snap_walk(struct flash_fms *f, uint64_t *v, bool store)
+{
+    uint64_t *t = v, *c = v + f->n_times;
+
+    for (uint32_t i = 0; i < f->n_dies; i++) {
+        struct flash_die *d = &f->die[i];
+
+        walk1(&d->busy_until, &t, store);
+        walk1(&d->reg_free_at, &t, store);
+        for (uint32_t p = 0; p < f->cfg.geom.planes_per_die; p++)
+            walk1(&d->plane_busy[p], &t, store);
+        walk1(&d->n_read_pages, &c, store);
+        walk1(&d->n_prog_pages, &c, store);
+        walk1(&d->n_erase_blocks, &c, store); /* counter 2 of the die's: see run_at */
+        walk1(&d->array_busy_ps, &c, store);
+        walk1(&d->payload_pages, &c, store);
+    }
+    for (uint32_t i = 0; i < f->cfg.geom.channels; i++) {
+        struct flash_chan *ch = &f->chan[i];
+
+        walk1(&ch->bus.busy_until, &t, store);
+        walk1(&ch->bus.busy_ps, &c, store);
+        walk1(&ch->bus.n_ops, &c, store);
+        walk1(&ch->bytes_in, &c, store);
+        walk1(&ch->bytes_out, &c, store);
+    }
+}
+
+uint64_t flash_fms_run_at(struct flash_fms *f, struct flash_fms_run *r, uint64_t max)
+{
+    size_t len = f->n_times + f->n_cnts;
+    uint32_t slot = r->seen ? r->slot ^ 1 : 0;
+    uint64_t *v = f->snap + slot * len, *prev = f->snap + r->slot * len, delta, slack;
+    bool bound;
+
+    r->next += r->stripe;
+    r->t_max_prev = r->t_max;
+    r->t_max = 0;
+    if (!max)
+        return 0; /* no whole stripe left: nothing to skip */
+    snap_walk(f, v, false);
+    bound = f->n_now_bound != r->bound;
+    r->bound = f->n_now_bound;
+    slack = f->slack;
+    f->slack = UINT64_MAX;
+    r->slot = slot;
+    if (!r->seen++)
+        return 0;
+    /* Periodic: every busy-until moved by the same delta over the stripe. */
+    delta = v[0] - prev[0];
+    for (size_t i = 1; i < f->n_times; i++)
+        if (v[i] - prev[i] != delta)
+            return 0;
+    for (size_t i = 0; i < f->n_cnts; i++)
+        f->inc[i] = v[f->n_times + i] - prev[f->n_times + i];
+    /* A stripe with an erase in it is not one the following stripes repeat. */
+    for (size_t i = 0; i < f->n_dies; i++)
+        if (f->inc[i * DIE_CNTS + 2])
+            return 0;
+    /*
+     * The controller's commands come t_cmds apart per stripe. Equal to delta: the whole system
+     * (state and commands) moves by delta per stripe, so it repeats exactly. Otherwise it
+     * repeats while the commands set no operation's start: the flash, not they, then sets
+     * every time, and the flash's state moves by delta per stripe. Commands below delta apart
+     * come ever earlier relative to the flash: if they set no start in this stripe, they never
+     * will. Above, they come t_cmds - delta later each stripe: the least margin they had in
+     * this stripe lasts that many more stripes.
+     */
+    if (!delta || (r->t_cmds != delta && bound))
+        return 0;
+    r->delta = delta;
+    if (r->t_cmds > delta && slack / (r->t_cmds - delta) < max)
+        return slack / (r->t_cmds - delta);
+    return max;
+}
+
+void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n, uint64_t *end)
+{
+    uint64_t *v = f->snap + r->slot * (f->n_times + f->n_cnts);
+
+    for (size_t i = 0; i < f->n_times; i++)
+        v[i] += n * r->delta;
+    for (size_t i = 0; i < f->n_cnts; i++)
+        v[f->n_times + i] += n * f->inc[i];
+    snap_walk(f, v, true);
+    f->ctrl.busy_until += n * r->t_cmds;
+    f->ctrl.busy_ps += n * r->t_cmds;
+    f->ctrl.n_ops += n * r->cmds;
+    f->fast_stripes += n;
+    r->next += n * r->stripe;
+    r->t_max_prev += n * r->delta;
+    *end = res_later(*end, r->t_max_prev);
+}
+
+void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
+                      uint32_t wp)
+{
+    flash_die_block(&f->die[die], plane, block)->wp = wp;
 }
 
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,

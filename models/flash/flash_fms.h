@@ -20,6 +20,9 @@
  *     FTL decides how many commands a transfer takes.
  *   - NAND state and rules: flash_die. Rule violations return an error, change nothing and
  *     take no time; the message goes to the caller's err (csim/err.h).
+ *   - Fast path of long transfers (flash_fms_run_*, below): the stripes of a long sequential
+ *     transfer that repeat exactly are accounted at once, with exactly the results of running
+ *     them operation by operation; on by default, off with flash_fms_set_fast.
  * Not modelled: policy (which address to use: that is the FTL's job), queues and arbitration
  * (calls are served in call order per resource), ECC, the controller's read data path and its
  * buffers, power.
@@ -86,6 +89,68 @@ int flash_fms_erase_block(struct flash_fms *f, uint64_t now, const struct flash_
 
 /* One controller command (write or read) asked for at now; *done = when it is processed. */
 void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t *done);
+
+/*
+ * Fast path of long transfers. A long sequential transfer (ftl_stream's write and read paths,
+ * flash_ctrl_read) runs stripe after stripe: a stripe is a program or read unit on every die
+ * (dies x planes pages), or the fewest stripes that hold a whole number of controller commands.
+ * Over identical dies the transfer becomes periodic: after a few stripes each one leaves every
+ * busy-until (die array, register, planes, channels) exactly delta later than the one before.
+ * The caller runs its transfer page by page and, at each stripe boundary, asks
+ * flash_fms_run_at how many of the remaining whole stripes need no simulation; it checks its
+ * own part (FTL mapping, block states) and skips them with flash_fms_run_skip: every busy-until
+ * moves by n x delta, every counter (pages, bytes, busy times, operations, controller commands)
+ * by n x what it gained over the last stripe, exactly what the operations would have done. The
+ * state is taken as periodic only when it provably stays so: every busy-until moved by the same
+ * delta, no erase in the stripe, and the controller's commands (t_cmds apart per stripe) either
+ * moved by delta too, or set no operation's start in the stripe; then, if they come more than
+ * delta apart, only as many stripes are skipped as their least margin in the stripe lasts.
+ * Anything else (a state that never repeats, a short transfer) leaves the caller on the
+ * page-by-page path. The proof needs of the caller what the FTL's paths and the controller's
+ * read path do: every stripe issues the same operations (dies, planes, pages per operation),
+ * with its controller commands taken back to back (flash_ctrl_cmds_*) and nothing else using
+ * the FMS during the transfer.
+ * The results are exactly those of the page-by-page path; flash_fms_set_fast(f, false) turns
+ * the fast path off (tests compare both; flashbench --exact).
+ */
+struct flash_fms_run {
+    uint64_t stripe;     /* pages per stripe; 0: the fast path is off for this transfer */
+    uint64_t cmds;       /* controller commands per stripe */
+    uint64_t t_cmds;     /* their time: the controller's advance per stripe */
+    uint64_t next;       /* pages of the transfer done at the next stripe boundary */
+    uint64_t delta;      /* shift of the timing state over the last stripe */
+    uint64_t t_max;      /* latest end of an operation since the last boundary */
+    uint64_t t_max_prev; /* the same over the last whole stripe */
+    uint64_t bound;      /* operations started by the time asked for, at the last boundary */
+    uint32_t slot, seen; /* snapshot of the last boundary; boundaries seen */
+};
+
+/* On by default. */
+void flash_fms_set_fast(struct flash_fms *f, bool on);
+bool flash_fms_fast(const struct flash_fms *f);
+/* Stripes accounted by the fast path without simulating them, since creation. */
+uint64_t flash_fms_fast_stripes(const struct flash_fms *f);
+
+/* A transfer of the write or read path begins; its first stripe starts after `first` pages (the
+ * pages up to the first whole program unit). allowed false: no fast path (e.g. a payload). */
+void flash_fms_run_begin(struct flash_fms *f, struct flash_fms_run *r, bool write, uint64_t first,
+                         bool allowed);
+/* At a stripe boundary (pages done == r->next): how many stripes, at most max (the whole stripes
+ * left), may be skipped now; 0 while the state is not periodic. */
+uint64_t flash_fms_run_at(struct flash_fms *f, struct flash_fms_run *r, uint64_t max);
+/* Skip n stripes (1 to what flash_fms_run_at returned); *end = the later of *end and the
+ * last end of an operation in them. The caller's commands are then n x t_cmds later. */
+void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n, uint64_t *end);
+/* Every operation of the transfer reports its end. */
+static inline void flash_fms_run_note(struct flash_fms_run *r, uint64_t t)
+{
+    if (t > r->t_max)
+        r->t_max = t;
+}
+/* The write pointer of a block after pages programmed by a skipped stripe (no checks: the
+ * caller checked the block as flash_die_program would). */
+void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
+                      uint32_t wp);
 
 /* Inspection and fault injection. NULL / -EINVAL for an address out of range. */
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,

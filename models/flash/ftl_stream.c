@@ -314,6 +314,130 @@ void ftl_stream_destroy(struct ftl_stream *s)
     free(s);
 }
 
+/* ------------------------------------------------------------------ fast path of long transfers
+ *
+ * The timing of stripes that repeat is flash_fms_run_*'s; here is the FTL's part of them: are
+ * the pages where the page path would put them, on blocks in the state it needs, and what it
+ * would have changed (mapping, write pointers, counters). */
+
+static int read_check(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t npages,
+                      struct err *e);
+
+/* Units [ua, ub) of a superblock that fall on die d: the first one's page and how many (units
+ * u with u % D == d, on pages u / D, one page apart). */
+static uint32_t die_pages(const struct ftl_stream *s, uint64_t ua, uint64_t ub, uint32_t d,
+                          uint32_t *first)
+{
+    uint64_t u = ua + (d + s->dies - ua % s->dies) % s->dies;
+
+    if (u >= ub)
+        return 0;
+    *first = (uint32_t)(u / s->dies);
+    return (uint32_t)((ub - 1 - u) / s->dies + 1);
+}
+
+/*
+ * Offsets [oa, ob) (whole units) of superblock pbn. Check (apply false) that every block they
+ * touch passes the page path's checks: for a write, good and with its write pointer at the first
+ * page written (flash_die_program), for a read, programmed past the last page read
+ * (flash_die_read). apply: move the write pointers past the pages written.
+ */
+static bool span_blocks(struct ftl_stream *s, uint32_t pbn, uint64_t oa, uint64_t ob, bool write,
+                        bool apply)
+{
+    uint64_t ua = oa / s->planes, ub = ob / s->planes;
+    uint32_t blk = s->cfg.first_block + pbn;
+
+    for (uint32_t d = 0; d < s->dies; d++) {
+        uint32_t first = 0, n = die_pages(s, ua, ub, d, &first);
+
+        for (uint32_t p = 0; n && p < s->planes; p++) {
+            uint32_t b = ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk);
+            const struct flash_block *fb = flash_fms_block(s->fms, d, p, b);
+
+            if (apply)
+                flash_fms_set_wp(s->fms, d, p, b, first + n);
+            else if (write ? fb->bad || fb->wp != first : first + n > fb->wp)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The end of the LB segment of [p, end): the LB's last page or end. */
+static uint64_t seg_end(const struct ftl_stream *s, uint64_t p, uint64_t end)
+{
+    uint64_t lb_end = (p / s->sbp + 1) * s->sbp;
+
+    return lb_end < end ? lb_end : end;
+}
+
+/*
+ * A write's next n stripes of sp pages from LPN cur (at a unit boundary): how many of them the
+ * page path would write with no erase (each LB opened takes a free PB, in rotation) and no error.
+ * Those are written as the page path would write them: LBs mapped, write pointers, counters; the
+ * caller skips their timing (flash_fms_run_skip).
+ */
+static uint64_t write_stripes(struct ftl_stream *s, uint64_t now, uint64_t cur, uint64_t n,
+                              uint64_t sp)
+{
+    uint64_t end = cur + n * sp, p = cur;
+    uint32_t pos = s->cursor, scanned = 0;
+
+    while (p < end) {
+        uint64_t lb = p / s->sbp, se = seg_end(s, p, end);
+        int64_t pbn = s->lb[lb].pbn;
+
+        /* The PB alloc_pb would give the LB; one released but not erased ends the run here. */
+        while (pbn < 0 && scanned < s->cfg.n_blocks && s->pb[pos] != PB_DIRTY) {
+            if (s->pb[pos] == PB_FREE)
+                pbn = pos;
+            pos = (pos + 1) % s->cfg.n_blocks;
+            scanned++;
+        }
+        if (pbn < 0 || !span_blocks(s, (uint32_t)pbn, p % s->sbp, se - lb * s->sbp, true, false))
+            break;
+        p = se;
+    }
+    n = (p - cur) / sp;
+    end = cur + n * sp;
+    for (p = cur; p < end; p = seg_end(s, p, end)) {
+        struct lblock *l = &s->lb[p / s->sbp];
+        uint64_t se = seg_end(s, p, end);
+
+        if (l->pbn < 0) {
+            uint32_t pbn = 0;
+
+            (void)alloc_pb(s, now, &pbn, NULL); /* a free PB, found above: no erase */
+            l->pbn = pbn;
+            l->t_write = now;
+        }
+        span_blocks(s, (uint32_t)l->pbn, p % s->sbp, se - p / s->sbp * s->sbp, true, true);
+        l->wp += se - p;
+    }
+    s->lpages_written += n * sp;
+    s->ppages += n * sp;
+    return n;
+}
+
+uint64_t ftl_stream_read_stripes(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n,
+                                 uint64_t sp)
+{
+    uint64_t end = lpn + n * sp, p = lpn;
+
+    while (p < end) {
+        uint64_t lb = p / s->sbp, se = seg_end(s, p, end);
+
+        if (read_check(s, now, p, se - p, NULL) ||
+            !span_blocks(s, (uint32_t)s->lb[lb].pbn, p % s->sbp, se - lb * s->sbp, false, false))
+            break;
+        p = se;
+    }
+    n = (p - lpn) / sp;
+    s->pages_read += n * sp;
+    return n;
+}
+
 /* ------------------------------------------------------------------ write */
 
 /* All checks of a write before anything happens: space, append points, free PBs. */
@@ -359,6 +483,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
     const void *data[FLASH_MAX_PLANES] = {0};
     uint64_t left = npages, cur = lpn, end = now, t;
     struct flash_ctrl_cmds cmds;
+    struct flash_fms_run run;
     struct flash_mpop op;
     int rc;
 
@@ -379,6 +504,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
 
     memset(&op, 0, sizeof(op));
     flash_ctrl_cmds_begin(&cmds, s->fms, now, true);
+    flash_fms_run_begin(s->fms, &run, true, (s->planes - lpn % s->planes) % s->planes, !src);
     if (!s->written) {
         s->written = true;
         s->t_first_write = now;
@@ -389,6 +515,17 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         uint32_t plane0 = (uint32_t)(off % s->planes);
         uint32_t n = s->planes - plane0;
 
+        if (run.stripe && cur - lpn == run.next) {
+            uint64_t k = flash_fms_run_at(s->fms, &run, left / run.stripe);
+
+            if (k && (k = write_stripes(s, now, cur, k, run.stripe)) != 0) {
+                flash_fms_run_skip(s->fms, &run, k, &end);
+                cmds.t_ready += k * run.t_cmds;
+                cur += k * run.stripe;
+                left -= k * run.stripe;
+                continue;
+            }
+        }
         if (n > left)
             n = (uint32_t)left;
         if (l->pbn < 0) {
@@ -410,6 +547,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
             return err_prefix(e, rc, "stream '%s' write at LPN %llu", s->cfg.name,
                               (unsigned long long)cur);
         end = res_later(end, t);
+        flash_fms_run_note(&run, t);
         l->wp += n;
         cur += n;
         left -= n;
@@ -484,6 +622,7 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
     void *data[FLASH_MAX_PLANES] = {0};
     uint64_t left = npages, cur = lpn, end = now, t;
     struct flash_ctrl_cmds cmds;
+    struct flash_fms_run run;
     struct flash_mpop op;
     int rc;
 
@@ -502,12 +641,24 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
 
     memset(&op, 0, sizeof(op));
     flash_ctrl_cmds_begin(&cmds, s->fms, now, false);
+    flash_fms_run_begin(s->fms, &run, false, (s->planes - lpn % s->planes) % s->planes, !dst);
     while (left) {
         const struct lblock *l = &s->lb[cur / s->sbp];
         uint64_t off = cur % s->sbp;
         uint32_t plane0 = (uint32_t)(off % s->planes);
         uint32_t n = s->planes - plane0;
 
+        if (run.stripe && cur - lpn == run.next) {
+            uint64_t k = flash_fms_run_at(s->fms, &run, left / run.stripe);
+
+            if (k && (k = ftl_stream_read_stripes(s, now, cur, k, run.stripe)) != 0) {
+                flash_fms_run_skip(s->fms, &run, k, &end);
+                cmds.t_ready += k * run.t_cmds;
+                cur += k * run.stripe;
+                left -= k * run.stripe;
+                continue;
+            }
+        }
         if (n > left)
             n = (uint32_t)left;
         flash_ctrl_cmds_take(&cmds, n);
@@ -520,6 +671,7 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
             return err_prefix(e, rc, "stream '%s' read at LPN %llu", s->cfg.name,
                               (unsigned long long)cur);
         end = res_later(end, t);
+        flash_fms_run_note(&run, t);
         cur += n;
         left -= n;
         s->pages_read += n;

@@ -33,6 +33,14 @@
  *   - Endurance statistics: P/E used (min/mean/max over the stream's blocks), write
  *     amplification (1.0: nothing is copied), and lifetime in years at the observed write
  *     rate against the P/E budget.
+ *   - Fast path: a write or read without payload (buf NULL or timing-only mode) longer than a
+ *     few stripes (a program unit on every die: dies x planes pages) runs stripe by stripe
+ *     until its timing repeats exactly (flash_fms_run_*, models/flash/flash_fms.h), then
+ *     accounts the whole stripes left at once: timing, counters, LBs opened in rotation, block
+ *     write pointers, as the page path would. It stops before an LB whose opening needs an
+ *     erase (a PB released but not erased), a block bad or not at the expected write pointer,
+ *     or data that would fail a read check, and lets the page path run into it. The results
+ *     (every completion time, statistic and block) are those of the page path.
  * Not modelled: metadata writes (blocks 0-9), power-loss recovery, program failures
  *   (only erase failures and wear-out), I/O buffer capacity (the controller never waits for
  *   the flash), reads of a partly programmed unit.
@@ -138,6 +146,15 @@ void ftl_stream_ppa(const struct ftl_stream *s, uint64_t lpn, uint32_t pbn, stru
  */
 int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t max,
                            struct flash_mpop *op, uint32_t *n, struct err *e);
+
+/*
+ * Fast path of a long read (flash_fms_run_*): of the n stripes of sp pages from LPN lpn (at a
+ * unit boundary), how many pass every check the page path's lookups and die reads would make
+ * (mapped, written, within retention, blocks programmed that far); those are counted as read.
+ * Their timing is the caller's (flash_fms_run_skip).
+ */
+uint64_t ftl_stream_read_stripes(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n,
+                                 uint64_t sp);
 
 /*
  * Record a page that the hardware write pipeline programmed at *a for LPN lpn of LB lpn / sb

@@ -33,6 +33,7 @@ struct fb_opts {
     int n_sets;
     char set_text[FB_MAX_SETS][48]; /* the assignment of a --cache-program, at its index */
     bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
+    bool exact;                     /* --exact: no fast path of long transfers */
     struct flash_cfg cfg;           /* the node's flash of the machine described */
     /* --device ssd | raid0 */
     int device;          /* enum fb_device */
@@ -45,7 +46,8 @@ struct fb_opts {
 /* A run's requests: their number, bytes, first start, last end and latencies. */
 struct fb_result {
     uint64_t n_req, bytes, t_start, t_end;
-    uint64_t *lat; /* per request, ps */
+    uint64_t *lat;         /* per request, ps */
+    uint64_t fast_stripes; /* stripes the flash models accounted without simulating them */
 };
 
 /* Binary min-heap of completion times: the requests in flight. */

@@ -321,6 +321,28 @@ static void test_erase_failure_and_bad_blocks(void **state)
     assert_int_equal(flash_fms_mark_bad(f->fms, &a, &e), -EINVAL);
 }
 
+/* Plane by plane, an erase goes on past every failing plane: each takes its time, the
+ * multi-plane erase ends with the last and reports the failure. */
+static void test_multi_plane_off_erase_past_two_failures(void **state)
+{
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_addr a = {.block = 3};
+    struct flash_mpop op = mp(0, 0xf, 3, 0);
+    uint64_t done = 0;
+
+    a.plane = 1;
+    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a, &e), 0);
+    a.plane = 2;
+    assert_int_equal(flash_fms_inject_erase_fail(f->fms, &a, &e), 0);
+    assert_int_equal(flash_fms_erase(f->fms, 0, &op, &done, &e), -EIO);
+    assert_int_equal(done, 4 * (T_CMD + T_BERS));
+    for (uint32_t p = 0; p < 4; p++) {
+        assert_int_equal(flash_fms_block(f->fms, 0, p, 3)->pe, 1);
+        assert_int_equal(flash_fms_block(f->fms, 0, p, 3)->bad, p == 1 || p == 2);
+    }
+}
+
 static void test_payload_round_trip_and_stats(void **state)
 {
     struct err e = {""};
@@ -389,6 +411,7 @@ int main(void)
         T(test_controller_commands_serialize, setup),
         T(test_rule_violations_take_no_time, setup),
         T(test_erase_failure_and_bad_blocks, setup),
+        T(test_multi_plane_off_erase_past_two_failures, setup_single_plane),
         T(test_payload_round_trip_and_stats, setup),
         cmocka_unit_test(test_full_geometry_is_sparse),
     };
