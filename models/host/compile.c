@@ -99,6 +99,10 @@ struct cc {
         an_dz[HC_MAX_AN], an_g[HC_MAX_AN], an_xr[HC_MAX_AN][2], an_w[HC_MAX_AN][2],
         an_dw[HC_MAX_AN][2], an_loss[HC_MAX_AN], an_cls[HC_MAX_AN], pad_a[HC_MAX_AN][2],
         pad_b[HC_MAX_AN][2], pad_c[HC_MAX_AN][2], fl_x[HC_MAX_AN][DNN_MAX_LAYERS], fl_in[HC_MAX_AN];
+    /* the core's pad ports while a command runs: a GEMM writes it, a tile store reads it, so a
+     * store waits for the GEMM in flight and the next GEMM for the store (rtl/core/README.md:
+     * the DMA may read a pad only while no command runs) */
+    int core_port[HC_MAX_AN];
     int wn_w[2], wn_grad[2], wn_mo[2], wn_wout[2], fl_w[DNN_MAX_LAYERS], fl_m[DNN_MAX_LAYERS],
         fl_o[DNN_MAX_LAYERS], host_loss;
     /* TB addresses (same on every AN) */
@@ -500,9 +504,9 @@ static int emit_tile_gemm(struct cc *c, const struct gemm *gm, const struct plan
     struct hc_cmd *cmd;
 
     c->next_c[an] ^= 1;
-    int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_]};
+    int rd[] = {c->pad_a[an][ha], c->pad_b[an][hb]}, wr[] = {c->pad_c[an][hc_], c->core_port[an]};
     cmd = emit(c, HC_GEMM, an, hc_res_an(an, HC_RES_AN_CORE), gm->layer, gm->pass, HC_PH_COMPUTE,
-               rd, 2, wr, 1);
+               rd, 2, wr, 2);
     if (!cmd)
         return c->err;
     struct core_cmd *k = &cmd->u.gemm;
@@ -549,9 +553,9 @@ static void hold_store(const struct cc *c, const struct gemm *gm, const struct t
 static int emit_held_store(struct cc *c, const struct gemm *gm, struct held_store *st)
 {
     uint32_t an = gm->an;
-    int rd[] = {c->pad_c[an][st->half]}, wr[] = {gm->C.buf};
+    int rd[] = {c->pad_c[an][st->half], c->core_port[an]}, wr[] = {gm->C.buf};
     struct hc_cmd *cmd = emit(c, HC_DMA_OUT, an, hc_res_an(an, HC_RES_AN_DMA), gm->layer, gm->pass,
-                              HC_PH_COMPUTE, rd, 1, wr, 1);
+                              HC_PH_COMPUTE, rd, 2, wr, 1);
 
     if (!cmd)
         return c->err;
@@ -567,8 +571,9 @@ static int emit_held_store(struct cc *c, const struct gemm *gm, struct held_stor
 
 /*
  * Emit the tiles of one GEMM. Per tile, in the DMA queue's order: the A and B panels it does
- * not share with the tile before, its GEMM, then the store of the tile before (so that the
- * store overlaps this tile's GEMM); the last store after the last tile.
+ * not share with the tile before (they load while the tile before computes), the store of the
+ * tile before (between the two GEMMs: the core's DMA port reads no pad while a command runs),
+ * then its GEMM; the last store after the last tile.
  */
 static int emit_gemm(struct cc *c, const struct gemm *gm)
 {
@@ -596,9 +601,9 @@ static int emit_gemm(struct cc *c, const struct gemm *gm)
                 return c->err;
             prev_n = tl.ni;
         }
-        if (t < T && emit_tile_gemm(c, gm, &pl, &tl, ha, hb))
-            return c->err;
         if (st.valid && emit_held_store(c, gm, &st))
+            return c->err;
+        if (t < T && emit_tile_gemm(c, gm, &pl, &tl, ha, hb))
             return c->err;
         if (t < T)
             hold_store(c, gm, &tl, &st);
@@ -1081,6 +1086,7 @@ static void new_an_buffers(struct cc *c, uint32_t n)
     c->an_loss[n] = buf_new(c);
     c->an_cls[n] = buf_new(c);
     c->fl_in[n] = buf_new(c);
+    c->core_port[n] = buf_new(c);
     for (int s = 0; s < 2; s++) {
         c->an_xr[n][s] = buf_new(c);
         c->an_w[n][s] = buf_new(c);

@@ -623,7 +623,8 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
             continue;
         uint32_t k = i - 1;
         snprintf(lb, sizeof(lb), "GEMM L%u %s %s p%u", z->layer + 1, kn, rn, k);
-        uint32_t go[2] = {pc.in[k], k >= 2 ? pc.out[k - 2] : NONE};
+        /* the core's port rule: the C-pad is read out only while no command runs */
+        uint32_t go[2] = {pc.in[k], k >= 1 ? pc.out[k - 1] : NONE};
         pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
                               go, 2, NONE, lb);
         tag_gemm(z, pc.gemm[k], g);

@@ -20,8 +20,10 @@
  *     (the RTL's formula, also for arrays larger than the RTL builds), its DMA time the sum of
  *     the DMA twin's cycles (models/node/dmat) over every panel load and tile store, with the
  *     transposes the DMA does. It is emitted as `pieces` pipeline stages (DMA in, GEMM, DMA
- *     out per piece, double-buffered), so the core and DMA totals are exact and their overlap
- *     is modelled at piece granularity.
+ *     out per piece), so the core and DMA totals are exact and their overlap is modelled at
+ *     piece granularity: loads into the A- and B-pads overlap the core (double-buffered), the
+ *     C-pad is read out only between GEMMs (rtl/core/README.md: the DMA may read a pad only
+ *     while no command runs).
  *   - Vector-unit operations: latency + ceil(rows x cols x cost / lanes) cycles (cost_exp for
  *     softmax, GELU and the loss, 1 otherwise), one core's rows.
  *   - Activations: every SAVE is a V-stream record appended by each AN (FLASH_WR), every LOAD

@@ -620,6 +620,44 @@ static void record_busy(struct machine *r, const struct hc_cmd *c, uint64_t a, u
         .res = c->res, .step = r->steps, .start_ps = a, .end_ps = b, .label = c->label};
 }
 
+/* The command running on resource k at now, or NONE. */
+static uint32_t running_on(const struct exec *x, uint32_t k, uint64_t now)
+{
+    if (!x->rbusy[k] || x->rnext[k] >= x->rq0[k + 1])
+        return NONE;
+    uint32_t id = x->rq[x->rnext[k]];
+    return x->end[id] > now ? id : NONE;
+}
+
+/*
+ * The port rules of the RTL the schedule must keep (a compiler that breaks one times a machine
+ * that cannot exist): the core's DMA port reads no pad while a GEMM runs (rtl/core/README.md),
+ * so a tile store and a GEMM on one AN never overlap. 0, or -EPROTO with a report in the run's
+ * message.
+ */
+static int check_port_rules(struct machine *r, const struct exec *x, const struct hc_cmd *c,
+                            uint64_t now)
+{
+    uint32_t other = NONE;
+    if (c->node == HC_WN || (c->kind != HC_GEMM && c->kind != HC_DMA_OUT))
+        return 0;
+    if (c->kind == HC_GEMM) {
+        uint32_t d = running_on(x, hc_res_an(c->node, HC_RES_AN_DMA), now);
+        other = d != NONE && x->p->cmd[d].kind == HC_DMA_OUT ? d : NONE;
+    } else {
+        other = running_on(x, hc_res_an(c->node, HC_RES_AN_CORE), now);
+    }
+    if (other == NONE)
+        return 0;
+    const struct hc_cmd *o = &x->p->cmd[other];
+    return err_set(r->run_err, -EPROTO,
+                   "schedule: AN %u: command %u '%s' would start at %.6f us while command %u "
+                   "'%s' runs until %.6f us; the core's DMA port reads no pad while a GEMM runs "
+                   "(rtl/core/README.md)",
+                   c->node, c->id, c->label, (double)now / 1e6, o->id, o->label,
+                   (double)x->end[other] / 1e6);
+}
+
 /* Start the next command of resource k if it can start now. */
 static void try_start(struct machine *r, struct exec *x, uint32_t k)
 {
@@ -648,7 +686,9 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
         crit = x->rlast[k];
     x->crit[id] = crit;
 
-    rc = perform(r, x, c, now, &end, &free_at);
+    rc = check_port_rules(r, x, c, now);
+    if (!rc)
+        rc = perform(r, x, c, now, &end, &free_at);
     if (rc) {
         r->err = rc;
         sim_stop(r->sim);

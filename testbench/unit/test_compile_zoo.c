@@ -4,10 +4,12 @@
  * execute (every dependency earlier); records that add up to the model (W to its weights, V to
  * the cores' saved activations), each written before it is read, each weight updated once per
  * iteration; one GEMM's core cycles worked out by hand from the RTL's formula; GEMM cycles that
- * the model's FLOP bound from below; every AN with the same program; bad settings refused with
- * a message that names them.
+ * the model's FLOP bound from below; every AN with the same program; no tile store that can
+ * overlap a GEMM (the core's DMA port rule); bad settings refused with a message that names
+ * them.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,6 +209,45 @@ static void test_gemm_cycles_bounded_by_flop(void **state)
     }
 }
 
+/* Whether command a depends on command b, directly or through others (ids fall along deps). */
+static bool depends_on(const struct hc_prog *p, uint32_t a, uint32_t b)
+{
+    const struct hc_cmd *c = &p->cmd[a];
+    for (uint32_t k = 0; k < c->ndep; k++) {
+        uint32_t d = p->deps[c->dep0 + k];
+        if (d == b || (d > b && depends_on(p, d, b)))
+            return true;
+    }
+    return false;
+}
+
+/* The core's DMA port reads the C-pad only while no command runs (rtl/core/README.md): every
+ * GEMM waits for the tile store before it on its node, so none can overlap it. */
+static void test_tile_stores_never_overlap_a_gemm(void **state)
+{
+    struct fix f;
+    (void)state;
+    paper_cfg(&f, "t5-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    uint32_t last_out = UINT32_MAX, gemms = 0;
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->node != 1)
+            continue;
+        if (c->kind == HC_DMA_OUT)
+            last_out = i;
+        if (c->kind == HC_GEMM && last_out != UINT32_MAX) {
+            if (!depends_on(p, i, last_out))
+                fail_msg("GEMM %u '%s' may overlap DMA_OUT %u '%s'", i, c->label, last_out,
+                         p->cmd[last_out].label);
+            gemms++;
+        }
+    }
+    assert_true(gemms > 1000);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
 static void expect_refused(struct hz_cfg c, const char *needle)
 {
     struct hc_prog *p = (struct hc_prog *)1;
@@ -245,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_every_an_runs_the_same_program),
         cmocka_unit_test(test_qkv_core_cycles_by_hand),
         cmocka_unit_test(test_gemm_cycles_bounded_by_flop),
+        cmocka_unit_test(test_tile_stores_never_overlap_a_gemm),
         cmocka_unit_test(test_bad_settings_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

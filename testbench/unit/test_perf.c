@@ -597,6 +597,48 @@ static void test_program_ideal(void **state)
     machine_destroy(r);
 }
 
+/* A tile store and a GEMM on one AN, with or without the store waiting for the GEMM: the
+ * machine runs the ordered one and stops the other with a report naming both, because the
+ * core's DMA port reads no pad while a command runs. */
+static int run_gemm_and_store(bool ordered, struct err *e)
+{
+    struct pb b = {0};
+    struct machine_cfg c;
+    struct machine *r;
+    struct machine_step_info info;
+
+    b.p = calloc(1, sizeof(*b.p));
+    assert_non_null(b.p);
+    b.p->perf = true;
+    b.p->n_layers = 1;
+    b.p->n_res = HC_RES_FIXED + HC_RES_AN_N;
+    b.p->cfg.n_an = 1;
+    struct hc_cmd *g =
+        pb_cmd(&b, HC_GEMM, 0, hc_res_an(0, HC_RES_AN_CORE), 0, HC_FWD, HC_PH_COMPUTE, NULL, 0);
+    g->cycles = 1000;
+    uint32_t gid = g->id;
+    struct hc_cmd *st = pb_cmd(&b, HC_DMA_OUT, 0, hc_res_an(0, HC_RES_AN_DMA), 0, HC_FWD,
+                               HC_PH_COMPUTE, &gid, ordered ? 1 : 0);
+    st->cycles = 10;
+    machine_cfg_default(&c);
+    c.n_an = 1;
+    if (machine_create_program(&c, b.p, &r, e))
+        fail_msg("machine_create_program: %s", e->msg);
+    int rc = machine_step(r, &info, e);
+    machine_destroy(r);
+    return rc;
+}
+
+static void test_port_rule_checked(void **state)
+{
+    struct err e;
+    (void)state;
+    assert_int_equal(run_gemm_and_store(true, &e), 0);
+    expect(run_gemm_and_store(false, &e), -EPROTO, &e,
+           "command 0 'GEMM L1' would start at 0.000000 us while command 1 'DMA_OUT L1' runs "
+           "until 0.012500 us; the core's DMA port reads no pad while a GEMM runs");
+}
+
 /* The program checks: each names what is wrong. */
 static void test_program_checks(void **state)
 {
@@ -708,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_program_many_layers),
         cmocka_unit_test(test_program_ideal),
         cmocka_unit_test(test_program_checks),
+        cmocka_unit_test(test_port_rule_checked),
         cmocka_unit_test(test_program_zoo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
