@@ -287,6 +287,10 @@ waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (ope
 synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md
 	@scripts/synth/run.sh full --doc scripts/synth/README.md
 
+.PHONY: paper
+paper: $(FLASHSTREAM)  ## the paper's evaluation in perf mode: out/paper/report.md, a CSV and plot per figure
+	@scripts/paper/run.sh out/paper $(FLASHSTREAM)
+
 .PHONY: bench
 bench: $(BENCH_BINS) $(FLASHSTREAM)  ## performance figures (medians of several runs), also into docs/performance.md
 	@mkdir -p out/bench
