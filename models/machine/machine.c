@@ -25,6 +25,7 @@
 #include "csim/sim.h"
 #include "models/host/compile.h"
 #include "models/node/anode.h"
+#include "models/node/nssd.h"
 #include "models/node/dmat.h"
 #include "models/node/wnode.h"
 
@@ -136,6 +137,11 @@ void machine_cfg_default(struct machine_cfg *c)
     /* payload beside the timing-only flash model (models/node/nflash.h: the record store) */
     c->an_flash.sw.store_payload = false;
     c->wn_flash.sw.store_payload = false;
+    ssd_cfg_default(&c->an_ssd);
+    ssd_cfg_default(&c->wn_ssd);
+    c->an_ssd.nand.sw.store_payload = false; /* perf only: timed, no bytes */
+    c->wn_ssd.nand.sw.store_payload = false;
+    c->ssd_grain = 1; /* (ours) page by page: exact; configs/behemoth-paper.ini takes 16 */
     fabric_cfg_default(&c->fabric);
     /* (derived) PCIe Gen4 x32 (paper, Table 4): 16 GT/s x 32 lanes x 128/130 / 8 bits */
     c->host.link_Bps = 63015384615ull;
@@ -173,8 +179,7 @@ static const char *storage_name(enum machine_storage s)
     return (unsigned)s < MACHINE_STORAGE_N ? machine_storage_names[s] : "?";
 }
 
-/* Perf with the fully connected compiler: its cores and arrays, any storage but the SSD array
- * (not modelled by the machine). */
+/* Perf with the fully connected compiler: its cores and arrays, any storage. */
 static int perf_supported(const struct machine_cfg *c, struct err *e)
 {
     const struct core_params *k = &c->core;
@@ -192,13 +197,8 @@ static int perf_supported(const struct machine_cfg *c, struct err *e)
                        "<= 64), in perf too; larger arrays run in perf programs "
                        "(machine_create_program)",
                        k->rows, k->cols);
-    if (c->storage == MACHINE_STORAGE_SSD_RAID0)
-        return err_set(e, -EINVAL,
-                       "storage.backend = %s: the machine does not model the SSD array; perf runs "
-                       "behemoth or ideal",
-                       storage_name(c->storage));
     if (c->storage >= MACHINE_STORAGE_N)
-        return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth or ideal",
+        return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth, ssd-raid0 or ideal",
                        (int)c->storage);
     return 0;
 }
@@ -261,6 +261,28 @@ const char *machine_phase_name(enum machine_phase p)
     return hc_phase_name((enum hc_phase)p);
 }
 
+/* The SSD array's streams as the compiler sees them: a record takes whole pages of the array
+ * (at its grain), and a page is the stream's "logical block" (the log needs one free). */
+static void ssd_streams(const struct machine_cfg *c, struct hc_cfg *h)
+{
+    static const char *const an_names[] = {"NV", "V"}, *const wn_names[] = {"W", "M", "O"};
+    static const char *const names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
+    struct ftl_layout an, wn;
+
+    ftl_layout_an(&an);
+    ftl_layout_wn(&wn);
+    for (int s = 0; s < HC_N_STREAMS; s++) {
+        if (s < 2)
+            nssd_stream_size(&c->an_ssd, c->ssd_grain, &an, an_names, 2, names[s],
+                             &h->stream_cap[s], &h->stream_lb[s]);
+        else
+            nssd_stream_size(&c->wn_ssd, c->ssd_grain, &wn, wn_names, 3, names[s],
+                             &h->stream_cap[s], &h->stream_lb[s]);
+    }
+    h->an_page = (uint32_t)h->stream_lb[HC_S_V];
+    h->wn_page = (uint32_t)h->stream_lb[HC_S_W];
+}
+
 /* The compiler's view of cfg. */
 static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cfg *h)
 {
@@ -278,13 +300,31 @@ static void hc_from_machine(const struct machine_cfg *c, bool eval, struct hc_cf
     h->opt_state_words = c->opt.kind == DNN_OPT_ADAM ? 2 : 1;
     ftl_layout_an(&an);
     ftl_layout_wn(&wn);
-    for (int s = 0; s < HC_N_STREAMS; s++)
-        nflash_stream_size(s < 2 ? &an : &wn, s < 2 ? &c->an_flash.geom : &c->wn_flash.geom,
-                           names[s], &h->stream_cap[s], &h->stream_lb[s]);
-    h->an_page = c->an_flash.geom.page_bytes;
-    h->wn_page = c->wn_flash.geom.page_bytes;
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0) {
+        ssd_streams(c, h);
+    } else {
+        for (int s = 0; s < HC_N_STREAMS; s++)
+            nflash_stream_size(s < 2 ? &an : &wn, s < 2 ? &c->an_flash.geom : &c->wn_flash.geom,
+                               names[s], &h->stream_cap[s], &h->stream_lb[s]);
+        h->an_page = c->an_flash.geom.page_bytes;
+        h->wn_page = c->wn_flash.geom.page_bytes;
+    }
     h->samples = c->samples;
     h->act_fresh_lb = c->act_fresh_lb;
+}
+
+/* The SSDs of one kind of node, as the machine simulates them (at its grain). */
+static int check_ssd(const struct ssd_cfg *drive, uint32_t grain, const char *section,
+                     struct err *e)
+{
+    struct ssd_cfg c;
+    int rc = ssd_cfg_validate(drive, e);
+
+    if (!rc)
+        rc = ssd_cfg_coarse(drive, grain, &c, e);
+    if (!rc)
+        rc = ssd_cfg_validate(&c, e);
+    return rc ? err_prefix(e, rc, "%s (storage.ssd_grain = %u)", section, grain) : 0;
 }
 
 /* The machine's blocks, whatever runs on them: nodes, fabric, flash, tensor buffer, clocks. */
@@ -302,6 +342,10 @@ static int check_blocks(const struct machine_cfg *c, struct err *e)
         return err_prefix(e, -EINVAL, "AN flash");
     if (flash_cfg_validate(&c->wn_flash, e))
         return err_prefix(e, -EINVAL, "WN flash");
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0 &&
+        (check_ssd(&c->an_ssd, c->ssd_grain, "an_ssd", e) ||
+         check_ssd(&c->wn_ssd, c->ssd_grain, "wn_ssd", e)))
+        return -EINVAL;
     if (dram_cfg_check(&c->tb, e))
         return err_prefix(e, -EINVAL, "tensor buffer");
     if (!c->core_period_ps || !c->optu.period_ps || !c->vu.lanes || !c->optu.lanes)
@@ -962,6 +1006,12 @@ static int build_dma_timing(struct machine *r, const struct machine_cfg *c, stru
     return 0;
 }
 
+/* The SSDs of a node's storage: with the SSD array (perf), drive; else none (its flash). */
+static const struct ssd_cfg *ssd_of(const struct machine *r, const struct ssd_cfg *drive)
+{
+    return r->perf && r->cfg.storage == MACHINE_STORAGE_SSD_RAID0 ? drive : NULL;
+}
+
 /* Perf: the bytes of each W, M and O record of the program: its rec_size when it has one, else
  * those of the record's first flash command at the WN (0: no command names it); size[s] has
  * prog->n_rec[s] entries. */
@@ -1004,7 +1054,9 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .cost_adam = c->optu.cost_adam,
                            .state_payload = c->wn_state_payload,
                            .perf = r->perf,
-                           .adam = c->opt.kind == DNN_OPT_ADAM};
+                           .adam = c->opt.kind == DNN_OPT_ADAM,
+                           .ssd = ssd_of(r, &c->wn_ssd),
+                           .ssd_grain = c->ssd_grain};
     memcpy(wc.n_rec, r->train->n_rec, sizeof(wc.n_rec));
     if (r->perf)
         rc = record_sizes(r->train, size, e);
@@ -1051,7 +1103,9 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .seed = c->seed,
                                .batch = c->batch,
                                .n_act = r->train->n_rec[HC_S_V],
-                               .perf = r->perf};
+                               .perf = r->perf,
+                               .ssd = ssd_of(r, &c->an_ssd),
+                               .ssd_grain = c->ssd_grain};
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
     }
@@ -1110,11 +1164,9 @@ static int check_program_cfg(const struct machine_cfg *c, struct err *e)
                        "core.rows x core.cols = %u x %u, machine.cores_per_node = %u; accepted "
                        "all >= 1",
                        c->core.rows, c->core.cols, c->cores_per_an);
-    if (c->storage != MACHINE_STORAGE_BEHEMOTH && c->storage != MACHINE_STORAGE_IDEAL)
-        return err_set(e, -EINVAL,
-                       "storage.backend = %s: the machine does not model it; perf runs "
-                       "behemoth or ideal",
-                       storage_name(c->storage));
+    if (c->storage >= MACHINE_STORAGE_N)
+        return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth, ssd-raid0 or ideal",
+                       (int)c->storage);
     return check_blocks(c, e);
 }
 
@@ -1634,6 +1686,50 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
     }
 }
 
+/* A node's SSD array (storage ssd-raid0): the drives' counters added up, in the drive's pages,
+ * and each stream's share of the traffic. */
+static void ssd_ctrs(struct machine *r, const char *node, struct nssd *f)
+{
+    struct ssd_stats st;
+    uint64_t pe_max, g = f->grain;
+
+    nssd_stats(f, &st, &pe_max);
+    CU(r, ssd_raid0_members(f->raid), "count", "SSDs in the node's RAID 0", "%s.ssd.members", node);
+    CU(r, st.host_write_pages, "pages", "pages written by the host (the drive's pages)",
+       "%s.ssd.pages_written", node);
+    CU(r, st.host_read_pages, "pages", "pages read by the host", "%s.ssd.pages_read", node);
+    CU(r, st.prog_pages, "pages", "pages programmed (host, GC moves, padding)",
+       "%s.ssd.pages_programmed", node);
+    CU(r, st.gc_pages, "pages", "pages moved by garbage collection", "%s.ssd.gc_pages", node);
+    CU(r, st.gc_erases, "count", "units erased (a block in every plane of a die)", "%s.ssd.erases",
+       node);
+    CU(r, pe_max, "cycles", "highest P/E count of a block", "%s.ssd.pe_max", node);
+    CF(r, ssd_stats_wa(&st), "ratio", "write amplification (pages programmed per page written)",
+       "%s.ssd.waf", node);
+    CU(r, st.gc_forced, "count", "host rows that waited for forced GC", "%s.ssd.gc_forced", node);
+    CU(r, st.gc_forced_ps, "ps", "time hosts waited for forced GC", "%s.ssd.gc_forced_ps", node);
+    CU(r, st.wbuf_waits, "count", "pages that waited for the write buffer", "%s.ssd.wbuf_waits",
+       node);
+    for (uint32_t i = 0; i < f->n; i++) {
+        const struct nssd_stream *s = &f->s[i];
+
+        CU(r, s->pages_written * g, "pages", "pages written", "%s.ssd.%s.pages_written", node,
+           s->name);
+        CU(r, s->pages_read * g, "pages", "pages read", "%s.ssd.%s.pages_read", node, s->name);
+        CU(r, s->live_pages * g, "pages", "pages of live records", "%s.ssd.%s.live_pages", node,
+           s->name);
+    }
+}
+
+/* A node's storage: its flash streams, or its SSD array. */
+static void store_ctrs(struct machine *r, const char *node, struct nstore *s)
+{
+    if (nstore_ssd(s))
+        ssd_ctrs(r, node, nstore_ssd(s));
+    else
+        stream_ctrs(r, node, nstore_flash(s));
+}
+
 const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 {
     struct fabric_stats fs;
@@ -1667,7 +1763,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
         CU(r, s->vu_cycles, "cycles", "vector-unit cycles", "%s.vu.cycles", node);
         CU(r, s->flash_rd_bytes, "bytes", "bytes read from flash", "%s.flash.bytes_read", node);
         CU(r, s->flash_wr_bytes, "bytes", "bytes written to flash", "%s.flash.bytes_written", node);
-        stream_ctrs(r, node, anode_flash(r->an[n]));
+        store_ctrs(r, node, anode_store(r->an[n]));
     }
     const struct wnode_stats *w = wnode_get_stats(r->wn);
     CU(r, w->updates, "count", "layer updates", "wn.opt.updates");
@@ -1675,7 +1771,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     CU(r, w->flash_rd_bytes, "bytes", "bytes read from flash", "wn.flash.bytes_read");
     CU(r, w->flash_wr_bytes, "bytes", "bytes written to flash", "wn.flash.bytes_written");
     CU(r, wnode_steps(r->wn), "count", "optimizer steps completed", "wn.opt.step");
-    stream_ctrs(r, "wn", wnode_flash(r->wn));
+    store_ctrs(r, "wn", wnode_store(r->wn));
     fabric_get_stats(r->fab, &fs);
     CU(r, fs.broadcasts, "count", "broadcasts", "fabric.broadcasts");
     CU(r, fs.reduces, "count", "reduces (loss gathers included)", "fabric.reduces");

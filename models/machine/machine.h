@@ -41,7 +41,10 @@
  *     limits: the compiler's tiling needs them) or a perf program of any size
  *     (machine_create_program: arrays and cores the RTL does not build, thousands of layers).
  *     With storage MACHINE_STORAGE_IDEAL every flash, DMA and fabric command takes no time (the
- *     compute bound: only GEMMs, vector-unit operations and optimizer updates take time).
+ *     compute bound: only GEMMs, vector-unit operations and optimizer updates take time). With
+ *     MACHINE_STORAGE_SSD_RAID0 every node's streams are on its own RAID 0 of SSDs
+ *     (models/node/nssd.h, models/ssd): a flash command is the array's reads or writes of the
+ *     record, timed by the SSD model; its counters are "<node>.ssd.*".
  *   - A command whose `cycles` is nonzero (perf programs) takes that many cycles of its
  *     resource's clock instead of its operands' timing (DMA, GEMM, VU: the core clock;
  *     OPT_UPDATE: the optimizer unit's, its parameters u.opt.params).
@@ -102,6 +105,7 @@
 #include "models/host/compile.h"
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
+#include "models/ssd/ssd_cfg.h"
 
 #define MACHINE_MAX_AN 64
 
@@ -131,9 +135,10 @@ struct machine_host_cfg {
 };
 
 /* Where the nodes keep weights, activations and inputs. Only MACHINE_STORAGE_BEHEMOTH (each
- * node's FMS, flash_cfg) trains; perf also runs MACHINE_STORAGE_IDEAL, a store whose accesses
- * are free (flash, DMA and fabric commands take no time). The conventional SSD array (RAID 0)
- * is described, not run by the machine. */
+ * node's FMS, flash_cfg) trains; perf also runs MACHINE_STORAGE_SSD_RAID0, every node's streams
+ * on a RAID 0 of conventional SSDs of its own (models/node/nssd.h: an_ssd on each AN, wn_ssd on
+ * the WN), and MACHINE_STORAGE_IDEAL, a store whose accesses are free (flash, DMA and fabric
+ * commands take no time). */
 enum machine_storage {
     MACHINE_STORAGE_BEHEMOTH = 0,
     MACHINE_STORAGE_SSD_RAID0 = 1,
@@ -163,6 +168,10 @@ struct machine_cfg {
     struct dram_cfg tb;           /* every node's tensor buffer (size checked by validation) */
     struct flash_cfg an_flash;    /* each AN's FMS */
     struct flash_cfg wn_flash;    /* the WN's FMS */
+    struct ssd_cfg an_ssd;        /* each AN's SSDs, with storage ssd-raid0: ssd_cfg_default */
+    struct ssd_cfg wn_ssd;        /* the WN's SSDs (raid_ssds of them), the same */
+    uint32_t ssd_grain;           /* the SSDs simulated at this grain of pages
+                                     (ssd_cfg_coarse): 1, page by page */
     struct fabric_cfg fabric;     /* n_an is overwritten with n_an */
     struct machine_host_cfg host; /* the host link (not timed yet) */
     enum machine_storage storage; /* MACHINE_STORAGE_BEHEMOTH */
@@ -194,7 +203,9 @@ struct machine_cfg {
  * 1250 ps, one core per AN, vu/optimizer/DMA/DRAM/fabric defaults of their modules, the
  * Behemoth FMS (flash_cfg_default, 2 TiB) on every node, timed without payload in the flash
  * model (the bytes of live records are kept beside it: models/node/nflash.h), the host link of
- * PCIe Gen4 x32 (not timed), the Behemoth storage, tlm. configs/fc-mnist.ini writes the
+ * PCIe Gen4 x32 (not timed), the Behemoth storage, the paper's baseline SSDs for the SSD
+ * storage (ssd_cfg_default: four per node, timing only, simulated page by page), tlm.
+ * configs/fc-mnist.ini writes the
  * machine's part of them out, each with its source.
  */
 void machine_cfg_default(struct machine_cfg *c);
@@ -207,7 +218,8 @@ void machine_cfg_small(struct machine_cfg *c);
 /*
  * Whether training can run c's machine at c->fidelity: one core per AN, a core array the C twin
  * and the RTL build (rows and cols 1..64, lcm(rows, cols, 4) <= 64: the fully connected
- * compiler tiles for them), the Behemoth storage; perf also accepts the ideal storage. 0, or
+ * compiler tiles for them), the Behemoth storage; perf also accepts the SSD array and the
+ * ideal storage. 0, or
  * -EINVAL naming the key (as the machine description spells it, models/machine/machine_ini.h)
  * and saying which mode is meant to accept it. Part of machine_validate and machine_create
  * (not of machine_create_program).
@@ -249,7 +261,7 @@ int machine_create(const struct machine_cfg *c, struct machine **out, struct err
  * model, e.g. models/host/compile_zoo.h) as every step, instead of compiling c's model. p is the
  * machine's from this call on (freed by machine_destroy, or here on failure). Checked: c's
  * blocks (nodes 1..MACHINE_MAX_AN, fabric, flash, tensor buffer, clocks), core rows, cols and
- * cores per node >= 1 (no RTL limit: the cycle formula is the same), storage behemoth or ideal
+ * cores per node >= 1 (no RTL limit: the cycle formula is the same), any storage
  * (c->fidelity and c->model are not used); p's commands: ids, kinds, nodes and resources of c's
  * machine, layers below p->n_layers, dependencies on earlier commands only, flash records below
  * p->n_rec of their stream, no NV stream (a perf program reads no inputs). The WN's flash is

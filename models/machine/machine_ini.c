@@ -9,6 +9,7 @@
 #include "models/dram/dram.h"
 #include "models/fabric/fabric.h"
 #include "models/flash/flash_cfg.h"
+#include "models/ssd/ssd_cfg.h"
 
 /* ------------------------------------------------------------------ the table */
 
@@ -117,6 +118,9 @@ static const struct cfgkey host_keys[] = {
 static const struct cfgkey storage_keys[] = {
     {"backend", M(storage), CFGKEY_ENUM(machine_storage_names), .unit = "",
      .help = "where the nodes keep their data (training runs behemoth)"},
+    {"ssd_grain", M(ssd_grain), CFGKEY_INT(1, 65536), .pow2 = true, .unit = "pages",
+     .help = "ssd-raid0: the SSDs simulated at this grain of pages (1: page by page; "
+             "models/ssd/README.md)"},
     {0},
 };
 
@@ -175,13 +179,24 @@ static const struct section sections[] = {
      .help = "The Activation Nodes' flash only: the keys of [flash]."},
     {"wn_flash", .keys = flash_cfg_keys, .base = {AT(wn_flash)}, .n_base = 1,
      .where = "machine_cfg.wn_flash", .help = "The Weight Node's flash only: the keys of [flash]."},
+    {"ssd", .keys = ssd_cfg_keys, .base = {AT(an_ssd), AT(wn_ssd)}, .n_base = 2,
+     .where = "machine_cfg.{an,wn}_ssd",
+     .help = "With storage ssd-raid0, every node keeps its streams on a RAID 0 of conventional "
+             "SSDs of its own (models/ssd: page-mapping FTL, garbage collection, firmware, write "
+             "buffer; the paper's baseline, Table 5): the SSD's keys (its NAND is models/ssd's, "
+             "the FMS's NAND on 16 channels). A key here sets it in [an_ssd] and [wn_ssd]."},
+    {"an_ssd", .keys = ssd_cfg_keys, .base = {AT(an_ssd)}, .n_base = 1,
+     .where = "machine_cfg.an_ssd", .help = "Each Activation Node's SSDs only: the keys of [ssd]."},
+    {"wn_ssd", .keys = ssd_cfg_keys, .base = {AT(wn_ssd)}, .n_base = 1,
+     .where = "machine_cfg.wn_ssd", .help = "The Weight Node's SSDs only: the keys of [ssd]."},
     {"host", IN_MACHINE_CFG(host_keys),
      .help = "The host's link to the machine. Described, not timed yet: the host's preload of "
              "the inputs and its reads take no simulated transfer time."},
     {"storage", IN_MACHINE_CFG(storage_keys),
      .help = "Where the nodes keep weights, activations and inputs. Training runs behemoth "
-             "(each node's flash memory system, [flash]); ssd-raid0 (a conventional SSD array) "
-             "and ideal (free accesses) are for the payload-free performance mode."},
+             "(each node's flash memory system, [flash]); ssd-raid0 (a RAID 0 of conventional "
+             "SSDs on every node, [ssd]) and ideal (free accesses) are for the payload-free "
+             "performance mode."},
 };
 
 #undef IN_MACHINE_CFG
@@ -480,6 +495,10 @@ int machine_ini_validate(const struct machine_ini *m, struct err *e)
         return err_prefix(e, rc, "an_flash");
     if ((rc = flash_cfg_validate(&c->wn_flash, e)))
         return err_prefix(e, rc, "wn_flash");
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0 && (rc = ssd_cfg_validate(&c->an_ssd, e)))
+        return err_prefix(e, rc, "an_ssd");
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0 && (rc = ssd_cfg_validate(&c->wn_ssd, e)))
+        return err_prefix(e, rc, "wn_ssd");
     if ((rc = dram_cfg_check(&c->tb, e)))
         return err_prefix(e, rc, "tensor_buffer");
     fc.n_an = c->n_an;

@@ -15,7 +15,8 @@
  *     configs/README.md).
  *   - Sections: [machine], [core], [vector_unit], [optimizer], [dma], [tensor_buffer],
  *     [fabric], [flash] (both nodes' flash), [an_flash] and [wn_flash] (one node's, the same
- *     keys), [host], [storage]. A file is applied line by line in order onto the machine
+ *     keys), [ssd] (both nodes' SSDs, models/ssd's ssd_cfg_keys), [an_ssd] and [wn_ssd], [host],
+ *     [storage]. A file is applied line by line in order onto the machine
  *     already built (the defaults, or an earlier file), so a later line wins; a key given twice
  *     in one section of a file is an error. --set assignments ("section.key=value") are
  *     applied the same way, after the file.
@@ -24,7 +25,8 @@
  *     section or key (the message lists the accepted ones), a value that is not of the key's
  *     type or out of its range, a line that is neither "key = value" nor "[section]", a line
  *     longer than the parser's line buffer. machine_ini_validate checks the rules across keys
- *     (the flash geometry, the tensor buffer, the fabric) on the result.
+ *     (the flash geometry, the SSDs' with storage ssd-raid0, the tensor buffer, the fabric) on
+ *     the result.
  *   - File syntax (libinih): "[section]" headings, "key = value" lines, comments on lines of
  *     their own starting with ';' or '#', and after a value following a space and ';'.
  * Not modelled: includes, variables, lists; keys of the training job (model, optimizer,

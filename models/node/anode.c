@@ -18,7 +18,7 @@ struct anode {
     void *tlm;
     void *rtl;
     struct core_be_lockstep *ls;
-    struct nflash fl;
+    struct nstore sto; /* its storage: the FMS, or an SSD array (perf) */
     int s_nv, s_v;
     /* NV: loaded shards, a FIFO */
     struct slog_ext *shard;
@@ -75,16 +75,19 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     if (rc)
         goto out_free;
     ftl_layout_an(&lay);
-    rc = nflash_init(&a->fl, &cfg->flash, &lay, anode_streams, 2, a->tb, e);
+    if (cfg->ssd)
+        rc = nstore_init_ssd(&a->sto, a->name, cfg->ssd, cfg->ssd_grain, &lay, anode_streams, 2, e);
+    else
+        rc = nstore_init_fms(&a->sto, &cfg->flash, &lay, anode_streams, 2, a->tb, e);
     if (rc) {
-        err_prefix(e, rc, "%s flash", a->name);
+        err_prefix(e, rc, "%s %s", a->name, cfg->ssd ? "storage" : "flash");
         goto out_tb;
     }
-    a->s_nv = nflash_stream(&a->fl, "NV");
-    a->s_v = nflash_stream(&a->fl, "V");
+    a->s_nv = nstore_stream(&a->sto, "NV");
+    a->s_v = nstore_stream(&a->sto, "V");
     if (cfg->perf) { /* no payload anywhere: no core either (its pads would hold data) */
-        nflash_set_nodata(&a->fl, (uint32_t)a->s_nv, true);
-        nflash_set_nodata(&a->fl, (uint32_t)a->s_v, true);
+        nstore_set_nodata(&a->sto, (uint32_t)a->s_nv, true);
+        nstore_set_nodata(&a->sto, (uint32_t)a->s_v, true);
         *out = a;
         return 0;
     }
@@ -96,7 +99,7 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     return 0;
 
 out_fl:
-    nflash_fini(&a->fl);
+    nstore_fini(&a->sto);
 out_tb:
     dram_destroy(a->tb);
 out_free:
@@ -122,7 +125,7 @@ void anode_destroy(struct anode *a)
             free(a->act[l].data);
     if (a->have_cur)
         free(a->cur.data);
-    nflash_fini(&a->fl);
+    nstore_fini(&a->sto);
     dram_destroy(a->tb);
     for (int i = 0; i < 3; i++)
         free(a->s[i]);
@@ -231,7 +234,7 @@ int anode_load_shard(struct anode *a, uint64_t now, const uint8_t *images, const
         buf = a->s[0];
     }
     struct slog_ext x;
-    rc = nflash_write_buf(&a->fl, (uint32_t)a->s_nv, now, buf, px + r, &x, done, e);
+    rc = nstore_write_buf(&a->sto, (uint32_t)a->s_nv, now, buf, px + r, &x, done, e);
     if (rc) {
         err_prefix(e, rc, "%s NV stream", a->name);
         return rc;
@@ -249,7 +252,7 @@ uint32_t anode_shards(const struct anode *a)
 int anode_clear_shards(struct anode *a, uint64_t now, struct err *e)
 {
     while (a->sh_n) {
-        int rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->shard[a->sh_head], e);
+        int rc = nstore_free(&a->sto, (uint32_t)a->s_nv, now, &a->shard[a->sh_head], e);
         if (rc) {
             err_prefix(e, rc, "%s NV stream", a->name);
             return rc;
@@ -510,7 +513,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
         a->have_cur = true;
         a->sh_head = (a->sh_head + 1) % a->sh_cap;
         a->sh_n--;
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at, e);
+        rc = nstore_read_tb(&a->sto, (uint32_t)a->s_nv, now, &a->cur, c->u.fl.tb, end, free_at, e);
         a->st.flash_rd_bytes += a->cur.bytes;
     } else if (c->kind == HC_FLASH_RD && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
@@ -518,7 +521,8 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
             return err_set(e, -ENODATA, "%s: activation record X%u was not written this step",
                            a->name, l + 1);
         }
-        rc = nflash_read_tb(&a->fl, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at, e);
+        rc =
+            nstore_read_tb(&a->sto, (uint32_t)a->s_v, now, &a->act[l], c->u.fl.tb, end, free_at, e);
         a->st.flash_rd_bytes += a->act[l].bytes;
     } else if (c->kind == HC_FLASH_WR && c->op == HC_S_V) {
         uint32_t l = c->u.fl.rec;
@@ -529,7 +533,7 @@ static int exec_flash(struct anode *a, const struct hc_cmd *c, uint64_t now, uin
             return err_set(e, -EINVAL, "%s: activation record X%u written twice in a step", a->name,
                            l + 1);
         }
-        rc = nflash_write_tb(&a->fl, (uint32_t)a->s_v, now, c->u.fl.tb, c->bytes, &a->act[l], end,
+        rc = nstore_write_tb(&a->sto, (uint32_t)a->s_v, now, c->u.fl.tb, c->bytes, &a->act[l], end,
                              free_at, e);
         if (!rc)
             a->act_ok[l] = true;
@@ -587,21 +591,20 @@ int anode_exec(struct anode *a, const struct hc_prog *p, const struct hc_cmd *c,
 int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, struct err *e)
 {
     int rc = 0;
-    uint64_t done;
 
     for (uint32_t l = 0; l < a->cfg.n_act; l++) {
         if (!a->act_ok[l])
             continue;
         a->act_ok[l] = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_v, now, &a->act[l], e)))
+        if (!rc && (rc = nstore_free(&a->sto, (uint32_t)a->s_v, now, &a->act[l], e)))
             err_prefix(e, rc, "%s V stream", a->name);
     }
     if (a->have_cur) {
         a->have_cur = false;
-        if (!rc && (rc = nflash_free(&a->fl, (uint32_t)a->s_nv, now, &a->cur, e)))
+        if (!rc && (rc = nstore_free(&a->sto, (uint32_t)a->s_nv, now, &a->cur, e)))
             err_prefix(e, rc, "%s NV stream", a->name);
     }
-    if (!rc && fresh_lb && (rc = slog_align(&a->fl.log[a->s_v], now, &done, e)))
+    if (!rc && fresh_lb && (rc = nstore_align(&a->sto, (uint32_t)a->s_v, now, e)))
         err_prefix(e, rc, "%s V stream", a->name);
     return rc;
 }
@@ -618,5 +621,10 @@ const struct anode_stats *anode_get_stats(const struct anode *a)
 
 struct nflash *anode_flash(struct anode *a)
 {
-    return &a->fl;
+    return nstore_flash(&a->sto);
+}
+
+struct nstore *anode_store(struct anode *a)
+{
+    return &a->sto;
 }

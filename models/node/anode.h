@@ -1,7 +1,8 @@
 /*
  * anode: an Activation Node: tensor buffer, DMA, the compute core's SRAM and array (twin, RTL or
  * both in lockstep), the vector unit, and a flash memory system holding the training inputs
- * (NV stream) and the activations (V stream).
+ * (NV stream) and the activations (V stream): the node's storage (nstore.h), its flash memory
+ * system, or in perf a RAID 0 of conventional SSDs (anode_cfg.ssd).
  *
  * Contract
  * --------
@@ -48,6 +49,7 @@
 #include "models/node/core_be.h"
 #include "models/node/dmat.h"
 #include "models/node/nflash.h"
+#include "models/node/nstore.h"
 #include "models/node/vu.h"
 
 enum anode_mode {
@@ -68,6 +70,9 @@ struct anode_cfg {
     uint32_t batch; /* B, for dZ = (p - t) / B */
     uint32_t n_act; /* V records a step may write (the program's n_rec[HC_S_V]) */
     bool perf;      /* payload-free (see the contract); the mode stays tlm, no core backend */
+    const struct ssd_cfg *ssd; /* perf: the streams on a RAID 0 of these SSDs (nssd.h), not on
+                                  the flash; NULL: the flash. Read at creation only */
+    uint32_t ssd_grain;        /* ... simulated at this grain of pages (ssd_cfg_coarse) */
 };
 
 struct anode_stats {
@@ -110,6 +115,8 @@ int anode_end_step(struct anode *a, uint64_t now, bool fresh_lb, struct err *e);
 /* The tensor buffer, for the host (evaluation inputs, results). */
 struct dram *anode_tb(struct anode *a);
 const struct anode_stats *anode_get_stats(const struct anode *a);
+/* The node's flash (NULL when its storage is an SSD array) and its storage. */
 struct nflash *anode_flash(struct anode *a);
+struct nstore *anode_store(struct anode *a);
 
 #endif

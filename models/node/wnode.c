@@ -16,7 +16,7 @@ enum { R_W = 0, R_M, R_O, R_N };
 struct wnode {
     struct wnode_cfg cfg;
     struct dram *tb;
-    struct nflash fl;
+    struct nstore sto; /* its storage: the FMS, or an SSD array (perf) */
     int s[R_N];
     struct dnn_params *p;      /* NULL in perf */
     uint32_t n_rec[R_N];       /* records of each stream */
@@ -131,16 +131,19 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
     if (rc)
         goto out_free;
     ftl_layout_wn(&lay);
-    rc = nflash_init(&w->fl, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
+    if (cfg->ssd)
+        rc = nstore_init_ssd(&w->sto, "wn", cfg->ssd, cfg->ssd_grain, &lay, wnode_streams, R_N, e);
+    else
+        rc = nstore_init_fms(&w->sto, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
     if (rc) {
-        err_prefix(e, rc, "wn flash");
+        err_prefix(e, rc, cfg->ssd ? "wn storage" : "wn flash");
         dram_destroy(w->tb);
         goto out_free;
     }
     for (int i = 0; i < R_N; i++) {
-        w->s[i] = nflash_stream(&w->fl, wnode_streams[i]);
+        w->s[i] = nstore_stream(&w->sto, wnode_streams[i]);
         if (cfg->perf)
-            nflash_set_nodata(&w->fl, (uint32_t)w->s[i], true);
+            nstore_set_nodata(&w->sto, (uint32_t)w->s[i], true);
     }
     *out = w;
     return 0;
@@ -168,7 +171,7 @@ void wnode_destroy(struct wnode *w)
         free(w->ok[k]);
         free(w->size[k]);
     }
-    nflash_fini(&w->fl);
+    nstore_fini(&w->sto);
     dram_destroy(w->tb);
     dnn_params_destroy(w->p);
     free(w->buf);
@@ -224,7 +227,7 @@ static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x,
 {
     int rc = 0;
     if (w->ok[k][l]) {
-        rc = nflash_free(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], e);
+        rc = nstore_free(&w->sto, (uint32_t)w->s[k], now, &w->rec[k][l], e);
         if (rc)
             err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
     }
@@ -241,7 +244,7 @@ static int preload_one(struct wnode *w, int k, uint32_t l, uint64_t now, uint64_
     struct slog_ext x;
     if (l >= w->n_rec[k] || !w->size[k][l] || w->ok[k][l])
         return 0;
-    int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
+    int rc = nstore_write_buf(&w->sto, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
     if (rc)
         return err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
     if ((rc = replace(w, k, l, &x, now, e)))
@@ -293,7 +296,7 @@ int wnode_preload(struct wnode *w, const struct hc_prog *p, uint64_t now, uint64
                 return err_set(e, -ENOMEM, "wn: out of memory for a record of %" PRIu64 " bytes",
                                n);
             record(w->p, k, l, w->buf);
-            int rc = nflash_write_buf(&w->fl, (uint32_t)w->s[k], now, w->buf, n, &x, &t, e);
+            int rc = nstore_write_buf(&w->sto, (uint32_t)w->s[k], now, w->buf, n, &x, &t, e);
             if (rc) {
                 err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
                 return rc;
@@ -407,8 +410,8 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
             return err_set(e, -ENODATA, "wn: record %s of layer %u is not in flash",
                            wnode_streams[k], l + 1);
         }
-        rc = nflash_read_tb(&w->fl, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end, free_at,
-                            e);
+        rc = nstore_read_tb(&w->sto, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end,
+                            free_at, e);
         if (rc) {
             err_prefix(e, rc, "wn");
             return rc;
@@ -418,7 +421,8 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
         return 0;
     }
     struct slog_ext x;
-    rc = nflash_write_tb(&w->fl, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at, e);
+    rc =
+        nstore_write_tb(&w->sto, (uint32_t)w->s[k], now, c->u.fl.tb, c->bytes, &x, end, free_at, e);
     if (rc) {
         err_prefix(e, rc, "wn");
         return rc;
@@ -457,7 +461,12 @@ struct dram *wnode_tb(struct wnode *w)
 
 struct nflash *wnode_flash(struct wnode *w)
 {
-    return &w->fl;
+    return nstore_flash(&w->sto);
+}
+
+struct nstore *wnode_store(struct wnode *w)
+{
+    return &w->sto;
 }
 
 const struct wnode_stats *wnode_get_stats(const struct wnode *w)

@@ -1,6 +1,8 @@
 /*
  * wnode: the Weight Node: the model in flash (bf16 weights with fp32 biases, fp32 masters and
- * optimizer state, each in its own stream), a tensor buffer, and a reduce + optimizer unit.
+ * optimizer state, each in its own stream), a tensor buffer, and a reduce + optimizer unit. The
+ * streams are the node's storage (nstore.h): its flash, or in perf a RAID 0 of conventional SSDs
+ * (wnode_cfg.ssd).
  *
  * Contract
  * --------
@@ -43,6 +45,7 @@
 #include "models/dram/dram.h"
 #include "models/host/compile.h"
 #include "models/node/nflash.h"
+#include "models/node/nstore.h"
 
 struct wnode_cfg {
     struct dram_cfg tb;
@@ -57,6 +60,9 @@ struct wnode_cfg {
     const uint64_t *rec_bytes[HC_N_STREAMS]; /* perf: bytes of each W, M and O record, n_rec
                                                 of each (0: the record is not preloaded);
                                                 copied */
+    const struct ssd_cfg *ssd; /* perf: the streams on a RAID 0 of these SSDs (nssd.h), not on
+                                  the flash; NULL: the flash. Read at creation only */
+    uint32_t ssd_grain;        /* ... simulated at this grain of pages (ssd_cfg_coarse) */
 };
 
 struct wnode_stats {
@@ -90,7 +96,9 @@ uint64_t wnode_steps(const struct wnode *w);
 /* The WN's parameters; NULL in perf. */
 struct dnn_params *wnode_params(struct wnode *w);
 struct dram *wnode_tb(struct wnode *w);
+/* The node's flash (NULL when its storage is an SSD array) and its storage. */
 struct nflash *wnode_flash(struct wnode *w);
+struct nstore *wnode_store(struct wnode *w);
 const struct wnode_stats *wnode_get_stats(const struct wnode *w);
 
 #endif

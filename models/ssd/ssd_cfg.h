@@ -25,13 +25,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/flash/flash_cfg.h"
+#include "csim/cfgkey.h"
 #include "csim/err.h"
+#include "models/flash/flash_cfg.h"
 
 struct ssd_cfg {
     struct flash_cfg nand; /* geometry, NAND timing, controller read time, command size */
     /* FTL */
-    double op;               /* over-provisioning: (physical - user) / user pages */
+    uint32_t op_ppm;         /* over-provisioning: (physical - user) / user pages, in parts
+                                per million (70000: 7%); ssd_cfg_op() gives the ratio */
     uint32_t gc_free_urgent; /* free units per die at or below which GC is forced */
     uint32_t gc_free_low;    /* below this many free units a die starts background GC */
     uint32_t gc_free_high;   /* background GC stops at this many free units */
@@ -60,6 +62,29 @@ struct ssd_geom {
 
 /* The baseline SSD of paper Table 5 (and its RAID 0 of four). */
 void ssd_cfg_default(struct ssd_cfg *c);
+
+/* Over-provisioning as a ratio: op_ppm / 10^6. */
+double ssd_cfg_op(const struct ssd_cfg *c);
+
+/* The SSD's own keys (not the NAND's) as rows of csim/cfgkey, fields of struct ssd_cfg, the same
+ * names and ranges as ssd_cfg_set takes, each help line ending with the key's source: the
+ * machine description file reads them (models/machine/machine_ini.h). */
+extern const struct cfgkey ssd_cfg_keys[];
+
+/*
+ * The same drive observed at a grain of k pages (k a power of two, 1..65536 / page_bytes):
+ * pages of k x page_bytes, k times fewer pages per block, a buffer of as many pages (SRAM k
+ * times larger), and every time per page (tR, tPROG, command cycles, firmware per page written
+ * or moved) k times longer; dies, planes, blocks, units, the free-unit thresholds, the erase
+ * time, the NVMe commands (bytes, controller time, queue entries) and the stripe unit stay.
+ * Every throughput (firmware, programs, reads, channels, controller, erases), the capacity, the
+ * units and their number are the drive's; one operation of a coarse page does the work of k
+ * of the drive's, in one die's time where the drive spreads it over up to k dies, so the
+ * latency of an operation is k times the drive's. k = 1 is c itself. 0, or -EINVAL naming
+ * the key that does not divide (pages_per_block; ctrl_cmd_bytes, raid_stripe_bytes by the
+ * coarse page) or overflows its range, and what is accepted.
+ */
+int ssd_cfg_coarse(const struct ssd_cfg *c, uint32_t k, struct ssd_cfg *out, struct err *e);
 
 /* 0 or -EINVAL naming the first bad key, its value and what is accepted. */
 int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e);

@@ -108,7 +108,7 @@ int main(int argc, char **argv)
            "user (op %.0f%%), timing only\n",
            g.dies, g.planes, g.units_per_die, g.unit_pages,
            (double)g.phys_pages * 4096 / (1ull << 30), (double)g.user_pages * 4096 / (1ull << 30),
-           c.op * 100);
+           ssd_cfg_op(&c) * 100);
     for (int i = 0; i < RUNS; i++) {
         if (run_once(n, &r[i]))
             return 1;

@@ -249,7 +249,7 @@ static void print_config(const struct fb_opts *o, uint64_t span)
            c->nand.geom.channels, c->nand.geom.chips_per_chan, c->nand.geom.dies_per_chip, g.planes,
            g.units_per_die, g.rows, c->nand.geom.page_bytes,
            (double)g.phys_pages * c->nand.geom.page_bytes / gib,
-           (double)g.user_pages * c->nand.geom.page_bytes / gib, c->op * 100);
+           (double)g.user_pages * c->nand.geom.page_bytes / gib, ssd_cfg_op(c) * 100);
     printf("     tR %.3f us, tPROG %.3f us, tBERS %.3f ms, bus %u MT/s x %u bit, t_cmd %.3f us\n",
            (double)t->t_r_ps / FLASH_PS_PER_US, (double)t->t_prog_ps / FLASH_PS_PER_US,
            (double)t->t_bers_ps / FLASH_PS_PER_MS, t->bus_mts, t->bus_width_bits,

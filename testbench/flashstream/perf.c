@@ -151,12 +151,6 @@ static int parse(int argc, char **argv, struct perf *p)
     p->cfg = *machine_ini_cfg(p->ini);
     if (o->storage >= 0)
         p->cfg.storage = (enum machine_storage)o->storage;
-    if (p->cfg.storage == MACHINE_STORAGE_SSD_RAID0) {
-        fprintf(stderr, "flashstream perf: storage ssd-raid0: the conventional SSD array is not "
-                        "part of the machine yet (models/ssd models it alone: flashstream "
-                        "flashbench --device raid0); accepted: behemoth, ideal\n");
-        return 2;
-    }
     p->cfg.fidelity = MACHINE_PERF;
     snprintf(p->out, sizeof(p->out), "%s", o->out);
     struct err e;

@@ -318,7 +318,9 @@ void report_counters(struct machine *m, struct stats *s, const char *cmd)
 
 /* ---------------------------------------------------------------- flash endurance */
 
-/* One row per flash stream, from the counters named "<node>.flash.<stream>.<key>". */
+/* One row per flash stream, from the counters named "<node>.flash.<stream>.<key>"; with the
+ * SSD storage, one row per node's SSD array ("<node>.ssd.<key>": pages written, erases, P/E,
+ * WAF) and one per stream on it ("<node>.ssd.<stream>.pages_written"). */
 #define END_COLS 6
 static const char *const end_keys[END_COLS] = {"pages_written", "erases", "pe_max",
                                                "pe_budget",     "waf",    "lifetime_years"};
@@ -336,7 +338,7 @@ static int end_key(const char *name, char *prefix, size_t len)
 {
     const char *last = strrchr(name, '.');
 
-    if (!last || !strstr(name, ".flash."))
+    if (!last || (!strstr(name, ".flash.") && !strstr(name, ".ssd.")))
         return -1;
     for (int k = 0; k < END_COLS; k++) {
         if (!strcmp(last + 1, end_keys[k])) {

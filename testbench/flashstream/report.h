@@ -69,7 +69,8 @@ void report_layer_stats(const struct report *r, struct stats *s);
 
 /* Every counter of the machine into s; a counter stats refuses is skipped with a warning. */
 void report_counters(struct machine *m, struct stats *s, const char *cmd);
-/* The flash endurance table: one row per stream, streams equal on every AN shown once. */
+/* The flash endurance table: one row per stream (and per node's SSD array), streams equal on
+ * every AN shown once. */
 void report_endurance(struct machine *m);
 
 #endif

@@ -77,7 +77,7 @@ static void test_keys_set_and_refuse(void **state)
     (void)state;
     ssd_cfg_default(&c);
     assert_int_equal(ssd_cfg_set(&c, "op", "0.28", &e), 0);
-    assert_true(c.op == 0.28);
+    assert_int_equal(c.op_ppm, 280000);
     assert_int_equal(ssd_cfg_set(&c, "t_fw_page_ns", "2000", &e), 0);
     assert_int_equal(c.t_fw_page_ps, 2000000);
     /* A NAND key goes to the flash configuration. */
@@ -125,7 +125,7 @@ static void test_map_greedy_and_least_erased(void **state)
     c.nand.geom.planes_per_die = 2;
     c.nand.geom.blocks_per_plane = 8;
     c.nand.geom.pages_per_block = 2; /* units of 4 pages */
-    c.op = 1.5;                      /* 12 user pages */
+    c.op_ppm = 1500000;              /* 12 user pages */
     c.gc_free_urgent = 1;
     c.gc_free_low = 2;
     c.gc_free_high = 2;

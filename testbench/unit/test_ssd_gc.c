@@ -32,7 +32,7 @@ static void wa_cfg(struct ssd_cfg *c, double op)
     c->nand.geom.blocks_per_plane = 1024;
     c->nand.geom.pages_per_block = 32;
     c->nand.sw.store_payload = false;
-    c->op = op;
+    c->op_ppm = (uint32_t)(op * 1e6 + 0.5);
     c->gc_free_urgent = 1;
     c->gc_free_low = 2;
     c->gc_free_high = 3;
