@@ -92,8 +92,10 @@ static const struct cli_opt perf_options[] = {
      CLI_STR_LIST(PERF_FIELD(sets), offsetof(struct perf_opts, n_sets), MAX_SETS)},
     {CLI_OPT("storage", "behemoth|ideal|ssd-raid0", grp_machine,
              "where weights and activations live (default: the machine's\n"
-             "storage.backend): every node's flash, or an ideal store\n"
-             "(flash, DMA and fabric free: the compute bound)"),
+             "storage.backend): every node's flash (behemoth), a RAID 0 of\n"
+             "conventional SSDs per node (ssd-raid0, the paper's baseline;\n"
+             "models/ssd), or an ideal store (flash, DMA and fabric free:\n"
+             "the compute bound)"),
      CLI_ENUM(PERF_FIELD(storage), storage_names)},
     {CLI_OPT("flash-fit", NULL, grp_machine,
              "give each node the fewest chips per channel (at least the\n"
