@@ -261,6 +261,7 @@ SUITES += "setup-deps::scripts/check-setup-deps.sh $(BUILD)/setup-deps-check"
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
+SUITES += "sweep::scripts/check-sweep.sh $(FLASHSTREAM) $(BUILD)/sweep-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
@@ -285,6 +286,10 @@ waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (ope
 .PHONY: synth
 synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md
 	@scripts/synth/run.sh full --doc scripts/synth/README.md
+
+.PHONY: paper
+paper: $(FLASHSTREAM)  ## the paper's evaluation in perf mode: out/paper/report.md, a CSV and plot per figure
+	@scripts/paper/run.sh out/paper $(FLASHSTREAM)
 
 .PHONY: bench
 bench: $(BENCH_BINS) $(FLASHSTREAM)  ## performance figures (medians of several runs), also into docs/performance.md

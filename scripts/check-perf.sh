@@ -9,7 +9,8 @@
 # the Behemoth storage: the last line's format, every output file written and none left
 # half-written, layers.csv with its blocks, gemms.csv with every GEMM kind, lifespan.csv with
 # every activation read back after it was written, the ideal run the faster; the same run twice
-# gives the same files; a Weight Node too small for the model is refused naming the stream.
+# gives the same files; --flash-fit gives the Weight Node the chips a larger model needs; a Weight
+# Node too small for the model is refused naming the stream.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -105,6 +106,11 @@ same() {
   diff <(strip "$work/ideal/stats.json") <(strip "$work/ideal2/stats.json") >/dev/null
 }
 check "the same run twice gives the same files" "$work/ideal2.log" same
+
+# ---- --flash-fit: the smallest flash that holds the model
+expect "--flash-fit sizes the Weight Node to GPT3-like 1x2" 0 \
+  "flash     Weight Node 6.00 TiB (6 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
+  -- --config "$paper" --model gpt3-like:1x2 --flash-fit --storage behemoth --out "$work/fit" --trace-max 0
 
 # ---- a Weight Node too small for the model
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \

@@ -23,7 +23,10 @@ packages=(
   libinih-dev           # INI configs
   gnuplot-nox           # plots
   clang-format          # C style check
-  python3               # the synthesis flow driver (scripts/synth/flow.py)
+  python3               # the synthesis flow driver (scripts/synth/flow.py), scripts/sweep
+  parallel              # GNU parallel: the sweep's default engine (scripts/sweep)
+  slurm-wlm             # Slurm (slurmctld, slurmd, sbatch): the sweep's job-array engine
+  munge                 # Slurm's authentication daemon, for the one-node Slurm of the tests
   dataset-fashion-mnist # training data, /usr/share/datasets/fashion-mnist
 )
 names=()

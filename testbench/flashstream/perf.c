@@ -14,7 +14,9 @@
  */
 #include "models/host/compile_zoo.h"
 #include "models/machine/machine_ini.h"
+#include "models/flash/ftl_layout.h"
 #include "models/node/dmat.h"
+#include "models/node/nflash.h"
 #include "models/zoo/zoo.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -41,6 +43,7 @@ struct perf_opts {
     uint64_t batch, iterations, pieces, trace_max;
     int storage; /* -1: the machine's storage.backend */
     int opt;     /* 0 adam, 1 sgd */
+    bool flash_fit;
     const char *out;
 };
 
@@ -92,6 +95,12 @@ static const struct cli_opt perf_options[] = {
              "storage.backend): every node's flash, or an ideal store\n"
              "(flash, DMA and fabric free: the compute bound)"),
      CLI_ENUM(PERF_FIELD(storage), storage_names)},
+    {CLI_OPT("flash-fit", NULL, grp_machine,
+             "give each node the fewest chips per channel (at least the\n"
+             "machine's) whose flash streams hold the model: every W, M\n"
+             "and O record at the Weight Node, an iteration's activations\n"
+             "at each Activation Node"),
+     CLI_FLAG(PERF_FIELD(flash_fit))},
     {CLI_OPT("pieces", "P", grp_machine,
              "pipeline stages per GEMM (DMA in, compute, DMA out; default\n"
              "4): the grain at which the DMA and the core overlap"),
@@ -177,6 +186,57 @@ static void hz_of(const struct perf *p, struct hz_cfg *h)
                          .dmat = p->dmat};
 }
 
+/* Bytes of every record of stream s. */
+static uint64_t stream_need(const struct hc_prog *g, enum hc_stream s)
+{
+    uint64_t sum = 0;
+    for (uint32_t r = 0; g->rec_size[s] && r < g->n_rec[s]; r++)
+        sum += g->rec_size[s][r];
+    return sum;
+}
+
+/* The fewest chips per channel, from f's, whose streams names[0..n) hold need[] each with two
+ * logical blocks of room (a new version is appended before the old one is freed). 0 or -1. */
+static int fit_node(struct flash_cfg *f, const struct ftl_layout *l, const char *const *names,
+                    const uint64_t *need, int n, const char *node, const char *spec)
+{
+    for (uint32_t c = f->geom.chips_per_chan; c <= 64; c++) {
+        struct flash_geom g = f->geom;
+        bool fits = true;
+        g.chips_per_chan = c;
+        for (int i = 0; i < n && fits; i++) {
+            uint64_t bytes, lb;
+            nflash_stream_size(l, &g, names[i], &bytes, &lb);
+            fits = bytes >= need[i] + 2 * lb;
+        }
+        if (fits) {
+            f->geom.chips_per_chan = c;
+            return 0;
+        }
+    }
+    fprintf(stderr,
+            "flashstream perf: --flash-fit: the %s's flash cannot hold %s within 64 chips "
+            "per channel; give it more channels or dies (--set)\n",
+            node, spec);
+    return -1;
+}
+
+/* --flash-fit: both kinds of node. */
+static int fit_flash(struct perf *p, const struct hc_prog *g)
+{
+    static const char *const wn[3] = {"W", "M", "O"}, *const an[1] = {"V"};
+    uint64_t wn_need[3] = {stream_need(g, HC_S_W), stream_need(g, HC_S_M), stream_need(g, HC_S_O)};
+    uint64_t an_need[1] = {stream_need(g, HC_S_V)};
+    struct ftl_layout lw, la;
+
+    ftl_layout_wn(&lw);
+    ftl_layout_an(&la);
+    if (fit_node(&p->cfg.wn_flash, &lw, wn, wn_need, 3, "Weight Node", p->model->spec) ||
+        fit_node(&p->cfg.an_flash, &la, an, an_need, 1, "Activation Node", p->model->spec))
+        return -1;
+    return 0;
+}
+
 static int build(struct perf *p)
 {
     struct err e;
@@ -188,6 +248,8 @@ static int build(struct perf *p)
     hz_of(p, &h);
     if (hz_compile(&h, &p->prog, &e))
         return fail(p->o.model, &e);
+    if (p->o.flash_fit && p->cfg.storage == MACHINE_STORAGE_BEHEMOTH && fit_flash(p, p->prog))
+        return -1;
     p->layer_names = calloc(p->prog->n_layers, sizeof(*p->layer_names));
     if (!p->layer_names) {
         fprintf(stderr, "flashstream perf: out of memory\n");
@@ -438,6 +500,13 @@ static void print_header(const struct perf *p)
            storage_names[c->storage]);
     printf("  program   %u commands, %u layers, records: V %u, W/M/O %u\n", p->run->n_cmd,
            p->run->n_layers, p->run->n_rec[HC_S_V], p->run->n_rec[HC_S_W]);
+    if (c->storage == MACHINE_STORAGE_BEHEMOTH)
+        printf("  flash     Weight Node %.2f TiB (%u chips per channel), each Activation Node "
+               "%.2f TiB (%u)%s\n",
+               (double)flash_geom_bytes(&c->wn_flash.geom) / (double)(1ull << 40),
+               c->wn_flash.geom.chips_per_chan,
+               (double)flash_geom_bytes(&c->an_flash.geom) / (double)(1ull << 40),
+               c->an_flash.geom.chips_per_chan, p->o.flash_fit ? ", fitted to the model" : "");
 }
 
 static void print_outputs(const struct perf *p)
