@@ -208,15 +208,17 @@ void flash_cfg_read_bounds(const struct flash_cfg *c, struct flash_bounds *b)
     const struct flash_geom *g = &c->geom;
     const struct flash_timing *t = &c->tim;
     uint32_t ppo = c->sw.multi_plane ? g->planes_per_die : 1;
-    uint64_t xfer = flash_cfg_xfer_ps(t, g->page_bytes);
-    /* Per die and operation: command, tR and data-out in series (no cache read). Read command
-     * cycles are charged as latency, not as bus occupancy, so the channel moves data only. */
-    uint64_t per_op = ppo * t->t_cmd_ps + t->t_r_ps + ppo * xfer;
-    double per_chan;
+    uint64_t cmd = ppo * t->t_cmd_ps, out = ppo * flash_cfg_xfer_ps(t, g->page_bytes);
+    /* Per die and operation: command, tR and data-out in series (no cache read). */
+    uint64_t per_op = cmd + t->t_r_ps + out;
+    /* Per channel and operation: a read reserves its command cycles and its data-out in one
+     * call, and the bus serves calls in order without filling idle gaps, so a later transfer
+     * can only follow the data-out: the read holds the bus through its tR. Without command
+     * cycles only the data-out is on the bus, and one die's tR runs under another's data-out. */
+    uint64_t per_chan_op = cmd ? per_op : out;
 
     bounds_common(c, b, t->t_ctrl_rd_ps);
     b->array_bps = flash_geom_dies(g) * rate((double)ppo * g->page_bytes, per_op);
-    per_chan = rate(g->page_bytes, xfer);
-    b->chan_bps = g->channels * per_chan;
+    b->chan_bps = g->channels * rate((double)ppo * g->page_bytes, per_chan_op);
     bounds_min(b);
 }

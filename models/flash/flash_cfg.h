@@ -71,8 +71,11 @@ struct flash_cfg {
 struct flash_bounds {
     double array_bps;    /* dies x (pages per op) / (per-die time per op) */
     double chan_raw_bps; /* channels x MT/s x width, no command cycles (paper's 76.8 GB/s) */
-    double chan_bps;     /* channels x page / bus time the model charges per page (write:
-                          * command cycles + data; read: data only) */
+    double chan_bps;     /* channels x pages / bus time the model charges for them (write:
+                          * command cycles + data per page; read, per operation: command
+                          * cycles, tR and data-out, as the bus, serving calls in order,
+                          * carries nothing else during the read's tR; data-out only when
+                          * t_cmd is 0) */
     double ctrl_bps;     /* ctrl_cmd_bytes / controller time per command */
     double min_bps;      /* min(array, chan, ctrl): the configuration's stated bound */
 };

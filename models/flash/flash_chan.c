@@ -15,6 +15,14 @@ uint64_t flash_chan_in_ps(const struct flash_chan *ch, uint32_t npages)
     return npages * (ch->t_cmd_ps + ch->t_page_ps);
 }
 
+uint64_t flash_chan_cmd(struct flash_chan *ch, uint64_t t, uint32_t nplanes)
+{
+    /* Claiming nothing would still move busy_until up to t and delay later transfers. */
+    if (!ch->t_cmd_ps || !nplanes)
+        return t;
+    return res_claim(&ch->bus, t, nplanes * ch->t_cmd_ps);
+}
+
 uint64_t flash_chan_data_in(struct flash_chan *ch, uint64_t t, uint32_t npages)
 {
     ch->bytes_in += npages * ch->page_bytes;

@@ -20,7 +20,9 @@
  *     (ftl_stream_lookup_unit: LB -> PB, spare remap) turns them into multi-plane reads, one per
  *     program unit. Consecutive units sit on consecutive dies, channels first, so a sequential
  *     request is striped over every channel and die, which read in parallel (flash_fms: n x T_CMD
- *     + T_R on the die, then n x T_XFER of data-out on its channel).
+ *     of command cycles on the die's channel, T_R on the die, then n x T_XFER of data-out on the
+ *     channel; the dies of one channel take turns on it, each read holding it from its command
+ *     cycles to its data-out).
  *   - Each page's bytes (the part inside the request) go to the tensor buffer through the
  *     caller's sink, at the time its data-out on the channel ends (page i of an n-page
  *     operation ends (n - 1 - i) x T_XFER before the operation). The sink may report when the

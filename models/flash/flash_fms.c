@@ -154,17 +154,23 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
 {
     void *const *bufs = (void *const *)data;
     struct flash_die *d = &f->die[op->die];
+    struct flash_chan *ch = chan_of(f, op->die);
     uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
-    uint64_t t0, t_arr;
+    uint64_t t0, t_arr, ready;
     int rc;
 
     rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, e);
     if (rc)
         return rc;
-    note_ready(f, now, res_later(d->busy_until, d->reg_free_at));
+    /* The command waits for the channel too (when it has command cycles), so now sets the
+     * start only when it is later than the die, its register and the channel. */
+    ready = res_later(d->busy_until, d->reg_free_at);
+    if (f->cfg.tim.t_cmd_ps)
+        ready = res_later(ready, ch->bus.busy_until);
+    note_ready(f, now, ready);
     t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
-    t_arr = flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_r_ps);
-    d->reg_free_at = flash_chan_data_out(chan_of(f, op->die), t_arr, n);
+    t_arr = flash_die_array(d, flash_chan_cmd(ch, t0, n), op->plane_mask, f->cfg.tim.t_r_ps);
+    d->reg_free_at = flash_chan_data_out(ch, t_arr, n);
     *done = d->reg_free_at;
     return 0;
 }
@@ -182,8 +188,8 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
     if (rc && rc != -EIO)
         return rc;
     t0 = res_later(res_later(now, d->busy_until), d->reg_free_at);
-    d->reg_free_at =
-        flash_die_array(d, t0 + n * f->cfg.tim.t_cmd_ps, op->plane_mask, f->cfg.tim.t_bers_ps);
+    d->reg_free_at = flash_die_array(d, flash_chan_cmd(chan_of(f, op->die), t0, n), op->plane_mask,
+                                     f->cfg.tim.t_bers_ps);
     *done = d->reg_free_at;
     return rc;
 }
@@ -359,8 +365,10 @@ static void walk1(uint64_t *field, uint64_t **cur, bool store)
 
 /*
  * The timing state as a vector v: first every busy-until (die array, register, each plane, each
- * channel's bus), then every counter the operations add to (per die and per channel). The
- * controller is not in it: a transfer's commands run back to back, at a rate of their own.
+ * channel's bus), then every counter the operations add to (per die and per channel). A
+ * channel's bus carries every operation's command cycles and data, so its busy-until, busy time
+ * and operation count hold all of them. The controller is not in it: a transfer's commands run
+ * back to back, at a rate of their own.
  * store: write v back into the FMS.
  */
 static void snap_walk(struct flash_fms *f, uint64_t *v, bool store)

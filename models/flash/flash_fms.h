@@ -10,12 +10,18 @@
  *     Cache program on: the register is free again when tPROG starts, so the next page's
  *     data-in overlaps this tPROG. Off: it is free when tPROG ends.
  *       single op on idle resources: done = now + n x (T_CMD + T_XFER) + T_PROG
- *   - Read (multi-plane): from max(now, die busy, register free): n x T_CMD (latency, not bus
- *     occupancy), tR on the planes, then data-out of n pages on the channel.
- *       done = now + n x T_CMD + T_R + n x T_XFER
- *   - Erase (multi-plane, whole blocks): n x T_CMD latency then T_BERS.
+ *   - Read (multi-plane): n x T_CMD of command cycles on the channel, from max(now, die busy,
+ *     register free, channel free); tR on the planes from their end (and die and plane busy);
+ *     then data-out of n pages on the channel from the end of tR.
+ *       single op on idle resources: done = now + n x T_CMD + T_R + n x T_XFER
+ *     The channel serves calls in order and fills no idle gap, so a second read on the same
+ *     channel sends its command after the first one's data-out: k n-page reads of k dies of
+ *     one idle channel, called together, end at now + k x (n x T_CMD + T_R + n x T_XFER).
+ *   - Erase (multi-plane, whole blocks): n x T_CMD of command cycles on the channel, from
+ *     max(now, die busy, register free, channel free), then T_BERS on the planes.
+ *       single op on idle resources: done = now + n x T_CMD + T_BERS
  *   - multi_plane switch off: a multi-plane request runs as single-plane operations in plane
- *     order.
+ *     order, each with its own T_CMD on the channel.
  *   - Controller: one command at a time, t_ctrl_wr / t_ctrl_rd each (flash_fms_ctrl_cmd); the
  *     FTL decides how many commands a transfer takes.
  *   - NAND state and rules: flash_die. Rule violations return an error, change nothing and

@@ -777,9 +777,13 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
 
     tm[0].name = "channel bus";
     tm[0].bps = b.chan_bps * eff;
+    /* A read holds its channel from its command cycles to its data-out, tR included (the bus
+     * serves calls in order); without command cycles only its data-out is on the bus. */
     snprintf(tm[0].how, sizeof(tm[0].how), "%u x %u MT/s x %u bit = %.2f raw%s", g->channels,
              t->bus_mts, t->bus_width_bits, b.chan_raw_bps / 1e9,
-             rd ? ", data-out only" : ", less command cycles per page");
+             !rd           ? ", less command cycles per page"
+             : t->t_cmd_ps ? "; a read holds it for t_cmd + tR + data-out"
+                           : ", data-out only");
     tm[1].name = rd ? "read rate" : "program rate";
     tm[1].bps = b.array_bps * eff;
     if (rd)

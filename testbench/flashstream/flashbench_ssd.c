@@ -338,7 +338,13 @@ static void write_terms(const struct fb_opts *o, const struct ssd_stats *st, uin
     double erases = st->host_write_pages ? (double)st->gc_erases / st->host_write_pages : 0.0;
     double pb = c->nand.geom.page_bytes, xfer = (double)flash_cfg_xfer_ps(t, (uint64_t)pb);
     double fw = (double)c->t_fw_page_ps + (wa - 1.0) * (double)c->t_fw_gc_ps;
-    double per_page = wa * ((double)t->t_cmd_ps + xfer) + (wa - 1.0) * xfer;
+    double planes = c->nand.geom.planes_per_die, cmd = (double)t->t_cmd_ps;
+    /* Bus time per page written: WA pages programmed (command cycles + data each); WA - 1 pages
+     * read by GC in reads of `planes` pages, each holding the bus from its command cycles
+     * through tR to its data-out (the bus serves calls in order; without command cycles only
+     * the data-out is on it); the erases' command cycles. */
+    double gc_read = cmd > 0.0 ? planes * (cmd + xfer) + (double)t->t_r_ps : planes * xfer;
+    double per_page = wa * (cmd + xfer) + (wa - 1.0) / planes * gc_read + erases * planes * cmd;
     uint32_t dies = flash_geom_dies(&c->nand.geom);
 
     tm[0].name = "firmware";
@@ -356,8 +362,9 @@ static void write_terms(const struct fb_opts *o, const struct ssd_stats *st, uin
     tm[2].name = "channel bus";
     tm[2].bps = m * c->nand.geom.channels * pb / per_page * FLASH_PS_PER_S;
     snprintf(tm[2].how, sizeof(tm[2].how),
-             "%u x %u x %u MT/s x %u bit; per page written: WA programs in, WA - 1 GC reads out", m,
-             c->nand.geom.channels, t->bus_mts, t->bus_width_bits);
+             "%u x %u x %u MT/s x %u bit; per page written: WA programs in, WA - 1 GC reads out "
+             "(each holding it through tR), erase commands",
+             m, c->nand.geom.channels, t->bus_mts, t->bus_width_bits);
 }
 
 static void read_terms(const struct fb_opts *o, uint32_t m, struct fb_term *tm)
@@ -384,8 +391,9 @@ static void read_terms(const struct fb_opts *o, uint32_t m, struct fb_term *tm)
              flash_geom_dies(&n.geom), n.geom.planes_per_die);
     tm[2].name = "channel bus";
     tm[2].bps = m * rb.chan_bps;
-    snprintf(tm[2].how, sizeof(tm[2].how), "%u x %u x %u MT/s x %u bit, data-out only", m,
-             n.geom.channels, n.tim.bus_mts, n.tim.bus_width_bits);
+    snprintf(tm[2].how, sizeof(tm[2].how), "%u x %u x %u MT/s x %u bit%s", m, n.geom.channels,
+             n.tim.bus_mts, n.tim.bus_width_bits,
+             n.tim.t_cmd_ps ? "; a read holds it for t_cmd + tR + data-out" : ", data-out only");
 }
 
 static void print_bound(const struct fb_opts *o, const struct ssd_stats *st, double unloaded_ps,

@@ -79,9 +79,20 @@ static void test_bounds_default(void **state)
     /* 64 KiB / 1.18 us = 55.5 GB/s. */
     assert_true(w.ctrl_bps > 55.5e9 && w.ctrl_bps < 55.6e9);
     assert_true(w.min_bps == w.array_bps);
-    /* Reads: 64 KiB / 1.93 us = 33.96 GB/s binds, below the 76.8 GB/s of the channels. */
+    /* Reads: 64 KiB / 1.93 us = 33.96 GB/s binds, below the channels: an 8-plane read holds
+     * its channel for 8 x 0.1 + 3 + 8 x 3.413334 = 31.106672 us, 64 x 32 KiB / 31.106672 us =
+     * 67.42 GB/s; each die reads at that rate too, 128 x 32 KiB / 31.106672 us = 134.84 GB/s. */
     assert_true(r.min_bps == r.ctrl_bps);
-    assert_true(r.chan_bps == 76.8e9 || (r.chan_bps > 76.79e9 && r.chan_bps < 76.81e9));
+    assert_true(r.ctrl_bps > 33.95e9 && r.ctrl_bps < 33.96e9);
+    assert_true(r.chan_bps > 67.41e9 && r.chan_bps < 67.42e9);
+    assert_true(r.array_bps > 134.83e9 && r.array_bps < 134.84e9);
+    /* Writes: a page's command cycles and data, 64 x 4 KiB / 3.513334 us = 74.61 GB/s. */
+    assert_true(w.chan_bps > 74.61e9 && w.chan_bps < 74.62e9);
+    /* Without command cycles a read's data-out alone is on the bus: 76.80 GB/s. */
+    c.tim.t_cmd_ps = 0;
+    flash_cfg_read_bounds(&c, &r);
+    assert_true(r.chan_bps > 76.79e9 && r.chan_bps < 76.80e9);
+    c.tim.t_cmd_ps = 100 * FLASH_PS_PER_NS;
 
     /* Cache program off: data-in and tPROG serialize per die. */
     c.sw.cache_program = false;

@@ -60,7 +60,7 @@ static int sink_deliver(void *user, uint64_t addr, const void *data, uint32_t le
     return 0;
 }
 
-static int make(void **state, bool payload, bool multi_plane)
+static int make(void **state, bool payload, bool multi_plane, bool cmd_cycles)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     struct ftl_stream_cfg sc;
@@ -75,6 +75,8 @@ static int make(void **state, bool payload, bool multi_plane)
     f->cfg.geom.pages_per_block = 8;
     f->cfg.sw.store_payload = payload;
     f->cfg.sw.multi_plane = multi_plane;
+    if (!cmd_cycles)
+        f->cfg.tim.t_cmd_ps = 0;
     T_CMD = f->cfg.tim.t_cmd_ps;
     T_XFER = flash_cfg_xfer_ps(&f->cfg.tim, PAGE);
     T_R = f->cfg.tim.t_r_ps;
@@ -99,17 +101,22 @@ static int make(void **state, bool payload, bool multi_plane)
 
 static int setup(void **state)
 {
-    return make(state, true, true);
+    return make(state, true, true, true);
 }
 
 static int setup_timing_only(void **state)
 {
-    return make(state, false, true);
+    return make(state, false, true, true);
 }
 
 static int setup_single_plane(void **state)
 {
-    return make(state, false, false);
+    return make(state, false, false, true);
+}
+
+static int setup_no_cmd_cycles(void **state)
+{
+    return make(state, false, true, false);
 }
 
 static int teardown(void **state)
@@ -181,50 +188,77 @@ static void test_one_page(void **state)
 }
 
 /* 16 pages = one command = a 4-plane unit on each of the 4 dies, read in parallel; the two
- * dies of a channel take turns on its bus. Page i of a die's unit is delivered when its own
- * data-out ends. */
+ * dies of a channel take turns on its bus, which serves calls in order: die 2's command cycles
+ * follow die 0's data-out. Page i of a die's unit is delivered when its own data-out ends. */
 static void test_one_command_striped(void **state)
 {
     struct fixture *f = *state;
     uint64_t t0 = fill(f, 16, NULL);
+    /* One die's 4-plane read: 4 x 0.1 + 3 + 4 x 3.413334 = 17.053336 us. */
+    uint64_t op = 4 * T_CMD + T_R + 4 * T_XFER;
 
-    assert_int_equal(rd(f, t0, 0, 0, 16 * PAGE, 0) - t0,
-                     T_CTRL_RD + 4 * T_CMD + T_R + 2 * 4 * T_XFER);
+    /* 1.93 + 2 x 17.053336 = 36.036672 us */
+    assert_int_equal(rd(f, t0, 0, 0, 16 * PAGE, 0) - t0, T_CTRL_RD + 2 * op);
     assert_int_equal(f->c.st.cmds, 1);
     assert_int_equal(f->c.st.ops, 4);
     assert_int_equal(f->n_deliv, 16);
     for (int i = 0; i < 4; i++) /* die 0 (first on channel 0) */
         assert_int_equal(f->last_t[i] - t0, T_CTRL_RD + 4 * T_CMD + T_R + (i + 1) * T_XFER);
-    for (int i = 0; i < 4; i++) /* die 2: after die 0 on channel 0 */
+    for (int i = 0; i < 4; i++) /* die 2: command, tR and data-out after die 0's */
         assert_int_equal(f->last_t[8 + i] - t0,
-                         T_CTRL_RD + 4 * T_CMD + T_R + 4 * T_XFER + (i + 1) * T_XFER);
+                         T_CTRL_RD + op + 4 * T_CMD + T_R + (i + 1) * T_XFER);
 }
 
-/* 32 pages = two commands; each channel carries 16 pages back to back: channel-bound. */
+/* 32 pages = two commands; each channel carries four 4-plane reads (two per die), one after
+ * the other, each holding the bus from its command cycles to the end of its data-out:
+ * channel-bound. */
 static void test_two_commands_channel_bound(void **state)
 {
     struct fixture *f = *state;
     uint64_t t0 = fill(f, 32, NULL);
 
-    assert_int_equal(rd(f, t0, 0, 0, 32 * PAGE, 0) - t0, T_CTRL_RD + 4 * T_CMD + T_R + 16 * T_XFER);
+    /* 1.93 + 4 x (4 x 0.1 + 3 + 4 x 3.413334) = 1.93 + 4 x 17.053336 = 70.143344 us */
+    assert_int_equal(rd(f, t0, 0, 0, 32 * PAGE, 0) - t0,
+                     T_CTRL_RD + 4 * (4 * T_CMD + T_R + 4 * T_XFER));
     assert_int_equal(f->c.st.cmds, 2);
 }
 
-/* Many small requests back to back: the controller's 1.93 us per command is the bound. */
-static void test_controller_bound_small_requests(void **state)
+/*
+ * Many small requests back to back: request i reads the first page of unit i, on die i % 4,
+ * so a die sees every 4th request and a channel every 2nd. With command cycles a 1-page read
+ * holds its channel for 0.1 + 3 + 3.413334 = 6.513334 us, longer than two commands (3.86 us):
+ * the channels bind, each serving its 32 reads back to back from its first command on.
+ */
+static void test_small_requests_channel_bound(void **state)
 {
     struct fixture *f = *state;
     uint64_t t0 = fill(f, 256, NULL), end = 0;
 
-    /* Request i reads the first page of unit i: die i % 4, so a die sees every 4th request and
-     * a channel every 2nd, both less often than their busy time per page. */
     for (int i = 0; i < 64; i++) {
         uint64_t d = rd(f, t0, 4 * (uint64_t)i, 0, 512, 0);
 
         end = d > end ? d : end;
     }
-    /* 64 commands serial on the controller; the last page's die read follows its command. */
-    assert_int_equal(end - t0, 64 * T_CTRL_RD + T_CMD + T_R + T_XFER);
+    /* Channel 1's first command is the second one: 2 x 1.93 + 32 x 6.513334 = 212.286688 us. */
+    assert_int_equal(end - t0, 2 * T_CTRL_RD + 32 * (T_CMD + T_R + T_XFER));
+}
+
+/* The same requests without command cycles: a channel carries a read's data-out only (3.413334
+ * us) and a die is busy 3 + 3.413334 = 6.413334 us per read, both less than the time between
+ * their requests (3.86 and 7.72 us): the controller's 1.93 us per command is the bound. */
+static void test_small_requests_controller_bound(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t t0 = fill(f, 256, NULL), end = 0;
+
+    for (int i = 0; i < 64; i++) {
+        uint64_t d = rd(f, t0, 4 * (uint64_t)i, 0, 512, 0);
+
+        end = d > end ? d : end;
+    }
+    /* 64 commands serial on the controller; the last page's die read follows its command:
+     * 64 x 1.93 + 3 + 3.413334 = 129.933334 us. */
+    assert_int_equal(end - t0, 64 * T_CTRL_RD + T_R + T_XFER);
 }
 
 static void test_slow_tensor_buffer(void **state)
@@ -245,12 +279,15 @@ static void test_multi_plane_off_page_by_page(void **state)
     assert_int_equal(f->c.st.ops, 4);
 }
 
+/* Sequential 64 KiB requests reach the read bound of flash_cfg and never pass it: on this
+ * geometry the channels, each holding the bus per 4-plane read for 4 x 0.1 + 3 + 4 x 3.413334
+ * = 17.053336 us, 2 x 16 KiB / 17.053336 us = 1.921 GB/s. */
 static void test_sequential_read_reaches_bound(void **state)
 {
     struct fixture *f = *state;
     struct flash_bounds b;
-    uint64_t pages = 8 * SB_PAGES, t0 = fill(f, pages, NULL), end = 0;
-    double rate;
+    uint64_t pages = 8 * SB_PAGES, t0 = fill(f, pages, NULL), end = 0, hold;
+    double rate, expect;
 
     for (uint64_t i = 0; i < pages; i += 16) {
         uint64_t d = rd(f, t0, i, 0, 16 * PAGE, 0);
@@ -258,9 +295,22 @@ static void test_sequential_read_reaches_bound(void **state)
         end = d > end ? d : end;
     }
     flash_cfg_read_bounds(&f->cfg, &b);
+    /* 2 channels x 4 pages per bus hold: with command cycles the hold includes tR. */
+    hold = 4 * T_CMD + (T_CMD ? T_R : 0) + 4 * T_XFER;
+    expect = 2.0 * 4 * PAGE / ((double)hold / FLASH_PS_PER_S);
+    if (b.min_bps != b.chan_bps || b.chan_bps < expect * 0.999999 || b.chan_bps > expect * 1.000001)
+        fail_msg("read bound %.6f GB/s (channels %.6f), expected the channels' %.6f GB/s",
+                 b.min_bps / 1e9, b.chan_bps / 1e9, expect / 1e9);
     rate = (double)pages * PAGE / ((double)(end - t0) / FLASH_PS_PER_S);
     if (rate < 0.95 * b.min_bps || rate > b.min_bps * 1.0001)
         fail_msg("sequential read %.3f GB/s, bound %.3f GB/s", rate / 1e9, b.min_bps / 1e9);
+}
+
+/* Without command cycles a channel carries data-out only: 2 x 16 KiB / (4 x 3.413334 us) =
+ * 2.400 GB/s. */
+static void test_sequential_read_reaches_bound_no_cmd_cycles(void **state)
+{
+    test_sequential_read_reaches_bound(state);
 }
 
 /* ------------------------------------------------------------------ data */
@@ -397,10 +447,12 @@ int main(void)
         T(test_one_page, setup),
         T(test_one_command_striped, setup),
         T(test_two_commands_channel_bound, setup_timing_only),
-        T(test_controller_bound_small_requests, setup_timing_only),
+        T(test_small_requests_channel_bound, setup_timing_only),
+        T(test_small_requests_controller_bound, setup_no_cmd_cycles),
         T(test_slow_tensor_buffer, setup),
         T(test_multi_plane_off_page_by_page, setup_single_plane),
         T(test_sequential_read_reaches_bound, setup_timing_only),
+        T(test_sequential_read_reaches_bound_no_cmd_cycles, setup_no_cmd_cycles),
         T(test_byte_granular_requests, setup),
         T(test_reads_follow_spare_remap, setup),
         T(test_errors, setup),

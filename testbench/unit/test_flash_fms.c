@@ -223,20 +223,93 @@ static void test_dies_share_a_channel(void **state)
     assert_int_equal(flash_fms_chan(f->fms, 0)->bytes_in, 8 * 4096);
 }
 
-static void test_reads_hide_tr_behind_other_die(void **state)
+static void test_reads_take_turns_on_a_channel(void **state)
 {
     struct err e = {""};
     struct fixture *f = *state;
     struct flash_mpop a = mp(0, 0x1, 0, 0), b = mp(2, 0x1, 0, 0);
+    const struct flash_chan *ch = flash_fms_chan(f->fms, 0);
     uint64_t t, da, db, start;
 
     assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &t, &e), 0);
     assert_int_equal(flash_fms_program(f->fms, 0, &b, NULL, &start, &e), 0);
-    /* Both dies idle at `start`: die 2's tR runs while die 0's data is on the bus. */
+    /* Both dies idle at `start`. Die 0: command, tR, data-out = 0.1 + 3 + 3.413334 = 6.513334
+     * us. Die 2's command needs the bus, which serves calls in order: it follows die 0's
+     * data-out, so die 2's tR no longer runs under it: 2 x 6.513334 = 13.026668 us. */
     assert_int_equal(flash_fms_read(f->fms, start, &a, NULL, &da, &e), 0);
     assert_int_equal(flash_fms_read(f->fms, start, &b, NULL, &db, &e), 0);
     assert_int_equal(da - start, T_CMD + T_R + T_XFER);
-    assert_int_equal(db - start, T_CMD + T_R + T_XFER + T_XFER);
+    assert_int_equal(db - start, 2 * (T_CMD + T_R + T_XFER));
+    /* The bus carried two programs (command + data each) and two reads (command, then
+     * data-out): 4 x (0.1 + 3.413334) = 14.053336 us in 6 transfers. */
+    assert_int_equal(ch->bus.busy_ps, 4 * (T_CMD + T_XFER));
+    assert_int_equal(ch->bus.n_ops, 6);
+    assert_int_equal(ch->bus.busy_until, db);
+}
+
+static void test_read_command_waits_for_the_channel(void **state)
+{
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_mpop a = mp(2, 0x1, 0, 0), b = mp(0, 0xf, 0, 0);
+    uint64_t t1, done;
+
+    /* Die 2 holds a page and is idle at t1; then die 0's 4-page data-in takes channel 0 for
+     * 4 x (0.1 + 3.413334) = 14.053336 us from t1. */
+    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &t1, &e), 0);
+    assert_int_equal(flash_fms_program(f->fms, t1, &b, NULL, &done, &e), 0);
+    /* Die 2's read at t1 sends its command after that data-in: 14.053336 + 0.1 + 3 + 3.413334
+     * = 20.56667 us (were the command not on the bus, its tR would end at 3.1 us and only the
+     * data-out would wait: 17.46667 us). */
+    assert_int_equal(flash_fms_read(f->fms, t1, &a, NULL, &done, &e), 0);
+    assert_int_equal(done - t1, 4 * (T_CMD + T_XFER) + T_CMD + T_R + T_XFER);
+}
+
+static void test_erase_command_waits_for_the_channel(void **state)
+{
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_mpop a = mp(0, 0xf, 0, 0), b = mp(2, 0xf, 1, 0);
+    const struct flash_chan *ch = flash_fms_chan(f->fms, 0);
+    uint64_t done;
+
+    /* Die 0's 4-page data-in holds channel 0 for 14.053336 us; die 2's 4-plane erase, asked
+     * for at 0, sends its 4 x 0.1 us of command cycles after it, then erases for 5 ms:
+     * 14.053336 + 0.4 + 5000 = 5014.453336 us. */
+    assert_int_equal(flash_fms_program(f->fms, 0, &a, NULL, &done, &e), 0);
+    assert_int_equal(flash_fms_erase(f->fms, 0, &b, &done, &e), 0);
+    assert_int_equal(done, 4 * (T_CMD + T_XFER) + 4 * T_CMD + T_BERS);
+    assert_int_equal(ch->bus.busy_ps, 4 * (T_CMD + T_XFER) + 4 * T_CMD);
+    assert_int_equal(ch->bus.n_ops, 2);
+}
+
+/* Without command cycles a read is on the bus for its data-out only: the second die's tR runs
+ * while the first die's data is on the bus, and nothing else is claimed. */
+static void test_no_command_cycles_reads_overlap_tr(void **state)
+{
+    struct err e = {""};
+    struct flash_cfg c;
+    struct flash_fms *fms;
+    struct flash_mpop a = mp(0, 0x1, 0, 0), b = mp(2, 0x1, 0, 0), er = mp(2, 0x1, 1, 0);
+    uint64_t t, da, db, start;
+
+    (void)state;
+    small_cfg(&c);
+    c.tim.t_cmd_ps = 0;
+    assert_int_equal(flash_fms_create(&c, &fms, &e), 0);
+    assert_int_equal(flash_fms_program(fms, 0, &a, NULL, &t, &e), 0);
+    assert_int_equal(flash_fms_program(fms, 0, &b, NULL, &start, &e), 0);
+    /* 3 + 3.413334 = 6.413334 us; die 2's data-out follows die 0's: 9.826668 us. */
+    assert_int_equal(flash_fms_read(fms, start, &a, NULL, &da, &e), 0);
+    assert_int_equal(flash_fms_read(fms, start, &b, NULL, &db, &e), 0);
+    assert_int_equal(da - start, T_R + T_XFER);
+    assert_int_equal(db - start, T_R + 2 * T_XFER);
+    /* An erase takes no bus time either, and leaves the bus free. */
+    assert_int_equal(flash_fms_erase(fms, db, &er, &t, &e), 0);
+    assert_int_equal(t - db, T_BERS);
+    assert_int_equal(flash_fms_chan(fms, 0)->bus.n_ops, 4);
+    assert_int_equal(flash_fms_chan(fms, 0)->bus.busy_until, db);
+    flash_fms_destroy(fms);
 }
 
 static void test_multi_plane_off_runs_plane_by_plane(void **state)
@@ -405,7 +478,10 @@ int main(void)
         T(test_cache_program_overlaps_data_in, setup),
         T(test_no_cache_program_serializes, setup_nocache),
         T(test_dies_share_a_channel, setup),
-        T(test_reads_hide_tr_behind_other_die, setup),
+        T(test_reads_take_turns_on_a_channel, setup),
+        T(test_read_command_waits_for_the_channel, setup),
+        T(test_erase_command_waits_for_the_channel, setup),
+        cmocka_unit_test(test_no_command_cycles_reads_overlap_tr),
         T(test_multi_plane_off_runs_plane_by_plane, setup_single_plane),
         T(test_multi_plane_off_with_cache, setup_single_plane_cache),
         T(test_controller_commands_serialize, setup),
