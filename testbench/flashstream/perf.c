@@ -17,6 +17,7 @@
 #include "models/flash/ftl_layout.h"
 #include "models/node/dmat.h"
 #include "models/node/nflash.h"
+#include "models/node/nssd.h"
 #include "models/zoo/zoo.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
@@ -98,10 +99,10 @@ static const struct cli_opt perf_options[] = {
              "the compute bound)"),
      CLI_ENUM(PERF_FIELD(storage), storage_names)},
     {CLI_OPT("flash-fit", NULL, grp_machine,
-             "give each node the fewest chips per channel (at least the\n"
-             "machine's) whose flash streams hold the model: every W, M\n"
-             "and O record at the Weight Node, an iteration's activations\n"
-             "at each Activation Node"),
+             "give each node the fewest chips per channel (behemoth) or\n"
+             "SSDs (ssd-raid0), at least the machine's, whose streams hold\n"
+             "the model: every W, M and O record at the Weight Node, an\n"
+             "iteration's activations at each Activation Node"),
      CLI_FLAG(PERF_FIELD(flash_fit))},
     {CLI_OPT("pieces", "P", grp_machine,
              "pipeline stages per GEMM (DMA in, compute, DMA out; default\n"
@@ -191,44 +192,81 @@ static uint64_t stream_need(const struct hc_prog *g, enum hc_stream s)
     return sum;
 }
 
-/* The fewest chips per channel, from f's, whose streams names[0..n) hold need[] each with two
- * logical blocks of room (a new version is appended before the old one is freed). 0 or -1. */
-static int fit_node(struct flash_cfg *f, const struct ftl_layout *l, const char *const *names,
-                    const uint64_t *need, int n, const char *node, const char *spec)
+/* The largest record of stream s. */
+static uint64_t largest_rec(const struct hc_prog *g, enum hc_stream s)
 {
-    for (uint32_t c = f->geom.chips_per_chan; c <= 64; c++) {
-        struct flash_geom g = f->geom;
-        bool fits = true;
-        g.chips_per_chan = c;
-        for (int i = 0; i < n && fits; i++) {
-            uint64_t bytes, lb;
-            nflash_stream_size(l, &g, names[i], &bytes, &lb);
-            fits = bytes >= need[i] + 2 * lb;
-        }
-        if (fits) {
-            f->geom.chips_per_chan = c;
+    uint64_t m = 0;
+    for (uint32_t r = 0; g->rec_size[s] && r < g->n_rec[s]; r++)
+        m = g->rec_size[s][r] > m ? g->rec_size[s][r] : m;
+    return m;
+}
+
+/* One kind of node: its layout, its streams (in the order the node creates them) and what
+ * they must hold. */
+struct fit {
+    const char *node;
+    struct ftl_layout layout;
+    const char *const *names;
+    uint32_t n;
+    uint64_t need[3], room[3];
+};
+
+/* Whether every stream of fit holds its need: the FMS of f, or (drive) an SSD array. */
+static bool fits(const struct fit *ft, const struct flash_cfg *f, const struct ssd_cfg *drive,
+                 uint32_t grain)
+{
+    for (uint32_t i = 0; i < ft->n; i++) {
+        uint64_t bytes, unit;
+        if (drive)
+            nssd_stream_size(drive, grain, &ft->layout, ft->names, ft->n, ft->names[i], &bytes,
+                             &unit);
+        else
+            nflash_stream_size(&ft->layout, &f->geom, ft->names[i], &bytes, &unit);
+        if (bytes < ft->need[i] + ft->room[i] + 2 * unit)
+            return false;
+    }
+    return true;
+}
+
+/* The fewest chips per channel (behemoth) or SSDs (ssd-raid0), from the machine's, whose
+ * streams hold ft. 0, or -1 with the message printed. */
+static int fit_node(struct perf *p, const struct fit *ft, struct flash_cfg *f,
+                    struct ssd_cfg *drive)
+{
+    bool ssd = p->cfg.storage == MACHINE_STORAGE_SSD_RAID0;
+    uint32_t *knob = ssd ? &drive->raid_ssds : &f->geom.chips_per_chan;
+    for (uint32_t v = *knob; v <= 64; v++) {
+        uint32_t was = *knob;
+        *knob = v;
+        if (fits(ft, f, ssd ? drive : NULL, p->cfg.ssd_grain))
             return 0;
-        }
+        *knob = was;
     }
     fprintf(stderr,
-            "flashstream perf: --flash-fit: the %s's flash cannot hold %s within 64 chips "
-            "per channel; give it more channels or dies (--set)\n",
-            node, spec);
+            "flashstream perf: --flash-fit: the %s's %s cannot hold %s within 64 %s; "
+            "give it more (--set)\n",
+            ft->node, ssd ? "SSD array" : "flash", p->model->spec,
+            ssd ? "SSDs" : "chips per channel");
     return -1;
 }
 
-/* --flash-fit: both kinds of node. */
+/* --flash-fit: both kinds of node. A stream keeps room for its largest record besides the model
+ * (a new version is appended before the old one is freed) and two of its units (logical blocks
+ * or the SSD allocator's pages). */
 static int fit_flash(struct perf *p, const struct hc_prog *g)
 {
-    static const char *const wn[3] = {"W", "M", "O"}, *const an[1] = {"V"};
-    uint64_t wn_need[3] = {stream_need(g, HC_S_W), stream_need(g, HC_S_M), stream_need(g, HC_S_O)};
-    uint64_t an_need[1] = {stream_need(g, HC_S_V)};
-    struct ftl_layout lw, la;
-
-    ftl_layout_wn(&lw);
-    ftl_layout_an(&la);
-    if (fit_node(&p->cfg.wn_flash, &lw, wn, wn_need, 3, "Weight Node", p->model->spec) ||
-        fit_node(&p->cfg.an_flash, &la, an, an_need, 1, "Activation Node", p->model->spec))
+    static const char *const wn[3] = {"W", "M", "O"}, *const an[2] = {"NV", "V"};
+    struct fit w = {.node = "Weight Node", .names = wn, .n = 3},
+               a = {.node = "Activation Node", .names = an, .n = 2};
+    for (int i = 0; i < 3; i++) {
+        w.need[i] = stream_need(g, (enum hc_stream)(HC_S_W + i));
+        w.room[i] = largest_rec(g, (enum hc_stream)(HC_S_W + i));
+    }
+    a.need[1] = stream_need(g, HC_S_V);
+    ftl_layout_wn(&w.layout);
+    ftl_layout_an(&a.layout);
+    if (fit_node(p, &w, &p->cfg.wn_flash, &p->cfg.wn_ssd) ||
+        fit_node(p, &a, &p->cfg.an_flash, &p->cfg.an_ssd))
         return -1;
     return 0;
 }
@@ -244,7 +282,7 @@ static int build(struct perf *p)
     hz_of(p, &h);
     if (hz_compile(&h, &p->prog, &e))
         return fail(p->o.model, &e);
-    if (p->o.flash_fit && p->cfg.storage == MACHINE_STORAGE_BEHEMOTH && fit_flash(p, p->prog))
+    if (p->o.flash_fit && p->cfg.storage != MACHINE_STORAGE_IDEAL && fit_flash(p, p->prog))
         return -1;
     p->layer_names = calloc(p->prog->n_layers, sizeof(*p->layer_names));
     if (!p->layer_names) {
@@ -503,6 +541,10 @@ static void print_header(const struct perf *p)
                c->wn_flash.geom.chips_per_chan,
                (double)flash_geom_bytes(&c->an_flash.geom) / (double)(1ull << 40),
                c->an_flash.geom.chips_per_chan, p->o.flash_fit ? ", fitted to the model" : "");
+    if (c->storage == MACHINE_STORAGE_SSD_RAID0)
+        printf("  SSDs      Weight Node %u in RAID 0, each Activation Node %u%s\n",
+               c->wn_ssd.raid_ssds, c->an_ssd.raid_ssds,
+               p->o.flash_fit ? ", fitted to the model" : "");
 }
 
 static void print_outputs(const struct perf *p)
