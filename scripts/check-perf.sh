@@ -19,33 +19,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 paper="$here/../configs/behemoth-paper.ini"
 rm -rf "$work" && mkdir -p "$work"
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # name, log file
-  n=$((n + 1))
-  fail=1
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/     /'
-}
-# expect NAME STATUS NEEDLE -- ARGS...: the command exits with STATUS and prints NEEDLE.
+. "$here/tap.sh"
+# expect NAME STATUS NEEDLE -- ARGS...: `flashstream perf ARGS` exits with STATUS, prints NEEDLE.
 expect() {
   local name=$1 want=$2 needle=$3
   shift 4
-  local log="$work/$n.log"
-  "$fs" perf "$@" >"$log" 2>&1
-  local rc=$?
-  if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" "$log"; then ok "$name"; else
-    echo "     exit $rc (want $want), looking for: $needle" >"$log.why"
-    cat "$log" >>"$log.why"
-    not_ok "$name" "$log.why"
-  fi
-}
-# check NAME LOG CONDITION...: ok when the condition (a command) holds.
-check() {
-  local name=$1 log=$2
-  shift 2
-  if "$@"; then ok "$name"; else not_ok "$name" "$log"; fi
+  tap_expect "$name" "$want" "$needle" -- "$fs" perf "$@"
 }
 
 # ---- options
@@ -120,5 +99,4 @@ expect "--flash-fit sizes the Weight Node to GPT3-like 1x2" 0 \
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \
   -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
 
-echo "1..$n"
-exit $fail
+tap_end

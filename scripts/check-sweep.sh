@@ -31,21 +31,7 @@ slurm=$work/cluster # the one-node Slurm's files
 trap '"$here/local-slurm.sh" stop "$slurm" >/dev/null 2>&1' EXIT
 trap 'exit 130' INT TERM
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # name, log file
-  n=$((n + 1))
-  fail=1
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/     /'
-}
-# check NAME LOG CONDITION...: ok when the condition (a command) holds.
-check() {
-  local name=$1 log=$2
-  shift 2
-  if "$@"; then ok "$name"; else not_ok "$name" "$log"; fi
-}
+. "$here/tap.sh"
 # refused NAME NEEDLE ARGS...: exit 2, one line on stderr holding NEEDLE, nothing written.
 refused() {
   local name=$1 needle=$2
@@ -187,5 +173,4 @@ else
   not_ok "one-node Slurm stop: not checked, it did not start (above)"
 fi
 
-echo "1..$n"
-exit $fail
+tap_end

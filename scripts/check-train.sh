@@ -25,27 +25,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 small=(--train-samples 1024 --test-samples 256 --progress plain)
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # name, log file
-  n=$((n + 1))
-  fail=1
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/     /'
-}
-# expect NAME STATUS NEEDLE -- ARGS...: the command exits with STATUS and prints NEEDLE.
+. "$here/tap.sh"
+# expect NAME STATUS NEEDLE -- ARGS...: `flashstream train ARGS` exits with STATUS, prints NEEDLE.
 expect() {
   local name=$1 want=$2 needle=$3
   shift 4
-  local log="$work/$n.log"
-  "$fs" train "$@" >"$log" 2>&1
-  local rc=$?
-  if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" "$log"; then ok "$name"; else
-    echo "     exit $rc (want $want), looking for: $needle" >"$log.why"
-    cat "$log" >>"$log.why"
-    not_ok "$name" "$log.why"
-  fi
+  tap_expect "$name" "$want" "$needle" -- "$fs" train "$@"
 }
 digest() { sed -n 's/.*params digest \([0-9a-f]*\).*/\1/p' "$1"; }
 
@@ -278,5 +263,4 @@ else
   not_ok "model: --table, and a bad spec refused" "$work/model.log"
 fi
 
-echo "1..$n"
-exit $fail
+tap_end
