@@ -26,7 +26,7 @@ struct gslot {
 /* A V-stream tensor whose SAVE and LOAD are in different blocks (the encoder's output). */
 struct xrec {
     const char *name;
-    uint32_t rec, wr;
+    uint32_t rec;
 };
 
 struct zc {
@@ -46,8 +46,8 @@ struct zc {
     uint32_t g_next;
     uint32_t bwd_end[2]; /* last compute group of the two previous backward layers */
     /* records */
-    uint32_t *w_rec; /* per layer + 1: first W/M/O record (matrices, then the vectors) */
-    bool *vec_rec;   /* per layer: its last record holds its vectors */
+    uint32_t *w_rec; /* per layer + 1: first W/M/O record (its matrices, then one record of its
+                        vectors, if it has any) */
     bool *w_done;    /* per W record: updated in this iteration */
     uint32_t *v_rec; /* per layer: first V record (its SAVEs, in order) */
     uint32_t *v_wr;  /* per V record: its FLASH_WR group */
@@ -697,7 +697,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
             fail(z, -EINVAL, "too many tensors read by other blocks");
             return;
         }
-        z->x[z->n_x++] = (struct xrec){x->tensor, rec, g};
+        z->x[z->n_x++] = (struct xrec){x->tensor, rec};
     }
 }
 
@@ -796,7 +796,6 @@ static void make_weight_records(struct zc *z)
                 new_rec(z, HC_S_M, 4 * params);
                 new_rec(z, HC_S_O, 4ull * z->cfg->opt_state_words * params);
             }
-            z->vec_rec[l] = vec_params > 0;
             if (vec_params) {
                 new_rec(z, HC_S_W, 2 * vec_params);
                 new_rec(z, HC_S_M, 4 * vec_params);
@@ -880,8 +879,7 @@ int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
     z.p = calloc(1, sizeof(*z.p));
     z.w_rec = calloc(layers + 1, sizeof(*z.w_rec));
     z.v_rec = calloc(layers, sizeof(*z.v_rec));
-    z.vec_rec = calloc(layers, sizeof(*z.vec_rec));
-    if (!z.p || !z.w_rec || !z.v_rec || !z.vec_rec) {
+    if (!z.p || !z.w_rec || !z.v_rec) {
         rc = err_set(e, -ENOMEM, "compile: out of memory");
         goto out;
     }
@@ -907,7 +905,6 @@ int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
 out:
     free(z.w_rec);
     free(z.v_rec);
-    free(z.vec_rec);
     free(z.w_done);
     free(z.v_wr);
     free(z.v_rd);
