@@ -14,11 +14,11 @@
 # effective configuration; a run resumed from a checkpoint ends with the same weights (params
 # digest) and losses as one never interrupted; a truncated or foreign checkpoint and a
 # conflicting option are refused; a checkpoint that cannot be written (a directory in the way, a
-# full disk) fails the run on stderr, naming the checkpoint left intact if any; a diverging run
-# stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
-# layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
-# with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
-# plot.sh renders the PNGs. And
+# full disk) fails the run on stderr, naming the checkpoint left intact if any, and so do waves
+# that cannot be renamed into place; a diverging run stops with exit 1; --fidelity perf runs
+# without the data files and gives the simulated times and layers.csv of the same tlm run, and
+# refuses what needs data; SIGINT stops after the current step with a checkpoint (exit 130), and
+# before any evaluation says no test accuracy was measured; plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -263,6 +263,17 @@ if (
   ok "a full disk fails the run and leaves the checkpoint resumed from intact"
 else
   not_ok "a full disk fails the run and leaves the checkpoint resumed from intact" "$work/ckpt-full.err"
+fi
+
+# A waveform file that cannot be moved into place (a directory of its name) fails the run.
+mkdir -p "$work/waves.fst"
+if run_err waves-dir 1 "${small[@]}" --steps 1 --rtl-steps 1 --waves "$work/waves.fst" \
+  --out "$work/w" && grep -qF "cannot write the waves '$work/waves.fst'" "$work/waves-dir.err" &&
+  [ ! -e "$work/waves.fst.tmp" ] && ! grep -q gtkwave "$work/waves-dir.out"; then
+  ok "waves that cannot be renamed into place fail the run, not reported as written"
+else
+  not_ok "waves that cannot be renamed into place fail the run, not reported as written" \
+    "$work/waves-dir.err"
 fi
 
 # ---- divergence: a loss that is not finite or absurd stops the run

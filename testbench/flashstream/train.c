@@ -1546,6 +1546,15 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
             rc = -1;
         }
     }
+    if (*t->waves_path) {
+        struct err e;
+
+        if (machine_trace_core_close(t->machine, 0, &e)) {
+            fprintf(stderr, "flashstream train: cannot write the waves '%s': %s\n", t->waves_path,
+                    e.msg);
+            rc = -1;
+        }
+    }
     return rc ? -1 : 0;
 }
 
