@@ -130,7 +130,7 @@ missing=""
 for f in stats.json layers.csv trace.json loss.csv accuracy.csv timeline.csv checkpoint.ckpt; do
   [ -s "$a/$f" ] || missing+=" $f"
 done
-if [ -z "$missing" ] && [ -z "$(ls "$a" | grep '\.tmp$')" ]; then ok "every output written, no temporary left"; else
+if [ -z "$missing" ] && [ -z "$(ls "$a" | grep '\.tmp')" ]; then ok "every output written, no temporary left"; else
   echo "     missing:$missing" >"$work/missing.log"
   not_ok "every output written, no temporary left" "$work/missing.log"
 fi
