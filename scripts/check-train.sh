@@ -15,10 +15,11 @@
 # digest) and losses as one never interrupted; a truncated or foreign checkpoint and a
 # conflicting option are refused; a checkpoint that cannot be written (a directory in the way, a
 # full disk) fails the run on stderr, naming the checkpoint left intact if any, and so do waves
-# that cannot be renamed into place; a diverging run stops with exit 1; --fidelity perf runs
-# without the data files and gives the simulated times and layers.csv of the same tlm run, and
-# refuses what needs data; SIGINT stops after the current step with a checkpoint (exit 130), and
-# before any evaluation says no test accuracy was measured; plot.sh renders the PNGs. And
+# that cannot be renamed into place; an --out in use by another run is refused; a diverging run
+# stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
+# layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
+# with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
+# plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -274,6 +275,22 @@ if run_err waves-dir 1 "${small[@]}" --steps 1 --rtl-steps 1 --waves "$work/wave
 else
   not_ok "waves that cannot be renamed into place fail the run, not reported as written" \
     "$work/waves-dir.err"
+fi
+
+# An output directory in use by another run (its lock held) is refused.
+mkdir -p "$work/busy"
+if flock "$work/busy/.flashstream.lock" \
+  "$fs" train "${small[@]}" --steps 1 --out "$work/busy" >"$work/busy.log" 2>&1; then
+  rc=0
+else
+  rc=$?
+fi
+if [ "$rc" -eq 1 ] && grep -qF "the output directory '$work/busy' is in use by another run" \
+  "$work/busy.log" && [ ! -e "$work/busy/loss.csv" ]; then
+  ok "an output directory in use by another run is refused"
+else
+  echo "     exit $rc (want 1)" >>"$work/busy.log"
+  not_ok "an output directory in use by another run is refused" "$work/busy.log"
 fi
 
 # ---- divergence: a loss that is not finite or absurd stops the run

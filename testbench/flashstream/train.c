@@ -21,6 +21,7 @@
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ *     .flashstream.lock  held (flock) while the run writes there: a second run is refused
  * A checkpoint that cannot be written ends the run with exit 1 and a message on stderr (with
  * any --progress), as does a step whose loss is not finite or above LOSS_DIVERGED (diverged).
  * The same options and seed give the same losses, weights and simulated times on every run;
@@ -52,6 +53,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,6 +65,9 @@
 /* A step whose loss (the batch's mean cross-entropy) is not finite or above this stops the run:
  * logits a million apart mean the weights have blown up, and no later step recovers from it. */
 #define LOSS_DIVERGED 1e6
+/* In OUTDIR, locked (flock) while a run writes there: two runs into one directory would mix
+ * their outputs and resume histories. */
+#define LOCK_NAME ".flashstream.lock"
 
 enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
 static const char *const progress_names[] = {"auto", "bar", "plain", "quiet"};
@@ -155,6 +161,7 @@ struct train {
     double last_acc;
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
+    int lock_fd;        /* OUTDIR/LOCK_NAME, flock'ed for the run; -1 none */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -908,6 +915,32 @@ static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
                                        "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
+/* Take OUTDIR's lock for the run (released when the process ends); 0, or -1 (message printed)
+ * when another run holds it. */
+static int lock_out_dir(struct train *t)
+{
+    char path[600];
+
+    snprintf(path, sizeof(path), "%s/" LOCK_NAME, t->out_dir);
+    t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (t->lock_fd < 0) {
+        fprintf(stderr, "flashstream train: cannot open the lock file '%s': %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    if (flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
+        if (errno == EWOULDBLOCK)
+            fprintf(stderr,
+                    "flashstream train: the output directory '%s' is in use by another run (it "
+                    "holds '%s'); give another --out, or wait for that run to end\n",
+                    t->out_dir, path);
+        else
+            fprintf(stderr, "flashstream train: cannot lock '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* trace.json's tracks of the host; 0 or -1 (message printed). */
 static int open_trace(struct train *t)
 {
@@ -947,6 +980,8 @@ static int open_outputs(struct train *t)
                 t->out_dir, strerror(-rc));
         return -1;
     }
+    if (lock_out_dir(t))
+        return -1;
     snprintf(t->ckpt_path, sizeof(t->ckpt_path), "%s/checkpoint.ckpt", t->out_dir);
     t->loss_csv = open_csv(t, "loss.csv", 7, loss_cols);
     t->acc_csv = open_csv(t, "accuracy.csv", 6, acc_cols);
@@ -1608,6 +1643,8 @@ static void cleanup(struct train *t)
     free(t->chunk_images);
     free(t->chunk_labels);
     report_fini(&t->rep);
+    if (t->lock_fd >= 0)
+        close(t->lock_fd);
     free(t);
 }
 
@@ -1743,6 +1780,7 @@ int cmd_train(int argc, char **argv)
     }
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
+    t->lock_fd = -1;
     rc = parse(argc, argv, t);
     if (rc) {
         status = rc > 0 ? 0 : 2;
