@@ -1,10 +1,11 @@
 /*
- * afile.c - write to "<path>.tmp", fsync, rename, fsync the directory; see afile.h.
+ * afile.c - write to "<path>.tmp.<pid>.<n>", fsync, rename, fsync the directory; see afile.h.
  */
 #include "csim/afile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,12 +36,14 @@ static void release(struct afile *a)
 
 int afile_open(struct afile *a, const char *path, struct err *e)
 {
-    size_t n = strlen(path);
+    /* Unique per process and per call: two writers of one path never share a temporary. */
+    static unsigned long counter;
+    size_t n = strlen(path), tn = n + 64;
     int fd;
 
     memset(a, 0, sizeof(*a));
     a->path = malloc(n + 1);
-    a->tmp = malloc(n + 5);
+    a->tmp = malloc(tn);
     if (!a->path || !a->tmp) {
         afile_fail(a, "allocate a name for", ENOMEM);
         set_msg(a, path, path, e);
@@ -48,9 +51,9 @@ int afile_open(struct afile *a, const char *path, struct err *e)
         return -ENOMEM;
     }
     memcpy(a->path, path, n + 1);
-    memcpy(a->tmp, path, n);
-    memcpy(a->tmp + n, ".tmp", 5);
-    fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    snprintf(a->tmp, tn, "%s.tmp.%ld.%lu", path, (long)getpid(), counter++);
+    /* O_EXCL (which also refuses a symlink): never write through a name someone planted. */
+    fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         afile_fail(a, "create", errno);
         if (fd >= 0) {

@@ -5,13 +5,16 @@
  * Contract
  * --------
  * Modelled: the classic sequence that never leaves a half-written file under the final name:
- * write everything to "<path>.tmp" (same directory, so rename stays within one file system),
- * fflush, fsync, fclose, rename over <path>, then fsync the directory so the rename itself is
- * durable. Any failure before the rename removes the temporary file and leaves whatever was at
+ * write everything to "<path>.tmp.<pid>.<n>" (same directory, so rename stays within one file
+ * system; <n> counts the calls of the process, so no two writers share a temporary), created with
+ * O_EXCL | O_NOFOLLOW: a file or symlink already at that name is refused, never written through.
+ * Then fflush, fsync, fclose, rename over <path>, then fsync the directory so the rename itself
+ * is durable. Any failure before the rename removes the temporary file and leaves whatever was at
  * <path> untouched, byte for byte. The step that failed and errno are kept for the message, which
  * goes to the caller's err (csim/err.h).
- * Not modelled: concurrent writers of the same path (the last rename wins; they share the
- * temporary name), Windows, network file systems that lie about fsync.
+ * Not modelled: concurrent writers of the same path (each writes its own temporary; the last
+ * rename wins), the temporary of a process killed mid-write (left behind under its own name),
+ * Windows, network file systems that lie about fsync.
  * Units: none.
  */
 #ifndef CSIM_AFILE_H
@@ -24,13 +27,13 @@
 struct afile {
     FILE *f;          /* write here between afile_open and afile_commit/afile_abort */
     char *path;       /* the final name */
-    char *tmp;        /* "<path>.tmp" */
+    char *tmp;        /* "<path>.tmp.<pid>.<n>" */
     const char *step; /* what failed: "create", "write", "fsync", "close", "rename", ... */
     int err;          /* errno of the first failure, 0 if none */
 };
 
-/* Create "<path>.tmp" for writing (truncating a stale one). 0 or -errno (step "create"); on
- * error nothing is left open or allocated and e says why. */
+/* Create "<path>.tmp.<pid>.<n>" for writing (refusing one that exists). 0 or -errno (step
+ * "create"); on error nothing is left open or allocated and e says why. */
 int afile_open(struct afile *a, const char *path, struct err *e);
 
 /* Flush, fsync, close, rename over the final path, fsync the directory. 0 or -errno; on error

@@ -21,7 +21,7 @@
  * CSV tables (RFC 4180: comma separated, "\n" line ends, a field quoted when it holds a comma,
  * quote, CR or LF, quotes doubled), a header row of column names, every row checked for the
  * column count.
- * Both writers write atomically (csim/afile.h): "<path>.tmp", fflush + fsync, rename.
+ * Both writers write atomically (csim/afile.h): "<path>.tmp.<pid>.<n>", fflush + fsync, rename.
  * Generic: nothing here knows the machine being simulated.
  * Not modelled: histograms and distributions (register their buckets as counters), reading
  * stats back, thread safety (one registry per thread).
@@ -115,7 +115,7 @@ int stats_write_json(struct stats *s, const char *path, struct err *e);
 
 struct stats_csv;
 
-/* Start writing "<path>.tmp" with a header row of ncols >= 1 column names. */
+/* Start writing "<path>.tmp.<pid>.<n>" with a header row of ncols >= 1 column names. */
 int stats_csv_open(const char *path, size_t ncols, const char *const cols[], struct stats_csv **out,
                    struct err *e);
 /* Append one field to the current row. Errors are sticky: after the first, every call returns

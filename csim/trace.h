@@ -22,7 +22,7 @@
  * file then carries a global instant event "trace truncated: ..." at the time of the first one
  * dropped, and otherData.dropped_events. trace_dropped() tells the caller.
  * Written with cJSON one event at a time (the document is never held as a tree) to
- * "<path>.tmp", fsync, rename (csim/afile.h). The same calls give the same file, byte for byte.
+ * a temporary, fsync, rename (csim/afile.h). The same calls give the same file, byte for byte.
  * Generic: nothing here knows the machine.
  * Not modelled: flow events (arrows), async events, the protobuf format, streaming to the file
  * during the run (events are kept in memory until trace_write).

@@ -13,9 +13,13 @@
 # golden trainer and its loss falls; a run writes every output (no temporary file left) and the
 # effective configuration; a run resumed from a checkpoint ends with the same weights (params
 # digest) and losses as one never interrupted; a truncated or foreign checkpoint and a
-# conflicting option are refused; --fidelity perf runs without the data files and gives the
-# simulated times and layers.csv of the same tlm run, and refuses what needs data; SIGINT stops
-# after the current step with a checkpoint (exit 130); plot.sh renders the PNGs. And
+# conflicting option are refused; a checkpoint that cannot be written (a directory in the way, a
+# full disk) fails the run on stderr, naming the checkpoint left intact if any, and so do waves
+# that cannot be renamed into place; an --out in use by another run is refused; a diverging run
+# stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
+# layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
+# with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
+# plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -127,7 +131,7 @@ missing=""
 for f in stats.json layers.csv trace.json loss.csv accuracy.csv timeline.csv checkpoint.ckpt; do
   [ -s "$a/$f" ] || missing+=" $f"
 done
-if [ -z "$missing" ] && [ -z "$(ls "$a" | grep '\.tmp$')" ]; then ok "every output written, no temporary left"; else
+if [ -z "$missing" ] && [ -z "$(ls "$a" | grep '\.tmp')" ]; then ok "every output written, no temporary left"; else
   echo "     missing:$missing" >"$work/missing.log"
   not_ok "every output written, no temporary left" "$work/missing.log"
 fi
@@ -225,6 +229,78 @@ expect "a machine of other nodes refused" 1 "a different --nodes would not conti
   "${small[@]}" --steps 9 --set machine.activation_nodes=2 --resume "$a/checkpoint.ckpt" --out "$work/c"
 expect "different data set refused" 1 "give --train-samples 1024" -- --train-samples 2048 --test-samples 256 --steps 9 --resume "$a/checkpoint.ckpt" --out "$work/c"
 
+# ---- a checkpoint that cannot be written fails the run, on stderr even with --progress quiet
+# run_err NAME STATUS ARGS...: `flashstream train ARGS` exits with STATUS; its stderr in NAME.err.
+run_err() {
+  local name=$1 want=$2
+  shift 2
+  "$fs" train "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$?
+  echo "exit $rc (want $want)" >>"$work/$name.err"
+  [ "$rc" -eq "$want" ]
+}
+ce="$work/ce"
+mkdir -p "$ce/checkpoint.ckpt"
+if run_err ckpt-dir 1 "${small[@]}" --progress quiet --steps 3 --ckpt-every 3 --out "$ce" &&
+  grep -qF "step 3: checkpoint cannot write '$ce/checkpoint.ckpt'" "$work/ckpt-dir.err" &&
+  grep -qF "(no checkpoint was written)" "$work/ckpt-dir.err" && ! grep -q intact "$work/ckpt-dir.err"; then
+  ok "a directory in the way of the checkpoint fails the run, said on stderr with --progress quiet"
+else
+  not_ok "a directory in the way of the checkpoint fails the run, said on stderr with --progress quiet" \
+    "$work/ckpt-dir.err"
+fi
+# Disk full: a file size limit makes the checkpoint's write fail with EFBIG (SIGXFSZ ignored).
+cf="$work/cf"
+mkdir -p "$cf"
+cp "$a/checkpoint.ckpt" "$cf/checkpoint.ckpt"
+if (
+  trap '' XFSZ
+  ulimit -f 64
+  run_err ckpt-full 1 "${small[@]}" --progress quiet --steps 9 --ckpt-every 3 \
+    --resume "$cf/checkpoint.ckpt" --out "$cf"
+) && grep -qF "step 9: checkpoint cannot write" "$work/ckpt-full.err" &&
+  grep -qF "(the checkpoint resumed from, step 6, is intact)" "$work/ckpt-full.err" &&
+  cmp -s "$a/checkpoint.ckpt" "$cf/checkpoint.ckpt"; then
+  ok "a full disk fails the run and leaves the checkpoint resumed from intact"
+else
+  not_ok "a full disk fails the run and leaves the checkpoint resumed from intact" "$work/ckpt-full.err"
+fi
+
+# A waveform file that cannot be moved into place (a directory of its name) fails the run.
+mkdir -p "$work/waves.fst"
+if run_err waves-dir 1 "${small[@]}" --steps 1 --rtl-steps 1 --waves "$work/waves.fst" \
+  --out "$work/w" && grep -qF "cannot write the waves '$work/waves.fst'" "$work/waves-dir.err" &&
+  [ ! -e "$work/waves.fst.tmp" ] && ! grep -q gtkwave "$work/waves-dir.out"; then
+  ok "waves that cannot be renamed into place fail the run, not reported as written"
+else
+  not_ok "waves that cannot be renamed into place fail the run, not reported as written" \
+    "$work/waves-dir.err"
+fi
+
+# An output directory in use by another run (its lock held) is refused.
+mkdir -p "$work/busy"
+if flock "$work/busy/.flashstream.lock" \
+  "$fs" train "${small[@]}" --steps 1 --out "$work/busy" >"$work/busy.log" 2>&1; then
+  rc=0
+else
+  rc=$?
+fi
+if [ "$rc" -eq 1 ] && grep -qF "the output directory '$work/busy' is in use by another run" \
+  "$work/busy.log" && [ ! -e "$work/busy/loss.csv" ]; then
+  ok "an output directory in use by another run is refused"
+else
+  echo "     exit $rc (want 1)" >>"$work/busy.log"
+  not_ok "an output directory in use by another run is refused" "$work/busy.log"
+fi
+
+# ---- divergence: a loss that is not finite or absurd stops the run
+if run_err diverge 1 "${small[@]}" --steps 10 --lr 1000 --out "$work/g2" &&
+  grep -qF "training diverged" "$work/diverge.err"; then
+  ok "a diverging run stops with a message and exit 1"
+else
+  not_ok "a diverging run stops with a message and exit 1" "$work/diverge.err"
+fi
+
 # ---- SIGINT: stop after the current step, checkpoint, exit 130
 d="$work/d"
 "$fs" train "${small[@]}" --epochs 50 --log-every 1 --out "$d" >"$work/d.log" 2>&1 &
@@ -242,6 +318,26 @@ else
   echo "     exit $rc" >"$work/int.why"
   cat "$work/d.log" >>"$work/int.why"
   not_ok "SIGINT: checkpoint and exit 130" "$work/int.why"
+fi
+
+# An interrupt before the first evaluation (the epoch has 937 steps) says no evaluation ran.
+"$fs" train --train-samples 60000 --test-samples 256 --progress plain --steps 900 --log-every 1 \
+  --out "$work/d2" >"$work/d2.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 150); do
+  grep -q "^step" "$work/d2.log" 2>/dev/null && break
+  sleep 0.2
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ] && grep -qF "no test accuracy (the run stopped before any evaluation)" "$work/d2.log" &&
+  ! grep -q "test accuracy 0.0000" "$work/d2.log"; then
+  ok "an interrupt before any evaluation reports no test accuracy, not 0"
+else
+  echo "     exit $rc" >"$work/int2.why"
+  cat "$work/d2.log" >>"$work/int2.why"
+  not_ok "an interrupt before any evaluation reports no test accuracy, not 0" "$work/int2.why"
 fi
 
 # ---- plots (gnuplot is one of the project's dependencies)

@@ -73,6 +73,9 @@ void an_rtl_step(struct an_rtl *p, uint64_t cycles);
 uint64_t an_rtl_cycle(const struct an_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int an_rtl_trace(struct an_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int an_rtl_trace_close(struct an_rtl *p);
 
 #ifdef __cplusplus
 }

@@ -106,6 +106,9 @@ void core_rtl_skip(struct core_rtl *p, uint64_t cycles);
 uint64_t core_rtl_cycle(const struct core_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int core_rtl_trace(struct core_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int core_rtl_trace_close(struct core_rtl *p);
 
 #ifdef __cplusplus
 }

@@ -147,6 +147,9 @@ void dma_rtl_step(struct dma_rtl *p, uint64_t cycles);
 uint64_t dma_rtl_cycle(const struct dma_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int dma_rtl_trace(struct dma_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int dma_rtl_trace_close(struct dma_rtl *p);
 
 #ifdef __cplusplus
 }

@@ -141,6 +141,9 @@ void nfw_rtl_step(struct nfw_rtl *p, uint64_t cycles);
 uint64_t nfw_rtl_cycle(const struct nfw_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int nfw_rtl_trace(struct nfw_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int nfw_rtl_trace_close(struct nfw_rtl *p);
 
 #ifdef __cplusplus
 }

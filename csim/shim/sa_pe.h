@@ -58,6 +58,9 @@ void sa_pe_rtl_step(struct sa_pe_rtl *p, uint64_t cycles);
 uint64_t sa_pe_rtl_cycle(const struct sa_pe_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int sa_pe_rtl_trace(struct sa_pe_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int sa_pe_rtl_trace_close(struct sa_pe_rtl *p);
 
 #ifdef __cplusplus
 }

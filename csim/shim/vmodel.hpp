@@ -35,6 +35,7 @@ template <class Top> class VModel
         top_->eval();
     }
 
+    // The owner reports a failed rename through trace_close() before this; here nobody can.
     ~VModel()
     {
         trace_close();
@@ -111,7 +112,11 @@ template <class Top> class VModel
         fst_->close();
         fst_.reset();
         std::string tmp = path_ + ".tmp";
-        return std::rename(tmp.c_str(), path_.c_str()) == 0 ? 0 : -errno;
+        if (std::rename(tmp.c_str(), path_.c_str()) == 0)
+            return 0;
+        int rc = -errno;
+        std::remove(tmp.c_str()); // a failed trace leaves nothing behind, as the C writers
+        return rc;
     }
 
   private:
@@ -147,7 +152,7 @@ template <class Top> class VModel
 // VMODEL_SHIM(block): the functions of block's C interface (csim/shim/<block>.h) that every
 // shim has, leaving the shim only its ports and parameters. It defines struct block_rtl, a
 // VModel of the verilated top VTOP, and
-//   block_rtl_create, _destroy, _step, _cycle, _trace: VModel's;
+//   block_rtl_create, _destroy, _step, _cycle, _trace, _trace_close: VModel's;
 //   block_rtl_set(p, in):   drive(top, in), with the shim's
 //                           static void drive(VTOP *, const struct block_in *);
 //   block_rtl_get(p, out):  settle, then sample(top, out), with the shim's
@@ -197,6 +202,11 @@ template <class Top> class VModel
     {                                                                                              \
         assert(p);                                                                                 \
         return p->m.trace_open(opts);                                                              \
+    }                                                                                              \
+    extern "C" int block##_rtl_trace_close(struct block##_rtl *p)                                  \
+    {                                                                                              \
+        assert(p);                                                                                 \
+        return p->m.trace_close();                                                                 \
     }
 
 #define VMODEL_SHIM_PARAMS(block)                                                                  \

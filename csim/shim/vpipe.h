@@ -57,6 +57,9 @@ void vpipe_rtl_skip(struct vpipe_rtl *p, uint64_t cycles);
 uint64_t vpipe_rtl_cycle(const struct vpipe_rtl *p);
 /* Start an FST trace (see vtrace.h); 0 or a negative errno. */
 int vpipe_rtl_trace(struct vpipe_rtl *p, const struct vtrace_opts *opts);
+/* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
+ * negative errno (the rename failed: nothing is left under the temporary name). */
+int vpipe_rtl_trace_close(struct vpipe_rtl *p);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,9 @@
  *
  * Full-signal tracing slows a verilated model 30-150x, so a trace is limited
  * to a window of clock cycles and to a list of scopes. The FST file is
- * written under "<path>.tmp" and renamed to <path> when the model is
- * destroyed, so an interrupted run never leaves a half-written file behind.
+ * written under "<path>.tmp" and renamed to <path> by <block>_rtl_trace_close,
+ * whose result says whether the file is in place (or, unchecked, when the model
+ * is destroyed), so an interrupted run never leaves a half-written file behind.
  * Timestamps are in picoseconds: cycle c has its rising edge at c * period_ps.
  */
 #ifndef CSIM_SHIM_VTRACE_H

@@ -41,8 +41,8 @@
  *                  velocity of W, of b; Adam v of W, of b, then m of W, of b. All f32.
  *   end-4     4    CRC32 of every byte before it (header included)
  *
- * Saving writes "<path>.tmp" in the same directory, fwrite, fflush, fsync, rename, fsync of
- * the directory (csim/afile.h): an existing file at path is replaced whole or not at all.
+ * Saving writes "<path>.tmp.<pid>.<n>" in the same directory, fwrite, fflush, fsync, rename, fsync
+ * of the directory (csim/afile.h): an existing file at path is replaced whole or not at all.
  * Loading checks, in this order, and refuses with the reason: the file opens; it holds at
  * least the fixed header; the magic; the version; the header CRC; the header's fields (layer
  * count, spec matches the layer list, optimizer valid); the file size against the header

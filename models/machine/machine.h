@@ -335,6 +335,9 @@ int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err 
 enum machine_fidelity machine_get_fidelity(const struct machine *r);
 /* Start an FST trace of AN an's RTL core (rtl or lockstep mode only). */
 int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e);
+/* Finish that trace: the FST is in place at its path only when this returns 0 (0 also when no
+ * trace was started); machine_destroy finishes it too, but cannot say whether it worked. */
+int machine_trace_core_close(struct machine *r, uint32_t an, struct err *e);
 
 /* ---- parameters (checkpoints) ---- */
 

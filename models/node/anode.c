@@ -197,6 +197,20 @@ int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e
     return 0;
 }
 
+int anode_trace_core_close(struct anode *a, struct err *e)
+{
+    int rc = 0;
+
+    /* The RTL core keeps its trace after a switch to tlm: close whichever core exists. */
+    if (a->rtl && a->cfg.rtl->trace_close)
+        rc = a->cfg.rtl->trace_close(a->rtl, e);
+    if (!rc && a->ls)
+        rc = core_be_lockstep_ops.trace_close(a->ls, e);
+    if (rc)
+        return err_prefix(e, rc, "%s: the core's trace", a->name);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- inputs */
 
 /* Room for one more shard in the FIFO. */

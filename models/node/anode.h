@@ -93,6 +93,8 @@ void anode_destroy(struct anode *a);
  * node, which has no core). */
 int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e);
 int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e);
+/* Finish the core's trace (close it, rename it into place); 0 also when none was started. */
+int anode_trace_core_close(struct anode *a, struct err *e);
 
 /* Host preload: append one input shard (r x inputs u8 pixels, then r labels) to the NV stream
  * at now; *done = when programmed. Perf: only its size counts (images and labels may be

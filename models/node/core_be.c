@@ -308,6 +308,12 @@ static int ls_trace(void *p, const struct vtrace_opts *o, struct err *e)
     return l->rtl_ops->trace(l->rtl, o, e);
 }
 
+static int ls_trace_close(void *p, struct err *e)
+{
+    struct core_be_lockstep *l = p;
+    return l->rtl_ops->trace_close ? l->rtl_ops->trace_close(l->rtl, e) : 0;
+}
+
 static uint64_t ls_cycle(void *p)
 {
     return rtl_cycle(p);
@@ -321,5 +327,6 @@ const struct core_be_ops core_be_lockstep_ops = {
     .read = ls_read,
     .exec = ls_exec,
     .trace = ls_trace,
+    .trace_close = ls_trace_close,
     .cycle = ls_cycle,
 };

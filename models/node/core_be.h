@@ -53,6 +53,8 @@ struct core_be_ops {
     int (*exec)(void *h, const struct core_cmd *cmd, struct core_twin_result *res, struct err *e);
     /* Optional (NULL: not supported): start an FST trace. */
     int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
+    /* Optional: finish the trace (close, rename into place); 0 also when none is open. */
+    int (*trace_close)(void *h, struct err *e);
     /* Optional: the core's cycle counter (RTL), for reports. */
     uint64_t (*cycle)(void *h);
 };

@@ -208,6 +208,15 @@ static int rtl_trace(void *p, const struct vtrace_opts *o, struct err *e)
     return 0;
 }
 
+static int rtl_trace_close(void *p, struct err *e)
+{
+    int rc = core_rtl_trace_close(((struct rtl *)p)->c);
+    if (rc)
+        return err_set(e, rc, "rtl core: the waves could not be moved into place: %s",
+                       strerror(-rc));
+    return 0;
+}
+
 static uint64_t rtl_cycle(void *p)
 {
     return core_rtl_cycle(((struct rtl *)p)->c);
@@ -221,5 +230,6 @@ const struct core_be_ops core_be_rtl_ops = {
     .read = rtl_read,
     .exec = rtl_exec,
     .trace = rtl_trace,
+    .trace_close = rtl_trace_close,
     .cycle = rtl_cycle,
 };

@@ -21,6 +21,9 @@
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ *     .flashstream.lock  held (flock) while the run writes there: a second run is refused
+ * A checkpoint that cannot be written ends the run with exit 1 and a message on stderr (with
+ * any --progress), as does a step whose loss is not finite or above LOSS_DIVERGED (diverged).
  * The same options and seed give the same losses, weights and simulated times on every run;
  * a run resumed from a checkpoint continues bit for bit like one never interrupted (the losses,
  * the weights; the simulated time restarts with the machine, see "what is weak" in the
@@ -50,6 +53,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,6 +62,12 @@
 #define FM_INPUTS        784u /* Fashion-MNIST: 28 x 28 pixels */
 #define FM_CLASSES       10u
 #define FM_TRAIN_SAMPLES 60000u /* the training set's size */
+/* A step whose loss (the batch's mean cross-entropy) is not finite or above this stops the run:
+ * logits a million apart mean the weights have blown up, and no later step recovers from it. */
+#define LOSS_DIVERGED 1e6
+/* In OUTDIR, locked (flock) while a run writes there: two runs into one directory would mix
+ * their outputs and resume histories. */
+#define LOCK_NAME ".flashstream.lock"
 
 enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
 static const char *const progress_names[] = {"auto", "bar", "plain", "quiet"};
@@ -150,6 +161,7 @@ struct train {
     double last_acc;
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
+    int lock_fd;        /* OUTDIR/LOCK_NAME, flock'ed for the run; -1 none */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -903,6 +915,32 @@ static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
                                        "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
+/* Take OUTDIR's lock for the run (released when the process ends); 0, or -1 (message printed)
+ * when another run holds it. */
+static int lock_out_dir(struct train *t)
+{
+    char path[600];
+
+    snprintf(path, sizeof(path), "%s/" LOCK_NAME, t->out_dir);
+    t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (t->lock_fd < 0) {
+        fprintf(stderr, "flashstream train: cannot open the lock file '%s': %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    if (flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
+        if (errno == EWOULDBLOCK)
+            fprintf(stderr,
+                    "flashstream train: the output directory '%s' is in use by another run (it "
+                    "holds '%s'); give another --out, or wait for that run to end\n",
+                    t->out_dir, path);
+        else
+            fprintf(stderr, "flashstream train: cannot lock '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* trace.json's tracks of the host; 0 or -1 (message printed). */
 static int open_trace(struct train *t)
 {
@@ -942,6 +980,8 @@ static int open_outputs(struct train *t)
                 t->out_dir, strerror(-rc));
         return -1;
     }
+    if (lock_out_dir(t))
+        return -1;
     snprintf(t->ckpt_path, sizeof(t->ckpt_path), "%s/checkpoint.ckpt", t->out_dir);
     t->loss_csv = open_csv(t, "loss.csv", 7, loss_cols);
     t->acc_csv = open_csv(t, "accuracy.csv", 6, acc_cols);
@@ -1244,6 +1284,17 @@ static int evaluate(struct train *t, uint64_t step_done)
     return 0;
 }
 
+/* Whether paths a and b name one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Write the checkpoint of step_done; 0, or -1 with the message on stderr (whatever --progress
+ * says: a run that was asked for checkpoints and cannot write them must not go on unnoticed). */
 static int checkpoint(struct train *t, uint64_t step_done)
 {
     struct ckpt_run run = {.seed = t->o.seed,
@@ -1256,9 +1307,24 @@ static int checkpoint(struct train *t, uint64_t step_done)
     struct err e;
 
     if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
-        /* A failed write leaves the previous checkpoint intact: warn and go on. */
-        say(t, "warning: step %" PRIu64 ": %s (the previous checkpoint is intact)\n", step_done,
-            e.msg);
+        if (t->mode == PROG_BAR)
+            printf("\r\033[K");
+        fflush(stdout);
+        /* A failed save leaves the file at ckpt_path as it was: name the step it holds, when
+         * this run (or the run resumed from it) wrote one there. */
+        if (t->ckpt_step != UINT64_MAX)
+            fprintf(stderr,
+                    "flashstream train: step %" PRIu64 ": %s (the checkpoint of step %" PRIu64
+                    " is intact)\n",
+                    step_done, e.msg, t->ckpt_step);
+        else if (t->o.resume && same_file(t->o.resume, t->ckpt_path))
+            fprintf(stderr,
+                    "flashstream train: step %" PRIu64
+                    ": %s (the checkpoint resumed from, step %" PRIu64 ", is intact)\n",
+                    step_done, e.msg, t->start_step);
+        else
+            fprintf(stderr, "flashstream train: step %" PRIu64 ": %s (no checkpoint was written)\n",
+                    step_done, e.msg);
         return -1;
     }
     t->ckpt_step = step_done;
@@ -1369,6 +1435,16 @@ static int train_loop(struct train *t, uint64_t *done)
         }
         if (t->golden_ok && golden_step(t, k, info.loss))
             return -1;
+        if (!perf(t) && !(isfinite(info.loss) && info.loss <= LOSS_DIVERGED)) {
+            if (t->mode == PROG_BAR)
+                printf("\r\033[K");
+            fflush(stdout);
+            fprintf(stderr,
+                    "flashstream train: step %" PRIu64 ": the loss is %g: training diverged (a "
+                    "loss must be finite and at most %g); try a smaller --lr than %g\n",
+                    k, (double)info.loss, LOSS_DIVERGED, (double)run_opt(t)->lr);
+            return -1;
+        }
         t->last_loss = info.loss;
         t->images += t->o.batch;
         t->log_sum += info.loss;
@@ -1380,8 +1456,8 @@ static int train_loop(struct train *t, uint64_t *done)
         *done = k + 1;
         if (t->log_n >= t->o.log_every || k + 1 == t->target)
             log_interval(t, k + 1, lr, info.end_ps);
-        if (t->o.ckpt_every && (k + 1) % t->o.ckpt_every == 0)
-            checkpoint(t, k + 1);
+        if (t->o.ckpt_every && (k + 1) % t->o.ckpt_every == 0 && checkpoint(t, k + 1))
+            return -1;
         if ((k + 1) % t->bpe == 0 && !perf(t) && evaluate(t, k + 1))
             return -1;
         draw_bar(t, k + 1, false);
@@ -1505,6 +1581,15 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
             rc = -1;
         }
     }
+    if (*t->waves_path) {
+        struct err e;
+
+        if (machine_trace_core_close(t->machine, 0, &e)) {
+            fprintf(stderr, "flashstream train: cannot write the waves '%s': %s\n", t->waves_path,
+                    e.msg);
+            rc = -1;
+        }
+    }
     return rc ? -1 : 0;
 }
 
@@ -1558,6 +1643,8 @@ static void cleanup(struct train *t)
     free(t->chunk_images);
     free(t->chunk_labels);
     report_fini(&t->rep);
+    if (t->lock_fd >= 0)
+        close(t->lock_fd);
     free(t);
 }
 
@@ -1648,14 +1735,15 @@ static int end_of_run(struct train *t, int rc, uint64_t done)
     }
     if (rc > 0) {
         printf("interrupted after step %" PRIu64 "\n", done);
-        if (done > t->start_step)
-            checkpoint(t, done);
+        if (done > t->start_step && checkpoint(t, done))
+            return -1;
     } else if (t->last_acc_step != (int64_t)done && evaluate(t, done)) {
         return -1;
     }
     /* With --ckpt-every, the run also ends with a checkpoint (to continue with more epochs). */
-    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step)
-        checkpoint(t, done);
+    if (rc == 0 && t->o.ckpt_every && t->ckpt_step != done && done > t->start_step &&
+        checkpoint(t, done))
+        return -1;
     return 0;
 }
 
@@ -1667,12 +1755,15 @@ static void print_result(const struct train *t, uint64_t sim)
                (double)(t->sim_offset_ps + sim) / 1e9);
         return;
     }
-    printf(
-        "  test accuracy %.4f, loss of the last batch %.4f, simulated time %.3f ms, params digest "
-        "%016" PRIx64 "%s\n",
-        t->last_acc, t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
-        dnn_params_digest(machine_params(t->machine)),
-        t->golden_ok ? " (golden check: equal)" : "");
+    if (t->last_acc_step < 0)
+        printf("  no test accuracy (the run stopped before any evaluation)");
+    else
+        printf("  test accuracy %.4f", t->last_acc);
+    printf(", loss of the last batch %.4f, simulated time %.3f ms, params digest %016" PRIx64
+           "%s\n",
+           t->last_loss, (double)(t->sim_offset_ps + sim) / 1e9,
+           dnn_params_digest(machine_params(t->machine)),
+           t->golden_ok ? " (golden check: equal)" : "");
 }
 
 int cmd_train(int argc, char **argv)
@@ -1689,6 +1780,7 @@ int cmd_train(int argc, char **argv)
     }
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
+    t->lock_fd = -1;
     rc = parse(argc, argv, t);
     if (rc) {
         status = rc > 0 ? 0 : 2;

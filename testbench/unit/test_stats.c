@@ -228,7 +228,7 @@ static void test_json_roundtrip_and_order(void **state)
     snprintf(pb, sizeof(pb), "%s", tmpdir_path(c, "b.json"));
     assert_int_equal(stats_write_json(a, pa, &e), 0);
     assert_int_equal(stats_write_json(b, pb, &e), 0);
-    assert_false(exists(tmpdir_path(c, "a.json.tmp")));
+    assert_int_equal(tmpdir_temporaries(c, "a.json"), 0);
     ta = tmpdir_slurp(pa);
     tb = tmpdir_slurp(pb);
     assert_non_null(ta);
@@ -402,24 +402,26 @@ static void test_json_failed_write_keeps_old(void **state)
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     put_text(path, "old contents\n");
 
-    /* 1. The temporary file cannot be created (a directory has its name). */
-    assert_int_equal(mkdir(tmp, 0755), 0);
-    assert_int_equal(stats_write_json(s, path, &e), -EISDIR);
-    assert_msg_has(e.msg, "create");
+    /* 1. A symlink planted at the temporary's old fixed name is not written through. */
+    put_text(tmpdir_path(c, "victim"), "victim\n");
+    assert_int_equal(symlink(tmpdir_path(c, "victim"), tmp), 0);
+    assert_int_equal(stats_write_json(s, path, &e), 0);
+    t = tmpdir_slurp(tmpdir_path(c, "victim"));
+    assert_string_equal(t, "victim\n");
+    free(t);
+    assert_int_equal(unlink(tmp), 0);
+    put_text(path, "old contents\n");
+
+    /* 2. Every write fails (a full disk). */
+    assert_int_equal(tmpdir_fsize_limit(4), 0);
+    assert_int_equal(stats_write_json(s, path, &e), -EFBIG);
+    assert_int_equal(tmpdir_fsize_limit(-1), 0);
+    assert_msg_has(e.msg, "write");
     assert_msg_has(e.msg, "stats.json.tmp");
     t = tmpdir_slurp(path);
     assert_string_equal(t, "old contents\n");
     free(t);
-    assert_int_equal(rmdir(tmp), 0);
-
-    /* 2. Every write fails (the temporary file leads to /dev/full). */
-    assert_int_equal(symlink("/dev/full", tmp), 0);
-    assert_int_equal(stats_write_json(s, path, &e), -ENOSPC);
-    assert_msg_has(e.msg, "write");
-    t = tmpdir_slurp(path);
-    assert_string_equal(t, "old contents\n");
-    free(t);
-    assert_false(exists(tmp));
+    assert_int_equal(tmpdir_temporaries(c, "stats.json"), 0);
 
     /* 3. The directory does not exist. */
     assert_int_equal(stats_write_json(s, tmpdir_path(c, "no/such/dir/stats.json"), &e), -ENOENT);
@@ -468,7 +470,7 @@ static void test_csv_table(void **state)
                               "-1,bwd,0.1,\"two\nlines\"\n"
                               "nan,-inf,0.33333333333333331,\n");
     free(text);
-    assert_false(exists(tmpdir_path(c, "layers.csv.tmp")));
+    assert_int_equal(tmpdir_temporaries(c, "layers.csv"), 0);
 }
 
 static void test_csv_errors(void **state)
@@ -496,7 +498,7 @@ static void test_csv_errors(void **state)
     text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
-    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
+    assert_int_equal(tmpdir_temporaries(c, "t.csv"), 0);
 
     /* Too few fields. */
     t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
@@ -504,7 +506,7 @@ static void test_csv_errors(void **state)
     assert_int_equal(stats_csv_end_row(t, &e), -EINVAL);
     assert_msg_has(e.msg, "row 1 has 1 fields; the header has 2");
     stats_csv_abort(t);
-    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
+    assert_int_equal(tmpdir_temporaries(c, "t.csv"), 0);
 
     /* An unfinished row at close. */
     t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
@@ -515,8 +517,7 @@ static void test_csv_errors(void **state)
     assert_string_equal(text, "old\n");
     free(text);
 
-    /* Writes that fail (ENOSPC) are reported at close at the latest; old file kept. */
-    assert_int_equal(symlink("/dev/full", tmpdir_path(c, "t.csv.tmp")), 0);
+    /* Writes that fail (a full disk) are reported at close at the latest; old file kept. */
     t = open_csv(tmpdir_path(c, "t.csv"), 2, cols, &e);
     assert_non_null(t); /* buffered: the header has not reached the device yet */
     for (int i = 0; i < 10; i++) {
@@ -524,12 +525,14 @@ static void test_csv_errors(void **state)
         stats_csv_u64(t, (uint64_t)i, &e);
         stats_csv_end_row(t, &e);
     }
-    assert_int_equal(stats_csv_close(t, &e), -ENOSPC);
+    assert_int_equal(tmpdir_fsize_limit(4), 0);
+    assert_int_equal(stats_csv_close(t, &e), -EFBIG);
+    assert_int_equal(tmpdir_fsize_limit(-1), 0);
     assert_msg_has(e.msg, "t.csv.tmp");
     text = tmpdir_slurp(tmpdir_path(c, "t.csv"));
     assert_string_equal(text, "old\n");
     free(text);
-    assert_false(exists(tmpdir_path(c, "t.csv.tmp")));
+    assert_int_equal(tmpdir_temporaries(c, "t.csv"), 0);
 
     /* Bad arguments. */
     assert_null(open_csv(tmpdir_path(c, "u.csv"), 0, cols, &e));

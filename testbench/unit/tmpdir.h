@@ -1,12 +1,17 @@
 /*
  * tmpdir: a fresh directory under /tmp for a cmocka test's files, removed with everything in
- * it afterwards, and a whole file read back as a string.
+ * it afterwards, a whole file read back as a string, the atomic writers' temporaries of a file
+ * counted (csim/afile.h), and a file size limit that makes writes fail like a full disk.
  */
 #ifndef FLASHSTREAM_TESTBENCH_UNIT_TMPDIR_H
 #define FLASHSTREAM_TESTBENCH_UNIT_TMPDIR_H
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 
 struct tmpdir {
     char dir[64];
@@ -79,6 +84,37 @@ static inline char *tmpdir_slurp(const char *path)
     }
     fclose(f);
     return buf;
+}
+
+/* How many "<name>.tmp*" entries the directory holds (the temporaries of csim/afile.h); -1 if
+ * it cannot be read. */
+static inline int tmpdir_temporaries(const struct tmpdir *t, const char *name)
+{
+    char prefix[128];
+    DIR *d = opendir(t->dir);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    snprintf(prefix, sizeof(prefix), "%s.tmp", name);
+    while ((de = readdir(d)))
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Writes past bytes of any file fail with EFBIG (SIGXFSZ ignored): a full disk, without the
+ * writer's temporary name. bytes < 0 lifts the limit again. 0 or -1. */
+static inline int tmpdir_fsize_limit(long bytes)
+{
+    struct rlimit r;
+
+    if (getrlimit(RLIMIT_FSIZE, &r))
+        return -1;
+    signal(SIGXFSZ, SIG_IGN);
+    r.rlim_cur = bytes < 0 ? r.rlim_max : (rlim_t)bytes;
+    return setrlimit(RLIMIT_FSIZE, &r);
 }
 
 #endif
