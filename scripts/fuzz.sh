@@ -7,7 +7,7 @@
 # seed corpus testbench/fuzz/corpus/<target>/, which is only read: the inputs it finds go to a
 # temporary directory, removed at the end with every scratch file of the harnesses. A harness
 # passes when it ran the time with no crash, leak, timeout or sanitizer report and executed at
-# least MIN_EXECS inputs (default 1000). Its line gives the executions and the coverage
+# least MIN_EXECS inputs (default 5000). Its line gives the executions and the coverage
 # (libFuzzer's edges "cov" and features "ft" at the end); on failure the end of its output
 # follows, and the crashing input is kept in FUZZ_ARTIFACTS (default build/fuzz/artifacts).
 set -uo pipefail
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-}
 dir=${2:-build/fuzz}
-min=${MIN_EXECS:-1000}
+min=${MIN_EXECS:-5000}
 artifacts=${FUZZ_ARTIFACTS:-build/fuzz/artifacts}
 if ! [[ "$secs" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: give the seconds per harness, a positive integer ('${secs}' given)" >&2
