@@ -57,7 +57,7 @@ for bin in "${harnesses[@]}"; do
   what="${execs:-0} executions in ${secs} s, ${cov:-no coverage figures}"
   if [ $rc -ne 0 ] || grep -qE '^==[0-9]+==ERROR|runtime error:|SUMMARY: ' "$log"; then
     echo "not ok $n $name: exit status $rc after $what"
-    grep -E 'ERROR|runtime error|SUMMARY|Test unit written|^#' "$log" | tail -12 | sed 's/^/# /'
+    grep -E 'ERROR|runtime error|SUMMARY|Test unit written|^ +#[0-9]+ 0x|^[a-z_]+: ' "$log" | head -14 | sed 's/^/# /'
     fail=1
   elif [ "${execs:-0}" -lt "$min" ]; then
     echo "not ok $n $name: only $what (at least $min expected)"
