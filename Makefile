@@ -228,6 +228,21 @@ $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
                 $(VRT_LIB) $(REL_LIB)
 	$(CXX) $^ $(LDLIBS) $(VLIBS) -o $@
 
+# libFuzzer harnesses (testbench/fuzz/fuzz_<target>.c): clang, with the library and cli.c
+# compiled again, sanitized and instrumented, into an object tree of their own.
+FUZZ_SRCS := $(wildcard testbench/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:testbench/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_OPT  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/obj/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) $(CFLAGS) $(FUZZ_OPT) -fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/libflashstream.a: $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/testbench/fuzz/fuzz_%.o $(BUILD)/fuzz/obj/testbench/fuzz/scratch.o \
+                      $(BUILD)/fuzz/obj/testbench/flashstream/cli.o $(BUILD)/fuzz/libflashstream.a
+	clang $(FUZZ_OPT) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
 ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
 BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
 
@@ -252,7 +267,7 @@ plots:  ## loss, accuracy and timeline PNGs of out/RUN (RUN=sim by default)
 	@scripts/plots/plot.sh out/$(RUN)
 
 .PHONY: build
-build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) ## compile every library, model, test and program
+build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) $(FUZZ_BINS) ## compile every library, model, test and program
 
 # ---------------------------------------------------------------- test
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
@@ -269,10 +284,16 @@ SUITES += "lint-yosys::scripts/lint.sh yosys"
 SUITES += "lint-format::scripts/lint.sh format"
 SUITES += "lint-consts::scripts/lint.sh consts"
 SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/cmn_fifo.gtkw $(BUILD)/waves-check"
+SUITES += "fuzz::scripts/fuzz.sh 3 $(BUILD)/fuzz"
 
 .PHONY: test
 test: deps  ## build and run every test (unit, RTL blocks, lint, waves); ends "N passed, M failed"
 	@scripts/run-tests.sh $(BUILD)/logs "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" $(SUITES)
+
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: $(FUZZ_BINS)  ## each libFuzzer harness for FUZZ_SECONDS (60) s: executions and coverage
+	@scripts/fuzz.sh $(FUZZ_SECONDS) $(BUILD)/fuzz
 
 .PHONY: lint
 lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format on C; RTL/C constants
@@ -308,6 +329,7 @@ clean:  ## remove the build tree and outputs
 	rm -rf $(BUILD) out waves/*.fst
 
 -include $(wildcard $(REL_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(BUILD)/*/testbench/*/*.d)
+-include $(wildcard $(FUZZ_OBJS:.o=.d) $(BUILD)/fuzz/obj/testbench/*/*.d)
 
 # Anything else is a mistake: say what would be accepted.
 .DEFAULT:

@@ -271,20 +271,74 @@ static int parse_size(const char *text, uint64_t *v)
     return -EINVAL;
 }
 
+/* Digit k of the digits of a number written as int_part followed by frac (lengths ni, nf). */
+static unsigned dec_digit(const char *int_part, size_t ni, const char *frac, size_t k)
+{
+    return (unsigned)((k < ni ? int_part[k] : frac[k - ni]) - '0');
+}
+
+/*
+ * "D[.F][(e|E)[+-]X]" (digits in D or F) times 10^scale, rounded to nearest (halves up), in
+ * integers: every value up to 2^64 - 1 is exact, which a double is not beyond 2^53.
+ */
 static int parse_dec(const char *text, unsigned scale, uint64_t *v)
 {
-    char *end;
-    double d, p = (double)pow10_u64(scale);
+    const char *p = text, *int_part, *frac = "";
+    size_t ni, nf = 0, n, lead = 0;
+    long long q, x = 0;
+    uint64_t r = 0;
+    bool neg = false;
 
-    if (!isdigit((unsigned char)text[0]) && text[0] != '.')
+    int_part = p;
+    while (isdigit((unsigned char)*p))
+        p++;
+    ni = (size_t)(p - int_part);
+    if (*p == '.') {
+        frac = ++p;
+        while (isdigit((unsigned char)*p))
+            p++;
+        nf = (size_t)(p - frac);
+    }
+    if (ni + nf == 0)
         return -EINVAL;
-    errno = 0;
-    d = strtod(text, &end);
-    if (end == text || *end)
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            neg = *p++ == '-';
+        if (!isdigit((unsigned char)*p))
+            return -EINVAL;
+        for (; isdigit((unsigned char)*p); p++)
+            if (x < 1000000)
+                x = x * 10 + (*p - '0');
+    }
+    if (*p)
         return -EINVAL;
-    if (errno == ERANGE || !isfinite(d) || d * p >= 18446744073709551615.0)
+    n = ni + nf;
+    while (lead < n && dec_digit(int_part, ni, frac, lead) == 0)
+        lead++;
+    /* The value is digits[lead..n) x 10^q. */
+    q = (neg ? -x : x) + (long long)scale - (long long)nf;
+    long long keep = (long long)(n - lead) + q; /* digits of the integer part of the result */
+    if (lead == n || keep < 0) {
+        *v = 0;
+        return 0;
+    }
+    if (keep > 20)
         return -ERANGE;
-    *v = (uint64_t)(d * p + 0.5);
+    for (long long i = 0; i < keep; i++) {
+        size_t k = lead + (size_t)i;
+        unsigned d = k < n ? dec_digit(int_part, ni, frac, k) : 0;
+
+        if (r > (UINT64_MAX - d) / 10)
+            return -ERANGE;
+        r = r * 10 + d;
+    }
+    if (lead + (size_t)keep < n && dec_digit(int_part, ni, frac, lead + (size_t)keep) >= 5) {
+        if (r == UINT64_MAX)
+            return -ERANGE;
+        r++;
+    }
+    *v = r;
     return 0;
 }
 

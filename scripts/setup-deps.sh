@@ -23,6 +23,8 @@ packages=(
   libinih-dev           # INI configs
   gnuplot-nox           # plots
   clang-format          # C style check
+  clang                 # the fuzz harnesses (make fuzz; clang 14 on Debian 12)
+  libclang-rt-14-dev    # clang's libFuzzer and sanitizer runtimes (only recommended by clang-14)
   python3               # the synthesis flow driver (scripts/synth/flow.py), scripts/sweep
   parallel              # GNU parallel: the sweep's default engine (scripts/sweep)
   slurm-wlm             # Slurm (slurmctld, slurmd, sbatch): the sweep's job-array engine

@@ -28,6 +28,42 @@ static int open_file(const char *path, gzFile *f, struct err *e)
     return err_set(e, -err, "%s: cannot open: %s; expected " ACCEPT_FILE, path, strerror(err));
 }
 
+/* Read up to n bytes into buf, *got of them: stops early only at the end of the data. 0, or
+ * -EIO on a zlib error (`what` says what the bytes are, for the message). */
+static int read_some(gzFile f, const char *path, unsigned char *buf, uint64_t n, uint64_t offset,
+                     const char *what, uint64_t *got, struct err *e)
+{
+    *got = 0;
+    while (*got < n) {
+        uint64_t want = n - *got;
+        int k = gzread(f, buf + *got, want > (1u << 30) ? (1u << 30) : (unsigned)want);
+
+        if (k < 0) {
+            int zerr;
+            const char *zmsg = gzerror(f, &zerr);
+
+            if (zerr == Z_BUF_ERROR)
+                break; /* the gzip stream ends early: truncated, reported by the caller */
+            return err_set(e, -EIO, "%s: read error in %s at byte %llu: %s", path, what,
+                           (unsigned long long)(offset + *got), zmsg);
+        }
+        if (k == 0)
+            break; /* end of file (or of a truncated gzip stream) */
+        *got += (uint64_t)k;
+    }
+    return 0;
+}
+
+static int truncated(const char *path, const char *what, uint64_t n, uint64_t offset, uint64_t got,
+                     struct err *e)
+{
+    return err_set(e, -EINVAL,
+                   "%s: truncated: %s needs %llu bytes from byte %llu, the file ends "
+                   "after %llu of them; accepted a complete IDX file, gzipped or plain",
+                   path, what, (unsigned long long)n, (unsigned long long)offset,
+                   (unsigned long long)got);
+}
+
 /*
  * Read exactly n bytes. `what` says what they are, for the message. A short read is a
  * truncated file (-EINVAL); a zlib error is -EIO.
@@ -35,32 +71,51 @@ static int open_file(const char *path, gzFile *f, struct err *e)
 static int read_exact(gzFile f, const char *path, void *buf, uint64_t n, uint64_t offset,
                       const char *what, struct err *e)
 {
-    unsigned char *p = buf;
-    uint64_t got = 0;
+    uint64_t got;
+    int rc = read_some(f, path, buf, n, offset, what, &got, e);
 
-    while (got < n) {
-        uint64_t want = n - got;
-        int k = gzread(f, p + got, want > (1u << 30) ? (1u << 30) : (unsigned)want);
+    if (!rc && got < n)
+        rc = truncated(path, what, n, offset, got, e);
+    return rc;
+}
 
-        if (k < 0) {
-            int zerr;
-            const char *zmsg = gzerror(f, &zerr);
+/* First buffer of read_alloc; it doubles as the data keep coming. */
+#define READ_ALLOC_FIRST (1u << 20)
 
-            if (zerr == Z_BUF_ERROR)
-                break; /* the gzip stream ends early: truncated, reported below */
-            return err_set(e, -EIO, "%s: read error in %s at byte %llu: %s", path, what,
-                           (unsigned long long)(offset + got), zmsg);
+/*
+ * Read exactly n bytes into a buffer of malloc's (*out, the caller frees it), errors as
+ * read_exact's, -ENOMEM. The buffer grows with the data actually read, so a header that
+ * announces more than the file holds costs at most twice what it holds, not what it announces.
+ */
+static int read_alloc(gzFile f, const char *path, uint64_t n, uint64_t offset, const char *what,
+                      unsigned char **out, struct err *e)
+{
+    uint64_t cap = n < READ_ALLOC_FIRST ? n : READ_ALLOC_FIRST, have = 0, got;
+    unsigned char *buf = malloc((size_t)cap), *bigger;
+    int rc;
+
+    *out = NULL;
+    for (;;) {
+        if (!buf)
+            return err_set(e, -ENOMEM, "%s: out of memory for %llu bytes of %s", path,
+                           (unsigned long long)cap, what);
+        rc = read_some(f, path, buf + have, cap - have, offset + have, what, &got, e);
+        have += got;
+        if (!rc && have < cap)
+            rc = truncated(path, what, n, offset, have, e);
+        if (rc) {
+            free(buf);
+            return rc;
         }
-        if (k == 0)
-            break; /* end of file (or of a truncated gzip stream) */
-        got += (uint64_t)k;
+        if (have == n)
+            break;
+        cap = n - cap < cap ? n : 2 * cap;
+        bigger = realloc(buf, (size_t)cap);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
     }
-    if (got < n)
-        return err_set(e, -EINVAL,
-                       "%s: truncated: %s needs %llu bytes from byte %llu, the file ends "
-                       "after %llu of them; accepted a complete IDX file, gzipped or plain",
-                       path, what, (unsigned long long)n, (unsigned long long)offset,
-                       (unsigned long long)got);
+    *out = buf;
     return 0;
 }
 
@@ -151,16 +206,10 @@ int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
                      (unsigned long long)bytes);
         goto out_close;
     }
-    s->images = malloc((size_t)bytes);
-    if (!s->images) {
-        rc = err_set(e, -ENOMEM, "%s: out of memory for %llu bytes of pixels", path,
-                     (unsigned long long)bytes);
-        goto out_close;
-    }
-    rc = read_exact(f, path, s->images, bytes, sizeof(h), "the pixel data (images x rows x cols)",
+    rc = read_alloc(f, path, bytes, sizeof(h), "the pixel data (images x rows x cols)", &s->images,
                     e);
     if (rc)
-        goto out_free;
+        goto out_close;
     rc = expect_end(f, path, sizeof(h) + bytes, e);
     if (rc)
         goto out_free;
@@ -196,14 +245,9 @@ int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *
                      DNN_IDX_MAX_COUNT);
         goto out_close;
     }
-    s->labels = malloc(count);
-    if (!s->labels) {
-        rc = err_set(e, -ENOMEM, "%s: out of memory for %u labels", path, count);
-        goto out_close;
-    }
-    rc = read_exact(f, path, s->labels, count, sizeof(h), "the label data", e);
+    rc = read_alloc(f, path, count, sizeof(h), "the label data", &s->labels, e);
     if (rc)
-        goto out_free;
+        goto out_close;
     rc = expect_end(f, path, sizeof(h) + (uint64_t)count, e);
     if (rc)
         goto out_free;

@@ -468,16 +468,18 @@ int machine_ini_set(struct machine_ini *m, const char *assignment, const char *b
 int machine_ini_check_keys(const struct machine_cfg *c, struct err *e)
 {
     char label[96];
-    int rc;
 
     for (size_t i = 0; i < N_SECTIONS; i++) {
         if (!dumped(&sections[i]))
             continue;
         for (const struct cfgkey *k = sections[i].keys; k->name; k++) {
+            const void *base = (const char *)c + sections[i].base[0];
+
+            /* The section.key label is built only for the message of a key out of range. */
+            if (!cfgkey_check(k, k->name, base, e))
+                continue;
             snprintf(label, sizeof(label), "%s.%s", sections[i].name, k->name);
-            rc = cfgkey_check(k, label, (const char *)c + sections[i].base[0], e);
-            if (rc)
-                return rc;
+            return cfgkey_check(k, label, base, e);
         }
     }
     return 0;

@@ -1,7 +1,8 @@
 /*
  * test_cfgkey: typed configuration keys (csim/cfgkey.h) on a table with a row of every type:
  * integers (decimal, hex, bounds, signs, overflow, a power of two, a multiple), sizes with
- * binary suffixes, decimals scaled to a finer unit (rounding, exponents), switches, names. Every
+ * binary suffixes, decimals scaled to a finer unit (rounding, exponents, exact beyond a double's
+ * 53 bits), switches, names. Every
  * refusal names the key, the text and what is accepted, and leaves the field as it was; every
  * value in range formats to text that parses back to it; the range text of each type.
  */
@@ -24,6 +25,7 @@ struct cfg {
     uint32_t width;
     uint64_t period_ps;
     uint64_t rate_Bps;
+    uint64_t span_ns;
     bool fast;
     int mode;
 };
@@ -41,6 +43,7 @@ static const struct cfgkey keys[] = {
     {"period_ns", F(period_ps), CFGKEY_DEC(3, 1, 1000000), .unit = "ns", .help = "a clock"},
     {"rate_mb_per_s", F(rate_Bps), CFGKEY_DEC(6, 1, 1000000000000000ull), .unit = "MB/s",
      .help = "a rate"},
+    {"span_s", F(span_ns), CFGKEY_DEC(9, 0, UINT64_MAX), .unit = "s", .help = "a long time"},
     {"fast", F(fast), CFGKEY_BOOL, .unit = "", .help = "a switch"},
     {"mode", F(mode), CFGKEY_ENUM(mode_names), .unit = "", .help = "a name"},
     {0},
@@ -93,7 +96,7 @@ static void refused(const char *name, const char *text, int rc, const char *need
 static void test_table_rows_ok(void **state)
 {
     (void)state;
-    assert_int_equal(cfgkey_count(keys), 8);
+    assert_int_equal(cfgkey_count(keys), 9);
     for (const struct cfgkey *k = keys; k->name; k++)
         assert_true(cfgkey_row_ok(k));
     assert_null(cfgkey_find(keys, "counts"));
@@ -157,6 +160,21 @@ static void test_decimals(void **state)
     refused("period_ns", "nan", -EINVAL, "is not a decimal number", NULL);
     refused("period_ns", "1e400", -ERANGE, "out of range", NULL);
     refused("period_ns", "1.5ns", -EINVAL, "is not a decimal number", NULL);
+    refused("period_ns", "0x10", -EINVAL, "is not a decimal number", NULL);
+    refused("period_ns", "1e", -EINVAL, "is not a decimal number", NULL);
+    refused("period_ns", ".", -EINVAL, "is not a decimal number", NULL);
+    assert_int_equal(parsed("period_ns", "1."), 1000);
+    assert_int_equal(parsed("period_ns", ".5e+1"), 5000);
+    assert_int_equal(parsed("period_ns", "25e-3"), 25);
+    assert_int_equal(parsed("period_ns", "0.0015"), 2); /* a half rounds up */
+    /* Exact in integers where a double is not (above 2^53 stored units). */
+    assert_int_equal(parsed("span_s", "8446071.857"), 8446071857000000ull);
+    assert_int_equal(parsed("span_s", "18446744073.709551615"), UINT64_MAX);
+    assert_int_equal(parsed("span_s", "0.0000000005"), 1);
+    assert_int_equal(parsed("span_s", "1e-400"), 0);
+    refused("span_s", "18446744073.709551616", -ERANGE, "out of range", NULL);
+    refused("span_s", "18446744073.7095516155", -ERANGE, "out of range", NULL);
+    refused("span_s", "1e99999999999999999999", -ERANGE, "out of range", NULL);
 }
 
 static void test_switches_and_names(void **state)

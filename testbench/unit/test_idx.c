@@ -2,7 +2,9 @@
  * test_idx: the IDX loader on the real Fashion-MNIST files (skipped when the Debian package
  * dataset-fashion-mnist is not installed) and on files this test writes into a temporary
  * directory, gzipped and plain: good files, a missing file, bad magic numbers, bad dimensions,
- * truncated headers and data, trailing bytes, out-of-range labels, image/label count mismatch.
+ * truncated headers and data, trailing bytes, out-of-range labels, image/label count mismatch,
+ * a header announcing gigabytes that the file does not hold (refused without allocating them),
+ * data longer than the loader's first buffer.
  * Also the seeded Fisher-Yates shuffle and the batch gather.
  */
 #include <errno.h>
@@ -273,6 +275,92 @@ static void test_truncated(void **state)
     }
 }
 
+/* The largest block malloc'd while watching (the sanitizers' allocator calls the hooks; they
+ * cannot be removed, so they look at the flag). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static size_t largest_malloc;
+static int watching;
+
+static void note_malloc(const volatile void *p, size_t size)
+{
+    (void)p;
+    if (watching && size > largest_malloc)
+        largest_malloc = size;
+}
+
+static void note_free(const volatile void *p)
+{
+    (void)p;
+}
+
+/* A 16-byte header announcing 2^24 images of 16 x 16 pixels (4 GiB), and a label header
+ * announcing 2^24 labels, each followed by a few bytes: refused as truncated, and what is
+ * allocated follows what the file holds, not what it announces. */
+static void test_huge_header_small_file(void **state)
+{
+    struct ctx *c = *state;
+    unsigned char im[16 + 100], lb[8 + 100];
+    struct dnn_idx_set s;
+    struct err e = {{0}};
+
+    memset(im, 1, sizeof(im));
+    memset(lb, 1, sizeof(lb));
+    be32(im, DNN_IDX_MAGIC_IMAGES);
+    be32(im + 4, DNN_IDX_MAX_COUNT);
+    be32(im + 8, 16);
+    be32(im + 12, 16);
+    be32(lb, DNN_IDX_MAGIC_LABELS);
+    be32(lb + 4, DNN_IDX_MAX_COUNT);
+    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
+    for (int gz = 0; gz < 2; gz++) {
+        const char *pi = put(c, gz ? "hi.gz" : "hi", im, sizeof(im), gz);
+        const char *pl = put(c, gz ? "hl.gz" : "hl", lb, sizeof(lb), gz);
+
+        largest_malloc = 0;
+        watching = 1;
+        int rci = dnn_idx_load_images(pi, &s, &e);
+        struct err ei = e;
+        int rcl = dnn_idx_load_labels(pl, 10, &s, &e);
+        watching = 0;
+        assert_int_equal(rci, -EINVAL);
+        assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs 4294967296 "
+                            "bytes from byte 16, the file ends after 100 of them");
+        assert_int_equal(rcl, -EINVAL);
+        assert_msg_has(&e, "truncated: the label data needs 16777216 bytes from byte 8, the file "
+                           "ends after 100 of them");
+        if (largest_malloc > (2u << 20))
+            fail_msg("a %zu-byte block was allocated for a file of 116 bytes", largest_malloc);
+    }
+}
+
+/* Pixels beyond the loader's first buffer (1 MiB), whole and one byte short. */
+static void test_data_past_first_buffer(void **state)
+{
+    struct ctx *c = *state;
+    const uint32_t count = 50, rows = 256, cols = 256; /* 3.125 MiB of pixels */
+    size_t n = 16 + (size_t)count * rows * cols;
+    unsigned char *im = malloc(n);
+    struct dnn_idx_set s;
+    struct err e = {{0}};
+
+    assert_non_null(im);
+    images_file(im, DNN_IDX_MAGIC_IMAGES, count, rows, cols);
+    for (int gz = 0; gz < 2; gz++) {
+        const char *p = put(c, gz ? "big.gz" : "big", im, n, gz);
+
+        assert_int_equal(dnn_idx_load_images(p, &s, &e), 0);
+        assert_int_equal(s.count, count);
+        assert_memory_equal(s.images, im + 16, n - 16);
+        dnn_idx_fini(&s);
+        p = put(c, gz ? "bigt.gz" : "bigt", im, n - 1, gz);
+        assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
+        assert_msg_has(&e, "needs 3276800 bytes from byte 16, the file ends after 3276799 of them");
+        assert_null(s.images);
+    }
+    free(im);
+}
+
 static void test_truncated_gzip_stream(void **state)
 {
     struct ctx *c = *state;
@@ -403,6 +491,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_dims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_gzip_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_header_small_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_past_first_buffer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trailing_and_labels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_count_mismatch, setup, teardown),
         cmocka_unit_test(test_shuffle_and_gather),
