@@ -277,6 +277,7 @@ SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
 SUITES += "sweep::scripts/check-sweep.sh $(FLASHSTREAM) $(BUILD)/sweep-check"
+SUITES += "study::scripts/check-study.sh $(BUILD)/study-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
@@ -311,6 +312,10 @@ synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 e
 .PHONY: paper
 paper: $(FLASHSTREAM)  ## the paper's evaluation in perf mode: out/paper/report.md, a CSV and plot per figure
 	@scripts/paper/run.sh out/paper $(FLASHSTREAM)
+
+.PHONY: study
+study: $(FLASHSTREAM)  ## throughput against flash channels, tPROG, cache program and ANs per WN: out/study
+	@scripts/study/run.sh out/study $(FLASHSTREAM)
 
 .PHONY: bench
 bench: $(BENCH_BINS) $(FLASHSTREAM)  ## performance figures (medians of several runs), also into docs/performance.md

@@ -9,8 +9,9 @@
 # arrays (storage ssd-raid0): the last line's format, every output file written and none left
 # half-written, layers.csv with its blocks, gemms.csv with every GEMM kind, lifespan.csv with
 # every activation read back after it was written, the ideal run the faster; the same run twice
-# gives the same files; --flash-fit gives the Weight Node the chips a larger model needs; a Weight
-# Node too small for the model is refused naming the stream.
+# gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
+# names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
+# naming the stream.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -94,6 +95,12 @@ check "the same run twice gives the same files" "$work/ideal2.log" same
 expect "--flash-fit sizes the Weight Node to GPT3-like 1x2" 0 \
   "flash     Weight Node 6.00 TiB (6 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
   -- --config "$paper" --model gpt3-like:1x2 --flash-fit --storage behemoth --out "$work/fit" --trace-max 0
+
+# ---- a drive the SSD grain cannot make is named as such, not as one too small to fit
+expect "--flash-fit names an SSD grain that does not divide the block" 1 \
+  "pages_per_block = 768 is not a multiple of it" \
+  -- --config "$paper" --model gpt3-like:1x1 --flash-fit --storage ssd-raid0 \
+  --set storage.ssd_grain=512 --out "$work/grain"
 
 # ---- a Weight Node too small for the model
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \

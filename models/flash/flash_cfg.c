@@ -56,8 +56,9 @@ const struct cfgkey flash_cfg_keys[] = {
      .help = "blocks per plane"},
     {"pages_per_block", FIELD(geom.pages_per_block), CFGKEY_INT(1, 1u << 16), .unit = "",
      .help = "pages per block"},
-    {"page_bytes", FIELD(geom.page_bytes), CFGKEY_INT(64, 65536), .pow2 = true, .unit = "B",
-     .help = "page size (below 4096 only for fast RTL tests)"},
+    {"page_bytes", FIELD(geom.page_bytes), CFGKEY_INT(64, 1u << 20), .pow2 = true, .unit = "B",
+     .help = "page size (below 4096 only for fast RTL tests, above 16384 only for coarse "
+             "models: ssd_grain)"},
     {"t_r_ns", FIELD(tim.t_r_ps), CFGKEY_DEC(3, NS, FLASH_PS_PER_S), .unit = "ns",
      .help = "array read tR"},
     {"t_prog_ns", FIELD(tim.t_prog_ps), CFGKEY_DEC(3, NS, FLASH_PS_PER_S), .unit = "ns",

@@ -362,7 +362,7 @@ int ssd_cfg_coarse(const struct ssd_cfg *c, uint32_t k, struct ssd_cfg *out, str
                        k, g->pages_per_block);
     g->pages_per_block /= k;
     /* The page, and the buffer in pages: as many slots of coarse pages as of the drive's. */
-    if ((rc = scale_u32(&g->page_bytes, k, 65536, "page_bytes", e)) ||
+    if ((rc = scale_u32(&g->page_bytes, k, 1u << 20, "page_bytes", e)) ||
         (rc = scale_u32(&out->sram_bytes, k, 1u << 30, "sram_bytes", e)))
         return rc;
     /* An NVMe command covers at least one coarse row, as the drive's covers whole rows (a

@@ -24,6 +24,7 @@ FAMILIES = ["gpt3-like", "t5-like"]
 MODELS = [f"{f}:{s}" for f in FAMILIES for s in SIZES]
 STORAGES = ["ssd-raid0", "behemoth", "ideal"]
 YEAR_S = 365.25 * 86400
+STATE_BYTES_PER_PARAM = 14
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -148,6 +149,84 @@ class Point:
             text += (f"; its GEMMs' DMA takes {self.dma_over_core():.1f}x their core time "
                      "(gemms.csv)")
         return text
+
+GIB = 1 << 30
+
+
+def prices():
+    rows = read_csv(os.path.join(HERE, "prices.csv"))
+    return {r["item"]: (float(r["usd_per_gib"]), r["kind"], r["source"]) for r in rows}
+
+
+def flash_bytes(cfg, node):
+    g = [int(cfg[f"{node}_flash.{k}"]) for k in
+         ("channels", "chips_per_chan", "dies_per_chip", "planes_per_die", "blocks_per_plane",
+          "pages_per_block", "page_bytes")]
+    return math.prod(g)
+
+
+def memory_cost(p, price, target):
+    """(TPU-like devices, TPU-like $, Behemoth $) for the workload of Behemoth point p.
+    TPU-like: the paper's Resembled TPU (Table 4: the same NPU with 16 GB of HBM), model
+    parallel, so it needs as many devices as hold the training state and one sequence's
+    activations. Behemoth: the machine of the run, 1 Weight Node and its Activation Nodes, each
+    with its 16 GiB DDR4 tensor buffer and its flash as --flash-fit sized it."""
+    hbm = int(p.cfg["tensor_buffer.size_bytes"])
+    params = p.stats["wn.opt.params"]
+    seqs = p.stats["perf.sequences_per_s"] * p.iter_s / p.n_an
+    page = int(p.cfg["an_flash.page_bytes"])
+    act = p.stats["an0.flash.V.pages_written"] * page / seqs
+    devices = math.ceil((STATE_BYTES_PER_PARAM * params + act) / hbm)
+    tpu = devices * hbm / GIB * price["hbm"][0]
+    nodes = p.n_an + 1
+    nand = p.n_an * flash_bytes(p.cfg, "an") + flash_bytes(p.cfg, "wn")
+    beh = nodes * hbm / GIB * price["ddr4"][0] + nand / GIB * price["slc_nand"][0]
+    dram_part = nodes * hbm / GIB * price["ddr4"][0]
+    return devices, tpu, beh, (tpu / target - dram_part) / (nand / GIB)
+
+
+def fig8(points, paper, out):
+    price = prices()
+    ref = paper[("8", "all", "all", "cost_saving")][0]
+    text = ["## Figure 8: memory cost against a TPU v3-like machine", "",
+            "| workload | TPU-like devices | TPU-like (k$) | Behemoth (k$) | saving (ours / "
+            "paper) | flash $/GiB for the paper's saving |", "|---|---|---|---|---|---|"]
+    rows, savings, scale = [], [], []
+    for m in MODELS:
+        fam, size = m.split(":")
+        p = points.get((m, "behemoth"))
+        pt, pb = paper[("8", fam, size, "tpu_v3")][0], paper[("8", fam, size, "behemoth")][0]
+        if not p:
+            text.append(f"| {m} | not run | | | - / {pt / pb:.2f} | |")
+            continue
+        devices, tpu, beh, even = memory_cost(p, price, ref)
+        savings.append(tpu / beh)
+        scale.append(pt * 1e3 / tpu)
+        rows.append([m, devices, f"{tpu:.2f}", f"{beh:.2f}", pt * 1e3, pb * 1e3])
+        text.append(f"| {m} | {devices} | {tpu / 1e3:.1f} | {beh / 1e3:.2f} | "
+                    f"{tpu / beh:.2f} / {pt / pb:.2f} | {even:.2f} |")
+    with open(os.path.join(out, "fig8.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "tpu_devices", "tpu_usd", "behemoth_usd", "paper_tpu_usd",
+                    "paper_behemoth_usd"])
+        w.writerows(rows)
+    geo = math.exp(sum(math.log(x) for x in savings) / len(savings)) if savings else float("nan")
+    text += ["", f"Saving, geometric mean over {len(savings)} workloads: **{geo:.2f}x**; the "
+             f"paper: {ref:.2f}x. The paper gives neither its prices nor its device counts; "
+             "ours, each with its source (scripts/paper/prices.csv):", "",
+             "| memory | $/GiB | kind | source |", "|---|---|---|---|"]
+    text += [f"| {k} | {v[0]:.2f} | {v[1]} | {v[2]} |" for k, v in price.items()]
+    text += ["", f"Device counts: a TPU-like device holds 16 GiB (Table 4) of the training "
+             f"state, {STATE_BYTES_PER_PARAM} B per parameter (bf16 weights, fp32 masters and "
+             "Adam's two fp32 moments, what the Weight Node stores), and one sequence's "
+             "activations (the V stream's bytes per sequence of the run). Behemoth: the run's "
+             "nodes, each with 16 GiB of DDR4 and its flash as fitted to the model (SLC). "
+             f"The paper's TPU costs are {min(scale, default=0):.0f}x to {max(scale, default=0):.0f}x "
+             "ours (it does not say what it counts: more devices, or whole-memory-system "
+             "prices); the ratio is what compares. The "
+             "saving is HBM's price over flash's: the last column is the flash price that would "
+             f"give the paper's {ref:.2f}x with our HBM and DDR4 prices.", ""]
+    return text
 
 
 def fig9(points, paper, out):
@@ -295,6 +374,16 @@ set xlabel 'tensor (rank)'
 set ylabel 'lifespan (s)'
 plot '< grep gpt3 {out}/fig10.csv' using 2:3 title 'gpt3-like:1x1' with lines, \\
      '< grep t5 {out}/fig10.csv' using 2:3 title 't5-like:1x1' with lines
+unset xlabel
+set output '{out}/fig8.png'
+set title 'Figure 8: memory cost, TPU v3-like against Behemoth (k$, log scale)'
+set ylabel 'cost (k$)'
+set logscale y
+set style data histograms
+set style histogram clustered gap 1
+set xtics rotate by -30
+plot '{out}/fig8.csv' every ::1 using ($3/1000):xtic(1) title 'TPU-like (ours)', \\
+     '' every ::1 using ($4/1000) title 'Behemoth (ours)'
 """
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if r.returncode:
@@ -326,8 +415,9 @@ def main():
         text += [f"- {m} on {s}: {why}" for (m, s), why in sorted(failed.items())] + [""]
     text += fig10(points, paper, out)
     text += fig11(points, paper, out)
+    text += fig8(points, paper, out)
     plots(out)
-    text += ["Plots: fig9.png, fig10.png; data: fig9.csv, fig10.csv, fig11.csv.", ""]
+    text += ["Plots: fig8.png, fig9.png, fig10.png; data: fig8.csv, fig9.csv, fig10.csv, fig11.csv.", ""]
     tmp = os.path.join(out, "report.md.tmp")
     with open(tmp, "w") as f:
         f.write("\n".join(text))

@@ -235,6 +235,13 @@ static int fit_node(struct perf *p, const struct fit *ft, struct flash_cfg *f,
 {
     bool ssd = p->cfg.storage == MACHINE_STORAGE_SSD_RAID0;
     uint32_t *knob = ssd ? &drive->raid_ssds : &f->geom.chips_per_chan;
+    struct ssd_cfg coarse;
+    struct err e;
+
+    /* A drive the grain cannot make is named as such, not as one too small. */
+    if (ssd && (ssd_cfg_coarse(drive, p->cfg.ssd_grain, &coarse, &e) ||
+                ssd_cfg_validate(&coarse, &e)))
+        return fail(ft->node, &e);
     for (uint32_t v = *knob; v <= 64; v++) {
         uint32_t was = *knob;
         *knob = v;

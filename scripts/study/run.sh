@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# make study: Behemoth's throughput as its flash and its Weight Node's fan-out change, a study
+# the paper does not publish.
+#
+#   scripts/study/run.sh [OUT [FLASHSTREAM [MODEL]]]   (default out/study, build/rel/flashstream,
+#                                                      gpt3-like:1x1)
+#
+# Two sweeps of `flashstream perf` on configs/behemoth-paper.ini with --flash-fit (every point's
+# flash sized to hold the model, so a point with fewer channels gets more chips per channel),
+# through GNU parallel (scripts/sweep):
+#   flash/   channels (both kinds of node) x NAND program time (SLC 100 us to TLC-class 700 us)
+#            x cache program on and off
+#   fanout/  Activation Nodes per Weight Node, 1 to 64
+# then OUT/report.md, the knee of every curve and the resource that takes over there, and the
+# plots (scripts/study/report.py).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-out/study}
+fs=${2:-build/rel/flashstream}
+model=${3:-gpt3-like:1x1}
+cfg=$here/../../configs/behemoth-paper.ini
+
+"$here/../sweep" --out "$out/flash" --config "$cfg" --model "$model" --storage behemoth \
+  --set flash.channels=4,8,16,32,64,128 --set flash.t_prog_ns=100000,300000,500000,700000 \
+  --set flash.cache_program=on,off --flashstream "$fs" --no-plots -- --flash-fit
+"$here/../sweep" --out "$out/fanout" --config "$cfg" --model "$model" --storage behemoth \
+  --set machine.activation_nodes=1,2,4,8,16,32,64 --flashstream "$fs" --no-plots -- --flash-fit
+[ -s "$out/flash/sweep.csv" ] && [ -s "$out/fanout/sweep.csv" ] ||
+  { echo "make study: a sweep ran no point (logs in $out/*/points)" >&2; exit 1; }
+"$here/report.py" "$out"
