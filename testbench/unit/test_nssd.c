@@ -300,8 +300,9 @@ static void test_coarse_drive(void **state)
     assert_int_equal(h.units, g.units);
     assert_int_equal(h.phys_pages * 16, g.phys_pages);
     assert_int_equal(h.wbuf_pages, g.wbuf_pages);
-    assert_int_equal(ssd_cfg_coarse(&c, 32, &k, &e), -EINVAL);
-    assert_msg_has(&e, "page_bytes = 4096 x 32");
+    /* a write buffer of as many coarse pages as the drive's pages would pass 1 GiB */
+    assert_int_equal(ssd_cfg_coarse(&c, 256, &k, &e), -EINVAL);
+    assert_msg_has(&e, "sram_bytes = 8388608 x 256");
     assert_int_equal(ssd_cfg_coarse(&c, 3, &k, &e), -EINVAL);
     assert_msg_has(&e, "accepted a power of two");
     c.nand.geom.pages_per_block = 24;
