@@ -100,6 +100,31 @@ else
   not_ok "flashbench --range 4294967296:5 is refused (exit $rc)" "$work/fb-range.txt"
 fi
 
+# flashbench --fault: a bad specification refused naming it; worn and aged reads retried, with
+# the counters and the cost against the same run without faults; an uncorrectable page named
+"$fs" flashbench --fault bitrot:x=2 >"$work/fb-fault-bad.txt" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -qF "unknown kind 'bitrot'; accepted rber, age" "$work/fb-fault-bad.txt"; then
+  ok "flashbench --fault bitrot:x=2 is refused"
+else
+  not_ok "flashbench --fault bitrot:x=2 is refused (exit $rc)" "$work/fb-fault-bad.txt"
+fi
+"$fs" flashbench --rw read --size 64m --fault age:pe=2000000,days=2 >"$work/fb-fault.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -qE "faults: 16384 pages decoded, [1-9][0-9]* read again" "$work/fb-fault.txt" &&
+  grep -qE "fault cost: .* ms without faults \(\+[0-9]" "$work/fb-fault.txt"; then
+  ok "flashbench --fault: read retries counted and costed"
+else
+  not_ok "flashbench --fault: read retries counted and costed (exit $rc)" "$work/fb-fault.txt"
+fi
+"$fs" flashbench --rw read --size 64m --fault age:pe=2000000,days=30 >"$work/fb-fault-unc.txt" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -qF "uncorrectable read: channel 0, die 0, plane 0, block 93, page 0" "$work/fb-fault-unc.txt"; then
+  ok "flashbench --fault: an uncorrectable page stops the run naming it"
+else
+  not_ok "flashbench --fault: an uncorrectable page stops the run naming it (exit $rc)" "$work/fb-fault-unc.txt"
+fi
+
 # flashbench: long transfers take the fast path, with exactly the figures of --exact's page by
 # page (the output without the wall-clock line), and the fast path engaged
 for rw in write read; do

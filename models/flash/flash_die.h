@@ -18,8 +18,9 @@
  *     (R/B#) during any array phase. reg_free_at is the time the data/cache register can take
  *     the next data-in or read; flash_fms sets it, as it composes bus and array phases.
  *   - Fault injection: a block can be made to fail its next erase (it becomes bad).
- * Not modelled: partial-page program, program/erase suspend, read disturb, retention loss,
- *   bit errors; independent multi-plane reads (the die is one array resource).
+ * Not modelled here: partial-page program, program/erase suspend, read disturb, independent
+ *   multi-plane reads (the die is one array resource); retention loss and bit errors are
+ *   flash_fault's (flash_fms applies them).
  * Units: picoseconds; page indices; bytes.
  */
 #ifndef MODELS_FLASH_FLASH_DIE_H
@@ -37,6 +38,8 @@ struct flash_block {
     uint32_t wp;          /* pages programmed since the last erase; 0 = erased */
     uint8_t bad;          /* retired: program and erase refused */
     uint8_t fail_erase;   /* injected fault: the next erase fails and marks the block bad */
+    uint64_t prog_ps;     /* when its first page since the last erase was programmed (faults:
+                           * the retention age of its data) */
     unsigned char **data; /* functional mode: page table, NULL until the first program */
 };
 

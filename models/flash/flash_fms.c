@@ -15,14 +15,15 @@ struct flash_fms {
     struct flash_chan *chan;
     struct res ctrl;
     /* Fast path of long transfers (flash_fms_run_*). */
-    bool fast;              /* allowed (flash_fms_set_fast) */
-    uint64_t n_now_bound;   /* programs and reads whose start was set by the time asked for */
-    uint64_t slack;         /* least margin by which such a time was early, since the last
-                             * stripe boundary */
-    uint64_t fast_stripes;  /* stripes accounted without simulating them */
-    size_t n_times, n_cnts; /* lengths of a timing snapshot's two parts */
-    uint64_t *snap;         /* [2][n_times + n_cnts]: the state at the last two boundaries */
-    uint64_t *inc;          /* [n_cnts]: what the counters gained over the last stripe */
+    bool fast;                 /* allowed (flash_fms_set_fast) */
+    uint64_t n_now_bound;      /* programs and reads whose start was set by the time asked for */
+    uint64_t slack;            /* least margin by which such a time was early, since the last
+                                * stripe boundary */
+    uint64_t fast_stripes;     /* stripes accounted without simulating them */
+    size_t n_times, n_cnts;    /* lengths of a timing snapshot's two parts */
+    uint64_t *snap;            /* [2][n_times + n_cnts]: the state at the last two boundaries */
+    uint64_t *inc;             /* [n_cnts]: what the counters gained over the last stripe */
+    struct flash_fault *fault; /* bit errors, ECC and injected faults; NULL: none */
 };
 
 int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
@@ -66,6 +67,7 @@ out_fini_dies:
     while (i--)
         flash_die_fini(&f->die[i]);
 out_free:
+    flash_fault_destroy(f->fault);
     free(f->inc);
     free(f->snap);
     free(f->die);
@@ -80,6 +82,7 @@ void flash_fms_destroy(struct flash_fms *f)
         return;
     for (uint32_t i = 0; i < f->n_dies; i++)
         flash_die_fini(&f->die[i]);
+    flash_fault_destroy(f->fault);
     free(f->inc);
     free(f->snap);
     free(f->die);
@@ -129,6 +132,107 @@ static void note_ready(struct flash_fms *f, uint64_t now, uint64_t ready)
 typedef int (*op_fn)(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
                      const void *data, uint64_t *done, struct err *e);
 
+/* ------------------------------------------------------------------ faults (flash_fault) */
+
+/* 0 when the die answers at t (its channel and power too). */
+static int alive(struct flash_fms *f, uint32_t die, uint64_t t, struct err *e)
+{
+    return flash_fault_alive(f->fault, die % f->cfg.geom.channels, die / f->cfg.geom.channels, t,
+                             e);
+}
+
+/* After a program that began its data-in at t_in: each block's first page dates its data, and
+ * an injected program failure retires the block (-EIO naming it). */
+static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint64_t t_in,
+                          struct err *e)
+{
+    struct flash_die *d = &f->die[op->die];
+
+    for (uint32_t p = 0; p < d->planes; p++) {
+        struct flash_block *b;
+        if (!(op->plane_mask >> p & 1))
+            continue;
+        b = flash_die_block(d, p, op->block[p]);
+        if (b->wp == 1)
+            b->prog_ps = t_in;
+        if (flash_fault_program_fails(f->fault)) {
+            b->bad = 1;
+            return err_set(e, -EIO,
+                           "program failed (injected fault): channel %u, die %u, plane %u, "
+                           "block %u, page %u; the block is retired as bad",
+                           op->die % f->cfg.geom.channels, op->die / f->cfg.geom.channels, p,
+                           op->block[p], op->page);
+        }
+    }
+    return 0;
+}
+
+/*
+ * After a read whose data were out at *done: the ECC decodes each page at its RBER (its
+ * block's P/E cycles, its data's age at now); a page that fails is read again with shifted
+ * voltages, the whole operation (tR and the data-out) once per retry the worst page needs.
+ * -EIO naming the page when one fails every retry.
+ */
+static int read_retries(struct flash_fms *f, const struct flash_mpop *op, uint64_t now,
+                        uint64_t *done, struct err *e)
+{
+    struct flash_die *d = &f->die[op->die];
+    struct flash_chan *ch = chan_of(f, op->die);
+    uint32_t n = (uint32_t)__builtin_popcount(op->plane_mask);
+    int worst = 0;
+    uint64_t t0 = *done;
+
+    for (uint32_t p = 0; p < d->planes; p++) {
+        const struct flash_block *b;
+        double age, r;
+        int k;
+        if (!(op->plane_mask >> p & 1))
+            continue;
+        b = flash_die_block_c(d, p, op->block[p]);
+        age = now > b->prog_ps ? (double)(now - b->prog_ps) * 1e-12 : 0.0;
+        r = flash_fault_rber(f->fault, b->pe, age);
+        k = flash_fault_read(f->fault, d->page_bytes, r);
+        if (k < 0)
+            return err_set(e, -EIO,
+                           "uncorrectable read: channel %u, die %u, plane %u, block %u, page %u "
+                           "(%u P/E cycles, data %.3g s old, RBER %.3g) failed the ECC after "
+                           "every read retry",
+                           op->die % f->cfg.geom.channels, op->die / f->cfg.geom.channels, p,
+                           op->block[p], op->page, b->pe, age, r);
+        if (k > worst)
+            worst = k;
+    }
+    for (int i = 0; i < worst; i++) {
+        uint64_t t_arr =
+            flash_die_array(d, flash_chan_cmd(ch, *done, n), op->plane_mask, f->cfg.tim.t_r_ps);
+        *done = d->reg_free_at = flash_chan_data_out(ch, t_arr, n);
+    }
+    flash_fault_add_retry_time(f->fault, *done - t0);
+    return 0;
+}
+
+int flash_fms_set_faults(struct flash_fms *f, const struct flash_fault_cfg *c, struct err *e)
+{
+    struct flash_fault *x = NULL;
+    int rc = c && c->on ? flash_fault_create(c, &x, e) : 0;
+
+    if (rc)
+        return rc;
+    flash_fault_destroy(f->fault);
+    f->fault = x;
+    if (x)
+        f->fast = false; /* faults are drawn operation by operation */
+    return 0;
+}
+
+bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *s)
+{
+    if (!f->fault)
+        return false;
+    flash_fault_get_stats(f->fault, s);
+    return true;
+}
+
 static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
                        const void *data, uint64_t *done, struct err *e)
 {
@@ -138,6 +242,8 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     uint64_t t_in, t_end;
     int rc;
 
+    if (f->fault && (rc = alive(f, op->die, now, e)))
+        return rc;
     rc = flash_die_program(d, op->plane_mask, op->block, op->page, pages, e);
     if (rc)
         return rc;
@@ -146,7 +252,7 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
     *done = t_end;
-    return 0;
+    return f->fault ? program_faults(f, op, t_in, e) : 0;
 }
 
 static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
@@ -159,6 +265,8 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     uint64_t t0, t_arr, ready;
     int rc;
 
+    if (f->fault && (rc = alive(f, op->die, now, e)))
+        return rc;
     rc = flash_die_read(d, op->plane_mask, op->block, op->page, bufs, e);
     if (rc)
         return rc;
@@ -172,7 +280,7 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     t_arr = flash_die_array(d, flash_chan_cmd(ch, t0, n), op->plane_mask, f->cfg.tim.t_r_ps);
     d->reg_free_at = flash_chan_data_out(ch, t_arr, n);
     *done = d->reg_free_at;
-    return 0;
+    return f->fault ? read_retries(f, op, now, done, e) : 0;
 }
 
 static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
@@ -184,6 +292,8 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
     int rc;
 
     (void)data;
+    if (f->fault && (rc = alive(f, op->die, now, e)))
+        return rc;
     rc = flash_die_erase(d, op->plane_mask, op->block, e);
     if (rc && rc != -EIO)
         return rc;
@@ -312,7 +422,7 @@ void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t 
 
 void flash_fms_set_fast(struct flash_fms *f, bool on)
 {
-    f->fast = on;
+    f->fast = on && !f->fault;
 }
 
 bool flash_fms_fast(const struct flash_fms *f)

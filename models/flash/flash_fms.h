@@ -29,9 +29,15 @@
  *   - Fast path of long transfers (flash_fms_run_*, below): the stripes of a long sequential
  *     transfer that repeat exactly are accounted at once, with exactly the results of running
  *     them operation by operation; on by default, off with flash_fms_set_fast.
+ *   - Faults (flash_fms_set_faults; models/flash/flash_fault.h): every page read is decoded by
+ *     the ECC at its RBER (its block's P/E cycles, its data's age since the block's first
+ *     program); the read is repeated (tR and data-out) once per retry its worst page needs,
+ *     and a page that fails every retry fails the call (-EIO naming it). Injected: program
+ *     failures (the block turns bad, -EIO), dies and channels that stop answering, power loss.
+ *     With faults the fast path is off.
  * Not modelled: policy (which address to use: that is the FTL's job), queues and arbitration
- * (calls are served in call order per resource), ECC, the controller's read data path and its
- * buffers, power.
+ * (calls are served in call order per resource), the controller's read data path and its
+ * buffers.
  * Units: picoseconds, bytes, flat die index (flash_addr.h).
  */
 #ifndef MODELS_FLASH_FLASH_FMS_H
@@ -44,6 +50,7 @@
 #include "csim/err.h"
 #include "models/flash/flash_addr.h"
 #include "models/flash/flash_cfg.h"
+#include "models/flash/flash_fault.h"
 #include "models/flash/flash_chan.h"
 #include "models/flash/flash_die.h"
 #include "csim/res.h"
@@ -157,6 +164,11 @@ static inline void flash_fms_run_note(struct flash_fms_run *r, uint64_t t)
  * caller checked the block as flash_die_program would). */
 void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
                       uint32_t wp);
+
+/* Bit errors, ECC and injected faults from c (c NULL or off: none; the default). */
+int flash_fms_set_faults(struct flash_fms *f, const struct flash_fault_cfg *c, struct err *e);
+/* The fault counters into *s; false (and *s untouched) without faults. */
+bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *s);
 
 /* Inspection and fault injection. NULL / -EINVAL for an address out of range. */
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,

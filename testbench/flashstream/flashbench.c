@@ -164,6 +164,18 @@ static int set_range(void *opts, const char *val)
     return 0;
 }
 
+static int add_fault(void *opts, const char *val)
+{
+    struct fb_opts *o = opts;
+    struct err e;
+
+    if (flash_fault_parse(&o->fault, val, &e)) {
+        fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
 static void print_layouts(const struct fb_opts *o)
 {
     struct ftl_layout l;
@@ -210,6 +222,12 @@ static const struct cli_opt fb_options[] = {
      CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), FB_MAX_SETS)},
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
+    {CLI_OPT("fault", "SPEC", NULL,
+             "fms: model bit errors, ECC and read retries, and inject a\n"
+             "fault, repeatable: rber:x=F, age:pe=N,days=D, program:rate=P,\n"
+             "die:ch=C,die=D,at=T, channel:ch=C,at=T, power:at=T, seed:n=S\n"
+             "(models/flash/flash_fault.h); e.g. --fault age:pe=2000000,days=2"),
+     CLI_CALL(add_fault)},
     {CLI_OPT("exact", NULL, NULL,
              "simulate every page: no fast path for long transfers (the\n"
              "results are the same; for comparing wall time)"),
@@ -329,6 +347,7 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->stream = "V";
     o->node = NODE_AN;
     o->device = DEV_FMS;
+    flash_fault_cfg_default(&o->fault);
     ssd_cfg_default(&o->ssd);
     o->ssd.nand.sw.store_payload = false;
 
@@ -446,6 +465,8 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
     rc = flash_fms_create(&o->cfg, &y->fms, &e);
     if (!rc)
         flash_fms_set_fast(y->fms, !o->exact);
+    if (!rc)
+        rc = flash_fms_set_faults(y->fms, &o->fault, &e);
     if (!rc) {
         rc = ftl_bbm_init(&y->bbm, g, sp_first, sp_count, &e);
         y->bbm_ok = !rc;
@@ -635,6 +656,7 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
     }
     r->bytes = r->n_req * o->bs;
     r->fast_stripes = flash_fms_fast_stripes(y.fms);
+    r->faults = flash_fms_fault_stats(y.fms, &r->fst);
     rc = 0;
 out_mem:
     free(wp);
@@ -808,6 +830,30 @@ static void print_bound(const struct fb_opts *o, double unloaded_ps, double achi
     fb_print_terms(tm, 4, achieved);
 }
 
+/* The fault counters of the run, and what the faults cost: the same run without them. */
+static int print_faults(const struct fb_opts *o, const struct fb_result *r)
+{
+    const struct flash_fault_stats *s = &r->fst;
+    struct fb_opts clean = *o;
+    struct fb_result base;
+    double with = (double)(r->t_end - r->t_start), without;
+
+    clean.fault.on = false;
+    if (run(&clean, o->iodepth, 0, &base))
+        return -1;
+    without = (double)(base.t_end - base.t_start);
+    free(base.lat);
+    printf("  faults: %" PRIu64 " pages decoded, %" PRIu64 " read again (%" PRIu64
+           " retries, %.3f ms of array and channel time), %" PRIu64 " uncorrectable; %" PRIu64
+           " program failures; %" PRIu64 " operations refused by a dead die or channel, %" PRIu64
+           " by power loss\n",
+           s->pages_checked, s->pages_retried, s->retries, s->retry_ps / 1e9, s->uncorrectable,
+           s->program_failures, s->refused_dead, s->refused_power);
+    printf("  fault cost: %.3f ms against %.3f ms without faults (%+.1f%%)\n", with / 1e9,
+           without / 1e9, without > 0 ? 100.0 * (with - without) / without : 0.0);
+    return 0;
+}
+
 int cmd_flashbench(int argc, char **argv)
 {
     struct fb_opts o;
@@ -846,7 +892,9 @@ int cmd_flashbench(int argc, char **argv)
            r.fast_stripes ? "" : "\n");
     if (r.fast_stripes)
         printf(" (fast path: %" PRIu64 " stripes not simulated page by page)\n", r.fast_stripes);
+    if (r.faults && print_faults(&o, &r))
+        rc = 1;
     free(one.lat);
     free(r.lat);
-    return 0;
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "models/flash/flash_cfg.h"
+#include "models/flash/flash_fault.h"
 #include "models/ssd/ssd_cfg.h"
 
 enum fb_rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
@@ -35,6 +36,7 @@ struct fb_opts {
     bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
     bool exact;                     /* --exact: no fast path of long transfers */
     struct flash_cfg cfg;           /* the node's flash of the machine described */
+    struct flash_fault_cfg fault;   /* --fault: bit errors, ECC and injected faults */
     /* --device ssd | raid0 */
     int device;          /* enum fb_device */
     bool precondition;   /* fill, then random overwrites to GC's steady state */
@@ -48,6 +50,8 @@ struct fb_result {
     uint64_t n_req, bytes, t_start, t_end;
     uint64_t *lat;         /* per request, ps */
     uint64_t fast_stripes; /* stripes the flash models accounted without simulating them */
+    bool faults;           /* fault counters below */
+    struct flash_fault_stats fst;
 };
 
 /* Binary min-heap of completion times: the requests in flight. */

@@ -239,8 +239,8 @@ static int fit_node(struct perf *p, const struct fit *ft, struct flash_cfg *f,
     struct err e;
 
     /* A drive the grain cannot make is named as such, not as one too small. */
-    if (ssd && (ssd_cfg_coarse(drive, p->cfg.ssd_grain, &coarse, &e) ||
-                ssd_cfg_validate(&coarse, &e)))
+    if (ssd &&
+        (ssd_cfg_coarse(drive, p->cfg.ssd_grain, &coarse, &e) || ssd_cfg_validate(&coarse, &e)))
         return fail(ft->node, &e);
     for (uint32_t v = *knob; v <= 64; v++) {
         uint32_t was = *knob;

@@ -2,7 +2,9 @@
  * test_flash_fms: timing of the flash memory system, written as sums of named phases:
  * single and multi-plane program/read/erase, cache program on and off, channel sharing,
  * multi-plane switch, controller commands; rule violations through the system are errors
- * that take no time; sparse payloads on the full 2 TiB geometry.
+ * that take no time; sparse payloads on the full 2 TiB geometry; with faults: fresh flash
+ * read as without, retries repeating the whole read, an uncorrectable page, an injected
+ * program failure, a dead die and power loss.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -465,6 +467,117 @@ static void test_full_geometry_is_sparse(void **state)
     flash_fms_destroy(fms);
 }
 
+/* Faults (flash_fault.h) set from specs; -1 on a bad spec. */
+static void set_faults(struct fixture *f, const char *const *specs, int n)
+{
+    struct flash_fault_cfg c;
+    struct err e = {""};
+
+    flash_fault_cfg_default(&c);
+    c.on = true;
+    for (int i = 0; i < n; i++)
+        if (flash_fault_parse(&c, specs[i], &e))
+            fail_msg("%s", e.msg);
+    if (flash_fms_set_faults(f->fms, &c, &e))
+        fail_msg("%s", e.msg);
+}
+
+static void test_faults_fresh_flash_reads_as_without(void **state)
+{
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_mpop op = mp(3, 0xf, 0, 0);
+    struct flash_fault_stats st;
+    uint64_t t_prog, done;
+
+    set_faults(f, NULL, 0);
+    assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &t_prog, &e), 0);
+    assert_int_equal(flash_fms_read(f->fms, t_prog, &op, NULL, &done, &e), 0);
+    assert_int_equal(done - t_prog, 4 * T_CMD + T_R + 4 * T_XFER);
+    assert_true(flash_fms_fault_stats(f->fms, &st));
+    assert_int_equal(st.pages_checked, 4);
+    assert_int_equal(st.retries, 0);
+}
+
+/* Worn and aged past the rating, a read is repeated whole once per retry its worst page
+ * needs, and the retry time counted is exactly what was added. */
+static void test_faults_retries_repeat_the_read(void **state)
+{
+    static const char *const specs[] = {"age:pe=2000000,days=2"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_mpop op = mp(3, 0xf, 0, 0);
+    struct flash_fault_stats st;
+    uint64_t t_prog, done, one = 4 * T_CMD + T_R + 4 * T_XFER;
+    int retried = 0;
+
+    set_faults(f, specs, 1);
+    for (uint32_t page = 0; page < 4; page++) {
+        op.page = page;
+        assert_int_equal(flash_fms_program(f->fms, 0, &op, NULL, &t_prog, &e), 0);
+        assert_int_equal(flash_fms_read(f->fms, t_prog, &op, NULL, &done, &e), 0);
+        assert_int_equal((done - t_prog) % one, 0);
+        retried += done - t_prog > one;
+        flash_fms_fault_stats(f->fms, &st);
+    }
+    assert_true(retried > 0);
+    assert_int_equal(st.pages_checked, 16);
+    assert_true(st.retries >= (uint64_t)retried && st.retry_ps >= retried * one);
+}
+
+static void test_faults_uncorrectable_names_the_page(void **state)
+{
+    static const char *const specs[] = {"rber:x=100", "age:pe=2000000,days=30"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_addr a = {.channel = 1, .block = 5, .page = 0};
+    uint64_t t_prog, done;
+
+    set_faults(f, specs, 2);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &t_prog, &e), 0);
+    assert_int_equal(flash_fms_read_page(f->fms, t_prog, &a, NULL, &done, &e), -EIO);
+    assert_msg_has(e.msg, "uncorrectable read: channel 1, die 0, plane 0, block 5, page 0");
+}
+
+static void test_faults_program_failure_retires_the_block(void **state)
+{
+    static const char *const specs[] = {"program:rate=1"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_addr a = {.block = 2};
+    uint64_t done;
+
+    set_faults(f, specs, 1);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), -EIO);
+    assert_msg_has(e.msg, "program failed (injected fault): channel 0, die 0, plane 0, block 2");
+    assert_true(flash_fms_block(f->fms, 0, 0, 2)->bad);
+}
+
+static void test_faults_dead_die_and_power(void **state)
+{
+    static const char *const specs[] = {"die:ch=1,die=1,at=1ms", "power:at=5ms"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct flash_addr a = {.channel = 1, .chip = 1};
+    struct flash_fault_stats st;
+    uint64_t done, ms = 1000000000ull;
+
+    set_faults(f, specs, 2);
+    assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &done, &e), 0);
+    a.page = 1;
+    assert_int_equal(flash_fms_program_page(f->fms, ms, &a, NULL, &done, &e), -EIO);
+    assert_msg_has(e.msg, "die 1 of channel 1 stopped answering at 1.000000 ms");
+    a.chip = 0;
+    a.page = 0;
+    assert_int_equal(flash_fms_program_page(f->fms, ms, &a, NULL, &done, &e), 0);
+    a.page = 1;
+    assert_int_equal(flash_fms_program_page(f->fms, 5 * ms, &a, NULL, &done, &e), -EIO);
+    assert_msg_has(e.msg, "power lost at 5.000000 ms");
+    flash_fms_fault_stats(f->fms, &st);
+    assert_int_equal(st.refused_dead, 1);
+    assert_int_equal(st.refused_power, 1);
+}
+
 #define T(fn, su) cmocka_unit_test_setup_teardown(fn, su, teardown)
 
 int main(void)
@@ -490,6 +603,11 @@ int main(void)
         T(test_multi_plane_off_erase_past_two_failures, setup_single_plane),
         T(test_payload_round_trip_and_stats, setup),
         cmocka_unit_test(test_full_geometry_is_sparse),
+        T(test_faults_fresh_flash_reads_as_without, setup),
+        T(test_faults_retries_repeat_the_read, setup),
+        T(test_faults_uncorrectable_names_the_page, setup),
+        T(test_faults_program_failure_retires_the_block, setup),
+        T(test_faults_dead_die_and_power, setup),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

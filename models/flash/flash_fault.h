@@ -1,0 +1,129 @@
+/*
+ * flash_fault: what goes wrong in NAND flash, for flash_fms: raw bit errors that grow with wear
+ * and retention age, the controller's ECC with read retries, and injected faults (program
+ * failures, a die or a channel that stops answering, power loss).
+ *
+ * Contract
+ * --------
+ * Modelled:
+ *   - Raw bit error rate of a page, RBER(pe, age) = rber0 + k x pe^a x age^b (age in seconds,
+ *     at least 1 s): a power law in P/E cycles and in retention age. k and b are derived so that
+ *     both ratings of Behemoth's Table 2 sit exactly at the ECC's rated RBER: the NV stream's
+ *     50K P/E at one year of retention and the V stream's 2M P/E at one day (40^a = 365.25^b).
+ *     Relaxed retention buys P/E cycles, as the paper argues, and the model says how many.
+ *   - ECC per codeword (codeword_bytes of data, t bits corrected): a read fails to decode when
+ *     more than t of its bits are wrong, with the binomial probability of RBER; the rated RBER
+ *     is the one at which a codeword fails its first decode with probability rated_fail. A
+ *     failed decode is retried with shifted read voltages (another tR and data-out), each retry
+ *     dividing the RBER by retry_gain, up to max_retries; then the page is uncorrectable.
+ *   - Injected faults (flash_fault_parse: the --fault grammar below), seeded and reproducible:
+ *     RBER scaled, every block aged (P/E and retention added: accelerated life), a program that
+ *     fails with a probability (the block is then bad), a die or a channel that stops answering
+ *     from a simulated time on, power lost at a simulated time.
+ *   - Outcomes are drawn from one xorshift stream per model in call order, so the same seed and
+ *     the same sequence of operations give the same faults.
+ * Not modelled: read disturb, data-dependent (pattern) errors, per-page variation other than by
+ *   P/E and age, soft-decision decoding.
+ * Units: picoseconds for times, seconds for retention ages.
+ *
+ * Grammar of a fault specification (one --fault option each; several may be given):
+ *   KIND[:KEY=VALUE[,KEY=VALUE]...]
+ *   rber:x=F             multiply every RBER by F (>= 0; 0 turns bit errors off)
+ *   age:pe=N,days=D      every block has N more P/E cycles and its data D more days of age
+ *   program:rate=P       each program fails with probability P (0..1): the block turns bad
+ *   die:ch=C,die=D,at=T  die D of channel C answers nothing from T (ns, us, ms or s) on
+ *   channel:ch=C,at=T    channel C answers nothing from T on
+ *   power:at=T           power is lost at T: every operation from T on fails
+ *   seed:n=S             the seed of the fault draws (default 1)
+ */
+#ifndef MODELS_FLASH_FLASH_FAULT_H
+#define MODELS_FLASH_FLASH_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "csim/err.h"
+
+#define FLASH_FAULT_MAX_DEAD 16 /* dies and channels that may be made to stop answering */
+
+struct flash_ecc_cfg {
+    uint32_t codeword_bytes; /* data bytes per codeword */
+    uint32_t t;              /* bits corrected per codeword */
+    uint32_t max_retries;    /* read retries before a page is uncorrectable */
+    double retry_gain;       /* each retry divides the RBER by this */
+    double rated_fail;       /* first-decode failure probability of a codeword at the rating */
+};
+
+struct flash_rber_cfg {
+    double rber0;  /* fresh, just programmed */
+    double pe_exp; /* a: RBER grows as (P/E)^a */
+    /* the two ratings that fix k and b (Table 2): P/E cycles at a retention age (s) */
+    double pe_nv, age_nv_s, pe_v, age_v_s;
+};
+
+struct flash_dead {
+    bool channel;     /* a whole channel, else one die */
+    uint32_t ch, die; /* die: within the channel */
+    uint64_t at_ps;
+};
+
+struct flash_fault_cfg {
+    bool on; /* bit errors and ECC modelled (any --fault, or flash.faults = on) */
+    struct flash_ecc_cfg ecc;
+    struct flash_rber_cfg rber;
+    double rber_x;       /* injected: RBER multiplier */
+    uint32_t age_pe;     /* injected: P/E cycles added to every block */
+    double age_s;        /* injected: retention age added to every page */
+    double program_rate; /* injected: probability a program fails */
+    uint64_t power_ps;   /* injected: power lost at (UINT64_MAX: never) */
+    uint32_t n_dead;
+    struct flash_dead dead[FLASH_FAULT_MAX_DEAD];
+    uint64_t seed;
+};
+
+/* Counters of one fault model. */
+struct flash_fault_stats {
+    uint64_t pages_checked;    /* page reads decoded */
+    uint64_t pages_retried;    /* needed at least one retry */
+    uint64_t retries;          /* retries in all */
+    uint64_t retry_ps;         /* time the retries added (array and channel) */
+    uint64_t uncorrectable;    /* pages that failed every retry */
+    uint64_t program_failures; /* injected program failures */
+    uint64_t refused_dead;     /* operations on a die or channel that stopped answering */
+    uint64_t refused_power;    /* operations after power loss */
+};
+
+struct flash_fault;
+
+/* The defaults: ECC and RBER model with their sources (models/flash/README.md), no injected
+ * fault, off. */
+void flash_fault_cfg_default(struct flash_fault_cfg *c);
+/* Add one specification (grammar above) to c and turn it on. 0, or -EINVAL naming the part of
+ * spec that is wrong and what is accepted. */
+int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e);
+
+int flash_fault_create(const struct flash_fault_cfg *c, struct flash_fault **out, struct err *e);
+void flash_fault_destroy(struct flash_fault *f);
+
+/* The RBER of a page written pe P/E cycles into its block's life and read age_s seconds after
+ * it was programmed, injected ageing and scaling included. */
+double flash_fault_rber(const struct flash_fault *f, uint32_t pe, double age_s);
+/* The probability that one codeword fails to decode at RBER r. */
+double flash_fault_cw_fail(const struct flash_fault *f, double r);
+/* The rated RBER (where a codeword fails its first decode with probability rated_fail). */
+double flash_fault_rated_rber(const struct flash_fault *f);
+
+/* One page read of page_bytes at RBER r: the retries it needs (0..max_retries), or -1 when it
+ * is uncorrectable. Draws from the model's stream; counts into its stats. */
+int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r);
+/* Whether a program fails (injected rate). Draws; counts. */
+bool flash_fault_program_fails(struct flash_fault *f);
+/* 0 when die `die` of channel `ch` answers at t, else -EIO with e naming the fault (dead die
+ * or channel, power loss) and counted. */
+int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t t, struct err *e);
+/* Record the time retries added. */
+void flash_fault_add_retry_time(struct flash_fault *f, uint64_t ps);
+
+void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats *s);
+
+#endif
