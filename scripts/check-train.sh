@@ -244,6 +244,43 @@ else
   not_ok "resumed run is bit-identical" "$work/resume.why"
 fi
 
+# ---- flash faults: read retries of a worn, aged flash cost time, not bits; power lost mid-run
+# stops it naming the fault, the node, the stream and the step, its last checkpoint intact, and
+# resuming from that without the fault gives the fault-free run bit for bit
+fc="$work/fault-clean"
+"$fs" train "${small[@]}" --steps 8 --ckpt-every 4 --out "$fc" >"$work/fc.log" 2>&1
+"$fs" train "${small[@]}" --steps 8 --out "$work/fault-aged" --fault age:pe=2000000,days=3 \
+  >"$work/fa.log" 2>&1
+retries() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["an0"]["flash"]["faults"]["retries"]["value"])' "$1"; }
+last_ms() { tail -1 "$1" | cut -d, -f5; }
+if [ -n "$(digest "$work/fc.log")" ] && [ "$(digest "$work/fc.log")" = "$(digest "$work/fa.log")" ] &&
+  [ "$(retries "$work/fault-aged/stats.json")" -gt 0 ] &&
+  awk -v a="$(last_ms "$fc/loss.csv")" -v b="$(last_ms "$work/fault-aged/loss.csv")" 'BEGIN { exit !(b > a) }'; then
+  ok "flash read retries: the same parameters, more simulated time"
+else
+  not_ok "flash read retries: the same parameters, more simulated time" "$work/fa.log"
+fi
+# power lost halfway through step 5 (loss.csv's fifth column: the simulated time at each
+# step's end, us)
+t4=$(sed -n 6p "$fc/loss.csv" | cut -d, -f5)
+t5=$(sed -n 7p "$fc/loss.csv" | cut -d, -f5)
+at=$(awk -v a="$t4" -v b="$t5" 'BEGIN { printf "%.0fus", (a + b) / 2 }')
+fp="$work/fault-power"
+"$fs" train "${small[@]}" --steps 8 --ckpt-every 4 --out "$fp" --fault "power:at=$at" >"$work/fp.log" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -qE "step 5 failed: (wn|an[0-9]+): .*stream '[A-Z]+'.* LPN [0-9]+: power lost at" "$work/fp.log" &&
+  [ -s "$fp/checkpoint.ckpt" ]; then
+  ok "power lost in step 5 stops the run naming the fault, node, stream and step"
+else
+  not_ok "power lost in step 5 stops the run naming the fault, node, stream and step (exit $rc)" "$work/fp.log"
+fi
+"$fs" train "${small[@]}" --steps 8 --ckpt-every 4 --resume "$fp/checkpoint.ckpt" --out "$fp" >"$work/fp2.log" 2>&1
+if [ -n "$(digest "$work/fc.log")" ] && [ "$(digest "$work/fc.log")" = "$(digest "$work/fp2.log")" ]; then
+  ok "resumed from the last checkpoint after power loss: the fault-free run's parameters"
+else
+  not_ok "resumed from the last checkpoint after power loss: the fault-free run's parameters" "$work/fp2.log"
+fi
+
 # ---- refusals
 head -c 1000 "$a/checkpoint.ckpt" >"$work/trunc.ckpt"
 expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 9 --resume "$work/trunc.ckpt" --out "$work/c"

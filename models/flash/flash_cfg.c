@@ -7,6 +7,7 @@
 void flash_cfg_default(struct flash_cfg *c)
 {
     memset(c, 0, sizeof(*c));
+    flash_fault_cfg_default(&c->fault);
     /* Geometry: Behemoth FMS, 2 TiB per node. */
     c->geom.channels = 64;          /* (paper) Table 5: 64 channels */
     c->geom.chips_per_chan = 2;     /* (paper) Table 5: 2 chips/channel */

@@ -25,6 +25,7 @@
 
 #include "csim/cfgkey.h"
 #include "csim/err.h"
+#include "models/flash/flash_fault.h"
 
 #define FLASH_MAX_PLANES 16 /* planes per die the models accept */
 
@@ -65,6 +66,8 @@ struct flash_cfg {
     struct flash_geom geom;
     struct flash_timing tim;
     struct flash_switches sw;
+    struct flash_fault_cfg fault; /* bit errors, ECC, injected faults (flash_fault.h); not a
+                                   * key: --fault sets it; off by default */
 };
 
 /* Throughput bounds in bytes per second for large sequential transfers over all dies. */

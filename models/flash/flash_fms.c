@@ -60,6 +60,8 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         if (rc)
             goto out_fini_dies;
     }
+    if ((rc = flash_fms_set_faults(f, &cfg->fault, e)))
+        goto out_fini_dies;
     *out = f;
     return 0;
 
@@ -67,7 +69,6 @@ out_fini_dies:
     while (i--)
         flash_die_fini(&f->die[i]);
 out_free:
-    flash_fault_destroy(f->fault);
     free(f->inc);
     free(f->snap);
     free(f->die);

@@ -1671,6 +1671,29 @@ static void ctr(struct machine *r, bool f, uint64_t u, double d, const char *uni
 #define CU(r, v, unit, desc, ...) ctr(r, false, (v), 0, unit, desc, __VA_ARGS__)
 #define CF(r, v, unit, desc, ...) ctr(r, true, 0, (v), unit, desc, __VA_ARGS__)
 
+/* A node's flash faults (--fault; none without): reads retried, their time, what failed. */
+static void fault_ctrs(struct machine *r, const char *node, const struct flash_fms *fms)
+{
+    struct flash_fault_stats st;
+
+    if (!flash_fms_fault_stats(fms, &st))
+        return;
+    CU(r, st.pages_checked, "pages", "page reads decoded by the ECC",
+       "%s.flash.faults.pages_decoded", node);
+    CU(r, st.pages_retried, "pages", "page reads that needed read retries",
+       "%s.flash.faults.pages_retried", node);
+    CU(r, st.retries, "count", "read retries", "%s.flash.faults.retries", node);
+    CU(r, st.retry_ps, "ps", "array and channel time the retries added, summed over operations",
+       "%s.flash.faults.retry_ps", node);
+    CU(r, st.uncorrectable, "pages", "pages that failed every retry",
+       "%s.flash.faults.uncorrectable", node);
+    CU(r, st.program_failures, "count", "injected program failures",
+       "%s.flash.faults.program_failures", node);
+    CU(r, st.refused_dead + st.refused_power, "count",
+       "operations refused by a dead die or channel or after power loss", "%s.flash.faults.refused",
+       node);
+}
+
 static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
 {
     for (uint32_t i = 0; i < f->n; i++) {
@@ -1691,6 +1714,7 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
            "lifetime at the observed write rate (0: not yet written)", "%s.flash.%s.lifetime_years",
            node, f->name[i]);
     }
+    fault_ctrs(r, node, f->fms);
 }
 
 /* A node's SSD array (storage ssd-raid0): the drives' counters added up, in the drive's pages,

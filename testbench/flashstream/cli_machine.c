@@ -1,6 +1,6 @@
 /*
- * cli_machine: the machine of the options --config and --set (cli.h), apart from the option
- * machinery of cli.c, which knows no model (its test links it alone).
+ * cli_machine: the machine of the options --config, --set and --fault (cli.h), apart from the
+ * option machinery of cli.c, which knows no model (its test links it alone).
  */
 #include "models/machine/machine_ini.h"
 #include "testbench/flashstream/cli.h"
@@ -30,5 +30,21 @@ int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const
         return -1;
     }
     *out = m;
+    return 0;
+}
+
+int cli_machine_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
+                       struct machine_cfg *c)
+{
+    struct flash_fault_cfg *all[] = {&c->an_flash.fault, &c->wn_flash.fault, &c->an_ssd.nand.fault,
+                                     &c->wn_ssd.nand.fault};
+    struct err e;
+
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+            if (flash_fault_parse(all[k], specs[i], &e)) {
+                fprintf(stderr, "flashstream %s: %s\n", cmd->name, e.msg);
+                return -1;
+            }
     return 0;
 }

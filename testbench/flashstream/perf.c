@@ -40,6 +40,8 @@ struct perf_opts {
     const char *config;
     const char *sets[MAX_SETS];
     int n_sets;
+    const char *faults[MAX_SETS];
+    int n_faults;
     const char *model;
     uint64_t batch, iterations, pieces, trace_max;
     int storage; /* -1: the machine's storage.backend */
@@ -91,6 +93,12 @@ static const struct cli_opt perf_options[] = {
     {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
              "set one key of the machine, after --config; repeatable"),
      CLI_STR_LIST(PERF_FIELD(sets), offsetof(struct perf_opts, n_sets), MAX_SETS)},
+    {CLI_OPT("fault", "SPEC", grp_machine,
+             "model bit errors, ECC and read retries on every node's flash,\n"
+             "and inject a fault; repeatable (models/flash/README.md):\n"
+             "rber:x=F, age:pe=N,days=D, program:rate=P, die:ch=C,die=D,at=T,\n"
+             "channel:ch=C,at=T, power:at=T, seed:n=S"),
+     CLI_STR_LIST(PERF_FIELD(faults), offsetof(struct perf_opts, n_faults), MAX_SETS)},
     {CLI_OPT("storage", "behemoth|ideal|ssd-raid0", grp_machine,
              "where weights and activations live (default: the machine's\n"
              "storage.backend): every node's flash (behemoth), a RAID 0 of\n"
@@ -152,6 +160,8 @@ static int parse(int argc, char **argv, struct perf *p)
     if (cli_machine(&perf_cli, o->config, o->sets, o->n_sets, NULL, &p->ini))
         return -1;
     p->cfg = *machine_ini_cfg(p->ini);
+    if (cli_machine_faults(&perf_cli, o->faults, o->n_faults, &p->cfg))
+        return -1;
     if (o->storage >= 0)
         p->cfg.storage = (enum machine_storage)o->storage;
     p->cfg.fidelity = MACHINE_PERF;

@@ -115,6 +115,8 @@ struct train_opts {
     const char *config;         /* --config: the machine description file */
     const char *sets[MAX_SETS]; /* --set SECTION.KEY=VALUE, in order */
     int n_sets;
+    const char *faults[MAX_SETS]; /* --fault SPEC, in order */
+    int n_faults;
     bool nodes_described; /* nodes is the activation_nodes of --config or --set, not --nodes */
     int only;     /* ONLY_*: print the compiled program, the fit table or the configuration */
     unsigned set; /* SET_* */
@@ -226,6 +228,14 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
              "set one key of the machine, after --config; repeatable"),
      CLI_STR_LIST(TRAIN_FIELD(sets), offsetof(struct train_opts, n_sets), MAX_SETS)},
+    {CLI_OPT("fault", "SPEC", grp_machine,
+             "model bit errors, ECC and read retries on every node's flash,\n"
+             "and inject a fault; repeatable (models/flash/README.md):\n"
+             "rber:x=F, age:pe=N,days=D, program:rate=P, die:ch=C,die=D,at=T,\n"
+             "channel:ch=C,at=T, power:at=T, seed:n=S; a fault the machine\n"
+             "cannot absorb stops the run with its report, the last\n"
+             "checkpoint intact"),
+     CLI_STR_LIST(TRAIN_FIELD(faults), offsetof(struct train_opts, n_faults), MAX_SETS)},
 
     {CLI_OPT("nodes", "N", grp_training,
              "Activation Nodes (default 4); overrides\n"
@@ -399,6 +409,9 @@ static int load_machine(struct train *t)
     struct train_opts *o = &t->o;
 
     if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
+        return -1;
+    t->cfg = *machine_ini_cfg(t->ini); /* the fault specifications checked now */
+    if (cli_machine_faults(&train_cli, o->faults, o->n_faults, &t->cfg))
         return -1;
     if (!(o->set & SET_NODES)) {
         o->nodes = machine_ini_cfg(t->ini)->n_an;
@@ -744,6 +757,7 @@ static int plan(struct train *t)
 static void build_machine_cfg(struct train *t, uint64_t samples)
 {
     t->cfg = *machine_ini_cfg(t->ini);
+    (void)cli_machine_faults(&train_cli, t->o.faults, t->o.n_faults, &t->cfg); /* checked */
     t->cfg.model = t->model;
     t->cfg.opt = t->opt;
     t->cfg.init_seed = t->o.seed;
