@@ -349,8 +349,8 @@ def fig11(points, paper, out):
     return text
 
 
-def plots(out):
-    """gnuplot PNGs of the three figures' CSVs."""
+def plots(out, budget):
+    """gnuplot PNGs of the figures' CSVs."""
     script = f"""
 set terminal pngcairo size 1000,500
 set datafile separator ','
@@ -374,6 +374,18 @@ set xlabel 'tensor (rank)'
 set ylabel 'lifespan (s)'
 plot '< grep gpt3 {out}/fig10.csv' using 2:3 title 'gpt3-like:1x1' with lines, \\
      '< grep t5 {out}/fig10.csv' using 2:3 title 't5-like:1x1' with lines
+set output '{out}/fig11.png'
+set title "Figure 11: V-stream P/E cycles against years of training at the run's write rate"
+set xlabel 'years'
+set ylabel 'P/E cycles'
+set xrange [0:*]
+set yrange [0:{budget * 1.15:.0f}]
+plot '< tail -n +2 {out}/fig11.csv' using (0):(0):4:({budget:.0f}) with vectors nohead lw 2 \\
+       title 'P/E cycles (one line per workload)', \\
+     '' using 4:({budget:.0f}):1 with labels left offset 1,0.5 notitle, \\
+     {budget:.0f} with lines dt 2 title 'budget: 2M P/E at 1-day retention (Table 2)'
+unset xrange
+unset yrange
 unset xlabel
 set output '{out}/fig8.png'
 set title 'Figure 8: memory cost, TPU v3-like against Behemoth (k$, log scale)'
@@ -416,8 +428,8 @@ def main():
     text += fig10(points, paper, out)
     text += fig11(points, paper, out)
     text += fig8(points, paper, out)
-    plots(out)
-    text += ["Plots: fig8.png, fig9.png, fig10.png; data: fig8.csv, fig9.csv, fig10.csv, fig11.csv.", ""]
+    plots(out, paper[("11", "all", "all", "pe_budget")][0])
+    text += ["Plots: fig8.png, fig9.png, fig10.png, fig11.png; data: fig8.csv, fig9.csv, fig10.csv, fig11.csv.", ""]
     tmp = os.path.join(out, "report.md.tmp")
     with open(tmp, "w") as f:
         f.write("\n".join(text))
