@@ -340,6 +340,30 @@ else
   not_ok "an interrupt before any evaluation reports no test accuracy, not 0" "$work/int2.why"
 fi
 
+# SIGTERM during rtl steps (the slowest kind, seconds each): the run stops within a bound (one
+# step, the checkpoint), with a checkpoint a resumed run accepts and continues from.
+d="$work/term"
+"$fs" train "${small[@]}" --steps 8 --rtl-steps 8 --no-waves --log-every 1 --out "$d" \
+  >"$work/term.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 150); do
+  grep -q "^step" "$work/term.log" 2>/dev/null && break
+  sleep 0.2
+done
+t0=$(date +%s%N)
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "     exit $rc after ${ms} ms (want 130 within 20000)" >"$work/term.why"
+if [ "$rc" -eq 130 ] && [ "$ms" -lt 20000 ] && grep -q "interrupted after step" "$work/term.log" &&
+  "$fs" train "${small[@]}" --resume "$d/checkpoint.ckpt" --steps 9 --out "$d" >>"$work/term.why" 2>&1; then
+  ok "SIGTERM during rtl steps: exit within 20 s with a checkpoint that resumes"
+else
+  cat "$work/term.log" >>"$work/term.why"
+  not_ok "SIGTERM during rtl steps: exit within 20 s with a checkpoint that resumes" "$work/term.why"
+fi
+
 # ---- plots (gnuplot is one of the project's dependencies)
 if "$here/plots/plot.sh" "$a" >"$work/plot.log" 2>&1 && [ -s "$a/loss.png" ] && [ -s "$a/timeline.png" ]; then
   ok "plot.sh renders the PNGs"

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "csim/afile.h"
+#include "csim/hostmem.h"
+#include "csim/rfile.h"
 
 static const unsigned char MAGIC[8] = {'F', 'S', 'C', 'K', 'P', 'T', 0x1a, '\n'};
 
@@ -343,26 +345,63 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
     return 0;
 }
 
-/* Open path and check its header and size: *fp is left at offset 0, *hb_out = header bytes. */
+/* Bytes read at a time by the CRC pass over a whole file. */
+#define CRC_CHUNK (64u << 10)
+
+/* The CRC32 of f's first n bytes against the u32 stored after them, read in chunks: a file of
+ * any size is checked in CRC_CHUNK bytes of memory before anything the size of its model is
+ * allocated. f is left after the stored CRC. */
+static int check_file_crc(FILE *f, const char *path, uint64_t n, struct err *e)
+{
+    unsigned char *buf = malloc(CRC_CHUNK), tail[4];
+    uint32_t c = 0, stored;
+    uint64_t left = n;
+
+    if (!buf)
+        return err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
+    while (left) {
+        size_t want = left < CRC_CHUNK ? (size_t)left : CRC_CHUNK;
+
+        if (fread(buf, 1, want, f) != want) {
+            free(buf);
+            return err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read",
+                           path);
+        }
+        c = crc(c, buf, want);
+        left -= want;
+    }
+    free(buf);
+    if (fread(tail, 1, 4, f) != 4)
+        return err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read", path);
+    stored = get_u32(tail);
+    if (stored != c)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: CRC32 0x%08x stored, 0x%08x computed "
+                       "over its %" PRIu64 " bytes",
+                       path, stored, c, n);
+    return 0;
+}
+
+/* Open path and check its header, its size, that this host can hold what it holds, and its CRC:
+ * *fp is left at offset 0, *hb_out = header bytes. */
 static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, size_t *hb_out,
                         struct err *e)
 {
     unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
-    struct stat st;
-    FILE *f = fopen(path, "rb");
+    char what[64];
+    uint64_t size;
+    FILE *f;
     size_t n;
-    int rc;
+    int rc, fd;
 
     *fp = NULL;
-    if (!f)
-        return err_set(e, -errno, "checkpoint '%s': cannot open: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st)) {
-        rc = err_set(e, -errno, "checkpoint '%s': cannot stat: %s", path, strerror(errno));
-        goto out_close;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = err_set(e, -EINVAL, "checkpoint '%s' is not a regular file", path);
-        goto out_close;
+    fd = rfile_open(path, "checkpoint", &size, e);
+    if (fd < 0)
+        return fd;
+    f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return err_set(e, -ENOMEM, "checkpoint '%s': cannot open: out of memory", path);
     }
     n = fread(h, 1, sizeof(h), f);
     if (ferror(f)) {
@@ -379,16 +418,31 @@ static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, siz
     rc = decode_header(path, h, n, info, e);
     if (rc)
         goto out_close;
-    if ((uint64_t)st.st_size != info->file_bytes) {
+    if (size != info->file_bytes) {
         rc = err_set(e, -EINVAL,
-                     (uint64_t)st.st_size < info->file_bytes
-                         ? "checkpoint '%s' is truncated: %" PRIu64 " bytes of the %" PRIu64
-                           " its header announces"
-                         : "checkpoint '%s' has trailing bytes: %" PRIu64 " bytes, its header "
-                           "announces %" PRIu64,
-                     path, (uint64_t)st.st_size, info->file_bytes);
+                     size < info->file_bytes ? "checkpoint '%s' is truncated: %" PRIu64
+                                               " bytes of the %" PRIu64 " its header announces"
+                                             : "checkpoint '%s' has trailing bytes: %" PRIu64
+                                               " bytes, its header "
+                                               "announces %" PRIu64,
+                     path, size, info->file_bytes);
         goto out_close;
     }
+    /* Loading holds the file and the params it describes (masters, state, bf16 copies). */
+    snprintf(what, sizeof(what), "loading checkpoint of model %.24s", info->spec);
+    rc = hostmem_check(info->file_bytes + info->file_bytes + 2 * dnn_model_params(&info->model),
+                       what, e);
+    if (rc) {
+        err_prefix(e, rc, "checkpoint '%s'", path);
+        goto out_close;
+    }
+    if (fseek(f, 0, SEEK_SET)) {
+        rc = err_set(e, -EIO, "checkpoint '%s': cannot seek", path);
+        goto out_close;
+    }
+    rc = check_file_crc(f, path, info->file_bytes - 4, e);
+    if (rc)
+        goto out_close;
     *hb_out = get_u32(h + 12);
     if (fseek(f, 0, SEEK_SET)) {
         rc = err_set(e, -EIO, "checkpoint '%s': cannot seek", path);

@@ -43,11 +43,13 @@
  *
  * Saving writes "<path>.tmp.<pid>.<n>" in the same directory, fwrite, fflush, fsync, rename, fsync
  * of the directory (csim/afile.h): an existing file at path is replaced whole or not at all.
- * Loading checks, in this order, and refuses with the reason: the file opens; it holds at
- * least the fixed header; the magic; the version; the header CRC; the header's fields (layer
- * count, spec matches the layer list, optimizer valid); the file size against the header
- * ("truncated" or "trailing bytes"); the file CRC; then the model (spec) and the optimizer kind
- * against the params given. On any refusal the params are unchanged.
+ * Loading checks, in this order, and refuses with the reason: the file opens and is a regular
+ * file (a FIFO is refused, not waited on: csim/rfile.h); it holds at least the fixed header; the
+ * magic; the version; the header CRC; the header's fields (layer count, spec matches the layer
+ * list, optimizer valid); the file size against the header ("truncated" or "trailing bytes");
+ * the host memory the load needs (csim/hostmem.h); the file CRC, read in chunks before anything
+ * the size of the model is allocated; then the model (spec) and the optimizer kind against the
+ * params given. On any refusal the params are unchanged.
  * Not modelled: the machine's state (flash contents, in-flight work: a checkpoint is taken
  * between steps), compression, forward compatibility (a newer version is refused).
  * Units: bytes, picoseconds, steps.
@@ -102,8 +104,10 @@ uint64_t ckpt_file_bytes(const struct dnn_params *p);
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,
               struct err *e);
 
-/* Read and check the header only (magic, version, header CRC, fields, file size), not the
- * payload CRC. 0, -ENOENT/-EACCES.. (cannot open), -EINVAL (not a valid checkpoint), -EIO. */
+/* Read and check the file without loading it: the header (magic, version, header CRC, fields),
+ * the file size, the host memory a load needs, the file CRC (read in chunks, so a file of any
+ * size costs 64 KiB). 0, -ENOENT/-EACCES.. (cannot open), -EINVAL (not a regular file, not a
+ * valid checkpoint), -ENOMEM (more than this host holds, csim/hostmem.h), -EIO. */
 int ckpt_read_info(const char *path, struct ckpt_info *info, struct err *e);
 
 /*

@@ -21,6 +21,12 @@
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ * SIGINT and SIGTERM are looked at between steps (a step is never cut: the checkpoint holds a
+ * whole step, bit for bit): the run exits 130 after the step in progress, the evaluation in
+ * progress (at an epoch's end) and the checkpoint. The bound is one step of the slowest fidelity
+ * (an rtl step of fc-mnist on the 8 x 8 core: about 2 s) plus one evaluation of the test set;
+ * scripts/check-train.sh checks that SIGTERM during rtl steps ends the run within 20 s with a
+ * checkpoint a run resumes from.
  *     .flashstream.lock  held (flock) while the run writes there: a second run is refused
  * A checkpoint that cannot be written ends the run with exit 1 and a message on stderr (with
  * any --progress), as does a step whose loss is not finite or above LOSS_DIVERGED (diverged).

@@ -291,6 +291,96 @@ static void fix_header_crc(unsigned char *b)
         b[hb - 4 + i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The largest block malloc'd while watching (the sanitizers' allocator calls the hooks; they
+ * cannot be removed, so they look at the flag). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static size_t largest_malloc;
+static int watching;
+
+static void note_malloc(const volatile void *p, size_t size)
+{
+    (void)p;
+    if (watching && size > largest_malloc)
+        largest_malloc = size;
+}
+
+static void note_free(const volatile void *p)
+{
+    (void)p;
+}
+
+/* A sparse file at path: the header of an SGD checkpoint of the 3-layer MLP 16-W-W-4 (the
+ * other fields those of `good`, a real checkpoint), its CRC right, the size the header
+ * announces, and nothing but zeros (holes) after the header. */
+static void sparse_checkpoint(const char *path, const unsigned char *good, uint32_t w)
+{
+    unsigned char h[512];
+    char spec[64];
+    uint32_t dims[3][2] = {{16, w}, {w, w}, {w, 4}};
+    uint32_t s = (uint32_t)snprintf(spec, sizeof(spec), "mlp:16-%u-%u-4", w, w);
+    uint32_t hb = 136 + s + 8 * 3 + 4;
+    uint64_t floats = 0, bytes;
+    FILE *f;
+
+    memcpy(h, good, 128);
+    for (int l = 0; l < 3; l++)
+        floats += 2 * ((uint64_t)dims[l][0] * dims[l][1] + dims[l][1]); /* W, b; their velocity */
+    bytes = hb + 4 * floats + 4;
+    for (int i = 0; i < 4; i++) {
+        h[12 + i] = (unsigned char)(hb >> (8 * i));
+        h[128 + i] = (unsigned char)(3u >> (8 * i));
+        h[132 + i] = (unsigned char)(s >> (8 * i));
+    }
+    for (int i = 0; i < 8; i++)
+        h[16 + i] = (unsigned char)(bytes >> (8 * i));
+    memcpy(h + 136, spec, s);
+    for (int l = 0; l < 3; l++)
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                h[136 + s + 8 * l + 4 * k + i] = (unsigned char)(dims[l][k] >> (8 * i));
+    fix_header_crc(h);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(h, 1, hb, f), hb);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(truncate(path, (off_t)bytes), 0);
+}
+
+/* Sizes are checked before they are trusted: a sparse file announcing a 135 MB model is refused
+ * by its CRC, read in chunks, before the model is allocated; one announcing 34 GB, more than
+ * this host holds, is refused by that figure before anything is read. */
+static void test_size_checked_before_allocation(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_params *p = make("mlp:16-12-4", false, 5), *q;
+    struct err e;
+    unsigned char *good;
+    size_t n;
+
+    assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    sparse_checkpoint(in_dir(c, "sparse.ckpt"), good, 4096);
+    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
+    largest_malloc = 0;
+    watching = 1;
+    int rc = ckpt_load_new(c->t.path, &q, NULL, &e);
+    watching = 0;
+    assert_int_equal(rc, -EINVAL);
+    assert_null(q);
+    assert_msg_has(&e, "is corrupted: CRC32 0x00000000 stored");
+    if (largest_malloc > (1u << 20))
+        fail_msg("a %zu-byte block was allocated before the CRC was checked", largest_malloc);
+
+    sparse_checkpoint(in_dir(c, "huge.ckpt"), good, 65536);
+    assert_int_equal(ckpt_load_new(c->t.path, &q, NULL, &e), -ENOMEM);
+    assert_null(q);
+    assert_msg_has(&e, "loading checkpoint of model mlp:16-65536-65536-4 needs");
+    assert_msg_has(&e, "of host memory; this host holds at most");
+    free(good);
+    dnn_params_destroy(p);
+}
+
 static void test_refusals(void **state)
 {
     struct ctx *c = *state;
@@ -362,6 +452,10 @@ static void test_refusals(void **state)
     assert_msg_has(&e, "cannot open: No such file or directory");
     assert_int_equal(ckpt_read_info(c->t.dir, &(struct ckpt_info){0}, &e), -EINVAL);
     assert_msg_has(&e, "not a regular file");
+    /* A FIFO is refused at once, not waited on until some writer comes. */
+    assert_int_equal(mkfifo(in_dir(c, "fifo.ckpt"), 0600), 0);
+    assert_int_equal(ckpt_load(c->t.path, q, NULL, &e), -EINVAL);
+    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file");
 
     /* Saving in the middle of a step is refused. */
     float *dw[DNN_MAX_LAYERS] = {0}, *db[DNN_MAX_LAYERS] = {0};
@@ -466,6 +560,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resume_bit_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_checked_before_allocation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_keeps_old, setup, teardown),
     };
 
