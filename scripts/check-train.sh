@@ -19,7 +19,8 @@
 # stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
 # layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
 # with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
-# plot.sh renders the PNGs. And
+# SIGTERM during rtl steps ends the run within 20 s with a checkpoint that resumes; a flash
+# geometry or a model the host cannot hold is refused with the figure; plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -91,6 +92,17 @@ else
   not_ok "flashbench --config fc-mnist.ini --set flash.channels=16 is --set channels=16" \
     "$work/fb.diff"
 fi
+# Sizes the host cannot hold are refused with the figure, before allocating: here the host is
+# made to hold 4 GB (ulimit -v), so the cases do not depend on this machine's memory.
+in_4g() { bash -c 'ulimit -v 4000000 && exec "$@"' in_4g "$@"; }
+tap_expect "flashbench: a geometry of terabytes of block records is refused at once" 2 \
+  "the flash model's record of its 1099511627776 blocks needs 26388279066624 bytes" -- \
+  in_4g "$fs" flashbench --set channels=64 --set chips_per_chan=64 --set dies_per_chip=16 \
+  --set planes_per_die=16 --set blocks_per_plane=1048576 --range 0:4 --size 64k
+tap_expect "--validate_only: a model the host cannot hold does not fit" 1 \
+  "the model does not fit this host: holding the parameters of mlp:784-16384-16384-16384-10" -- \
+  in_4g "$fs" train --validate_only --model mlp:784-16384-16384-16384-10 \
+  --set tensor_buffer.size_bytes=1TiB
 # flashbench: --range wider than 32 bits is refused, not wrapped onto the metadata blocks
 "$fs" flashbench --range 4294967296:5 --size 64m >"$work/fb-range.txt" 2>&1
 rc=$?

@@ -36,6 +36,7 @@
  * report of the summary).
  */
 #define _DEFAULT_SOURCE
+#include "csim/hostmem.h"
 #include "csim/stats.h"
 #include "csim/trace.h"
 #include "models/dnn/dnn_golden.h"
@@ -332,8 +333,9 @@ static const struct cli_opt train_options[] = {
     {CLI_ALIAS("compile-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
     {CLI_OPT("validate_only", NULL, grp_instead,
              "check that the model fits the machine (SRAM tiles, tensor\n"
-             "buffers, flash streams), print the table and exit; exit\n"
-             "status 1 and the reasons when it does not fit"),
+             "buffers, flash streams) and this host's memory, print the\n"
+             "table and exit; exit status 1 and the reasons when it does\n"
+             "not fit"),
      CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_OPT("show-config", NULL, grp_instead,
@@ -762,6 +764,26 @@ static void build_machine_cfg(struct train *t, uint64_t samples)
         t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
 }
 
+/* Whether this host can hold the run's parameters: the Weight Node's fp32 masters, optimizer
+ * state (SGD velocity; Adam m and v) and bf16 copies, as many again with --golden-check (the
+ * golden trainer's own). perf keeps none. 0, or -ENOMEM with the figure in e. */
+static bool perf(const struct train *t);
+
+static int host_holds_params(const struct train *t, struct err *e)
+{
+    uint64_t state = t->opt.kind == DNN_OPT_ADAM ? 2 : 1;
+    uint64_t per = 4 + 4 * state + 2, bytes;
+    char what[160];
+
+    if (perf(t))
+        return 0;
+    bytes = dnn_model_params(&t->model) * per * (t->o.golden_check ? 2 : 1);
+    snprintf(what, sizeof(what),
+             "holding the parameters of %.64s (masters, optimizer state, bf16%s)", t->spec,
+             t->o.golden_check ? "; twice, with --golden-check" : "");
+    return hostmem_check(bytes, what, e);
+}
+
 /* --compile_only / --validate_only: the machine the options describe, holding one epoch of
  * the training set in its NV streams (the data themselves are not read). 0, or 1 when the
  * model does not compile or fit (the reasons on stderr). */
@@ -774,6 +796,12 @@ static int compile_or_validate(struct train *t)
     t->target = t->o.steps ? t->o.steps : t->o.epochs * (samples / t->o.batch);
     build_opt(t);
     build_machine_cfg(t, samples / t->o.batch * t->o.batch);
+    if (t->o.only == ONLY_VALIDATE && host_holds_params(t, &e)) {
+        fprintf(stderr,
+                "flashstream train: --validate_only: the model does not fit this host: %s\n",
+                e.msg);
+        return 1;
+    }
     if (t->o.only == ONLY_COMPILE)
         rc = machine_compile_listing(&t->cfg, stdout, &e);
     else
@@ -817,6 +845,10 @@ static int make_machine(struct train *t)
     if (cap > run_steps)
         cap = run_steps;
     t->chunk_cap = (uint32_t)cap;
+    if (host_holds_params(t, &e)) {
+        fprintf(stderr, "flashstream train: the model does not fit this host: %s\n", e.msg);
+        return -1;
+    }
     build_machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
     if (machine_create(&t->cfg, &t->machine, &e)) {
