@@ -93,12 +93,18 @@ static int parse_size(const struct cli_cmd *cmd, const char *opt, const char *va
 static int parse_f32(const struct cli_cmd *cmd, const char *opt, const char *val,
                      const struct cli_opt *r, float *out)
 {
+    const char *p = val + (val[0] == '-' && r->flo < 0.0f); /* a sign only where allowed */
     char *end;
     errno = 0;
     float v = strtof(val, &end);
 
-    if (errno || end == val || *end || !isfinite(v) || v < r->flo || v > r->fhi)
-        return refuse(cmd, opt, val, "give a number from %g to %g", (double)r->flo, (double)r->fhi);
+    /* Decimal only, as written by people: strtof would also take leading spaces, a '+',
+     * hexadecimal ("0x1p-3") and "inf"/"nan"; those are refused, not read. */
+    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) ||
+        strpbrk(val, "xX") || errno || end == val || *end || !isfinite(v) || v < r->flo ||
+        v > r->fhi)
+        return refuse(cmd, opt, val, "give a decimal number from %g to %g", (double)r->flo,
+                      (double)r->fhi);
     *out = v;
     return 0;
 }
