@@ -236,7 +236,24 @@ head -c 1000 "$a/checkpoint.ckpt" >"$work/trunc.ckpt"
 expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 9 --resume "$work/trunc.ckpt" --out "$work/c"
 cp "$a/loss.csv" "$work/foreign.ckpt"
 expect "foreign file refused" 1 "is not a flashstream checkpoint" -- "${small[@]}" --steps 9 --resume "$work/foreign.ckpt" --out "$work/c"
-expect "conflicting option refused" 1 "a different --lr would not continue" -- "${small[@]}" --steps 9 --lr 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+expect "conflicting option refused" 1 "a different --wd would not continue" -- "${small[@]}" --steps 9 --wd 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+
+# ---- extending a finished run: its cosine (6 steps) is stretched over the new length, not
+# continued at lr 0; --sched const --lr X keeps a constant lr instead. Either is said.
+e="$work/ext"
+"$fs" train "${small[@]}" --steps 12 --resume "$a/checkpoint.ckpt" --out "$e" >"$work/ext.log" 2>&1
+check "resume --steps past the end of the cosine stretches it over the new length" "$work/ext.log" \
+  grep -qF "cosine over 12 steps (was lr 0.002, cosine over 6 steps), stretched over the longer run" \
+  "$work/ext.log"
+# step 6 of a 12-step cosine from 0.002 is 0.001 (the middle), not 0
+check "the extended steps train at the stretched cosine's lr" "$e/loss.csv" \
+  awk -F, 'NR > 1 { n++; if ($4 + 0 <= 0) bad = 1 } $1 == 6 && $4 != "0.0009999999" { bad = 1 }
+    END { exit !(n == 6 && !bad) }' "$e/loss.csv"
+"$fs" train "${small[@]}" --steps 9 --sched const --lr 0.0005 --resume "$a/checkpoint.ckpt" \
+  --out "$work/ext2" >"$work/ext2.log" 2>&1
+check "resume with --sched const --lr continues at that lr and says so" "$work/ext2.log" \
+  bash -c 'grep -qF "lr schedule lr 0.0005, constant (was lr 0.002, cosine over 6 steps)" "$1" &&
+    [ "$(cut -d, -f4 "$2" | sort -u | tr "\n" " ")" = "0.0005 lr " ]' _ "$work/ext2.log" "$work/ext2/loss.csv"
 expect "a machine of other nodes refused" 1 "a different --nodes would not continue" -- \
   "${small[@]}" --steps 9 --set machine.activation_nodes=2 --resume "$a/checkpoint.ckpt" --out "$work/c"
 expect "different data set refused" 1 "give --train-samples 1024" -- --train-samples 2048 --test-samples 256 --steps 9 --resume "$a/checkpoint.ckpt" --out "$work/c"

@@ -319,7 +319,10 @@ static const struct cli_opt train_options[] = {
      CLI_U64(TRAIN_FIELD(trace_max), 1, 1ull << 32)},
     {CLI_OPT("ckpt-every", "K", grp_outputs, "checkpoint OUTDIR/checkpoint.ckpt every K steps"),
      CLI_U64(TRAIN_FIELD(ckpt_every), 1, 1ull << 40)},
-    {CLI_OPT("resume", "FILE", grp_outputs, "continue the run of a checkpoint, bit for bit"),
+    {CLI_OPT("resume", "FILE", grp_outputs,
+             "continue the run of a checkpoint, bit for bit; past the\n"
+             "end of its cosine, the cosine is stretched over the new\n"
+             "length (--lr and the schedule options set another one)"),
      CLI_STR(TRAIN_FIELD(resume))},
     {CLI_OPT("preload", "N", grp_outputs,
              "batches written to the NV streams at a time (default:\n"
@@ -590,9 +593,6 @@ static const char *resume_clash(const struct train *t, char *what, size_t len)
         clash = "--opt";
         snprintf(what, len, "optimizer %s, the options say %s", opt_names[co->kind],
                  opt_names[t->o.opt]);
-    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
-        clash = "--lr";
-        snprintf(what, len, "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
     } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
                co->momentum != t->o.momentum) {
         clash = "--momentum";
@@ -607,11 +607,68 @@ static const char *resume_clash(const struct train *t, char *what, size_t len)
         clash = "--beta1/--beta2/--eps";
         snprintf(what, len, "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
                  (double)co->eps);
-    } else if (t->o.set & SET_SCHED) {
-        clash = "--sched/--step-size/--gamma/--cosine-steps";
-        snprintf(what, len, "its own schedule (%s)", sched_names[co->sched]);
     }
     return clash;
+}
+
+/* "cosine over T steps" and the like, for the messages of resume_schedule. */
+static const char *sched_text(const struct dnn_opt *o, char *buf, size_t len)
+{
+    if (o->sched == DNN_LR_STEP)
+        snprintf(buf, len, "lr %g x %g every %" PRIu64 " steps", (double)o->lr, (double)o->gamma,
+                 o->step_size);
+    else if (o->sched == DNN_LR_COSINE)
+        snprintf(buf, len, "lr %g, cosine over %" PRIu64 " steps", (double)o->lr, o->total_steps);
+    else
+        snprintf(buf, len, "lr %g, constant", (double)o->lr);
+    return buf;
+}
+
+/*
+ * --resume: the learning-rate schedule of the steps still to run (the run's target is known).
+ * The checkpoint's schedule continues bit for bit when it covers them. A run extended past the
+ * end of its cosine (--steps or --epochs beyond the checkpoint's total, the form the end of a run
+ * suggests) would train at lr 0: its cosine is stretched over the new length instead, as when
+ * the run had been planned that long (lr(k) = cosine of k over the new total, from the
+ * checkpoint's step on). --lr and the schedule options (--sched, --cosine-steps, --step-size,
+ * --gamma) given with --resume replace the checkpoint's values from its step on. Any change is
+ * printed with the lr of the first step before and after it. The optimizer's state (momentum,
+ * Adam's moments and step count) is the checkpoint's in every case.
+ */
+static int resume_schedule(struct train *t)
+{
+    struct dnn_opt was = t->resume_info.opt, *o = &t->opt;
+    char b0[160], b1[160];
+    struct err e;
+    const char *why;
+
+    if (t->o.set & SET_SCHED) {
+        o->sched = (enum dnn_lr_sched)t->o.sched;
+        o->step_size = t->o.step_size;
+        o->gamma = t->o.gamma;
+        o->total_steps = t->o.cosine_steps ? t->o.cosine_steps : t->target;
+        why = "as the schedule options say";
+    } else if (o->sched == DNN_LR_COSINE && t->target > o->total_steps) {
+        o->total_steps = t->target;
+        why = "stretched over the longer run: the checkpoint's cosine ends before it (at lr 0); "
+              "--sched const --lr X keeps a constant lr instead";
+    } else {
+        why = "as --lr says";
+    }
+    if (t->o.set & SET_LR)
+        o->lr = t->o.lr;
+    if (dnn_params_opt_validate(o, &e)) {
+        fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
+        return -1;
+    }
+    if (o->lr == was.lr && o->sched == was.sched && o->step_size == was.step_size &&
+        o->gamma == was.gamma && o->total_steps == was.total_steps)
+        return 0;
+    printf("resume: lr schedule %s (was %s), %s; lr of step %" PRIu64 ": %g (was %g)\n",
+           sched_text(o, b1, sizeof(b1)), sched_text(&was, b0, sizeof(b0)), why, t->start_step,
+           (double)dnn_params_lr(o, t->start_step), (double)dnn_params_lr(&was, t->start_step));
+    t->resume_params->opt = *o;
+    return 0;
 }
 
 /* --resume: the checkpoint decides the model, the optimizer, the seed, B and N; an option
@@ -743,6 +800,7 @@ static int plan(struct train *t)
                     t->o.resume, t->start_step, t->target);
             return -1;
         }
+        return resume_schedule(t);
     }
     return 0;
 }
@@ -878,6 +936,7 @@ static int make_machine(struct train *t)
                 fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
                 return -1;
             }
+            t->gold->opt = t->opt; /* the schedule of resume_schedule */
         } else if (dnn_params_create(&(struct dnn_params_cfg){.model = &t->model,
                                                               .opt = &t->opt,
                                                               .seed = t->o.seed},
