@@ -19,6 +19,9 @@
 # stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
 # layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
 # with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
+# a resumed run keeps only its own history (another run's loss.csv, a step that is not a decimal
+# integer refused) and recovers a killed run's from its temporary file; a run extended past its
+# cosine trains at the stretched cosine's lr, or at the lr of --sched const --lr, and says so;
 # SIGTERM during rtl steps ends the run within 20 s with a checkpoint that resumes; a flash
 # geometry or a model the host cannot hold is refused with the figure; plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
@@ -237,6 +240,35 @@ expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 
 cp "$a/loss.csv" "$work/foreign.ckpt"
 expect "foreign file refused" 1 "is not a flashstream checkpoint" -- "${small[@]}" --steps 9 --resume "$work/foreign.ckpt" --out "$work/c"
 expect "conflicting option refused" 1 "a different --wd would not continue" -- "${small[@]}" --steps 9 --wd 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+
+# ---- the history a resumed run keeps: only this run's rows, checked; a killed run's recovered
+h="$work/hist"
+mkdir -p "$h"
+"$fs" train "${small[@]}" --steps 6 --lr 0.01 --out "$work/other" >/dev/null 2>&1
+cp "$work/other/loss.csv" "$h/loss.csv"
+expect "resume refuses another run's loss.csv" 1 \
+  "loss.csv is not the history of this checkpoint's run: line 7: step 5 trained at lr" -- \
+  "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h"
+sed 's/^2,/+2,/' "$a/loss.csv" >"$h/loss.csv"
+expect "resume refuses a history step that is not a decimal integer" 1 \
+  "line 4: step '+2' is not a decimal integer" -- \
+  "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h"
+# A run killed (SIGKILL) after a checkpoint: its rows, flushed at the checkpoint, are in its
+# temporary loss.csv; the next resume recovers them: the history is every step, once.
+k="$work/killed"
+"$fs" train "${small[@]}" --steps 40 --ckpt-every 4 --log-every 1 --out "$k" >"$work/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do
+  grep -q "^step *1[3-9]/" "$work/killed.log" 2>/dev/null && break
+  sleep 0.1
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$fs" train "${small[@]}" --steps 40 --resume "$k/checkpoint.ckpt" --out "$k" >"$work/killed2.log" 2>&1
+check "a killed run's history is recovered from its temporary file" "$work/killed2.log" \
+  bash -c 'grep -qF "resume: recovered the history of steps 0.." "$1" &&
+    [ "$(cut -d, -f1 "$2" | tail -n +2 | tr "\n" " ")" = "$(seq -s " " 0 39) " ] &&
+    ! ls "$3" | grep -q "^loss.csv.tmp"' _ "$work/killed2.log" "$k/loss.csv" "$k"
 
 # ---- extending a finished run: its cosine (6 steps) is stretched over the new length, not
 # continued at lr 0; --sched const --lr X keeps a constant lr instead. Either is said.

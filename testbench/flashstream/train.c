@@ -21,6 +21,10 @@
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ * With --resume into the same directory, loss.csv and accuracy.csv keep the rows of the steps
+ * before the checkpoint when they are this run's (keep_history: checked steps, epochs and the lr
+ * of the last step); the rows of a killed run, flushed at every checkpoint into its temporary
+ * files, are recovered from there. Another run's loss.csv is refused, never copied forward.
  * SIGINT and SIGTERM are looked at between steps (a step is never cut: the checkpoint holds a
  * whole step, bit for bit): the run exits 130 after the step in progress, the evaluation in
  * progress (at an epoch's end) and the checkpoint. The bound is one step of the slowest fidelity
@@ -37,6 +41,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "csim/hostmem.h"
+#include "csim/rfile.h"
 #include "csim/stats.h"
 #include "csim/trace.h"
 #include "models/dnn/dnn_golden.h"
@@ -51,6 +56,8 @@
 #include "testbench/flashstream/commands.h"
 #include "testbench/flashstream/report.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -953,28 +960,84 @@ static int make_machine(struct train *t)
     return 0;
 }
 
-/* Copy the rows of an earlier run's CSV whose first column (a step) is below `before` (for
- * --resume into the same directory: loss.csv and accuracy.csv keep their history). Column
- * `step_col` holds the step. Rows with another column count, or an unreadable file, are
- * skipped silently. */
-static void copy_history(const char *path, struct stats_csv *c, size_t ncols, int step_col,
-                         uint64_t before)
-{
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    bool header = true;
+/* ---------------------------------------------------------------- history on --resume */
 
-    if (!f)
-        return;
+static const char *const loss_cols[] = {"step",        "epoch",   "loss",    "lr",
+                                        "sim_time_us", "step_us", "fidelity"};
+static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
+                                       "correct", "count", "sim_time_us"};
+
+/* What a history file is for: loss.csv (one row per step) or accuracy.csv (one per
+ * evaluation). */
+struct hist_kind {
+    const char *name;
+    size_t ncols;
+    const char *const *cols;
+    int step_col;
+};
+
+static const struct hist_kind hist_loss = {"loss.csv", 7, loss_cols, 0};
+static const struct hist_kind hist_acc = {"accuracy.csv", 6, acc_cols, 1};
+
+/* A decimal u64 filling the whole field: no sign, space or base prefix, no overflow. */
+static bool field_u64(const char *s, uint64_t *v)
+{
+    char *end;
+
+    if (!isdigit((unsigned char)*s))
+        return false;
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return !errno && !*end;
+}
+
+/*
+ * Read the history file path of this run's output directory: the rows a resumed run keeps,
+ * those of steps below `before`. Checked: the header is the table's; every row has its columns,
+ * a step that is a decimal integer, and steps that rise. loss.csv more: steps one after the
+ * other, the epoch of each step the one this run's batches per epoch give, the last kept row the
+ * step just before the checkpoint with the learning rate the checkpoint's schedule gives there
+ * (rows of another run, or of another schedule, do not pass). With c, the kept rows are copied
+ * into it. 0 with *kept, *first, *last (kept 0: none); -1 with why.
+ */
+static int read_history(const struct train *t, const char *path, const struct hist_kind *k,
+                        uint64_t before, struct stats_csv *c, uint64_t *kept, uint64_t *first,
+                        uint64_t *last, char *why, size_t wlen)
+{
+    bool loss = k->step_col == 0;
+    char line[1024], head[256] = "";
+    uint64_t row = 0, prev = 0, step, epoch;
+    int rc = -1;
+    int fd = rfile_open(path, "history", NULL, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+    *kept = 0;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        snprintf(why, wlen, "it cannot be read as a regular file: %s", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < k->ncols; i++)
+        snprintf(head + strlen(head), sizeof(head) - strlen(head), "%s%s", i ? "," : "",
+                 k->cols[i]);
     while (fgets(line, sizeof(line), f)) {
         char *field[16], *p = line;
-        size_t n = 0;
+        size_t n = 0, len = strlen(line);
 
-        if (header) {
-            header = false;
-            continue;
+        if (len && line[len - 1] != '\n' && !feof(f)) {
+            snprintf(why, wlen, "line %" PRIu64 " is longer than %zu characters", row + 1,
+                     sizeof(line) - 2);
+            goto out;
         }
         line[strcspn(line, "\r\n")] = '\0';
+        if (row++ == 0) {
+            if (strcmp(line, head)) {
+                snprintf(why, wlen, "its header is not \"%s\"", head);
+                goto out;
+            }
+            continue;
+        }
         while (n < 16) {
             field[n++] = p;
             p = strchr(p, ',');
@@ -982,13 +1045,172 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
                 break;
             *p++ = '\0';
         }
-        if (n != ncols || strtoull(field[step_col], NULL, 10) >= before)
-            continue;
-        for (size_t i = 0; i < n; i++)
+        if (n != k->ncols) {
+            snprintf(why, wlen, "line %" PRIu64 " has %zu fields, not %zu", row, n, k->ncols);
+            goto out;
+        }
+        if (!field_u64(field[k->step_col], &step)) {
+            snprintf(why, wlen, "line %" PRIu64 ": step '%.40s' is not a decimal integer", row,
+                     field[k->step_col]);
+            goto out;
+        }
+        if (*kept && (loss ? step != prev + 1 : step <= prev)) {
+            snprintf(why, wlen, "line %" PRIu64 ": step %" PRIu64 " after step %" PRIu64 "%s", row,
+                     step, prev, loss ? " (one row per step, in order)" : "");
+            goto out;
+        }
+        if (loss && (!field_u64(field[1], &epoch) || epoch != step / t->bpe)) {
+            snprintf(why, wlen,
+                     "line %" PRIu64 ": step %" PRIu64 " is in epoch '%.20s'; with this run's %u "
+                     "batches per epoch it is in epoch %" PRIu64,
+                     row, step, field[1], t->bpe, step / t->bpe);
+            goto out;
+        }
+        if (step >= before)
+            break; /* steps the run continued past its checkpoint: run again now */
+        if (!*kept)
+            *first = step;
+        prev = step;
+        ++*kept;
+        if (loss && step + 1 == before) {
+            float want = dnn_params_lr(&t->resume_info.opt, step), got = strtof(field[3], NULL);
+
+            if (got != want) {
+                snprintf(why, wlen,
+                         "line %" PRIu64 ": step %" PRIu64 " trained at lr %.20s; the "
+                         "checkpoint's schedule gives %.9g there",
+                         row, step, field[3], (double)want);
+                goto out;
+            }
+        }
+        for (size_t i = 0; c && i < n; i++)
             stats_csv_str(c, field[i], NULL);
-        stats_csv_end_row(c, NULL);
+        if (c)
+            stats_csv_end_row(c, NULL);
     }
+    if (ferror(f)) {
+        snprintf(why, wlen, "read error");
+        goto out;
+    }
+    if (row == 0) {
+        snprintf(why, wlen, "it is empty");
+        goto out;
+    }
+    if (loss && *kept && prev + 1 != before) {
+        snprintf(why, wlen,
+                 "it ends at step %" PRIu64 ", the checkpoint is at step %" PRIu64
+                 ": steps %" PRIu64 "..%" PRIu64 " are missing",
+                 prev, before, prev + 1, before - 1);
+        goto out;
+    }
+    *last = prev;
+    rc = 0;
+out:
     fclose(f);
+    return rc;
+}
+
+/* "<name>.tmp.<pid>." of a dead run in the output directory (the run holds the directory's
+ * lock, so no other run writes there): its pid, or 0 when `entry` is not such a temporary. */
+static long dead_tmp_pid(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    char *end;
+    long pid;
+
+    if (strncmp(entry, name, n) || strncmp(entry + n, ".tmp.", 5) ||
+        !isdigit((unsigned char)entry[n + 5]))
+        return 0;
+    pid = strtol(entry + n + 5, &end, 10);
+    return *end == '.' && pid != (long)getpid() ? pid : 0;
+}
+
+/*
+ * --resume: keep the history of the steps before the checkpoint in loss.csv and accuracy.csv.
+ * The source is the output directory's loss.csv when it is this run's (read_history); else the
+ * temporary file of a run that was killed (its rows are flushed at every checkpoint), which is
+ * then recovered and removed, with accuracy.csv's temporary of the same run. A loss.csv that is
+ * there but not this run's history is refused (its rows would be another run's); no loss.csv at
+ * all starts the history at the checkpoint. 0 or -1 (message printed).
+ */
+static int keep_history(struct train *t)
+{
+    char path[800], src[800] = "", acc[800] = "", why[400] = "", twhy[400];
+    uint64_t before = t->start_step, kept, first, last;
+    long src_pid = 0;
+    struct stat st;
+    DIR *d;
+
+    snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
+    bool have = !lstat(path, &st);
+
+    if (have &&
+        !read_history(t, path, &hist_loss, before, NULL, &kept, &first, &last, why, sizeof(why)))
+        snprintf(src, sizeof(src), "%s", path);
+    d = src[0] ? NULL : opendir(t->out_dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        long pid = dead_tmp_pid(de->d_name, "loss.csv");
+        uint64_t n, f0, l0;
+
+        if (!pid)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", t->out_dir, de->d_name);
+        if (read_history(t, path, &hist_loss, before, NULL, &n, &f0, &l0, twhy, sizeof(twhy)) ||
+            !n || (src[0] && n <= kept))
+            continue;
+        snprintf(src, sizeof(src), "%s", path);
+        src_pid = pid;
+        kept = n;
+        first = f0;
+        last = l0;
+    }
+    if (d)
+        closedir(d);
+    if (!src[0] && have) {
+        fprintf(stderr,
+                "flashstream train: --resume %s: %s/loss.csv is not the history of this "
+                "checkpoint's run: %s; give another --out, or move the file away\n",
+                t->o.resume, t->out_dir, why);
+        return -1;
+    }
+    if (!src[0])
+        return 0; /* no history: loss.csv starts at the checkpoint */
+    if (read_history(t, src, &hist_loss, before, t->loss_csv, &kept, &first, &last, why,
+                     sizeof(why)))
+        return -1; /* read a moment ago: cannot fail but by the file changing */
+    /* accuracy.csv: from the same run as loss.csv. */
+    snprintf(acc, sizeof(acc), "%s/accuracy.csv", t->out_dir);
+    if (src_pid) {
+        d = opendir(t->out_dir);
+        for (struct dirent *de; d && (de = readdir(d));)
+            if (dead_tmp_pid(de->d_name, "accuracy.csv") == src_pid)
+                snprintf(acc, sizeof(acc), "%s/%s", t->out_dir, de->d_name);
+        if (d)
+            closedir(d);
+    }
+    if (!lstat(acc, &st)) {
+        uint64_t n, f0, l0;
+
+        if (read_history(t, acc, &hist_acc, before + 1, NULL, &n, &f0, &l0, why, sizeof(why))) {
+            fprintf(stderr,
+                    "flashstream train: --resume %s: %s is not the history of this "
+                    "checkpoint's run: %s; give another --out, or move the file away\n",
+                    t->o.resume, acc, why);
+            return -1;
+        }
+        read_history(t, acc, &hist_acc, before + 1, t->acc_csv, &n, &f0, &l0, why, sizeof(why));
+    }
+    if (stats_csv_flush(t->loss_csv, NULL) || stats_csv_flush(t->acc_csv, NULL))
+        return 0; /* reported when the tables are committed */
+    if (src_pid) {
+        printf("resume: recovered the history of steps %" PRIu64 "..%" PRIu64
+               " from %s, left by a run that was killed\n",
+               first, last, src);
+        unlink(src);
+        if (strstr(acc, ".tmp."))
+            unlink(acc);
+    }
+    return 0;
 }
 
 static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
@@ -1006,10 +1228,6 @@ static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
     return c;
 }
 
-static const char *const loss_cols[] = {"step",        "epoch",   "loss",    "lr",
-                                        "sim_time_us", "step_us", "fidelity"};
-static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
-                                       "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
 /* Take OUTDIR's lock for the run (released when the process ends); 0, or -1 (message printed)
@@ -1088,12 +1306,8 @@ static int open_outputs(struct train *t)
         return -1;
     if (!t->loss_csv || !t->acc_csv || !t->timeline_csv || report_open_layers(&t->rep, path))
         return -1;
-    if (t->o.resume) {
-        snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
-        copy_history(path, t->loss_csv, 7, 0, t->start_step);
-        snprintf(path, sizeof(path), "%s/accuracy.csv", t->out_dir);
-        copy_history(path, t->acc_csv, 6, 1, t->start_step + 1);
-    }
+    if (t->o.resume && keep_history(t))
+        return -1;
     return t->o.trace_steps ? open_trace(t) : 0;
 }
 
@@ -1403,6 +1617,11 @@ static int checkpoint(struct train *t, uint64_t step_done)
                            .samples = t->train_set.count};
     struct err e;
 
+    /* The rows of the steps the checkpoint holds go to disk first: a run killed later leaves
+     * them in its temporary files, where a resumed run finds them (keep_history). A failure is
+     * sticky and reported when the tables are committed. */
+    stats_csv_flush(t->loss_csv, NULL);
+    stats_csv_flush(t->acc_csv, NULL);
     if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
         if (t->mode == PROG_BAR)
             printf("\r\033[K");
