@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +338,21 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
         return err_set(e, -EINVAL,
                        "checkpoint '%s' is corrupted: batch size %u, nodes %u (both >= 1)", path,
                        info->run.batch_size, info->run.nodes);
+    if (!info->run.samples || info->run.samples < info->run.batch_size)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: its run shuffled %u training samples per "
+                       "epoch; accepted at least one batch (%u)",
+                       path, info->run.samples, info->run.batch_size);
+    if (info->run.sim_time_ps > CKPT_MAX_SIM_PS)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: simulated time %" PRIu64
+                       " ps; accepted at most %" PRIu64 " ps (about 13 simulated days)",
+                       path, info->run.sim_time_ps, (uint64_t)CKPT_MAX_SIM_PS);
+    if (info->step > CKPT_MAX_STEP)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: step %" PRIu64 "; accepted at most %" PRIu64
+                       " (the most steps a run takes)",
+                       path, info->step, (uint64_t)CKPT_MAX_STEP);
     uint64_t want = hb + 4 * payload_floats(&info->model, o) + 4;
     if (info->file_bytes != want)
         return err_set(e, -EINVAL,
@@ -520,6 +537,35 @@ int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, st
                      "over its %zu bytes",
                      path, stored, computed, total - 4);
         goto out_free;
+    }
+    /* The values must mean something: finite weights, biases and state, Adam's second moments
+     * not negative (their square root is taken). Checked before p changes. */
+    {
+        const unsigned char *q = data + hb;
+        static const char *const sgd_names[4] = {"W", "b", "velocity of W", "velocity of b"};
+        static const char *const adam_names[6] = {"W", "b", "v of W", "v of b", "m of W", "m of b"};
+        const char *const *what = adam(&in.opt) ? adam_names : sgd_names;
+
+        for (uint32_t l = 0; l < p->model.n_layers; l++) {
+            float *t[6];
+            uint64_t len[6];
+            int nt = tensors(p, l, t, len);
+
+            for (int k = 0; k < nt; k++)
+                for (uint64_t i = 0; i < len[k]; i++, q += 4) {
+                    float v = bits_f32(get_u32(q));
+                    bool second = adam(&in.opt) && (k == 2 || k == 3);
+
+                    if (isfinite(v) && !(second && v < 0.0f))
+                        continue;
+                    rc = err_set(e, -EINVAL,
+                                 "checkpoint '%s' holds a value that means nothing: layer %u %s"
+                                 "[%" PRIu64 "] = %g; accepted finite values%s",
+                                 path, l, what[k], i, (double)v,
+                                 second ? ", not negative (Adam's second moment)" : "");
+                    goto out_free;
+                }
+        }
     }
     /* Every check passed: now p changes. */
     const unsigned char *q = data + hb;

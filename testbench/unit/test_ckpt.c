@@ -381,6 +381,77 @@ static void test_size_checked_before_allocation(void **state)
     dnn_params_destroy(p);
 }
 
+/* Both CRCs made right again after b (n bytes) was changed. */
+static void fix_crcs(unsigned char *b, size_t n)
+{
+    uint32_t v;
+
+    fix_header_crc(b);
+    v = (uint32_t)crc32(0, b, (uInt)(n - 4));
+    for (int i = 0; i < 4; i++)
+        b[n - 4 + i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le(unsigned char *b, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A checkpoint whose CRCs are right but whose contents mean nothing is refused, naming the
+ * field: a NaN weight, a negative second moment of Adam, a simulated time near 2^64, an epoch
+ * of 0 samples, a step beyond any run. */
+static void test_meaningless_values(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_params *p = make("mlp:16-12-4", false, 5), *q = make("mlp:16-12-4", true, 5);
+    struct err e;
+    unsigned char *good, *b;
+    size_t n, hb;
+
+    train(c, p, 0, 2);
+    assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    hb = le32(good + 12);
+    b = malloc(n);
+    assert_non_null(b);
+
+    memcpy(b, good, n);
+    put_le(b + hb + 4 * 3, 0x7FC00000u, 4); /* W[3] of layer 0: a quiet NaN */
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL,
+           "holds a value that means nothing: layer 0 W[3] = nan; "
+           "accepted finite values");
+    memcpy(b, good, n);
+    put_le(b + 56, UINT64_MAX - 5, 8);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "simulated time 18446744073709551610 ps; accepted at most");
+    memcpy(b, good, n);
+    put_le(b + 108, 0, 4);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "its run shuffled 0 training samples per epoch");
+    memcpy(b, good, n);
+    put_le(b + 24, (uint64_t)1 << 41, 8);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "step 2199023255552; accepted at most 1099511627776");
+    free(b);
+    free(good);
+
+    /* Adam: v (the second moment, under a square root) of b of layer 1, element 2, negative. */
+    train(c, q, 0, 2);
+    assert_int_equal(ckpt_save(in_dir(c, "adam.ckpt"), q, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    hb = le32(good + 12);
+    /* Layer 0: 3 x (16 x 12 + 12) floats; layer 1: W, b, v of W (12 x 4), then v of b. */
+    size_t at = hb + 4 * (3 * (16 * 12 + 12) + (12 * 4 + 4 + 12 * 4) + 2);
+    put_le(good + at, 0xBF800000u, 4); /* -1.0f */
+    fix_crcs(good, n);
+    refuse(c, q, good, n, -EINVAL, "layer 1 v of b[2] = -1; accepted finite values, not negative");
+    free(good);
+    dnn_params_destroy(p);
+    dnn_params_destroy(q);
+}
+
 static void test_refusals(void **state)
 {
     struct ctx *c = *state;
@@ -561,6 +632,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_format_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_checked_before_allocation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meaningless_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_keeps_old, setup, teardown),
     };
 
