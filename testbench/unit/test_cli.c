@@ -353,8 +353,10 @@ static void test_abbreviations(void **state)
     accepted("--cou 6 --verb", &o, NULL);
     assert_int_equal(o.count, 6);
     assert_true(o.verbose);
-    /* --n is --name, --node or --no-file: ambiguous, refused as unknown */
-    refused("--n x", "unknown option '--n'", NULL);
+    /* --n begins --name, --node and --no-file: refused as ambiguous, naming them */
+    refused("--n x", "option '--n' is ambiguous: it could be --node, --name, --no-file",
+            "(give more of the name)", NULL);
+    refused("--n=x", "option '--n' is ambiguous", NULL);
 }
 
 static void test_unknown_option(void **state)
