@@ -270,6 +270,12 @@ check "a killed run's history is recovered from its temporary file" "$work/kille
     [ "$(cut -d, -f1 "$2" | tail -n +2 | tr "\n" " ")" = "$(seq -s " " 0 39) " ] &&
     ! ls "$3" | grep -q "^loss.csv.tmp"' _ "$work/killed2.log" "$k/loss.csv" "$k"
 
+# --golden-check fails, naming the step and both digests, when the two differ (the test hook
+# flips a bit of the golden trainer's weights before step 2).
+FLASHSTREAM_TEST_GOLDEN_PERTURB=2 tap_expect "--golden-check fails when the machine and the golden differ" 1 \
+  "--golden-check: step 2 differs from the golden trainer: loss" -- \
+  "$fs" train "${small[@]}" --steps 4 --golden-check --out "$work/gbad"
+
 # ---- extending a finished run: its cosine (6 steps) is stretched over the new length, not
 # continued at lr 0; --sched const --lr X keeps a constant lr instead. Either is said.
 e="$work/ext"

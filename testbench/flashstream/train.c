@@ -25,6 +25,10 @@
  * before the checkpoint when they are this run's (keep_history: checked steps, epochs and the lr
  * of the last step); the rows of a killed run, flushed at every checkpoint into its temporary
  * files, are recovered from there. Another run's loss.csv is refused, never copied forward.
+ * --golden-check compares the loss and every parameter with the golden trainer's after each
+ * step; the environment variable FLASHSTREAM_TEST_GOLDEN_PERTURB=K (a test hook, for
+ * scripts/check-train.sh) flips a bit of the golden trainer's weights before step K, so that the
+ * check is seen to fail.
  * SIGINT and SIGTERM are looked at between steps (a step is never cut: the checkpoint holds a
  * whole step, bit for bit): the run exits 130 after the step in progress, the evaluation in
  * progress (at an epoch's end) and the checkpoint. The bound is one step of the slowest fidelity
@@ -158,6 +162,7 @@ struct train {
     struct dnn_params *gold;
     struct dnn_golden golden;
     bool golden_ok;
+    uint64_t golden_perturb_step; /* test hook (golden_step); UINT64_MAX none */
     /* outputs */
     struct stats_csv *loss_csv, *acc_csv, *timeline_csv;
     struct report rep; /* layers.csv, the resources' trace tracks, the summary tables */
@@ -956,6 +961,18 @@ static int make_machine(struct train *t)
             return -1;
         }
         t->golden_ok = true;
+        /* Test hook: FLASHSTREAM_TEST_GOLDEN_PERTURB=K makes the golden trainer differ at step
+         * K (golden_step), for scripts/check-train.sh to see the check fail as it should. */
+        const char *perturb = getenv("FLASHSTREAM_TEST_GOLDEN_PERTURB");
+        char *end;
+
+        t->golden_perturb_step = UINT64_MAX;
+        if (perturb && isdigit((unsigned char)*perturb)) {
+            errno = 0;
+            t->golden_perturb_step = strtoull(perturb, &end, 10);
+            if (errno || *end)
+                t->golden_perturb_step = UINT64_MAX;
+        }
     }
     return 0;
 }
@@ -1663,6 +1680,15 @@ static int golden_step(struct train *t, uint64_t k, float loss)
         goto out;
     }
     batch_of(t, k, img, lab);
+    if (k == t->golden_perturb_step) {
+        /* The test hook of FLASHSTREAM_TEST_GOLDEN_PERTURB: the last bit of one master weight
+         * of the golden trainer flipped, so that the comparison below must fail. */
+        uint32_t bits;
+
+        memcpy(&bits, &t->gold->layer[0].w[0], sizeof(bits));
+        bits ^= 1u;
+        memcpy(&t->gold->layer[0].w[0], &bits, sizeof(bits));
+    }
     if (dnn_golden_step(&t->golden, img, lab, B, (uint32_t)t->o.nodes, &gl, &e)) {
         fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
         goto out;
