@@ -253,6 +253,12 @@ sed 's/^2,/+2,/' "$a/loss.csv" >"$h/loss.csv"
 expect "resume refuses a history step that is not a decimal integer" 1 \
   "line 4: step '+2' is not a decimal integer" -- \
   "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h"
+# A FIFO in loss.csv's place is refused at once, not waited on (no writer ever comes).
+h2="$work/hist-fifo"
+mkdir -p "$h2" && mkfifo "$h2/loss.csv"
+tap_expect "resume refuses a FIFO as loss.csv instead of blocking" 1 \
+  "is a FIFO (named pipe), not a regular file" -- \
+  timeout 60 "$fs" train "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h2"
 # A run killed (SIGKILL) after a checkpoint: its rows, flushed at the checkpoint, are in its
 # temporary loss.csv; the next resume recovers them: the history is every step, once.
 k="$work/killed"

@@ -1025,14 +1025,17 @@ static int read_history(const struct train *t, const char *path, const struct hi
     char line[1024], head[256] = "";
     uint64_t row = 0, prev = 0, step, epoch;
     int rc = -1;
-    int fd = rfile_open(path, "history", NULL, NULL);
+    struct err re = {{0}};
+    int fd = rfile_open(path, "history", NULL, &re);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
     *kept = 0;
     if (!f) {
-        if (fd >= 0)
+        if (fd >= 0) {
             close(fd);
-        snprintf(why, wlen, "it cannot be read as a regular file: %s", strerror(errno));
+            snprintf(re.msg, sizeof(re.msg), "out of memory");
+        }
+        snprintf(why, wlen, "%.380s", re.msg);
         return -1;
     }
     for (size_t i = 0; i < k->ncols; i++)
