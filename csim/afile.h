@@ -12,9 +12,23 @@
  * is durable. Any failure before the rename removes the temporary file and leaves whatever was at
  * <path> untouched, byte for byte. The step that failed and errno are kept for the message, which
  * goes to the caller's err (csim/err.h).
- * Not modelled: concurrent writers of the same path (each writes its own temporary; the last
- * rename wins), the temporary of a process killed mid-write (left behind under its own name),
- * Windows, network file systems that lie about fsync.
+ * Guarantees, each tested by testbench/unit/test_afile.c:
+ *   1. after a commit that returns 0, <path> holds exactly the bytes written, and no temporary
+ *      is left;
+ *   2. before the commit, <path> holds what it held before afile_open (or stays absent);
+ *   3. a failed write (a full disk, EFBIG) makes commit refuse: <path> intact byte for byte,
+ *      the temporary removed, the message naming <path>, the step and the temporary;
+ *   4. afile_fail and afile_abort leave <path> intact too (the first failure recorded wins);
+ *   5. two writers of one path write two temporaries; each commit replaces <path> whole, so the
+ *      last one wins and no mixture is ever seen;
+ *   6. a file or symbolic link already at the temporary's name is refused (EEXIST) and left as
+ *      it is: nothing is written through it;
+ *   7. a failed rename (a directory at <path>) removes the temporary;
+ *   8. commit of an afile not open (after a failed open or a commit) is refused.
+ * Not modelled: concurrent writers of the same path beyond 5 (no lock: the last rename wins),
+ * the temporary of a process killed mid-write (left behind under its own name: flashstream
+ * train recovers its CSV rows from there on --resume), Windows, network file systems that lie
+ * about fsync.
  * Units: none.
  */
 #ifndef CSIM_AFILE_H

@@ -906,6 +906,13 @@ int stats_csv_open(const char *path, size_t ncols, const char *const cols[], str
     return 0;
 }
 
+int stats_csv_flush(struct stats_csv *c, struct err *e)
+{
+    if (!c->err && fflush(c->af.f))
+        return csv_fail(c, -(errno ? errno : EIO), CSV_WRITE, e);
+    return c->err ? csv_describe(c, e) : 0;
+}
+
 int stats_csv_str(struct stats_csv *c, const char *v, struct err *e)
 {
     return put_field(c, v ? v : "", e);

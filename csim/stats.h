@@ -134,6 +134,9 @@ int stats_csv_end_row(struct stats_csv *c, struct err *e);
 int stats_csv_close(struct stats_csv *c, struct err *e);
 /* Drop the table: remove the temporary file, free. */
 void stats_csv_abort(struct stats_csv *c);
+/* Push the rows written so far to the temporary file (fflush): a run killed afterwards leaves
+ * them on disk, for a resumed run to recover. 0 or the sticky error. */
+int stats_csv_flush(struct stats_csv *c, struct err *e);
 /* Rows written so far, header excluded. */
 uint64_t stats_csv_rows(const struct stats_csv *c);
 

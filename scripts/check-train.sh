@@ -19,7 +19,11 @@
 # stops with exit 1; --fidelity perf runs without the data files and gives the simulated times and
 # layers.csv of the same tlm run, and refuses what needs data; SIGINT stops after the current step
 # with a checkpoint (exit 130), and before any evaluation says no test accuracy was measured;
-# plot.sh renders the PNGs. And
+# a resumed run keeps only its own history (another run's loss.csv, a step that is not a decimal
+# integer refused) and recovers a killed run's from its temporary file; a run extended past its
+# cosine trains at the stretched cosine's lr, or at the lr of --sched const --lr, and says so;
+# SIGTERM during rtl steps ends the run within 20 s with a checkpoint that resumes; a flash
+# geometry or a model the host cannot hold is refused with the figure; plot.sh renders the PNGs. And
 # `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
 set -uo pipefail
 
@@ -91,6 +95,17 @@ else
   not_ok "flashbench --config fc-mnist.ini --set flash.channels=16 is --set channels=16" \
     "$work/fb.diff"
 fi
+# Sizes the host cannot hold are refused with the figure, before allocating: here the host is
+# made to hold 4 GB (ulimit -v), so the cases do not depend on this machine's memory.
+in_4g() { bash -c 'ulimit -v 4000000 && exec "$@"' in_4g "$@"; }
+tap_expect "flashbench: a geometry of terabytes of block records is refused at once" 2 \
+  "the flash model's record of its 1099511627776 blocks needs 26388279066624 bytes" -- \
+  in_4g "$fs" flashbench --set channels=64 --set chips_per_chan=64 --set dies_per_chip=16 \
+  --set planes_per_die=16 --set blocks_per_plane=1048576 --range 0:4 --size 64k
+tap_expect "--validate_only: a model the host cannot hold does not fit" 1 \
+  "the model does not fit this host: holding the parameters of mlp:784-16384-16384-16384-10" -- \
+  in_4g "$fs" train --validate_only --model mlp:784-16384-16384-16384-10 \
+  --set tensor_buffer.size_bytes=1TiB
 # flashbench: --range wider than 32 bits is refused, not wrapped onto the metadata blocks
 "$fs" flashbench --range 4294967296:5 --size 64m >"$work/fb-range.txt" 2>&1
 rc=$?
@@ -286,7 +301,65 @@ head -c 1000 "$a/checkpoint.ckpt" >"$work/trunc.ckpt"
 expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 9 --resume "$work/trunc.ckpt" --out "$work/c"
 cp "$a/loss.csv" "$work/foreign.ckpt"
 expect "foreign file refused" 1 "is not a flashstream checkpoint" -- "${small[@]}" --steps 9 --resume "$work/foreign.ckpt" --out "$work/c"
-expect "conflicting option refused" 1 "a different --lr would not continue" -- "${small[@]}" --steps 9 --lr 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+expect "conflicting option refused" 1 "a different --wd would not continue" -- "${small[@]}" --steps 9 --wd 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+
+# ---- the history a resumed run keeps: only this run's rows, checked; a killed run's recovered
+h="$work/hist"
+mkdir -p "$h"
+"$fs" train "${small[@]}" --steps 6 --lr 0.01 --out "$work/other" >/dev/null 2>&1
+cp "$work/other/loss.csv" "$h/loss.csv"
+expect "resume refuses another run's loss.csv" 1 \
+  "loss.csv is not the history of this checkpoint's run: line 7: step 5 trained at lr" -- \
+  "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h"
+sed 's/^2,/+2,/' "$a/loss.csv" >"$h/loss.csv"
+expect "resume refuses a history step that is not a decimal integer" 1 \
+  "line 4: step '+2' is not a decimal integer" -- \
+  "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h"
+# A FIFO in loss.csv's place is refused at once, not waited on (no writer ever comes).
+h2="$work/hist-fifo"
+mkdir -p "$h2" && mkfifo "$h2/loss.csv"
+tap_expect "resume refuses a FIFO as loss.csv instead of blocking" 1 \
+  "is a FIFO (named pipe), not a regular file" -- \
+  timeout 60 "$fs" train "${small[@]}" --steps 8 --resume "$a/checkpoint.ckpt" --out "$h2"
+# A run killed (SIGKILL) after a checkpoint: its rows, flushed at the checkpoint, are in its
+# temporary loss.csv; the next resume recovers them: the history is every step, once.
+k="$work/killed"
+"$fs" train "${small[@]}" --steps 40 --ckpt-every 4 --log-every 1 --out "$k" >"$work/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do
+  grep -q "^step *1[3-9]/" "$work/killed.log" 2>/dev/null && break
+  sleep 0.1
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$fs" train "${small[@]}" --steps 40 --resume "$k/checkpoint.ckpt" --out "$k" >"$work/killed2.log" 2>&1
+check "a killed run's history is recovered from its temporary file" "$work/killed2.log" \
+  bash -c 'grep -qF "resume: recovered the history of steps 0.." "$1" &&
+    [ "$(cut -d, -f1 "$2" | tail -n +2 | tr "\n" " ")" = "$(seq -s " " 0 39) " ] &&
+    ! ls "$3" | grep -q "^loss.csv.tmp"' _ "$work/killed2.log" "$k/loss.csv" "$k"
+
+# --golden-check fails, naming the step and both digests, when the two differ (the test hook
+# flips a bit of the golden trainer's weights before step 2).
+FLASHSTREAM_TEST_GOLDEN_PERTURB=2 tap_expect "--golden-check fails when the machine and the golden differ" 1 \
+  "--golden-check: step 2 differs from the golden trainer: loss" -- \
+  "$fs" train "${small[@]}" --steps 4 --golden-check --out "$work/gbad"
+
+# ---- extending a finished run: its cosine (6 steps) is stretched over the new length, not
+# continued at lr 0; --sched const --lr X keeps a constant lr instead. Either is said.
+e="$work/ext"
+"$fs" train "${small[@]}" --steps 12 --resume "$a/checkpoint.ckpt" --out "$e" >"$work/ext.log" 2>&1
+check "resume --steps past the end of the cosine stretches it over the new length" "$work/ext.log" \
+  grep -qF "cosine over 12 steps (was lr 0.002, cosine over 6 steps), stretched over the longer run" \
+  "$work/ext.log"
+# step 6 of a 12-step cosine from 0.002 is 0.001 (the middle), not 0
+check "the extended steps train at the stretched cosine's lr" "$e/loss.csv" \
+  awk -F, 'NR > 1 { n++; if ($4 + 0 <= 0) bad = 1 } $1 == 6 && $4 != "0.0009999999" { bad = 1 }
+    END { exit !(n == 6 && !bad) }' "$e/loss.csv"
+"$fs" train "${small[@]}" --steps 9 --sched const --lr 0.0005 --resume "$a/checkpoint.ckpt" \
+  --out "$work/ext2" >"$work/ext2.log" 2>&1
+check "resume with --sched const --lr continues at that lr and says so" "$work/ext2.log" \
+  bash -c 'grep -qF "lr schedule lr 0.0005, constant (was lr 0.002, cosine over 6 steps)" "$1" &&
+    [ "$(cut -d, -f4 "$2" | sort -u | tr "\n" " ")" = "0.0005 lr " ]' _ "$work/ext2.log" "$work/ext2/loss.csv"
 expect "a machine of other nodes refused" 1 "a different --nodes would not continue" -- \
   "${small[@]}" --steps 9 --set machine.activation_nodes=2 --resume "$a/checkpoint.ckpt" --out "$work/c"
 expect "different data set refused" 1 "give --train-samples 1024" -- --train-samples 2048 --test-samples 256 --steps 9 --resume "$a/checkpoint.ckpt" --out "$work/c"
@@ -400,6 +473,30 @@ else
   echo "     exit $rc" >"$work/int2.why"
   cat "$work/d2.log" >>"$work/int2.why"
   not_ok "an interrupt before any evaluation reports no test accuracy, not 0" "$work/int2.why"
+fi
+
+# SIGTERM during rtl steps (the slowest kind, seconds each): the run stops within a bound (one
+# step, the checkpoint), with a checkpoint a resumed run accepts and continues from.
+d="$work/term"
+"$fs" train "${small[@]}" --steps 8 --rtl-steps 8 --no-waves --log-every 1 --out "$d" \
+  >"$work/term.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 150); do
+  grep -q "^step" "$work/term.log" 2>/dev/null && break
+  sleep 0.2
+done
+t0=$(date +%s%N)
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "     exit $rc after ${ms} ms (want 130 within 20000)" >"$work/term.why"
+if [ "$rc" -eq 130 ] && [ "$ms" -lt 20000 ] && grep -q "interrupted after step" "$work/term.log" &&
+  "$fs" train "${small[@]}" --resume "$d/checkpoint.ckpt" --steps 9 --out "$d" >>"$work/term.why" 2>&1; then
+  ok "SIGTERM during rtl steps: exit within 20 s with a checkpoint that resumes"
+else
+  cat "$work/term.log" >>"$work/term.why"
+  not_ok "SIGTERM during rtl steps: exit within 20 s with a checkpoint that resumes" "$work/term.why"
 fi
 
 # ---- plots (gnuplot is one of the project's dependencies)

@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "csim/rfile.h"
 #include "models/dnn/dnn_rng.h"
 
 #define ACCEPT_FILE "an IDX file, gzipped or plain"
@@ -16,16 +19,26 @@ static uint32_t be32(const unsigned char *b)
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-static int open_file(const char *path, gzFile *f, struct err *e)
+/* Open path (a regular file only: a FIFO would block, csim/rfile.h); *size its length on disk. */
+static int open_file(const char *path, gzFile *f, uint64_t *size, struct err *e)
 {
-    int err;
+    int fd = rfile_open(path, "data file", size, e);
 
-    errno = 0;
-    *f = gzopen(path, "rb");
+    if (fd < 0) {
+        static const char accept[] = "; expected " ACCEPT_FILE;
+        size_t n = e ? strlen(e->msg) : 0;
+
+        /* Not when the file is there but not a regular one: that message says what is. */
+        if (e && fd != -EINVAL && n + sizeof(accept) <= sizeof(e->msg))
+            memcpy(e->msg + n, accept, sizeof(accept));
+        return fd;
+    }
+    *f = gzdopen(fd, "rb");
     if (*f)
         return 0;
-    err = errno ? errno : ENOMEM;
-    return err_set(e, -err, "%s: cannot open: %s; expected " ACCEPT_FILE, path, strerror(err));
+    close(fd);
+    return err_set(e, -ENOMEM, "data file '%s': cannot open: out of memory; expected " ACCEPT_FILE,
+                   path);
 }
 
 /* Read up to n bytes into buf, *got of them: stops early only at the end of the data. 0, or
@@ -157,12 +170,36 @@ static int check_magic(const char *path, uint32_t magic, uint32_t want, struct e
                                                 : "idx1-ubyte: unsigned byte labels");
 }
 
+/* Deflate expands a byte into at most 1032 (its longest match, 258 bytes, costs at least two bits):
+ * a gzip file of n bytes holds at most 1032 n bytes of data. */
+#define GZ_MAX_RATIO 1032u
+
+/* Whether the `data` bytes after a header of hlen bytes can be in a file of size bytes on disk:
+ * exactly, for a plain file; within deflate's largest ratio, for a gzipped one. Checked before
+ * anything is allocated, so a small file announcing gigabytes is refused at once. */
+static int check_room(gzFile f, const char *path, uint64_t size, uint64_t hlen, uint64_t data,
+                      const char *what, struct err *e)
+{
+    bool plain = gzdirect(f);
+
+    if (plain && size < hlen + data)
+        return truncated(path, what, data, hlen, size - hlen, e);
+    if (!plain && data / GZ_MAX_RATIO > size)
+        return err_set(e, -EINVAL,
+                       "%s: truncated: %s needs %llu bytes, more than a gzip file of %llu bytes "
+                       "can hold (at most %u times its size); accepted a complete IDX file, "
+                       "gzipped or plain",
+                       path, what, (unsigned long long)data, (unsigned long long)size,
+                       GZ_MAX_RATIO);
+    return 0;
+}
+
 /* Open path and read its header of hlen bytes into h: the magic (must be want), then the rest
  * (described by rest, for the message). 0 with *f open, or the error with the file closed. */
 static int open_header(const char *path, uint32_t want, unsigned char *h, size_t hlen,
-                       const char *rest, gzFile *f, struct err *e)
+                       const char *rest, gzFile *f, uint64_t *size, struct err *e)
 {
-    int rc = open_file(path, f, e);
+    int rc = open_file(path, f, size, e);
 
     if (rc)
         return rc;
@@ -176,17 +213,25 @@ static int open_header(const char *path, uint32_t want, unsigned char *h, size_t
     return rc;
 }
 
-int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
+/* What a caller expects of a file, checked right after its header; 0 in a field: anything the
+ * format accepts. `name` says whose shape it is, for the message. */
+struct idx_shape {
+    uint32_t count, rows, cols;
+    const char *name;
+};
+
+static int load_images(const char *path, const struct idx_shape *want, struct dnn_idx_set *s,
+                       struct err *e)
 {
     unsigned char h[16];
     uint32_t count, rows, cols;
-    uint64_t bytes;
+    uint64_t bytes, size;
     gzFile f;
     int rc;
 
     memset(s, 0, sizeof(*s));
     rc = open_header(path, DNN_IDX_MAGIC_IMAGES, h, sizeof(h),
-                     "the rest of the 16-byte idx3 header (count, rows, cols)", &f, e);
+                     "the rest of the 16-byte idx3 header (count, rows, cols)", &f, &size, e);
     if (rc)
         return rc;
     count = be32(h + 4);
@@ -200,12 +245,22 @@ int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
                      path, count, rows, cols, DNN_IDX_MAX_COUNT, DNN_IDX_MAX_DIM, DNN_IDX_MAX_DIM);
         goto out_close;
     }
+    if ((want->count && count != want->count) || (want->rows && rows != want->rows) ||
+        (want->cols && cols != want->cols)) {
+        rc =
+            err_set(e, -EINVAL, "%s: %u images of %u x %u pixels; accepted %s %u images of %u x %u",
+                    path, count, rows, cols, want->name, want->count, want->rows, want->cols);
+        goto out_close;
+    }
     bytes = (uint64_t)count * rows * cols;
     if (bytes > (1ull << 32)) {
         rc = err_set(e, -EINVAL, "%s: %llu bytes of pixels; accepted at most 4 GiB", path,
                      (unsigned long long)bytes);
         goto out_close;
     }
+    rc = check_room(f, path, size, sizeof(h), bytes, "the pixel data (images x rows x cols)", e);
+    if (rc)
+        goto out_close;
     rc = read_alloc(f, path, bytes, sizeof(h), "the pixel data (images x rows x cols)", &s->images,
                     e);
     if (rc)
@@ -227,24 +282,38 @@ out_close:
     return rc;
 }
 
-int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s, struct err *e)
+int dnn_idx_load_images(const char *path, struct dnn_idx_set *s, struct err *e)
+{
+    return load_images(path, &(struct idx_shape){.name = ""}, s, e);
+}
+
+static int load_labels(const char *path, uint32_t classes, uint32_t want_count,
+                       struct dnn_idx_set *s, struct err *e)
 {
     unsigned char h[8];
     uint32_t count;
+    uint64_t size;
     gzFile f;
     int rc;
 
     memset(s, 0, sizeof(*s));
     rc = open_header(path, DNN_IDX_MAGIC_LABELS, h, sizeof(h),
-                     "the rest of the 8-byte idx1 header (count)", &f, e);
+                     "the rest of the 8-byte idx1 header (count)", &f, &size, e);
     if (rc)
         return rc;
     count = be32(h + 4);
-    if (count < 1 || count > DNN_IDX_MAX_COUNT) {
-        rc = err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
-                     DNN_IDX_MAX_COUNT);
+    if (count < 1 || count > DNN_IDX_MAX_COUNT || (want_count && count != want_count)) {
+        if (want_count)
+            rc = err_set(e, -EINVAL, "%s: header says %u labels; accepted %u, one per image", path,
+                         count, want_count);
+        else
+            rc = err_set(e, -EINVAL, "%s: header says %u labels; accepted 1..%u", path, count,
+                         DNN_IDX_MAX_COUNT);
         goto out_close;
     }
+    rc = check_room(f, path, size, sizeof(h), count, "the label data", e);
+    if (rc)
+        goto out_close;
     rc = read_alloc(f, path, count, sizeof(h), "the label data", &s->labels, e);
     if (rc)
         goto out_close;
@@ -270,16 +339,22 @@ out_close:
     return rc;
 }
 
-int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t classes,
-                 struct dnn_idx_set *s, struct err *e)
+int dnn_idx_load_labels(const char *path, uint32_t classes, struct dnn_idx_set *s, struct err *e)
+{
+    return load_labels(path, classes, 0, s, e);
+}
+
+/* Images of the given shape, then their labels, one per image. */
+static int load_pair(const char *images_path, const char *labels_path, uint32_t classes,
+                     const struct idx_shape *want, struct dnn_idx_set *s, struct err *e)
 {
     struct dnn_idx_set lab;
     int rc;
 
-    rc = dnn_idx_load_images(images_path, s, e);
+    rc = load_images(images_path, want, s, e);
     if (rc)
         return rc;
-    rc = dnn_idx_load_labels(labels_path, classes, &lab, e);
+    rc = load_labels(labels_path, classes, 0, &lab, e);
     if (rc)
         goto out_images;
     if (lab.count != s->count) {
@@ -298,23 +373,25 @@ out_images:
     return rc;
 }
 
-/* "<dir>/<name>.gz" if it exists, else "<dir>/<name>" (the error of the .gz is kept). */
+int dnn_idx_load(const char *images_path, const char *labels_path, uint32_t classes,
+                 struct dnn_idx_set *s, struct err *e)
+{
+    return load_pair(images_path, labels_path, classes, &(struct idx_shape){.name = ""}, s, e);
+}
+
+/* "<dir>/<name>.gz" if it exists, else "<dir>/<name>" if that exists, else the .gz (whose
+ * "cannot open" then says no such file). Existence, not readability, decides: a file that is
+ * there but cannot be read is the one the message names, with its own reason. */
 static void pick(char *buf, size_t len, const char *dir, const char *name)
 {
-    FILE *f;
+    struct stat st;
 
     snprintf(buf, len, "%s/%s.gz", dir, name);
-    f = fopen(buf, "rb");
-    if (f) {
-        fclose(f);
+    if (!lstat(buf, &st))
         return;
-    }
     snprintf(buf, len, "%s/%s", dir, name);
-    f = fopen(buf, "rb");
-    if (f) {
-        fclose(f);
+    if (!lstat(buf, &st))
         return;
-    }
     snprintf(buf, len, "%s/%s.gz", dir, name);
 }
 
@@ -322,7 +399,8 @@ int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, str
 {
     char ip[PATH_MAX], lp[PATH_MAX];
     const char *pre = train ? "train" : "t10k";
-    uint32_t want = train ? 60000 : 10000;
+    struct idx_shape want = {
+        .count = train ? 60000 : 10000, .rows = 28, .cols = 28, .name = "Fashion-MNIST's"};
     char name[64];
     int rc;
 
@@ -333,7 +411,7 @@ int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, str
     pick(ip, sizeof(ip), dir, name);
     snprintf(name, sizeof(name), "%s-labels-idx1-ubyte", pre);
     pick(lp, sizeof(lp), dir, name);
-    rc = dnn_idx_load(ip, lp, 10, s, e);
+    rc = load_pair(ip, lp, 10, &want, s, e);
     if (rc == -ENOENT && e) {
         static const char hint[] =
             " (also tried without .gz; the Debian package "
@@ -342,15 +420,6 @@ int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, str
 
         if (n + sizeof(hint) <= sizeof(e->msg))
             memcpy(e->msg + n, hint, sizeof(hint));
-    }
-    if (rc)
-        return rc;
-    if (s->rows != 28 || s->cols != 28 || s->count != want) {
-        rc = err_set(e, -EINVAL,
-                     "%s: %u images of %u x %u pixels; accepted Fashion-MNIST's %u images "
-                     "of 28 x 28",
-                     ip, s->count, s->rows, s->cols, want);
-        dnn_idx_fini(s);
     }
     return rc;
 }

@@ -9,8 +9,12 @@
  * the dimensions (images 1..DNN_IDX_MAX_DIM rows and columns, 1..DNN_IDX_MAX_COUNT samples),
  * the length (a truncated file, or trailing bytes after the data, is an error), labels below
  * the number of classes, and equal image and label counts. Every error names the file, what
- * was wrong and what is accepted. Memory for the data grows with the bytes actually read, so a
- * header announcing more than the file holds costs at most twice the file. The Fashion-MNIST files
+ * was wrong and what is accepted. What is not a regular file (a FIFO, a directory) is refused
+ * at once (csim/rfile.h). Memory for the data grows with the bytes actually read, so a
+ * header announcing more than the file holds costs at most twice the file, and a header
+ * announcing more than the file can hold (a plain file's size, a gzip file's size times
+ * deflate's largest ratio 1032) is refused before anything is allocated; so is a shape other
+ * than Fashion-MNIST's when loading Fashion-MNIST. The Fashion-MNIST files
  * of Debian's dataset-fashion-mnist under DNN_IDX_DEFAULT_DIR ("<dir>/train-images-idx3-ubyte.gz",
  * the same name without .gz is tried second). The shuffle is Fisher-Yates driven by splitmix64
  * (models/dnn/README.md section 2.3). Not modelled: other IDX element types (int, float), where the

@@ -104,8 +104,16 @@ float dnn_params_lr(const struct dnn_opt *o, uint64_t k)
     case DNN_LR_STEP: {
         uint64_t drops = k / o->step_size;
 
-        for (uint64_t i = 0; i < drops; i++)
-            lr = lr * o->gamma;
+        /* Once lr * gamma rounds back to lr (0, infinity, or a subnormal that gamma cannot
+         * move), every later drop gives the same bits: stopping there keeps the result of the
+         * full loop while bounding the work by gamma, not by k (a resumed run at step 2^40). */
+        for (uint64_t i = 0; i < drops; i++) {
+            float next = lr * o->gamma;
+
+            if (next == lr)
+                break;
+            lr = next;
+        }
         return lr;
     }
     case DNN_LR_COSINE: {
@@ -121,14 +129,18 @@ float dnn_params_lr(const struct dnn_opt *o, uint64_t k)
     }
 }
 
-/* beta^t by repeated fp32 multiplication: ((beta * beta) * beta) ..., t factors, t >= 1. */
-static float pow_repeated(float beta, uint64_t t)
+/* 1 - beta^t with beta^t by repeated fp32 multiplication: ((beta * beta) * beta) ..., t
+ * factors, t >= 1 (README section 8.2). 0 <= beta < 1, so the product never grows and neither
+ * does 1 - product shrink: once 1 - product rounds to 1.0f (product <= 2^-25), every later t
+ * gives 1.0f too. Stopping there gives the bits of the full loop for every t with at most
+ * about 17 / (1 - beta) multiplications (17 000 for beta = 0.999), however large t is. */
+float dnn_params_one_minus_pow(float beta, uint64_t t)
 {
     float p = beta;
 
-    for (uint64_t i = 1; i < t; i++)
+    for (uint64_t i = 1; i < t && 1.0f - p != 1.0f; i++)
         p = p * beta;
-    return p;
+    return 1.0f - p;
 }
 
 void dnn_params_scalars(const struct dnn_opt *o, uint64_t k, struct dnn_params_scalars *s)
@@ -140,8 +152,8 @@ void dnn_params_scalars(const struct dnn_opt *o, uint64_t k, struct dnn_params_s
     s->omb1 = 1.0f - o->beta1;
     s->omb2 = 1.0f - o->beta2;
     if (o->kind == DNN_OPT_ADAM) {
-        s->c1 = 1.0f - pow_repeated(o->beta1, k + 1);
-        s->c2 = 1.0f - pow_repeated(o->beta2, k + 1);
+        s->c1 = dnn_params_one_minus_pow(o->beta1, k + 1);
+        s->c2 = dnn_params_one_minus_pow(o->beta2, k + 1);
     }
 }
 

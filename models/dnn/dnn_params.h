@@ -94,6 +94,9 @@ int dnn_params_opt_validate(const struct dnn_opt *o, struct err *e);
 /* Learning rate of step k (0-based) under o's schedule. */
 float dnn_params_lr(const struct dnn_opt *o, uint64_t k);
 void dnn_params_scalars(const struct dnn_opt *o, uint64_t k, struct dnn_params_scalars *s);
+/* Adam's bias correction 1 - beta^t (t >= 1, 0 <= beta < 1) with beta^t by repeated fp32
+ * multiplication (README section 8.2), in time bounded by beta, not by t. */
+float dnn_params_one_minus_pow(float beta, uint64_t t);
 
 /* What a parameter set is made of (both copied by dnn_params_create). */
 struct dnn_params_cfg {

@@ -5,13 +5,17 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "csim/afile.h"
+#include "csim/hostmem.h"
+#include "csim/rfile.h"
 
 static const unsigned char MAGIC[8] = {'F', 'S', 'C', 'K', 'P', 'T', 0x1a, '\n'};
 
@@ -334,6 +338,21 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
         return err_set(e, -EINVAL,
                        "checkpoint '%s' is corrupted: batch size %u, nodes %u (both >= 1)", path,
                        info->run.batch_size, info->run.nodes);
+    if (!info->run.samples || info->run.samples < info->run.batch_size)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: its run shuffled %u training samples per "
+                       "epoch; accepted at least one batch (%u)",
+                       path, info->run.samples, info->run.batch_size);
+    if (info->run.sim_time_ps > CKPT_MAX_SIM_PS)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: simulated time %" PRIu64
+                       " ps; accepted at most %" PRIu64 " ps (about 13 simulated days)",
+                       path, info->run.sim_time_ps, (uint64_t)CKPT_MAX_SIM_PS);
+    if (info->step > CKPT_MAX_STEP)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: step %" PRIu64 "; accepted at most %" PRIu64
+                       " (the most steps a run takes)",
+                       path, info->step, (uint64_t)CKPT_MAX_STEP);
     uint64_t want = hb + 4 * payload_floats(&info->model, o) + 4;
     if (info->file_bytes != want)
         return err_set(e, -EINVAL,
@@ -343,26 +362,63 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
     return 0;
 }
 
-/* Open path and check its header and size: *fp is left at offset 0, *hb_out = header bytes. */
+/* Bytes read at a time by the CRC pass over a whole file. */
+#define CRC_CHUNK (64u << 10)
+
+/* The CRC32 of f's first n bytes against the u32 stored after them, read in chunks: a file of
+ * any size is checked in CRC_CHUNK bytes of memory before anything the size of its model is
+ * allocated. f is left after the stored CRC. */
+static int check_file_crc(FILE *f, const char *path, uint64_t n, struct err *e)
+{
+    unsigned char *buf = malloc(CRC_CHUNK), tail[4];
+    uint32_t c = 0, stored;
+    uint64_t left = n;
+
+    if (!buf)
+        return err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
+    while (left) {
+        size_t want = left < CRC_CHUNK ? (size_t)left : CRC_CHUNK;
+
+        if (fread(buf, 1, want, f) != want) {
+            free(buf);
+            return err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read",
+                           path);
+        }
+        c = crc(c, buf, want);
+        left -= want;
+    }
+    free(buf);
+    if (fread(tail, 1, 4, f) != 4)
+        return err_set(e, -EIO, "checkpoint '%s': read error or the file shrank while read", path);
+    stored = get_u32(tail);
+    if (stored != c)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: CRC32 0x%08x stored, 0x%08x computed "
+                       "over its %" PRIu64 " bytes",
+                       path, stored, c, n);
+    return 0;
+}
+
+/* Open path and check its header, its size, that this host can hold what it holds, and its CRC:
+ * *fp is left at offset 0, *hb_out = header bytes. */
 static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, size_t *hb_out,
                         struct err *e)
 {
     unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
-    struct stat st;
-    FILE *f = fopen(path, "rb");
+    char what[64];
+    uint64_t size;
+    FILE *f;
     size_t n;
-    int rc;
+    int rc, fd;
 
     *fp = NULL;
-    if (!f)
-        return err_set(e, -errno, "checkpoint '%s': cannot open: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st)) {
-        rc = err_set(e, -errno, "checkpoint '%s': cannot stat: %s", path, strerror(errno));
-        goto out_close;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = err_set(e, -EINVAL, "checkpoint '%s' is not a regular file", path);
-        goto out_close;
+    fd = rfile_open(path, "checkpoint", &size, e);
+    if (fd < 0)
+        return fd;
+    f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return err_set(e, -ENOMEM, "checkpoint '%s': cannot open: out of memory", path);
     }
     n = fread(h, 1, sizeof(h), f);
     if (ferror(f)) {
@@ -379,16 +435,31 @@ static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, siz
     rc = decode_header(path, h, n, info, e);
     if (rc)
         goto out_close;
-    if ((uint64_t)st.st_size != info->file_bytes) {
+    if (size != info->file_bytes) {
         rc = err_set(e, -EINVAL,
-                     (uint64_t)st.st_size < info->file_bytes
-                         ? "checkpoint '%s' is truncated: %" PRIu64 " bytes of the %" PRIu64
-                           " its header announces"
-                         : "checkpoint '%s' has trailing bytes: %" PRIu64 " bytes, its header "
-                           "announces %" PRIu64,
-                     path, (uint64_t)st.st_size, info->file_bytes);
+                     size < info->file_bytes ? "checkpoint '%s' is truncated: %" PRIu64
+                                               " bytes of the %" PRIu64 " its header announces"
+                                             : "checkpoint '%s' has trailing bytes: %" PRIu64
+                                               " bytes, its header "
+                                               "announces %" PRIu64,
+                     path, size, info->file_bytes);
         goto out_close;
     }
+    /* Loading holds the file and the params it describes (masters, state, bf16 copies). */
+    snprintf(what, sizeof(what), "loading checkpoint of model %.24s", info->spec);
+    rc = hostmem_check(info->file_bytes + info->file_bytes + 2 * dnn_model_params(&info->model),
+                       what, e);
+    if (rc) {
+        err_prefix(e, rc, "checkpoint '%s'", path);
+        goto out_close;
+    }
+    if (fseek(f, 0, SEEK_SET)) {
+        rc = err_set(e, -EIO, "checkpoint '%s': cannot seek", path);
+        goto out_close;
+    }
+    rc = check_file_crc(f, path, info->file_bytes - 4, e);
+    if (rc)
+        goto out_close;
     *hb_out = get_u32(h + 12);
     if (fseek(f, 0, SEEK_SET)) {
         rc = err_set(e, -EIO, "checkpoint '%s': cannot seek", path);
@@ -466,6 +537,35 @@ int ckpt_load(const char *path, struct dnn_params *p, struct ckpt_info *info, st
                      "over its %zu bytes",
                      path, stored, computed, total - 4);
         goto out_free;
+    }
+    /* The values must mean something: finite weights, biases and state, Adam's second moments
+     * not negative (their square root is taken). Checked before p changes. */
+    {
+        const unsigned char *q = data + hb;
+        static const char *const sgd_names[4] = {"W", "b", "velocity of W", "velocity of b"};
+        static const char *const adam_names[6] = {"W", "b", "v of W", "v of b", "m of W", "m of b"};
+        const char *const *what = adam(&in.opt) ? adam_names : sgd_names;
+
+        for (uint32_t l = 0; l < p->model.n_layers; l++) {
+            float *t[6];
+            uint64_t len[6];
+            int nt = tensors(p, l, t, len);
+
+            for (int k = 0; k < nt; k++)
+                for (uint64_t i = 0; i < len[k]; i++, q += 4) {
+                    float v = bits_f32(get_u32(q));
+                    bool second = adam(&in.opt) && (k == 2 || k == 3);
+
+                    if (isfinite(v) && !(second && v < 0.0f))
+                        continue;
+                    rc = err_set(e, -EINVAL,
+                                 "checkpoint '%s' holds a value that means nothing: layer %u %s"
+                                 "[%" PRIu64 "] = %g; accepted finite values%s",
+                                 path, l, what[k], i, (double)v,
+                                 second ? ", not negative (Adam's second moment)" : "");
+                    goto out_free;
+                }
+        }
     }
     /* Every check passed: now p changes. */
     const unsigned char *q = data + hb;

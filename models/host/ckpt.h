@@ -29,7 +29,7 @@
  *      72     4    optimizer kind (0 sgd, 1 adam)
  *      76     4    lr schedule (0 const, 1 step, 2 cosine)
  *      80    28    f32 lr, momentum, weight_decay, beta1, beta2, eps, gamma
- *     108     4    training samples the epoch order permutes (section 2.3; 0: not recorded)
+ *     108     4    training samples the epoch order permutes (section 2.3; >= batch size)
  *     112     8    schedule step_size
  *     120     8    schedule total_steps
  *     128     4    layers L (1..DNN_MAX_LAYERS)
@@ -43,11 +43,16 @@
  *
  * Saving writes "<path>.tmp.<pid>.<n>" in the same directory, fwrite, fflush, fsync, rename, fsync
  * of the directory (csim/afile.h): an existing file at path is replaced whole or not at all.
- * Loading checks, in this order, and refuses with the reason: the file opens; it holds at
- * least the fixed header; the magic; the version; the header CRC; the header's fields (layer
- * count, spec matches the layer list, optimizer valid); the file size against the header
- * ("truncated" or "trailing bytes"); the file CRC; then the model (spec) and the optimizer kind
- * against the params given. On any refusal the params are unchanged.
+ * Loading checks, in this order, and refuses with the reason: the file opens and is a regular
+ * file (a FIFO is refused, not waited on: csim/rfile.h); it holds at least the fixed header; the
+ * magic; the version; the header CRC; the header's fields (layer count, spec matches the layer
+ * list, optimizer valid; samples per epoch at least one batch; simulated time at most
+ * CKPT_MAX_SIM_PS; step at most CKPT_MAX_STEP); the file size against the header ("truncated" or
+ * "trailing bytes"); the host memory the load needs (csim/hostmem.h); the file CRC, read in chunks
+ * before anything the size of the model is allocated; then the model (spec) and the optimizer kind
+ * against the params given; then the values: weights, biases and optimizer state finite, Adam's
+ * second moments not negative (a NaN would train on silently). On any refusal the params are
+ * unchanged.
  * Not modelled: the machine's state (flash contents, in-flight work: a checkpoint is taken
  * between steps), compression, forward compatibility (a newer version is refused).
  * Units: bytes, picoseconds, steps.
@@ -63,8 +68,10 @@
 #include "models/dnn/dnn_params.h"
 
 #define CKPT_VERSION    1u
-#define CKPT_SPEC_MAX   256u /* bytes of the spec string, NUL included */
-#define CKPT_FIXED_SIZE 136u /* header bytes before the spec */
+#define CKPT_SPEC_MAX   256u         /* bytes of the spec string, NUL included */
+#define CKPT_FIXED_SIZE 136u         /* header bytes before the spec */
+#define CKPT_MAX_SIM_PS (1ull << 60) /* simulated time a checkpoint may hold (13 days) */
+#define CKPT_MAX_STEP   (1ull << 40) /* steps: the most --steps accepts */
 
 /* The run's position: what the driver needs besides the params to continue. */
 struct ckpt_run {
@@ -102,8 +109,10 @@ uint64_t ckpt_file_bytes(const struct dnn_params *p);
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,
               struct err *e);
 
-/* Read and check the header only (magic, version, header CRC, fields, file size), not the
- * payload CRC. 0, -ENOENT/-EACCES.. (cannot open), -EINVAL (not a valid checkpoint), -EIO. */
+/* Read and check the file without loading it: the header (magic, version, header CRC, fields),
+ * the file size, the host memory a load needs, the file CRC (read in chunks, so a file of any
+ * size costs 64 KiB). 0, -ENOENT/-EACCES.. (cannot open), -EINVAL (not a regular file, not a
+ * valid checkpoint), -ENOMEM (more than this host holds, csim/hostmem.h), -EIO. */
 int ckpt_read_info(const char *path, struct ckpt_info *info, struct err *e);
 
 /*

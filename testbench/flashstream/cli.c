@@ -93,12 +93,18 @@ static int parse_size(const struct cli_cmd *cmd, const char *opt, const char *va
 static int parse_f32(const struct cli_cmd *cmd, const char *opt, const char *val,
                      const struct cli_opt *r, float *out)
 {
+    const char *p = val + (val[0] == '-' && r->flo < 0.0f); /* a sign only where allowed */
     char *end;
     errno = 0;
     float v = strtof(val, &end);
 
-    if (errno || end == val || *end || !isfinite(v) || v < r->flo || v > r->fhi)
-        return refuse(cmd, opt, val, "give a number from %g to %g", (double)r->flo, (double)r->fhi);
+    /* Decimal only, as written by people: strtof would also take leading spaces, a '+',
+     * hexadecimal ("0x1p-3") and "inf"/"nan"; those are refused, not read. */
+    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) ||
+        strpbrk(val, "xX") || errno || end == val || *end || !isfinite(v) || v < r->flo ||
+        v > r->fhi)
+        return refuse(cmd, opt, val, "give a decimal number from %g to %g", (double)r->flo,
+                      (double)r->fhi);
     *out = v;
     return 0;
 }
@@ -275,6 +281,35 @@ static struct option *long_options(const struct cli_cmd *cmd, int *n)
     return lo;
 }
 
+/* getopt_long takes an abbreviation of a long option ("--ste" for --steps) and refuses one
+ * that begins several with the same '?' as an unknown option: when `given` ("--NAME" or
+ * "--NAME=VALUE") begins two or more of cmd's options, say so and name them; false if not. */
+static bool refuse_ambiguous(const struct cli_cmd *cmd, const char *given)
+{
+    char list[512] = "";
+    size_t len, n = 0, used = 0;
+
+    if (strncmp(given, "--", 2))
+        return false;
+    given += 2;
+    len = strcspn(given, "=");
+    for (int i = 0; cmd->opts[i].name; i++) {
+        if (strncmp(cmd->opts[i].name, given, len))
+            continue;
+        if (used < sizeof(list))
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s--%s", n ? ", " : "",
+                                     cmd->opts[i].name);
+        n++;
+    }
+    if (n < 2)
+        return false;
+    fprintf(stderr,
+            "flashstream %s: option '--%.*s' is ambiguous: it could be %s (give more of the "
+            "name)\n",
+            cmd->name, (int)len, given, list);
+    return true;
+}
+
 /* getopt_long returned '?' or ':' for argv[optind - 1]; say why. */
 static void refuse_arg(const struct cli_cmd *cmd, int ch, int n, char **argv)
 {
@@ -290,7 +325,7 @@ static void refuse_arg(const struct cli_cmd *cmd, int ch, int n, char **argv)
     else if (r)
         fprintf(stderr, "flashstream %s: --%s takes no value ('%s' given)\n", cmd->name, r->name,
                 given);
-    else
+    else if (!refuse_ambiguous(cmd, given))
         fprintf(stderr,
                 "flashstream %s: unknown option '%s' ('flashstream %s --help' lists them)\n",
                 cmd->name, given, cmd->name);

@@ -26,6 +26,7 @@
  * of both are this file's one table.
  */
 #define _DEFAULT_SOURCE
+#include "csim/hostmem.h"
 #include "csim/rng.h"
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/flash_fms.h"
@@ -462,7 +463,15 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
     rc = o->range_count ? range_stream(o, &sc, y) : layout_stream(o, &sc, &sp_first, &sp_count, y);
     if (rc)
         return rc;
-    rc = flash_fms_create(&o->cfg, &y->fms, &e);
+    /* The model keeps a record of every block of every plane (models/flash/flash_die.h): a
+     * geometry the host cannot hold is refused with the figure, before minutes of allocating. */
+    uint64_t blocks = (uint64_t)flash_geom_dies(g) * g->planes_per_die * g->blocks_per_plane;
+    char what[96];
+
+    snprintf(what, sizeof(what), "the flash model's record of its %" PRIu64 " blocks", blocks);
+    rc = hostmem_check(blocks * sizeof(struct flash_block), what, &e);
+    if (!rc)
+        rc = flash_fms_create(&o->cfg, &y->fms, &e);
     if (!rc)
         flash_fms_set_fast(y->fms, !o->exact);
     if (!rc)

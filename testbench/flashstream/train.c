@@ -21,6 +21,20 @@
  *     timeline.csv  resource, start_us, end_us, label of the first traced step (times from
  *                   the start of that step), for scripts/plots/plot.sh
  *     checkpoint.ckpt  (with --ckpt-every, and when interrupted by SIGINT/SIGTERM)
+ * With --resume into the same directory, loss.csv and accuracy.csv keep the rows of the steps
+ * before the checkpoint when they are this run's (keep_history: checked steps, epochs and the lr
+ * of the last step); the rows of a killed run, flushed at every checkpoint into its temporary
+ * files, are recovered from there. Another run's loss.csv is refused, never copied forward.
+ * --golden-check compares the loss and every parameter with the golden trainer's after each
+ * step; the environment variable FLASHSTREAM_TEST_GOLDEN_PERTURB=K (a test hook, for
+ * scripts/check-train.sh) flips a bit of the golden trainer's weights before step K, so that the
+ * check is seen to fail.
+ * SIGINT and SIGTERM are looked at between steps (a step is never cut: the checkpoint holds a
+ * whole step, bit for bit): the run exits 130 after the step in progress, the evaluation in
+ * progress (at an epoch's end) and the checkpoint. The bound is one step of the slowest fidelity
+ * (an rtl step of fc-mnist on the 8 x 8 core: about 2 s) plus one evaluation of the test set;
+ * scripts/check-train.sh checks that SIGTERM during rtl steps ends the run within 20 s with a
+ * checkpoint a run resumes from.
  *     .flashstream.lock  held (flock) while the run writes there: a second run is refused
  * A checkpoint that cannot be written ends the run with exit 1 and a message on stderr (with
  * any --progress), as does a step whose loss is not finite or above LOSS_DIVERGED (diverged).
@@ -30,6 +44,8 @@
  * report of the summary).
  */
 #define _DEFAULT_SOURCE
+#include "csim/hostmem.h"
+#include "csim/rfile.h"
 #include "csim/stats.h"
 #include "csim/trace.h"
 #include "models/dnn/dnn_golden.h"
@@ -44,6 +60,8 @@
 #include "testbench/flashstream/commands.h"
 #include "testbench/flashstream/report.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -146,6 +164,7 @@ struct train {
     struct dnn_params *gold;
     struct dnn_golden golden;
     bool golden_ok;
+    uint64_t golden_perturb_step; /* test hook (golden_step); UINT64_MAX none */
     /* outputs */
     struct stats_csv *loss_csv, *acc_csv, *timeline_csv;
     struct report rep; /* layers.csv, the resources' trace tracks, the summary tables */
@@ -322,7 +341,10 @@ static const struct cli_opt train_options[] = {
      CLI_U64(TRAIN_FIELD(trace_max), 1, 1ull << 32)},
     {CLI_OPT("ckpt-every", "K", grp_outputs, "checkpoint OUTDIR/checkpoint.ckpt every K steps"),
      CLI_U64(TRAIN_FIELD(ckpt_every), 1, 1ull << 40)},
-    {CLI_OPT("resume", "FILE", grp_outputs, "continue the run of a checkpoint, bit for bit"),
+    {CLI_OPT("resume", "FILE", grp_outputs,
+             "continue the run of a checkpoint, bit for bit; past the\n"
+             "end of its cosine, the cosine is stretched over the new\n"
+             "length (--lr and the schedule options set another one)"),
      CLI_STR(TRAIN_FIELD(resume))},
     {CLI_OPT("preload", "N", grp_outputs,
              "batches written to the NV streams at a time (default:\n"
@@ -336,8 +358,9 @@ static const struct cli_opt train_options[] = {
     {CLI_ALIAS("compile-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_COMPILE)},
     {CLI_OPT("validate_only", NULL, grp_instead,
              "check that the model fits the machine (SRAM tiles, tensor\n"
-             "buffers, flash streams), print the table and exit; exit\n"
-             "status 1 and the reasons when it does not fit"),
+             "buffers, flash streams) and this host's memory, print the\n"
+             "table and exit; exit status 1 and the reasons when it does\n"
+             "not fit"),
      CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_ALIAS("validate-only", NULL), CLI_SET_INT(TRAIN_FIELD(only), ONLY_VALIDATE)},
     {CLI_OPT("show-config", NULL, grp_instead,
@@ -595,9 +618,6 @@ static const char *resume_clash(const struct train *t, char *what, size_t len)
         clash = "--opt";
         snprintf(what, len, "optimizer %s, the options say %s", opt_names[co->kind],
                  opt_names[t->o.opt]);
-    } else if ((t->o.set & SET_LR) && co->lr != t->o.lr) {
-        clash = "--lr";
-        snprintf(what, len, "lr %g, the options say %g", (double)co->lr, (double)t->o.lr);
     } else if ((t->o.set & SET_MOMENTUM) && co->kind == DNN_OPT_SGD &&
                co->momentum != t->o.momentum) {
         clash = "--momentum";
@@ -612,11 +632,68 @@ static const char *resume_clash(const struct train *t, char *what, size_t len)
         clash = "--beta1/--beta2/--eps";
         snprintf(what, len, "betas %g/%g eps %g", (double)co->beta1, (double)co->beta2,
                  (double)co->eps);
-    } else if (t->o.set & SET_SCHED) {
-        clash = "--sched/--step-size/--gamma/--cosine-steps";
-        snprintf(what, len, "its own schedule (%s)", sched_names[co->sched]);
     }
     return clash;
+}
+
+/* "cosine over T steps" and the like, for the messages of resume_schedule. */
+static const char *sched_text(const struct dnn_opt *o, char *buf, size_t len)
+{
+    if (o->sched == DNN_LR_STEP)
+        snprintf(buf, len, "lr %g x %g every %" PRIu64 " steps", (double)o->lr, (double)o->gamma,
+                 o->step_size);
+    else if (o->sched == DNN_LR_COSINE)
+        snprintf(buf, len, "lr %g, cosine over %" PRIu64 " steps", (double)o->lr, o->total_steps);
+    else
+        snprintf(buf, len, "lr %g, constant", (double)o->lr);
+    return buf;
+}
+
+/*
+ * --resume: the learning-rate schedule of the steps still to run (the run's target is known).
+ * The checkpoint's schedule continues bit for bit when it covers them. A run extended past the
+ * end of its cosine (--steps or --epochs beyond the checkpoint's total, the form the end of a run
+ * suggests) would train at lr 0: its cosine is stretched over the new length instead, as when
+ * the run had been planned that long (lr(k) = cosine of k over the new total, from the
+ * checkpoint's step on). --lr and the schedule options (--sched, --cosine-steps, --step-size,
+ * --gamma) given with --resume replace the checkpoint's values from its step on. Any change is
+ * printed with the lr of the first step before and after it. The optimizer's state (momentum,
+ * Adam's moments and step count) is the checkpoint's in every case.
+ */
+static int resume_schedule(struct train *t)
+{
+    struct dnn_opt was = t->resume_info.opt, *o = &t->opt;
+    char b0[160], b1[160];
+    struct err e;
+    const char *why;
+
+    if (t->o.set & SET_SCHED) {
+        o->sched = (enum dnn_lr_sched)t->o.sched;
+        o->step_size = t->o.step_size;
+        o->gamma = t->o.gamma;
+        o->total_steps = t->o.cosine_steps ? t->o.cosine_steps : t->target;
+        why = "as the schedule options say";
+    } else if (o->sched == DNN_LR_COSINE && t->target > o->total_steps) {
+        o->total_steps = t->target;
+        why = "stretched over the longer run: the checkpoint's cosine ends before it (at lr 0); "
+              "--sched const --lr X keeps a constant lr instead";
+    } else {
+        why = "as --lr says";
+    }
+    if (t->o.set & SET_LR)
+        o->lr = t->o.lr;
+    if (dnn_params_opt_validate(o, &e)) {
+        fprintf(stderr, "flashstream train: --resume %s: %s\n", t->o.resume, e.msg);
+        return -1;
+    }
+    if (o->lr == was.lr && o->sched == was.sched && o->step_size == was.step_size &&
+        o->gamma == was.gamma && o->total_steps == was.total_steps)
+        return 0;
+    printf("resume: lr schedule %s (was %s), %s; lr of step %" PRIu64 ": %g (was %g)\n",
+           sched_text(o, b1, sizeof(b1)), sched_text(&was, b0, sizeof(b0)), why, t->start_step,
+           (double)dnn_params_lr(o, t->start_step), (double)dnn_params_lr(&was, t->start_step));
+    t->resume_params->opt = *o;
+    return 0;
 }
 
 /* --resume: the checkpoint decides the model, the optimizer, the seed, B and N; an option
@@ -748,6 +825,7 @@ static int plan(struct train *t)
                     t->o.resume, t->start_step, t->target);
             return -1;
         }
+        return resume_schedule(t);
     }
     return 0;
 }
@@ -770,6 +848,26 @@ static void build_machine_cfg(struct train *t, uint64_t samples)
         t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
 }
 
+/* Whether this host can hold the run's parameters: the Weight Node's fp32 masters, optimizer
+ * state (SGD velocity; Adam m and v) and bf16 copies, as many again with --golden-check (the
+ * golden trainer's own). perf keeps none. 0, or -ENOMEM with the figure in e. */
+static bool perf(const struct train *t);
+
+static int host_holds_params(const struct train *t, struct err *e)
+{
+    uint64_t state = t->opt.kind == DNN_OPT_ADAM ? 2 : 1;
+    uint64_t per = 4 + 4 * state + 2, bytes;
+    char what[160];
+
+    if (perf(t))
+        return 0;
+    bytes = dnn_model_params(&t->model) * per * (t->o.golden_check ? 2 : 1);
+    snprintf(what, sizeof(what),
+             "holding the parameters of %.64s (masters, optimizer state, bf16%s)", t->spec,
+             t->o.golden_check ? "; twice, with --golden-check" : "");
+    return hostmem_check(bytes, what, e);
+}
+
 /* --compile_only / --validate_only: the machine the options describe, holding one epoch of
  * the training set in its NV streams (the data themselves are not read). 0, or 1 when the
  * model does not compile or fit (the reasons on stderr). */
@@ -782,6 +880,12 @@ static int compile_or_validate(struct train *t)
     t->target = t->o.steps ? t->o.steps : t->o.epochs * (samples / t->o.batch);
     build_opt(t);
     build_machine_cfg(t, samples / t->o.batch * t->o.batch);
+    if (t->o.only == ONLY_VALIDATE && host_holds_params(t, &e)) {
+        fprintf(stderr,
+                "flashstream train: --validate_only: the model does not fit this host: %s\n",
+                e.msg);
+        return 1;
+    }
     if (t->o.only == ONLY_COMPILE)
         rc = machine_compile_listing(&t->cfg, stdout, &e);
     else
@@ -825,6 +929,10 @@ static int make_machine(struct train *t)
     if (cap > run_steps)
         cap = run_steps;
     t->chunk_cap = (uint32_t)cap;
+    if (host_holds_params(t, &e)) {
+        fprintf(stderr, "flashstream train: the model does not fit this host: %s\n", e.msg);
+        return -1;
+    }
     build_machine_cfg(t, t->chunk_cap * t->o.batch);
     t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
     if (machine_create(&t->cfg, &t->machine, &e)) {
@@ -854,6 +962,7 @@ static int make_machine(struct train *t)
                 fprintf(stderr, "flashstream train: --golden-check: %s\n", de.msg);
                 return -1;
             }
+            t->gold->opt = t->opt; /* the schedule of resume_schedule */
         } else if (dnn_params_create(&(struct dnn_params_cfg){.model = &t->model,
                                                               .opt = &t->opt,
                                                               .seed = t->o.seed},
@@ -866,32 +975,103 @@ static int make_machine(struct train *t)
             return -1;
         }
         t->golden_ok = true;
+        /* Test hook: FLASHSTREAM_TEST_GOLDEN_PERTURB=K makes the golden trainer differ at step
+         * K (golden_step), for scripts/check-train.sh to see the check fail as it should. */
+        const char *perturb = getenv("FLASHSTREAM_TEST_GOLDEN_PERTURB");
+        char *end;
+
+        t->golden_perturb_step = UINT64_MAX;
+        if (perturb && isdigit((unsigned char)*perturb)) {
+            errno = 0;
+            t->golden_perturb_step = strtoull(perturb, &end, 10);
+            if (errno || *end)
+                t->golden_perturb_step = UINT64_MAX;
+        }
     }
     return 0;
 }
 
-/* Copy the rows of an earlier run's CSV whose first column (a step) is below `before` (for
- * --resume into the same directory: loss.csv and accuracy.csv keep their history). Column
- * `step_col` holds the step. Rows with another column count, or an unreadable file, are
- * skipped silently. */
-static void copy_history(const char *path, struct stats_csv *c, size_t ncols, int step_col,
-                         uint64_t before)
-{
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    bool header = true;
+/* ---------------------------------------------------------------- history on --resume */
 
-    if (!f)
-        return;
+static const char *const loss_cols[] = {"step",        "epoch",   "loss",    "lr",
+                                        "sim_time_us", "step_us", "fidelity"};
+static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
+                                       "correct", "count", "sim_time_us"};
+
+/* What a history file is for: loss.csv (one row per step) or accuracy.csv (one per
+ * evaluation). */
+struct hist_kind {
+    const char *name;
+    size_t ncols;
+    const char *const *cols;
+    int step_col;
+};
+
+static const struct hist_kind hist_loss = {"loss.csv", 7, loss_cols, 0};
+static const struct hist_kind hist_acc = {"accuracy.csv", 6, acc_cols, 1};
+
+/* A decimal u64 filling the whole field: no sign, space or base prefix, no overflow. */
+static bool field_u64(const char *s, uint64_t *v)
+{
+    char *end;
+
+    if (!isdigit((unsigned char)*s))
+        return false;
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return !errno && !*end;
+}
+
+/*
+ * Read the history file path of this run's output directory: the rows a resumed run keeps,
+ * those of steps below `before`. Checked: the header is the table's; every row has its columns,
+ * a step that is a decimal integer, and steps that rise. loss.csv more: steps one after the
+ * other, the epoch of each step the one this run's batches per epoch give, the last kept row the
+ * step just before the checkpoint with the learning rate the checkpoint's schedule gives there
+ * (rows of another run, or of another schedule, do not pass). With c, the kept rows are copied
+ * into it. 0 with *kept, *first, *last (kept 0: none); -1 with why.
+ */
+static int read_history(const struct train *t, const char *path, const struct hist_kind *k,
+                        uint64_t before, struct stats_csv *c, uint64_t *kept, uint64_t *first,
+                        uint64_t *last, char *why, size_t wlen)
+{
+    bool loss = k->step_col == 0;
+    char line[1024], head[256] = "";
+    uint64_t row = 0, prev = 0, step, epoch;
+    int rc = -1;
+    struct err re = {{0}};
+    int fd = rfile_open(path, "history", NULL, &re);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+    *kept = 0;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            snprintf(re.msg, sizeof(re.msg), "out of memory");
+        }
+        snprintf(why, wlen, "%.380s", re.msg);
+        return -1;
+    }
+    for (size_t i = 0; i < k->ncols; i++)
+        snprintf(head + strlen(head), sizeof(head) - strlen(head), "%s%s", i ? "," : "",
+                 k->cols[i]);
     while (fgets(line, sizeof(line), f)) {
         char *field[16], *p = line;
-        size_t n = 0;
+        size_t n = 0, len = strlen(line);
 
-        if (header) {
-            header = false;
-            continue;
+        if (len && line[len - 1] != '\n' && !feof(f)) {
+            snprintf(why, wlen, "line %" PRIu64 " is longer than %zu characters", row + 1,
+                     sizeof(line) - 2);
+            goto out;
         }
         line[strcspn(line, "\r\n")] = '\0';
+        if (row++ == 0) {
+            if (strcmp(line, head)) {
+                snprintf(why, wlen, "its header is not \"%s\"", head);
+                goto out;
+            }
+            continue;
+        }
         while (n < 16) {
             field[n++] = p;
             p = strchr(p, ',');
@@ -899,13 +1079,172 @@ static void copy_history(const char *path, struct stats_csv *c, size_t ncols, in
                 break;
             *p++ = '\0';
         }
-        if (n != ncols || strtoull(field[step_col], NULL, 10) >= before)
-            continue;
-        for (size_t i = 0; i < n; i++)
+        if (n != k->ncols) {
+            snprintf(why, wlen, "line %" PRIu64 " has %zu fields, not %zu", row, n, k->ncols);
+            goto out;
+        }
+        if (!field_u64(field[k->step_col], &step)) {
+            snprintf(why, wlen, "line %" PRIu64 ": step '%.40s' is not a decimal integer", row,
+                     field[k->step_col]);
+            goto out;
+        }
+        if (*kept && (loss ? step != prev + 1 : step <= prev)) {
+            snprintf(why, wlen, "line %" PRIu64 ": step %" PRIu64 " after step %" PRIu64 "%s", row,
+                     step, prev, loss ? " (one row per step, in order)" : "");
+            goto out;
+        }
+        if (loss && (!field_u64(field[1], &epoch) || epoch != step / t->bpe)) {
+            snprintf(why, wlen,
+                     "line %" PRIu64 ": step %" PRIu64 " is in epoch '%.20s'; with this run's %u "
+                     "batches per epoch it is in epoch %" PRIu64,
+                     row, step, field[1], t->bpe, step / t->bpe);
+            goto out;
+        }
+        if (step >= before)
+            break; /* steps the run continued past its checkpoint: run again now */
+        if (!*kept)
+            *first = step;
+        prev = step;
+        ++*kept;
+        if (loss && step + 1 == before) {
+            float want = dnn_params_lr(&t->resume_info.opt, step), got = strtof(field[3], NULL);
+
+            if (got != want) {
+                snprintf(why, wlen,
+                         "line %" PRIu64 ": step %" PRIu64 " trained at lr %.20s; the "
+                         "checkpoint's schedule gives %.9g there",
+                         row, step, field[3], (double)want);
+                goto out;
+            }
+        }
+        for (size_t i = 0; c && i < n; i++)
             stats_csv_str(c, field[i], NULL);
-        stats_csv_end_row(c, NULL);
+        if (c)
+            stats_csv_end_row(c, NULL);
     }
+    if (ferror(f)) {
+        snprintf(why, wlen, "read error");
+        goto out;
+    }
+    if (row == 0) {
+        snprintf(why, wlen, "it is empty");
+        goto out;
+    }
+    if (loss && *kept && prev + 1 != before) {
+        snprintf(why, wlen,
+                 "it ends at step %" PRIu64 ", the checkpoint is at step %" PRIu64
+                 ": steps %" PRIu64 "..%" PRIu64 " are missing",
+                 prev, before, prev + 1, before - 1);
+        goto out;
+    }
+    *last = prev;
+    rc = 0;
+out:
     fclose(f);
+    return rc;
+}
+
+/* "<name>.tmp.<pid>." of a dead run in the output directory (the run holds the directory's
+ * lock, so no other run writes there): its pid, or 0 when `entry` is not such a temporary. */
+static long dead_tmp_pid(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    char *end;
+    long pid;
+
+    if (strncmp(entry, name, n) || strncmp(entry + n, ".tmp.", 5) ||
+        !isdigit((unsigned char)entry[n + 5]))
+        return 0;
+    pid = strtol(entry + n + 5, &end, 10);
+    return *end == '.' && pid != (long)getpid() ? pid : 0;
+}
+
+/*
+ * --resume: keep the history of the steps before the checkpoint in loss.csv and accuracy.csv.
+ * The source is the output directory's loss.csv when it is this run's (read_history); else the
+ * temporary file of a run that was killed (its rows are flushed at every checkpoint), which is
+ * then recovered and removed, with accuracy.csv's temporary of the same run. A loss.csv that is
+ * there but not this run's history is refused (its rows would be another run's); no loss.csv at
+ * all starts the history at the checkpoint. 0 or -1 (message printed).
+ */
+static int keep_history(struct train *t)
+{
+    char path[800], src[800] = "", acc[800] = "", why[400] = "", twhy[400];
+    uint64_t before = t->start_step, kept, first, last;
+    long src_pid = 0;
+    struct stat st;
+    DIR *d;
+
+    snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
+    bool have = !lstat(path, &st);
+
+    if (have &&
+        !read_history(t, path, &hist_loss, before, NULL, &kept, &first, &last, why, sizeof(why)))
+        snprintf(src, sizeof(src), "%s", path);
+    d = src[0] ? NULL : opendir(t->out_dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        long pid = dead_tmp_pid(de->d_name, "loss.csv");
+        uint64_t n, f0, l0;
+
+        if (!pid)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", t->out_dir, de->d_name);
+        if (read_history(t, path, &hist_loss, before, NULL, &n, &f0, &l0, twhy, sizeof(twhy)) ||
+            !n || (src[0] && n <= kept))
+            continue;
+        snprintf(src, sizeof(src), "%s", path);
+        src_pid = pid;
+        kept = n;
+        first = f0;
+        last = l0;
+    }
+    if (d)
+        closedir(d);
+    if (!src[0] && have) {
+        fprintf(stderr,
+                "flashstream train: --resume %s: %s/loss.csv is not the history of this "
+                "checkpoint's run: %s; give another --out, or move the file away\n",
+                t->o.resume, t->out_dir, why);
+        return -1;
+    }
+    if (!src[0])
+        return 0; /* no history: loss.csv starts at the checkpoint */
+    if (read_history(t, src, &hist_loss, before, t->loss_csv, &kept, &first, &last, why,
+                     sizeof(why)))
+        return -1; /* read a moment ago: cannot fail but by the file changing */
+    /* accuracy.csv: from the same run as loss.csv. */
+    snprintf(acc, sizeof(acc), "%s/accuracy.csv", t->out_dir);
+    if (src_pid) {
+        d = opendir(t->out_dir);
+        for (struct dirent *de; d && (de = readdir(d));)
+            if (dead_tmp_pid(de->d_name, "accuracy.csv") == src_pid)
+                snprintf(acc, sizeof(acc), "%s/%s", t->out_dir, de->d_name);
+        if (d)
+            closedir(d);
+    }
+    if (!lstat(acc, &st)) {
+        uint64_t n, f0, l0;
+
+        if (read_history(t, acc, &hist_acc, before + 1, NULL, &n, &f0, &l0, why, sizeof(why))) {
+            fprintf(stderr,
+                    "flashstream train: --resume %s: %s is not the history of this "
+                    "checkpoint's run: %s; give another --out, or move the file away\n",
+                    t->o.resume, acc, why);
+            return -1;
+        }
+        read_history(t, acc, &hist_acc, before + 1, t->acc_csv, &n, &f0, &l0, why, sizeof(why));
+    }
+    if (stats_csv_flush(t->loss_csv, NULL) || stats_csv_flush(t->acc_csv, NULL))
+        return 0; /* reported when the tables are committed */
+    if (src_pid) {
+        printf("resume: recovered the history of steps %" PRIu64 "..%" PRIu64
+               " from %s, left by a run that was killed\n",
+               first, last, src);
+        unlink(src);
+        if (strstr(acc, ".tmp."))
+            unlink(acc);
+    }
+    return 0;
 }
 
 static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
@@ -923,10 +1262,6 @@ static struct stats_csv *open_csv(struct train *t, const char *name, size_t n,
     return c;
 }
 
-static const char *const loss_cols[] = {"step",        "epoch",   "loss",    "lr",
-                                        "sim_time_us", "step_us", "fidelity"};
-static const char *const acc_cols[] = {"epoch",   "step",  "test_accuracy",
-                                       "correct", "count", "sim_time_us"};
 static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "label"};
 
 /* Take OUTDIR's lock for the run (released when the process ends); 0, or -1 (message printed)
@@ -1005,12 +1340,8 @@ static int open_outputs(struct train *t)
         return -1;
     if (!t->loss_csv || !t->acc_csv || !t->timeline_csv || report_open_layers(&t->rep, path))
         return -1;
-    if (t->o.resume) {
-        snprintf(path, sizeof(path), "%s/loss.csv", t->out_dir);
-        copy_history(path, t->loss_csv, 7, 0, t->start_step);
-        snprintf(path, sizeof(path), "%s/accuracy.csv", t->out_dir);
-        copy_history(path, t->acc_csv, 6, 1, t->start_step + 1);
-    }
+    if (t->o.resume && keep_history(t))
+        return -1;
     return t->o.trace_steps ? open_trace(t) : 0;
 }
 
@@ -1320,6 +1651,11 @@ static int checkpoint(struct train *t, uint64_t step_done)
                            .samples = t->train_set.count};
     struct err e;
 
+    /* The rows of the steps the checkpoint holds go to disk first: a run killed later leaves
+     * them in its temporary files, where a resumed run finds them (keep_history). A failure is
+     * sticky and reported when the tables are committed. */
+    stats_csv_flush(t->loss_csv, NULL);
+    stats_csv_flush(t->acc_csv, NULL);
     if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
         if (t->mode == PROG_BAR)
             printf("\r\033[K");
@@ -1361,6 +1697,15 @@ static int golden_step(struct train *t, uint64_t k, float loss)
         goto out;
     }
     batch_of(t, k, img, lab);
+    if (k == t->golden_perturb_step) {
+        /* The test hook of FLASHSTREAM_TEST_GOLDEN_PERTURB: the last bit of one master weight
+         * of the golden trainer flipped, so that the comparison below must fail. */
+        uint32_t bits;
+
+        memcpy(&bits, &t->gold->layer[0].w[0], sizeof(bits));
+        bits ^= 1u;
+        memcpy(&t->gold->layer[0].w[0], &bits, sizeof(bits));
+    }
     if (dnn_golden_step(&t->golden, img, lab, B, (uint32_t)t->o.nodes, &gl, &e)) {
         fprintf(stderr, "\nflashstream train: --golden-check: step %" PRIu64 ": %s\n", k, e.msg);
         goto out;

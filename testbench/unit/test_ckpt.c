@@ -291,6 +291,167 @@ static void fix_header_crc(unsigned char *b)
         b[hb - 4 + i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The largest block malloc'd while watching (the sanitizers' allocator calls the hooks; they
+ * cannot be removed, so they look at the flag). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static size_t largest_malloc;
+static int watching;
+
+static void note_malloc(const volatile void *p, size_t size)
+{
+    (void)p;
+    if (watching && size > largest_malloc)
+        largest_malloc = size;
+}
+
+static void note_free(const volatile void *p)
+{
+    (void)p;
+}
+
+/* A sparse file at path: the header of an SGD checkpoint of the 3-layer MLP 16-W-W-4 (the
+ * other fields those of `good`, a real checkpoint), its CRC right, the size the header
+ * announces, and nothing but zeros (holes) after the header. */
+static void sparse_checkpoint(const char *path, const unsigned char *good, uint32_t w)
+{
+    unsigned char h[512];
+    char spec[64];
+    uint32_t dims[3][2] = {{16, w}, {w, w}, {w, 4}};
+    uint32_t s = (uint32_t)snprintf(spec, sizeof(spec), "mlp:16-%u-%u-4", w, w);
+    uint32_t hb = 136 + s + 8 * 3 + 4;
+    uint64_t floats = 0, bytes;
+    FILE *f;
+
+    memcpy(h, good, 128);
+    for (int l = 0; l < 3; l++)
+        floats += 2 * ((uint64_t)dims[l][0] * dims[l][1] + dims[l][1]); /* W, b; their velocity */
+    bytes = hb + 4 * floats + 4;
+    for (int i = 0; i < 4; i++) {
+        h[12 + i] = (unsigned char)(hb >> (8 * i));
+        h[128 + i] = (unsigned char)(3u >> (8 * i));
+        h[132 + i] = (unsigned char)(s >> (8 * i));
+    }
+    for (int i = 0; i < 8; i++)
+        h[16 + i] = (unsigned char)(bytes >> (8 * i));
+    memcpy(h + 136, spec, s);
+    for (int l = 0; l < 3; l++)
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                h[136 + s + 8 * l + 4 * k + i] = (unsigned char)(dims[l][k] >> (8 * i));
+    fix_header_crc(h);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(h, 1, hb, f), hb);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(truncate(path, (off_t)bytes), 0);
+}
+
+/* Sizes are checked before they are trusted: a sparse file announcing a 135 MB model is refused
+ * by its CRC, read in chunks, before the model is allocated; one announcing 34 GB, more than
+ * this host holds, is refused by that figure before anything is read. */
+static void test_size_checked_before_allocation(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_params *p = make("mlp:16-12-4", false, 5), *q;
+    struct err e;
+    unsigned char *good;
+    size_t n;
+
+    assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    sparse_checkpoint(in_dir(c, "sparse.ckpt"), good, 4096);
+    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
+    largest_malloc = 0;
+    watching = 1;
+    int rc = ckpt_load_new(c->t.path, &q, NULL, &e);
+    watching = 0;
+    assert_int_equal(rc, -EINVAL);
+    assert_null(q);
+    assert_msg_has(&e, "is corrupted: CRC32 0x00000000 stored");
+    if (largest_malloc > (1u << 20))
+        fail_msg("a %zu-byte block was allocated before the CRC was checked", largest_malloc);
+
+    sparse_checkpoint(in_dir(c, "huge.ckpt"), good, 65536);
+    assert_int_equal(ckpt_load_new(c->t.path, &q, NULL, &e), -ENOMEM);
+    assert_null(q);
+    assert_msg_has(&e, "loading checkpoint of model mlp:16-65536-65536-4 needs");
+    assert_msg_has(&e, "of host memory; this host holds at most");
+    free(good);
+    dnn_params_destroy(p);
+}
+
+/* Both CRCs made right again after b (n bytes) was changed. */
+static void fix_crcs(unsigned char *b, size_t n)
+{
+    uint32_t v;
+
+    fix_header_crc(b);
+    v = (uint32_t)crc32(0, b, (uInt)(n - 4));
+    for (int i = 0; i < 4; i++)
+        b[n - 4 + i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le(unsigned char *b, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A checkpoint whose CRCs are right but whose contents mean nothing is refused, naming the
+ * field: a NaN weight, a negative second moment of Adam, a simulated time near 2^64, an epoch
+ * of 0 samples, a step beyond any run. */
+static void test_meaningless_values(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_params *p = make("mlp:16-12-4", false, 5), *q = make("mlp:16-12-4", true, 5);
+    struct err e;
+    unsigned char *good, *b;
+    size_t n, hb;
+
+    train(c, p, 0, 2);
+    assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    hb = le32(good + 12);
+    b = malloc(n);
+    assert_non_null(b);
+
+    memcpy(b, good, n);
+    put_le(b + hb + 4 * 3, 0x7FC00000u, 4); /* W[3] of layer 0: a quiet NaN */
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL,
+           "holds a value that means nothing: layer 0 W[3] = nan; "
+           "accepted finite values");
+    memcpy(b, good, n);
+    put_le(b + 56, UINT64_MAX - 5, 8);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "simulated time 18446744073709551610 ps; accepted at most");
+    memcpy(b, good, n);
+    put_le(b + 108, 0, 4);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "its run shuffled 0 training samples per epoch");
+    memcpy(b, good, n);
+    put_le(b + 24, (uint64_t)1 << 41, 8);
+    fix_crcs(b, n);
+    refuse(c, p, b, n, -EINVAL, "step 2199023255552; accepted at most 1099511627776");
+    free(b);
+    free(good);
+
+    /* Adam: v (the second moment, under a square root) of b of layer 1, element 2, negative. */
+    train(c, q, 0, 2);
+    assert_int_equal(ckpt_save(in_dir(c, "adam.ckpt"), q, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    hb = le32(good + 12);
+    /* Layer 0: 3 x (16 x 12 + 12) floats; layer 1: W, b, v of W (12 x 4), then v of b. */
+    size_t at = hb + 4 * (3 * (16 * 12 + 12) + (12 * 4 + 4 + 12 * 4) + 2);
+    put_le(good + at, 0xBF800000u, 4); /* -1.0f */
+    fix_crcs(good, n);
+    refuse(c, q, good, n, -EINVAL, "layer 1 v of b[2] = -1; accepted finite values, not negative");
+    free(good);
+    dnn_params_destroy(p);
+    dnn_params_destroy(q);
+}
+
 static void test_refusals(void **state)
 {
     struct ctx *c = *state;
@@ -362,6 +523,10 @@ static void test_refusals(void **state)
     assert_msg_has(&e, "cannot open: No such file or directory");
     assert_int_equal(ckpt_read_info(c->t.dir, &(struct ckpt_info){0}, &e), -EINVAL);
     assert_msg_has(&e, "not a regular file");
+    /* A FIFO is refused at once, not waited on until some writer comes. */
+    assert_int_equal(mkfifo(in_dir(c, "fifo.ckpt"), 0600), 0);
+    assert_int_equal(ckpt_load(c->t.path, q, NULL, &e), -EINVAL);
+    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file");
 
     /* Saving in the middle of a step is refused. */
     float *dw[DNN_MAX_LAYERS] = {0}, *db[DNN_MAX_LAYERS] = {0};
@@ -466,6 +631,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resume_bit_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_checked_before_allocation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meaningless_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_keeps_old, setup, teardown),
     };
 

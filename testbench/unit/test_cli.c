@@ -233,9 +233,18 @@ static void test_floats(void **state)
     assert_true(o.rate == 0.25f);
     accepted("--rate 1", &o, NULL);
     assert_true(o.rate == 1.0f);
-    refused("--rate 1.5", "--rate '1.5'", "give a number from 0 to 1", NULL);
+    accepted("--rate .5", &o, NULL);
+    assert_true(o.rate == 0.5f);
+    accepted("--rate 5e-1", &o, NULL);
+    assert_true(o.rate == 0.5f);
+    refused("--rate 1.5", "--rate '1.5'", "give a decimal number from 0 to 1", NULL);
     refused("--rate nan", "--rate 'nan'", NULL);
     refused("--rate 0.5s", "--rate '0.5s'", NULL);
+    /* Decimal as people write it: no leading space, no '+', no hexadecimal float. */
+    refused("--rate \t.5", "--rate '\t.5'", "give a decimal number", NULL);
+    refused("--rate +0.5", "--rate '+0.5'", NULL);
+    refused("--rate 0x1p-1", "--rate '0x1p-1'", NULL);
+    refused("--rate -0", "--rate '-0'", NULL);
 }
 
 static void test_lists(void **state)
@@ -344,8 +353,10 @@ static void test_abbreviations(void **state)
     accepted("--cou 6 --verb", &o, NULL);
     assert_int_equal(o.count, 6);
     assert_true(o.verbose);
-    /* --n is --name, --node or --no-file: ambiguous, refused as unknown */
-    refused("--n x", "unknown option '--n'", NULL);
+    /* --n begins --name, --node and --no-file: refused as ambiguous, naming them */
+    refused("--n x", "option '--n' is ambiguous: it could be --node, --name, --no-file",
+            "(give more of the name)", NULL);
+    refused("--n=x", "option '--n' is ambiguous", NULL);
 }
 
 static void test_unknown_option(void **state)

@@ -263,6 +263,46 @@ static void test_lr_schedules(void **state)
     assert_true(dnn_params_lr(&o, 1000) == 0.0f); /* clamped at T */
 }
 
+/* 1 - beta^t gives the bits of the plain loop (t - 1 fp32 multiplications) for every t up to
+ * 100 000 steps, the number of steps of normal runs, and costs nothing at step 2^40. */
+static void test_bias_correction_exact_and_bounded(void **state)
+{
+    static const float betas[] = {0.0f, 0.5f, 0.9f, 0.99f, 0.999f, 0.9999f};
+    struct dnn_opt o;
+    struct dnn_params_scalars s;
+
+    (void)state;
+    for (size_t b = 0; b < sizeof(betas) / sizeof(betas[0]); b++) {
+        volatile float p = betas[b]; /* beta^t, the plain loop carried along with t */
+
+        for (uint64_t t = 1; t <= 100000; t++) {
+            if (t > 1)
+                p = p * betas[b];
+            /* Every t while the product matters, then every 97th: the whole range at an
+             * affordable cost under the sanitizers. */
+            if (t <= 20000 || t % 97 == 0) {
+                volatile float want = 1.0f - p;
+
+                if (dnn_params_one_minus_pow(betas[b], t) != want)
+                    fail_msg("beta %g, t %llu: %a, plain loop %a", (double)betas[b],
+                             (unsigned long long)t, (double)dnn_params_one_minus_pow(betas[b], t),
+                             (double)want);
+            }
+        }
+    }
+    /* A run at step 2^40 (a crafted or very long checkpoint): both corrections are exactly 1. */
+    dnn_params_opt_adam(&o, 1e-3f);
+    dnn_params_scalars(&o, (uint64_t)1 << 40, &s);
+    assert_true(s.c1 == 1.0f && s.c2 == 1.0f);
+    /* The step schedule at step 2^40 with a drop every step: 0.1 * 0.5^(2^40) is 0. */
+    o.sched = DNN_LR_STEP;
+    o.step_size = 1;
+    o.gamma = 0.5f;
+    assert_true(dnn_params_lr(&o, (uint64_t)1 << 40) == 0.0f);
+    o.gamma = 2.0f; /* growing: infinity, as the plain loop gives */
+    assert_true(isinf(dnn_params_lr(&o, (uint64_t)1 << 40)));
+}
+
 static void test_opt_validate(void **state)
 {
     struct dnn_opt o;
@@ -342,10 +382,14 @@ static void test_step_protocol(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_splitmix64_reference), cmocka_unit_test(test_init_glorot),
-        cmocka_unit_test(test_sgd_elements),         cmocka_unit_test(test_adam_elements),
-        cmocka_unit_test(test_lr_schedules),         cmocka_unit_test(test_opt_validate),
+        cmocka_unit_test(test_splitmix64_reference),
+        cmocka_unit_test(test_init_glorot),
+        cmocka_unit_test(test_sgd_elements),
+        cmocka_unit_test(test_adam_elements),
+        cmocka_unit_test(test_lr_schedules),
+        cmocka_unit_test(test_opt_validate),
         cmocka_unit_test(test_step_protocol),
+        cmocka_unit_test(test_bias_correction_exact_and_bounded),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -324,14 +325,86 @@ static void test_huge_header_small_file(void **state)
         int rcl = dnn_idx_load_labels(pl, 10, &s, &e);
         watching = 0;
         assert_int_equal(rci, -EINVAL);
-        assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs 4294967296 "
-                            "bytes from byte 16, the file ends after 100 of them");
         assert_int_equal(rcl, -EINVAL);
-        assert_msg_has(&e, "truncated: the label data needs 16777216 bytes from byte 8, the file "
-                           "ends after 100 of them");
+        if (gz) { /* deflate expands at most 1032 times: refused from the file's size */
+            assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs "
+                                "4294967296 bytes, more than a gzip file of");
+            assert_msg_has(&e, "truncated: the label data needs 16777216 bytes, more than a gzip "
+                               "file of");
+        } else {
+            assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs "
+                                "4294967296 bytes from byte 16, the file ends after 100 of them");
+            assert_msg_has(&e, "truncated: the label data needs 16777216 bytes from byte 8, the "
+                               "file ends after 100 of them");
+        }
         if (largest_malloc > (2u << 20))
             fail_msg("a %zu-byte block was allocated for a file of 116 bytes", largest_malloc);
     }
+}
+
+/* Fashion-MNIST's shape is checked from the header, before the data are read: a complete test
+ * set of 60000 images (47 MB of pixels in a small .gz) is refused without allocating them. */
+static void test_fashion_shape_before_data(void **state)
+{
+    struct ctx *c = *state;
+    size_t n = 16 + (size_t)60000 * 28 * 28;
+    unsigned char *im = calloc(1, n);
+    struct dnn_idx_set s;
+    struct err e = {{0}};
+
+    assert_non_null(im);
+    be32(im, DNN_IDX_MAGIC_IMAGES);
+    be32(im + 4, 60000);
+    be32(im + 8, 28);
+    be32(im + 12, 28);
+    put(c, "t10k-images-idx3-ubyte.gz", im, n, 1);
+    free(im);
+    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
+    largest_malloc = 0;
+    watching = 1;
+    int rc = dnn_idx_load_fashion(c->dir, false, &s, &e);
+    watching = 0;
+    assert_int_equal(rc, -EINVAL);
+    assert_msg_has(&e, "60000 images of 28 x 28 pixels; accepted Fashion-MNIST's 10000 images of "
+                       "28 x 28");
+    if (largest_malloc > (2u << 20))
+        fail_msg("a %zu-byte block was allocated before the shape was checked", largest_malloc);
+}
+
+/* What is not a regular file is refused at once: a FIFO would block open() until a writer came;
+ * a directory is named as one. */
+static void test_not_a_regular_file(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_idx_set s;
+    struct err e = {{0}};
+    char path[160];
+
+    snprintf(path, sizeof(path), "%s/fifo", c->dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(dnn_idx_load_images(path, &s, &e), -EINVAL);
+    unlink(path);
+    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file; accepted a regular file");
+    assert_int_equal(dnn_idx_load_labels(c->dir, 10, &s, &e), -EINVAL);
+    assert_msg_has(&e, "is a directory, not a regular file");
+}
+
+/* A data file that exists but cannot be opened is the one the message names, with its reason
+ * (here a symbolic link loop under the plain name; no .gz), not the missing .gz. */
+static void test_unopenable_file_named(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_idx_set s;
+    struct err e = {{0}};
+    char path[160];
+
+    snprintf(path, sizeof(path), "%s/train-images-idx3-ubyte", c->dir);
+    assert_int_equal(symlink(path, path), 0);
+    assert_int_equal(dnn_idx_load_fashion(c->dir, true, &s, &e), -ELOOP);
+    unlink(path);
+    assert_msg_has(&e, "train-images-idx3-ubyte': cannot open: Too many levels of symbolic links");
+    if (strstr(e.msg, ".gz"))
+        fail_msg("message \"%s\" names the .gz that is not there", e.msg);
 }
 
 /* Pixels beyond the loader's first buffer (1 MiB), whole and one byte short. */
@@ -495,6 +568,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_data_past_first_buffer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trailing_and_labels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_count_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fashion_shape_before_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_regular_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unopenable_file_named, setup, teardown),
         cmocka_unit_test(test_shuffle_and_gather),
     };
 
