@@ -1,9 +1,12 @@
 #include "models/machine/machine_ini.h"
 
+#include "csim/rfile.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "csim/cfgkey.h"
 #include "models/dram/dram.h"
@@ -398,11 +401,17 @@ int machine_ini_load(struct machine_ini *m, const char *path, struct err *e)
     x->m = m;
     x->path = path;
     x->e = e;
-    x->f = fopen(path, "r");
-    if (!x->f) {
-        rc = -errno;
+    /* rfile: a FIFO or a directory is refused at once, not waited on or misread */
+    rc = rfile_open(path, "the machine description", NULL, e);
+    if (rc >= 0 && !(x->f = fdopen(rc, "r"))) {
+        int fd = rc;
+        rc = err_set(e, -errno, "the machine description '%s': cannot open: %s", path,
+                     strerror(errno));
+        close(fd);
+    }
+    if (rc < 0) {
         free(x);
-        return err_set(e, rc, "cannot open the machine description '%s': %s", path, strerror(-rc));
+        return rc;
     }
     bad = ini_parse_stream(read_line, x, on_key, x);
     rc = x->rc;

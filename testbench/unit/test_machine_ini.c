@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -169,6 +170,10 @@ static void test_file_errors_name_file_line_key_range(void **state)
 
     assert_int_equal(machine_ini_load(m, tmpdir_path(t, "missing.ini"), &e), -ENOENT);
     assert_msg_has(&e, "missing.ini");
+    /* a FIFO is refused at once, not waited on for a writer */
+    assert_int_equal(mkfifo(tmpdir_path(t, "fifo.ini"), 0600), 0);
+    assert_int_equal(machine_ini_load(m, tmpdir_path(t, "fifo.ini"), &e), -EINVAL);
+    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file");
     machine_ini_destroy(m);
 }
 
