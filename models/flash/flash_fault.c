@@ -410,7 +410,8 @@ static int parse_dead(struct flash_fault_cfg *c, const char *spec, bool channel,
     return 0;
 }
 
-int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e)
+/* One specification into *c; *c may be changed in part when it is refused (see below). */
+static int parse_into(struct flash_fault_cfg *c, const char *spec, struct err *e)
 {
     const char *colon = strchr(spec, ':');
     size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -449,8 +450,9 @@ int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e
             (rc = duration(spec, p, &c->power_ps, e)))
             return rc ? rc : -EINVAL;
     } else if (IS("seed")) {
-        if ((rc = only(spec, kv, n, "n=S", e)) || !(p = need(spec, kv, n, "n", "n=S", e)) ||
-            (rc = number(spec, p, 1, 9007199254740992.0, &x, e)) || x != floor(x))
+        if ((rc = only(spec, kv, n, "n=S", e)) || !(p = need(spec, kv, n, "n", "n=S", e)))
+            return rc ? rc : -EINVAL;
+        if ((rc = number(spec, p, 1, 9007199254740992.0, &x, e)) || x != floor(x))
             return rc ? rc
                       : err_set(e, -EINVAL, "--fault '%s': n=%s; accepted an integer >= 1", spec,
                                 p->val);
@@ -462,4 +464,14 @@ int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e
 #undef IS
     c->on = true;
     return 0;
+}
+
+int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e)
+{
+    struct flash_fault_cfg t = *c; /* a refused specification changes nothing */
+    int rc = parse_into(&t, spec, e);
+
+    if (!rc)
+        *c = t;
+    return rc;
 }

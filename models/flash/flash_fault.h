@@ -99,7 +99,7 @@ struct flash_fault;
  * fault, off. */
 void flash_fault_cfg_default(struct flash_fault_cfg *c);
 /* Add one specification (grammar above) to c and turn it on. 0, or -EINVAL naming the part of
- * spec that is wrong and what is accepted. */
+ * spec that is wrong and what is accepted, c unchanged. */
 int flash_fault_parse(struct flash_fault_cfg *c, const char *spec, struct err *e);
 
 int flash_fault_create(const struct flash_fault_cfg *c, struct flash_fault **out, struct err *e);

@@ -213,17 +213,21 @@ static void test_grammar(void **state)
         {"channel:ch=1.5,at=1s", "ch=1.5; accepted an integer"},
         {"age:pe=10", "no days=; this kind takes pe=N,days=D"},
         {"seed:n=0", "n=0; accepted a number in 1.."},
+        {"seed", "no n=; this kind takes n=S"},
+        {"age:pe=10,days=x", "days=x; accepted a number"},
     };
     struct flash_fault_cfg c;
     struct err e = {{0}};
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct flash_fault_cfg before;
         flash_fault_cfg_default(&c);
+        before = c;
         if (flash_fault_parse(&c, bad[i].spec, &e) != -EINVAL)
             fail_msg("'%s' accepted", bad[i].spec);
         assert_msg_has(&e, bad[i].needle);
-        assert_false(c.on);
+        assert_memory_equal(&c, &before, sizeof(c)); /* nothing applied, not even in part */
     }
     flash_fault_cfg_default(&c);
     assert_int_equal(flash_fault_parse(&c, "rber:x=10", &e), 0);
