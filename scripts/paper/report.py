@@ -211,6 +211,16 @@ def fig8(points, paper, out):
                     "paper_behemoth_usd"])
         w.writerows(rows)
     geo = math.exp(sum(math.log(x) for x in savings) / len(savings)) if savings else float("nan")
+    growth = ""
+    fam = [r for r in rows if r[0].split(":")[0] == rows[0][0].split(":")[0]] if rows else []
+    if len(fam) > 1:  # the first family's smallest and largest workload, ours and the paper's
+        lo, hi = fam[0], fam[-1]
+        growth = (f" From {lo[0]} to {hi[0]} our TPU-like cost grows {float(hi[2]) / float(lo[2]):.1f}x "
+                  f"and our Behemoth's {float(hi[3]) / float(lo[3]):.1f}x: the HBM grows with every "
+                  "parameter, while Behemoth's DDR4 stays and its flash grows at the Weight Node "
+                  "(and in whole chips per channel) only. The paper's Behemoth cost grows as much "
+                  f"as its TPU cost ({hi[5] / lo[5]:.1f}x against {hi[4] / lo[4]:.1f}x), so it scales "
+                  "something with the model that it does not state.")
     text += ["", f"Saving, geometric mean over {len(savings)} workloads: **{geo:.2f}x**; the "
              f"paper: {ref:.2f}x. The paper gives neither its prices nor its device counts; "
              "ours, each with its source (scripts/paper/prices.csv):", "",
@@ -225,7 +235,7 @@ def fig8(points, paper, out):
              "ours (it does not say what it counts: more devices, or whole-memory-system "
              "prices); the ratio is what compares. The "
              "saving is HBM's price over flash's: the last column is the flash price that would "
-             f"give the paper's {ref:.2f}x with our HBM and DDR4 prices.", ""]
+             f"give the paper's {ref:.2f}x with our HBM and DDR4 prices." + growth, ""]
     return text
 
 
@@ -349,7 +359,7 @@ def fig11(points, paper, out):
     return text
 
 
-def plots(out, budget):
+def plots(out, budget, paper_years):
     """gnuplot PNGs of the figures' CSVs."""
     script = f"""
 set terminal pngcairo size 1000,500
@@ -382,7 +392,9 @@ set xrange [0:*]
 set yrange [0:{budget * 1.15:.0f}]
 plot '< tail -n +2 {out}/fig11.csv' using (0):(0):4:({budget:.0f}) with vectors nohead lw 2 \\
        title 'P/E cycles (one line per workload)', \\
-     '' using 4:({budget:.0f}):1 with labels left offset 1,0.5 notitle, \\
+     '' using 4:({budget:.0f} * (1.04 + 0.05 * $0)):1 with labels right notitle, \\
+     '+' using (0):(0):({paper_years}):({budget:.0f}) every ::0::0 with vectors nohead dt 3 \\
+       lw 2 title "the paper's Figure 11: 2M P/E in {paper_years} years", \\
      {budget:.0f} with lines dt 2 title 'budget: 2M P/E at 1-day retention (Table 2)'
 unset xrange
 unset yrange
@@ -428,7 +440,8 @@ def main():
     text += fig10(points, paper, out)
     text += fig11(points, paper, out)
     text += fig8(points, paper, out)
-    plots(out, paper[("11", "all", "all", "pe_budget")][0])
+    plots(out, paper[("11", "all", "all", "pe_budget")][0],
+          paper[("11", "gpt3-like", "1x1", "years_to_budget")][0])
     text += ["Plots: fig8.png, fig9.png, fig10.png, fig11.png; data: fig8.csv, fig9.csv, fig10.csv, fig11.csv.", ""]
     tmp = os.path.join(out, "report.md.tmp")
     with open(tmp, "w") as f:
