@@ -277,6 +277,7 @@ SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
 SUITES += "sweep::scripts/check-sweep.sh $(FLASHSTREAM) $(BUILD)/sweep-check"
+SUITES += "write-pipe::scripts/check-write-pipe.sh $(FLASHSTREAM) $(BUILD)/write-pipe-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"
