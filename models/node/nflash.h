@@ -18,10 +18,11 @@
  * written and host memory holds only live data. Either way a stream can be made timing-only
  * (nflash_set_nodata).
  * Write timing, with the write pipeline attached (nflash_set_write_pipe; the nodes attach it):
- * a write takes the slower of the NAND write pipeline (rtl/nfw: its cycle-exact twin runs
- * every write, models/nfw/nfw_time.h, at the node's clock) and the FTL's write path. The
- * pipeline is one resource: a write starts when it is free, and the FTL write starts then.
- * Without it, writes are timed by the FTL's write path alone.
+ * a write takes the slower of the NAND write pipeline (rtl/nfw, run on every write at the
+ * node's clock: its cycle-exact twin, the verilated RTL or both in lockstep, as
+ * nflash_set_write_mode says; models/nfw/nfw_time.h) and the FTL's write path. The pipeline
+ * is one resource: a write starts when it is free, and the FTL write starts then. Without
+ * it, writes are timed by the FTL's write path alone.
  * Not modelled: the pipeline moving the bytes: it runs timing-only on zeros, the payload goes
  * the two ways above.
  * Units: picoseconds, bytes.
