@@ -182,12 +182,12 @@ $(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
 -include $(wildcard $(BUILD)/vlt/$(1)/shim.d)
 endef
 
-# $(call vtest,NAME,SOURCE,MODEL)
-#   Block test testbench/rtl/SOURCE.c linked with model MODEL, built as
-#   $(BUILD)/san/tests/NAME. The test's C code runs under the sanitizers.
+# $(call vtest,NAME,SOURCE,MODELS)
+#   Block test testbench/rtl/SOURCE.c linked with the verilated MODELS (space-separated),
+#   built as $(BUILD)/san/tests/NAME. The test's C code runs under the sanitizers.
 define vtest
 $(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/rtl/$(2).o $(TB_OBJS) \
-                         $(BUILD)/vlt/$(3)/shim.o $(BUILD)/vlt/$(3)/V$(3)__ALL.a \
+                         $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
                          $(VRT_LIB) $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $$(@D)
 	$(CXX) $(SAN_OPT) $$^ $(LDLIBS) $(VLIBS) -o $$@
@@ -216,12 +216,12 @@ include $(sort $(wildcard rtl/*/block.mk))
 # block.mk).
 #
 # test_system_rtl: the machine of machine_cfg_small (an 8 x 8 core with 512-word pads:
-# rtl/core's core_8x8) with the verilated core in the loop.
-$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8))
+# rtl/core's core_8x8) with the verilated core and write pipelines (nfw_top_small) in the loop.
+$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8 nfw_top_small))
 
 # The flashstream program: its commands and the verilated models they run.
 FS_SRCS   := $(wildcard testbench/flashstream/*.c)
-FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k
+FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k nfw_top_paper
 FLASHSTREAM := $(BUILD)/rel/flashstream
 $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
                 $(foreach m,$(FS_MODELS),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
@@ -278,6 +278,7 @@ SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
 SUITES += "sweep::scripts/check-sweep.sh $(FLASHSTREAM) $(BUILD)/sweep-check"
 SUITES += "study::scripts/check-study.sh $(BUILD)/study-check"
+SUITES += "write-pipe::scripts/check-write-pipe.sh $(FLASHSTREAM) $(BUILD)/write-pipe-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
 SUITES += "lint-iverilog::scripts/lint.sh iverilog"

@@ -149,6 +149,7 @@ void machine_cfg_default(struct machine_cfg *c)
     c->storage = MACHINE_STORAGE_BEHEMOTH;
     c->keep_output_resident = false;
     c->act_fresh_lb = false;
+    c->write_pipe = true;
     c->fidelity = MACHINE_TLM;
     c->rtl = NULL;
     c->seed = 1;
@@ -962,6 +963,28 @@ static enum anode_mode anode_mode_of(enum machine_fidelity f)
     return f == MACHINE_RTL ? ANODE_RTL : f == MACHINE_LOCKSTEP ? ANODE_LOCKSTEP : ANODE_TLM;
 }
 
+static enum nfw_time_mode nfw_mode_of(enum machine_fidelity f)
+{
+    return f == MACHINE_RTL        ? NFW_TIME_RTL
+           : f == MACHINE_LOCKSTEP ? NFW_TIME_LOCKSTEP
+                                   : NFW_TIME_TWIN;
+}
+
+/* Every node's write pipeline to fidelity f; the WN's seed follows the ANs'. */
+static int set_write_modes(struct machine *r, enum machine_fidelity f, struct err *e)
+{
+    const struct nfw_be_ops *rtl = r->cfg.nfw_rtl;
+    int rc;
+
+    for (uint32_t n = 0; n < r->cfg.n_an; n++)
+        if ((rc = anode_set_write_mode(r->an[n], nfw_mode_of(f), rtl, e)))
+            return rc;
+    if (r->wn &&
+        (rc = wnode_set_write_mode(r->wn, nfw_mode_of(f), rtl, r->cfg.seed + r->cfg.n_an, e)))
+        return rc;
+    return 0;
+}
+
 /* The resources of the training program, their counters and the kernel they run on. */
 static int build_executor(struct machine *r, struct err *e)
 {
@@ -1053,6 +1076,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .cost_sgd = c->optu.cost_sgd,
                            .cost_adam = c->optu.cost_adam,
                            .state_payload = c->wn_state_payload,
+                           .write_pipe = c->write_pipe,
                            .perf = r->perf,
                            .adam = c->opt.kind == DNN_OPT_ADAM,
                            .ssd = ssd_of(r, &c->wn_ssd),
@@ -1103,6 +1127,7 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .seed = c->seed,
                                .batch = c->batch,
                                .n_act = r->train->n_rec[HC_S_V],
+                               .write_pipe = c->write_pipe,
                                .perf = r->perf,
                                .ssd = ssd_of(r, &c->an_ssd),
                                .ssd_grain = c->ssd_grain};
@@ -1353,6 +1378,15 @@ int machine_set_fidelity(struct machine *r, enum machine_fidelity f, struct err 
             /* back to the mode they had (it worked before): the message stays this one's */
             for (uint32_t k = 0; k < n; k++)
                 anode_set_mode(r->an[k], anode_mode_of(r->fid), NULL);
+            return rc;
+        }
+    }
+    {
+        int rc = set_write_modes(r, f, e);
+        if (rc) {
+            for (uint32_t k = 0; k < r->cfg.n_an; k++)
+                anode_set_mode(r->an[k], anode_mode_of(r->fid), NULL);
+            set_write_modes(r, r->fid, NULL);
             return rc;
         }
     }

@@ -103,6 +103,7 @@
 #include "models/fabric/fabric.h"
 #include "models/flash/flash_cfg.h"
 #include "models/host/compile.h"
+#include "models/nfw/nfw_time.h"
 #include "models/node/core_be.h"
 #include "models/node/vu.h"
 #include "models/ssd/ssd_cfg.h"
@@ -176,6 +177,10 @@ struct machine_cfg {
     struct machine_host_cfg host; /* the host link (not timed yet) */
     enum machine_storage storage; /* MACHINE_STORAGE_BEHEMOTH */
     bool keep_output_resident;    /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
+    bool write_pipe;              /* flash writes take the slower of the NAND write pipeline
+                                     (rtl/nfw: its twin runs every write) and the FTL; off: the
+                                     FTL's time alone (faster to simulate: the twin costs about
+                                     20 ns of CPU per byte written) */
     bool act_fresh_lb;            /* each step's activations start a fresh logical block of the
                                      V stream, released after the backward pass (so the FTL's
                                      rotation and P/E counters move every step); off: steps
@@ -190,11 +195,13 @@ struct machine_cfg {
                                      either way. The bf16 weights always keep their bytes: the
                                      ANs compute with what the WN reads back from flash. */
     /* ---- the simulation ---- */
-    enum machine_fidelity fidelity; /* of the first step; machine_set_fidelity() changes it
-                                       (not to or from perf) */
-    const struct core_be_ops *rtl;  /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
-                                       NULL: tlm only */
-    uint64_t seed;                  /* machine seed: RTL initial state */
+    enum machine_fidelity fidelity;   /* of the first step; machine_set_fidelity() changes it
+                                         (not to or from perf) */
+    const struct core_be_ops *rtl;    /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
+                                         NULL: tlm only */
+    const struct nfw_be_ops *nfw_rtl; /* the RTL write pipeline (&nfw_be_rtl_ops) for
+                                         rtl/lockstep with write_pipe; NULL: tlm only */
+    uint64_t seed;                    /* machine seed: RTL initial state */
 };
 
 /*

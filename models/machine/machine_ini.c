@@ -29,6 +29,8 @@ static const struct cfgkey machine_keys[] = {
      .help = "the last layer's backward pass reuses its forward weights"},
     {"act_fresh_lb", M(act_fresh_lb), CFGKEY_BOOL, .unit = "",
      .help = "each step's activations start a fresh logical block of the V stream"},
+    {"write_pipe", M(write_pipe), CFGKEY_BOOL, .unit = "",
+     .help = "flash writes also timed on the NAND write pipeline (rtl/nfw)"},
     {"wn_state_payload", M(wn_state_payload), CFGKEY_BOOL, .unit = "",
      .help = "keep the bytes of masters and optimizer state in the WN's flash"},
     {0},

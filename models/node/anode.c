@@ -79,6 +79,9 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
         rc = nstore_init_ssd(&a->sto, a->name, cfg->ssd, cfg->ssd_grain, &lay, anode_streams, 2, e);
     else
         rc = nstore_init_fms(&a->sto, &cfg->flash, &lay, anode_streams, 2, a->tb, e);
+    if (!rc && !cfg->ssd && cfg->write_pipe &&
+        (rc = nstore_set_write_pipe(&a->sto, cfg->period_ps, e)))
+        nstore_fini(&a->sto);
     if (rc) {
         err_prefix(e, rc, "%s %s", a->name, cfg->ssd ? "storage" : "flash");
         goto out_tb;
@@ -185,6 +188,13 @@ int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e)
     }
     a->mode = m;
     return 0;
+}
+
+int anode_set_write_mode(struct anode *a, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                         struct err *e)
+{
+    int rc = nstore_set_write_mode(&a->sto, m, rtl, a->cfg.seed + a->cfg.index, e);
+    return rc ? err_prefix(e, rc, "%s", a->name) : 0;
 }
 
 int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e)

@@ -67,9 +67,10 @@ struct anode_cfg {
     struct flash_cfg flash;
     const struct core_be_ops *rtl; /* may be NULL */
     uint64_t seed;
-    uint32_t batch; /* B, for dZ = (p - t) / B */
-    uint32_t n_act; /* V records a step may write (the program's n_rec[HC_S_V]) */
-    bool perf;      /* payload-free (see the contract); the mode stays tlm, no core backend */
+    uint32_t batch;  /* B, for dZ = (p - t) / B */
+    uint32_t n_act;  /* V records a step may write (the program's n_rec[HC_S_V]) */
+    bool write_pipe; /* time flash writes on the NAND write pipeline too (nflash.h) */
+    bool perf;       /* payload-free (see the contract); the mode stays tlm, no core backend */
     const struct ssd_cfg *ssd; /* perf: the streams on a RAID 0 of these SSDs (nssd.h), not on
                                   the flash; NULL: the flash. Read at creation only */
     uint32_t ssd_grain;        /* ... simulated at this grain of pages (ssd_cfg_coarse) */
@@ -92,6 +93,9 @@ void anode_destroy(struct anode *a);
 /* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch; a perf
  * node, which has no core). */
 int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e);
+/* The model of its flash write pipeline (nstore_set_write_mode), from the next write on. */
+int anode_set_write_mode(struct anode *a, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                         struct err *e);
 int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e);
 /* Finish the core's trace (close it, rename it into place); 0 also when none was started. */
 int anode_trace_core_close(struct anode *a, struct err *e);

@@ -85,6 +85,7 @@ void nflash_fini(struct nflash *f)
     if (f->bbm_ok)
         ftl_bbm_fini(&f->bbm);
     flash_fms_destroy(f->fms);
+    nfw_time_destroy(f->wp);
     free(f->page_buf);
     memset(f, 0, sizeof(*f));
 }
@@ -95,6 +96,59 @@ int nflash_stream(const struct nflash *f, const char *name)
         if (strcmp(f->name[i], name) == 0)
             return (int)i;
     return -1;
+}
+
+int nflash_set_write_pipe(struct nflash *f, uint64_t period_ps, struct err *e)
+{
+    uint32_t lb[NFLASH_MAX_STREAMS];
+
+    for (uint32_t i = 0; i < f->n; i++)
+        lb[i] = (uint32_t)(ftl_stream_lpages(f->s[i]) / ftl_stream_sb_pages(f->s[i]));
+    nfw_time_destroy(f->wp);
+    f->wp = NULL;
+    return nfw_time_create(&flash_fms_cfg(f->fms)->geom, f->n, lb, period_ps, dram_get_cfg(f->tb),
+                           &f->wp, e);
+}
+
+int nflash_set_write_mode(struct nflash *f, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                          uint64_t seed, struct err *e)
+{
+    int rc;
+
+    if (!f->wp)
+        return 0;
+    rc = nfw_time_set_mode(f->wp, m, rtl, seed, e);
+    return rc ? err_prefix(e, rc, "flash write pipeline") : 0;
+}
+
+/* The pipeline's part of a write of `bytes` from tb_addr into stream i asked for at now:
+ * *start = when the pipeline takes it, *end = when it has issued its last page. */
+static int pipe_write(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
+                      uint64_t *start, uint64_t *end, struct err *e)
+{
+    uint64_t cycles;
+    int rc;
+
+    *start = *end = now;
+    if (!f->wp || !bytes)
+        return 0;
+    rc = nfw_time_write(f->wp, i, tb_addr, bytes, &cycles, e);
+    if (rc)
+        return err_prefix(e, rc, "flash write of stream '%s'", f->name[i]);
+    *start = now > f->wp_free ? now : f->wp_free;
+    *end = *start + cycles * nfw_time_period_ps(f->wp);
+    f->wp_free = *end;
+    f->wp_ps += *end - *start;
+    return 0;
+}
+
+/* A write is done when both the pipeline and the FTL are. */
+static void pipe_done(struct nflash *f, uint64_t pipe_end, uint64_t *done)
+{
+    if (f->wp && pipe_end > *done) {
+        *done = pipe_end;
+        f->wp_bound++;
+    }
 }
 
 static int stage(struct nflash *f, uint32_t i, uint64_t bytes, struct err *e)
@@ -160,12 +214,16 @@ int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf
         memset(f->page_buf + bytes, 0, pad - bytes);
         src = f->page_buf;
     }
-    int rc = slog_append(&f->log[i], now, src, bytes, x, done, e);
+    uint64_t start, end;
+    int rc = pipe_write(f, i, now, 0, bytes, &start, &end, e);
+    if (!rc)
+        rc = slog_append(&f->log[i], start, src, bytes, x, done, e);
     if (rc) {
         free(keep);
         return rc;
     }
     x->data = keep;
+    pipe_done(f, end, done);
     return 0;
 }
 
@@ -214,13 +272,19 @@ int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr
                            f->name[i], tb_addr, bytes);
         }
     }
-    int rc = slog_append(&f->log[i], now, src, bytes, x, done, e);
+    uint64_t start, end;
+    int rc = pipe_write(f, i, now, tb_addr, bytes, &start, &end, e);
+    if (!rc)
+        rc = slog_append(&f->log[i], start, src, bytes, x, done, e);
     if (rc) {
         free(keep);
         return rc;
     }
     x->data = keep;
-    set_free(free_at, now, nflash_ctrl_ps(f, x->pages, true), *done);
+    set_free(free_at, start, nflash_ctrl_ps(f, x->pages, true), *done);
+    if (free_at && *free_at < end)
+        *free_at = end;
+    pipe_done(f, end, done);
     return 0;
 }
 

@@ -17,8 +17,14 @@
  * store": a record's bytes are freed with the record), so reads return exactly what was
  * written and host memory holds only live data. Either way a stream can be made timing-only
  * (nflash_set_nodata).
- * Not modelled: the hardware NAND write pipeline (rtl/nfw) in the loop: writes are timed by the
- * FTL's write path (see README.md, what is weak).
+ * Write timing, with the write pipeline attached (nflash_set_write_pipe; the nodes attach it):
+ * a write takes the slower of the NAND write pipeline (rtl/nfw, run on every write at the
+ * node's clock: its cycle-exact twin, the verilated RTL or both in lockstep, as
+ * nflash_set_write_mode says; models/nfw/nfw_time.h) and the FTL's write path. The pipeline
+ * is one resource: a write starts when it is free, and the FTL write starts then. Without
+ * it, writes are timed by the FTL's write path alone.
+ * Not modelled: the pipeline moving the bytes: it runs timing-only on zeros, the payload goes
+ * the two ways above.
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_NFLASH_H
@@ -34,6 +40,7 @@
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
 #include "models/flash/ftl_stream.h"
+#include "models/nfw/nfw_time.h"
 #include "models/node/slog.h"
 
 #define NFLASH_MAX_STREAMS 6
@@ -53,6 +60,10 @@ struct nflash {
     uint32_t page_bytes;
     unsigned char *page_buf; /* write staging */
     uint64_t page_cap;
+    struct nfw_time *wp; /* the write pipeline's timing, or NULL */
+    uint64_t wp_free;    /* the pipeline is free from then on */
+    uint64_t wp_ps;      /* sum of the writes' pipeline times */
+    uint64_t wp_bound;   /* writes whose pipeline time was longer than the FTL's */
 };
 
 /* Stream capacity of region `name` of layout l on geometry g: bytes, and bytes per LB. 0 if
@@ -64,6 +75,15 @@ void nflash_stream_size(const struct ftl_layout *l, const struct flash_geom *g, 
 int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_layout *l,
                 const char *const *names, uint32_t n, struct dram *tb, struct err *e);
 void nflash_fini(struct nflash *f);
+
+/* Time every write also on the NAND write pipeline clocked at period_ps (see above). 0,
+ * -EINVAL (the geometry does not fit the pipeline, with the parameter named), -ENOMEM. */
+int nflash_set_write_pipe(struct nflash *f, uint64_t period_ps, struct err *e);
+
+/* The write pipeline's model from the next write on (nfw_time_set_mode; rtl: the RTL backend,
+ * seed: its initial state). 0 without a write pipeline. */
+int nflash_set_write_mode(struct nflash *f, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                          uint64_t seed, struct err *e);
 
 /* Stream i keeps no payload: writes and reads are timed, bytes are not stored (reads leave
  * the tensor buffer unchanged). Saves host memory for data kept elsewhere. */

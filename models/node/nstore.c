@@ -29,6 +29,17 @@ void nstore_fini(struct nstore *s)
         nflash_fini(&s->fl);
 }
 
+int nstore_set_write_pipe(struct nstore *s, uint64_t period_ps, struct err *e)
+{
+    return s->kind == NSTORE_FMS ? nflash_set_write_pipe(&s->fl, period_ps, e) : 0;
+}
+
+int nstore_set_write_mode(struct nstore *s, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                          uint64_t seed, struct err *e)
+{
+    return s->kind == NSTORE_FMS ? nflash_set_write_mode(&s->fl, m, rtl, seed, e) : 0;
+}
+
 int nstore_stream(const struct nstore *s, const char *name)
 {
     return s->kind == NSTORE_SSD ? nssd_stream(&s->ssd, name) : nflash_stream(&s->fl, name);

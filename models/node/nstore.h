@@ -43,6 +43,12 @@ int nstore_init_ssd(struct nstore *s, const char *node, const struct ssd_cfg *dr
                     const struct ftl_layout *l, const char *const *names, uint32_t n,
                     struct err *e);
 void nstore_fini(struct nstore *s);
+/* The FMS backend: time writes on the NAND write pipeline too (nflash_set_write_pipe); the SSD
+ * has its own write path: nothing. */
+int nstore_set_write_pipe(struct nstore *s, uint64_t period_ps, struct err *e);
+/* nflash_set_write_mode; the SSD: nothing. */
+int nstore_set_write_mode(struct nstore *s, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                          uint64_t seed, struct err *e);
 
 /* Index of stream `name`, or -1. */
 int nstore_stream(const struct nstore *s, const char *name);

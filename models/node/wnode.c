@@ -135,6 +135,9 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
         rc = nstore_init_ssd(&w->sto, "wn", cfg->ssd, cfg->ssd_grain, &lay, wnode_streams, R_N, e);
     else
         rc = nstore_init_fms(&w->sto, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
+    if (!rc && !cfg->ssd && cfg->write_pipe &&
+        (rc = nstore_set_write_pipe(&w->sto, cfg->period_ps, e)))
+        nstore_fini(&w->sto);
     if (rc) {
         err_prefix(e, rc, cfg->ssd ? "wn storage" : "wn flash");
         dram_destroy(w->tb);
@@ -430,6 +433,13 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
     w->st.flash_wr_bytes += c->bytes;
     w->st.busy_ps[1] += *free_at - now;
     return replace(w, k, l, &x, now, e);
+}
+
+int wnode_set_write_mode(struct wnode *w, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                         uint64_t seed, struct err *e)
+{
+    int rc = nstore_set_write_mode(&w->sto, m, rtl, seed, e);
+    return rc ? err_prefix(e, rc, "wn") : 0;
 }
 
 int wnode_end_step(struct wnode *w, struct err *e)

@@ -54,6 +54,7 @@ struct wnode_cfg {
     uint32_t lanes, latency, cost_sgd, cost_adam;
     bool state_payload;           /* keep the bytes of M and O in flash (else timing only) */
     uint32_t n_rec[HC_N_STREAMS]; /* records of the W, M and O streams (the program's n_rec) */
+    bool write_pipe;              /* time flash writes on the NAND write pipeline too */
     bool perf;                    /* payload-free (see the contract) */
     bool adam;                    /* perf: the update costs cost_adam per parameter, else
                                      cost_sgd (tlm: the optimizer of the dnn_params) */
@@ -90,6 +91,9 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
                uint64_t *end, uint64_t *free_at, struct err *e);
 /* Every layer was updated: close the optimizer step (dnn_params_end_step; perf: count it). */
 int wnode_end_step(struct wnode *w, struct err *e);
+/* The model of its flash write pipeline (nstore_set_write_mode), from the next write on. */
+int wnode_set_write_mode(struct wnode *w, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                         uint64_t seed, struct err *e);
 /* Optimizer steps completed. */
 uint64_t wnode_steps(const struct wnode *w);
 

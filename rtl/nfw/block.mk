@@ -11,6 +11,18 @@ NFW_P_ODD := PageBytes=64 Planes=4 Channels=1 DiesPerChan=3 PagesPerBlock=3 Stre
 $(eval $(call vmodel,nfw_top,nfw_top,$(NFW_P_DEF),nfw))
 $(eval $(call vmodel,nfw_top_odd,nfw_top,$(NFW_P_ODD),nfw))
 
+# The write pipelines in the training machine's loop (models/nfw/nfw_time.h, nfw_time_params:
+# the node's flash geometry, 8 streams, 4 blocks, 1 BBT entry, a unit and more of page
+# buffers, 64 reads): nfw_top_paper for machine_cfg_default's FMS (the flashstream program:
+# FS_MODELS), nfw_top_small for machine_cfg_small's (test_system_rtl). Built only when a target
+# needs them.
+NFW_P_PAPER := PageBytes=4096 Planes=8 Channels=64 DiesPerChan=2 PagesPerBlock=768 Streams=8 \
+               MaxPbs=4 BbtEntries=1 Slots=16 MaxReads=64
+NFW_P_SMALL := PageBytes=4096 Planes=2 Channels=2 DiesPerChan=1 PagesPerBlock=16 Streams=8 \
+               MaxPbs=4 BbtEntries=1 Slots=4 MaxReads=64
+$(eval $(call vmodel,nfw_top_paper,nfw_top,$(NFW_P_PAPER),nfw))
+$(eval $(call vmodel,nfw_top_small,nfw_top,$(NFW_P_SMALL),nfw))
+
 $(eval $(call vtest,test_nfw_top,test_nfw,nfw_top))
 $(eval $(call vtest,test_nfw_top_odd,test_nfw,nfw_top_odd))
 

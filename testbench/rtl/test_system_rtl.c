@@ -52,6 +52,7 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     c.n_an = n_an;
     c.batch = B;
     c.rtl = &core_be_rtl_ops;
+    c.nfw_rtl = &nfw_be_rtl_ops;
     c.seed = args.seed;
     c.init_seed = 77 + args.seed;
     if (adam)
@@ -176,6 +177,7 @@ static void test_lockstep_reports_divergence(void **state)
     bad.read = bad_read;
     machine_cfg_small(&c);
     c.rtl = &bad;
+    c.nfw_rtl = &nfw_be_rtl_ops;
     c.fidelity = MACHINE_LOCKSTEP;
     assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
     if (machine_create(&c, &r, &e))
@@ -191,6 +193,79 @@ static void test_lockstep_reports_divergence(void **state)
     rand_data_free(&d);
 }
 
+/* An RTL write pipeline whose completions report a wrong LPN: lockstep must stop at the first
+ * write it runs beside the twin (the RTL first replays, alone, the preloads written before the
+ * machine's first step) with a report naming the write, the cycle and the field. */
+static void bad_nfw_get(void *h, struct nfw_out *o)
+{
+    nfw_be_rtl_ops.get(h, o);
+    if (o->done_valid)
+        o->done_lpn ^= 4;
+}
+
+static void test_nfw_lockstep_reports_divergence(void **state)
+{
+    struct nfw_be_ops bad = nfw_be_rtl_ops;
+    struct machine_cfg c;
+    struct machine *r;
+    struct err e;
+    struct rand_data d;
+    (void)state;
+    bad.get = bad_nfw_get;
+    machine_cfg_small(&c);
+    c.rtl = &core_be_rtl_ops;
+    c.nfw_rtl = &bad;
+    c.fidelity = MACHINE_LOCKSTEP;
+    assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
+    int rc = machine_train_batch(r, d.images, d.labels, NULL, &e);
+    assert_int_equal(rc, -EPROTO);
+    if (!strstr(e.msg, "nfw lockstep: write") || !strstr(e.msg, "cycle") ||
+        !strstr(e.msg, "done_lpn") || !strstr(e.msg, "(rtl vs twin)"))
+        fail_msg("report lacks write, cycle, field or models: %s", e.msg);
+    printf("# divergence report: %s\n", e.msg);
+    machine_destroy(r);
+    rand_data_free(&d);
+}
+
+/* Without the RTL write pipeline, rtl mode is refused, saying what is missing. */
+static void test_nfw_rtl_missing(void **state)
+{
+    struct machine_cfg c;
+    struct machine *r;
+    struct err e;
+    (void)state;
+    machine_cfg_small(&c);
+    c.rtl = &core_be_rtl_ops;
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
+    assert_int_equal(machine_set_fidelity(r, MACHINE_RTL, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "write pipeline's RTL backend"));
+    assert_int_equal(machine_get_fidelity(r), MACHINE_TLM);
+    machine_destroy(r);
+}
+
+/* The RTL write pipeline must match the flash geometry (nfw_time_params). */
+static void test_nfw_rtl_config_mismatch(void **state)
+{
+    struct machine_cfg c;
+    struct machine *r;
+    struct err e;
+    (void)state;
+    machine_cfg_small(&c);
+    c.an_flash.geom.pages_per_block = c.wn_flash.geom.pages_per_block = 32;
+    c.rtl = &core_be_rtl_ops;
+    c.nfw_rtl = &nfw_be_rtl_ops;
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
+    assert_int_equal(machine_set_fidelity(r, MACHINE_LOCKSTEP, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "rtl nfw: the linked model"));
+    assert_non_null(strstr(e.msg, "16 pages per block"));
+    assert_int_equal(machine_get_fidelity(r), MACHINE_TLM);
+    machine_destroy(r);
+}
+
 /* The RTL model must match the machine's core configuration. */
 static void test_rtl_config_mismatch(void **state)
 {
@@ -201,6 +276,7 @@ static void test_rtl_config_mismatch(void **state)
     machine_cfg_small(&c);
     c.core.a_words = c.core.b_words = c.core.c_words = 1024;
     c.rtl = &core_be_rtl_ops;
+    c.nfw_rtl = &nfw_be_rtl_ops;
     if (machine_create(&c, &r, &e))
         fail_msg("machine_create: %s", e.msg);
     assert_int_equal(machine_set_fidelity(r, MACHINE_RTL, &e), -EINVAL);
@@ -223,6 +299,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_switch_modes),
         cmocka_unit_test(test_lockstep_reports_divergence),
         cmocka_unit_test(test_rtl_config_mismatch),
+        cmocka_unit_test(test_nfw_lockstep_reports_divergence),
+        cmocka_unit_test(test_nfw_rtl_missing),
+        cmocka_unit_test(test_nfw_rtl_config_mismatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,103 @@
+/*
+ * nfw_time: times a node's flash writes on the NAND write pipeline (rtl/nfw), by running its
+ * cycle-exact twin (models/nfw/nfw_twin.h) on every write.
+ *
+ * Contract
+ * --------
+ * Modelled: the pipeline's own time for one write command, in cycles of its clock: the twin
+ *   takes the command from idle, reads the bytes through its memory port from a timing-only
+ *   copy of the node's tensor buffer (the dram model's configuration, served by dram_port:
+ *   latency, channels, reads in flight), aligns them, packs pages into program units at the
+ *   stream's append point, allocates blocks and issues every page's program command and data;
+ *   the write's cycles end when the last page's completion has been taken. Every write runs
+ *   the twin, cycle by cycle: nothing is memoised. The twin keeps its state between writes
+ *   (the streams' append points, the allocator), as the hardware does.
+ * The environment is ideal around the pipeline: the channels take every command and beat at
+ *   once and the firmware takes every completion at once, so the count is the pipeline's bound;
+ *   the flash memory system's own time is the FTL's (models/flash), and a caller takes the
+ *   slower of the two (models/node/nflash.c). The firmware frees a stream's physical block
+ *   as soon as the pipeline has moved to the next one (the FTL does the real erases).
+ * Not modelled: the bytes. The tensor buffer copy holds no contents: the twin moves zeros and
+ *   the caller carries the payload (nflash's record store or the flash model's pages). A
+ *   write starts with the pipeline idle: back-to-back commands are not overlapped. The twin's
+ *   append point follows only the writes it has run: a log that skips to a fresh logical
+ *   block (slog's fresh-block alignment) moves the FTL's append point, not the twin's.
+ * Fidelity (nfw_time_set_mode): the twin (tlm), the verilated nfw_top through a backend
+ *   (rtl: nfw_be_rtl_ops, models/nfw/nfw_be_rtl.c; the program links a model verilated with
+ *   nfw_time_params' parameters), or both on the same inputs (lockstep: every output of every
+ *   cycle compared with nfw_out_diff; the first difference stops the write with a report:
+ *   write, stream, length, cycle, field, both values). The environment is one: in lockstep it
+ *   answers the RTL's requests and both see its answers. A model that was not running (the
+ *   RTL before its first rtl step, the twin during rtl steps) first replays, alone, the writes
+ *   it missed, so that both always hold the state of the same write history; the replay costs
+ *   the missed writes' cycles of that model.
+ * Units: cycles of the pipeline clock, bytes.
+ */
+#ifndef MODELS_NFW_NFW_TIME_H
+#define MODELS_NFW_NFW_TIME_H
+
+#include <stdint.h>
+
+#include "csim/err.h"
+#include "csim/shim/nfw.h"
+#include "models/dram/dram.h"
+#include "models/flash/flash_cfg.h"
+
+struct nfw_time;
+
+/* A model of the pipeline behind the ports of csim/shim/nfw.h. */
+struct nfw_be_ops {
+    const char *name; /* "twin", "rtl" */
+    /* The model with parameters p; the RTL refuses parameters other than its build's. */
+    int (*create)(const struct nfw_params *p, uint64_t seed, void **out, struct err *e);
+    void (*destroy)(void *h);
+    void (*set)(void *h, const struct nfw_in *in);
+    void (*get)(void *h, struct nfw_out *out);
+    void (*step)(void *h, uint64_t cycles);
+};
+
+extern const struct nfw_be_ops nfw_be_twin_ops;
+/* models/nfw/nfw_be_rtl.c: the verilated nfw_top the program links (csim/shim/nfw.h). */
+extern const struct nfw_be_ops nfw_be_rtl_ops;
+
+enum nfw_time_mode {
+    NFW_TIME_TWIN = 0,     /* tlm */
+    NFW_TIME_RTL = 1,      /* the verilated RTL */
+    NFW_TIME_LOCKSTEP = 2, /* both, compared every cycle */
+};
+
+/*
+ * The pipeline for a flash memory system of geometry g (pages, planes, channels, dies, pages
+ * per block), with `streams` streams of lblocks[i] logical blocks each, clocked at period_ps,
+ * reading from a tensor buffer configured as tb. 0, -EINVAL (a geometry or stream the
+ * pipeline cannot take, with the parameter named), -ENOMEM.
+ */
+int nfw_time_create(const struct flash_geom *g, unsigned streams, const uint32_t *lblocks,
+                    uint64_t period_ps, const struct dram_cfg *tb, struct nfw_time **out,
+                    struct err *e);
+void nfw_time_destroy(struct nfw_time *t);
+
+/* The twin's parameters for geometry g (what nfw_time_create builds; the RTL in the loop is
+ * built with the same). */
+void nfw_time_params(const struct flash_geom *g, unsigned streams, struct nfw_params *p);
+
+/*
+ * Run the write of `bytes` (>= 1) from tensor-buffer address tb_addr into stream `stream` on
+ * the model(s) of the mode, from idle to its last completion; *cycles = its pipeline cycles.
+ * 0, -EINVAL (bad stream or range), -EIO (a completion with the error flag, or no end: a bug,
+ * with a message), -EPROTO (lockstep: the RTL and the twin differ; e says where), -ENOMEM.
+ */
+int nfw_time_write(struct nfw_time *t, unsigned stream, uint64_t tb_addr, uint64_t bytes,
+                   uint64_t *cycles, struct err *e);
+
+/* From the next write on. rtl and lockstep need rtl (the RTL backend): -EINVAL without it,
+ * or its create's error (a model built with other parameters). */
+int nfw_time_set_mode(struct nfw_time *t, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
+                      uint64_t seed, struct err *e);
+enum nfw_time_mode nfw_time_mode(const struct nfw_time *t);
+
+uint64_t nfw_time_period_ps(const struct nfw_time *t);
+/* Cycles run in all (for the wall-clock cost). */
+uint64_t nfw_time_total_cycles(const struct nfw_time *t);
+
+#endif

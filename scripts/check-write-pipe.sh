@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End-to-end checks of the NAND write pipeline in the training loop (machine key write_pipe,
+# models/nfw/nfw_time.h), printed as TAP lines (scripts/run-tests.sh counts each case):
+#
+#   scripts/check-write-pipe.sh FLASHSTREAM WORKDIR
+#
+# fc-mnist, 2 steps, 2 Activation Nodes, 64 test samples: tlm (the twin), rtl (the verilated
+# nfw_top_paper and core) and lockstep (both, compared every cycle) give the same simulated
+# times and parameters step by step; with write_pipe = off the same steps are shorter (the one
+# pipeline, 6.3 GB/s, bounds the Weight Node's write-back), with the same parameters.
+set -uo pipefail
+
+fs=${1:?usage: check-write-pipe.sh FLASHSTREAM WORKDIR}
+work=${2:?usage: check-write-pipe.sh FLASHSTREAM WORKDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+configs=$here/../configs
+rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
+case $fs in /*) ;; *) fs=$PWD/$fs ;; esac # the runs write their out/ under $work
+
+. "$here/tap.sh"
+
+# run NAME ARGS...: 2 steps of fc-mnist; its step lines' simulated times and the digest in
+# $work/NAME.sim, the whole output in $work/NAME.log.
+run() {
+  local name=$1
+  shift
+  (cd "$work" && "$fs" train --config "$configs/fc-mnist.ini" --run "wp-$name" --steps 2 \
+    --nodes 2 --no-waves --seed 1 --test-samples 64 "$@") >"$work/$name.log" 2>&1
+  local rc=$?
+  { sed -n 's/^step .* sim \([0-9.]*\) ms .*/\1/p' "$work/$name.log"
+    sed -n 's/.*params digest \([0-9a-f]*\).*/\1/p' "$work/$name.log"; } >"$work/$name.sim"
+  return $rc
+}
+
+for f in tlm rtl lockstep; do
+  check "fc-mnist 2 steps in $f" "$work/$f.log" run "$f" --fidelity "$f"
+done
+same() { [ "$(wc -l <"$work/tlm.sim")" -eq 3 ] && cmp -s "$work/tlm.sim" "$work/$1.sim"; }
+check "rtl: the same step times and parameters as tlm" "$work/rtl.log" same rtl
+check "lockstep: the same step times and parameters as tlm" "$work/lockstep.log" same lockstep
+
+check "write_pipe = off: 2 steps" "$work/off.log" run off --set machine.write_pipe=off
+shorter() {
+  local a b
+  a=$(sed -n 2p "$work/tlm.sim")
+  b=$(sed -n 2p "$work/off.sim")
+  [ "$(sed -n 3p "$work/tlm.sim")" = "$(sed -n 3p "$work/off.sim")" ] &&
+    awk -v a="$a" -v b="$b" 'BEGIN { exit !(b + 0 > 0 && b + 0 < a + 0) }'
+}
+check "write_pipe = off: shorter steps, the same parameters" "$work/off.log" shorter
+
+tap_end
