@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Formal proofs of the handshake contract (rtl/README.md) with Yosys, yosys-smtbmc and Z3.
 #
-#   run.sh OUTDIR [PROOF...]   every proof of rtl/*/formal/proofs, or only those named
-#   run.sh --list              the proofs, their depths and their mutants
+#   run.sh [--quick] OUTDIR [PROOF...]   every proof of rtl/*/formal/proofs, or those named
+#   run.sh --list                         the proofs, their depths, cuts and mutants
+#
+# --quick runs each bounded check to its quick depth (the second of "FULL/QUICK" in the proof
+# table), for the proofs whose full depth takes minutes; `make test` runs it so.
 #
 # Each proof is a harness module (rtl/<block>/formal/fv_<name>.sv) around one block: it
 # assumes the environment keeps the contract and asserts that the block does. For each proof
@@ -22,7 +25,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-  echo "usage: scripts/formal/run.sh OUTDIR [PROOF...] | --list" >&2
+  echo "usage: scripts/formal/run.sh [--quick] OUTDIR [PROOF...] | --list" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -36,6 +39,7 @@ field() { # proof field-number
   table | awk -v p="$1" -v f="$2" '$1 == "proof" && $2 == p { print $f }'
 }
 params_of() { table | awk -v p="$1" '$1 == "proof" && $2 == p { for (i = 6; i <= NF; i++) print $i }'; }
+cuts_of() { table | awk -v p="$1" '$1 == "cut" && $2 == p { for (i = 3; i <= NF; i++) print $i }'; }
 peeks_of() { table | awk -v p="$1" '$1 == "peek" && $2 == p { for (i = 3; i <= NF; i++) print $i }'; }
 mutants_of() { table | awk -v p="$1" '$1 == "mutant" && $2 == p { print $3 }'; }
 mutant_file() { table | awk -v p="$1" -v m="$2" '$1 == "mutant" && $2 == p && $3 == m { print $4 }'; }
@@ -49,9 +53,16 @@ if [ "$1" = --list ]; then
   for p in $(proofs); do
     printf '%-14s bmc %-3s induction %-3s %s\n' "$p" "$(field "$p" 4)" "$(field "$p" 5)" \
       "$(params_of "$p" | tr '\n' ' ')"
+    for c in $(cuts_of "$p"); do printf '    cut %s\n' "$c"; done
     for m in $(mutants_of "$p"); do printf '    mutant %-14s %s\n' "$m" "$(mutant_file "$p" "$m")"; done
   done
   exit 0
+fi
+quick=0
+if [ "$1" = --quick ]; then
+  quick=1
+  shift
+  [ $# -ge 1 ] || usage
 fi
 case $1 in -*) usage ;; esac
 out=$1
@@ -86,13 +97,19 @@ secs() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", b - a }';
 
 # model DIR PROOF RTL-FILE...: the SMT-LIB model DIR/model.smt2 of PROOF's harness over the
 # given RTL files (the blocks read as synthesis sees them: SYNTHESIS defined, so the
-# simulation-only checks are left out), the peeks connected to the design's registers.
+# simulation-only checks are left out), the peeks connected to the design's registers, the
+# cut wires made free inputs (cutpoint: whatever drove them is dropped, so the proof covers
+# every value they could take, the real ones among them). The model is lowered to AND gates
+# first: Z3 expands Yosys' word-level definitions one into the next, which takes minutes on a
+# block the size of the DMA before the first check, and the bit-level model loads in seconds.
 model() {
   local dir=$1 p=$2
   shift 2
   local top chp="" connects=""
   top=$(field "$p" 3)
   for kv in $(params_of "$p"); do chp+=" -chparam ${kv%%=*} ${kv#*=}"; done
+  local cuts
+  cuts=$(cuts_of "$p" | sed 's/^/w:/' | tr '\n' ' ')
   # A design wire is renamed first: `connect` cannot name a wire like dut.mem_q[0].
   local k=0
   for kv in $(peeks_of "$p"); do
@@ -109,8 +126,12 @@ flatten
 memory
 cd $top
 ${connects}cd ..
+${cuts:+cutpoint $cuts}
 prep -top $top
+techmap
 opt -fast
+abc -g AND
+opt_clean
 async2sync
 dffunmap
 write_smt2 -wires $dir/model.smt2
@@ -130,6 +151,7 @@ for p in "${selected[@]}"; do
   dir=$out/$p
   rm -rf "$dir"
   bmc=$(field "$p" 4)
+  if [ $quick = 1 ]; then bmc=${bmc#*/}; else bmc=${bmc%/*}; fi
   ind=$(field "$p" 5)
   start=$EPOCHREALTIME
   if ! model "$dir" "$p" "${rtl[@]}"; then
