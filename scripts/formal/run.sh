@@ -29,8 +29,9 @@ usage() {
   exit 2
 }
 [ $# -ge 1 ] || usage
-# A single check never needs this long; a run that does is a hung solver, reported as a failure.
-limit=${FORMAL_TIMEOUT:-600}
+# A single check never needs this long (the longest, the DMA's 20 cycles, takes about 10 min on a
+# loaded machine); a run that does is a hung solver, reported as a failure (FORMAL_TIMEOUT, s).
+limit=${FORMAL_TIMEOUT:-1800}
 
 # The proof table: every rtl/*/formal/proofs, comments and blank lines dropped.
 table() { cat rtl/*/formal/proofs | sed -e 's/^[[:space:]]*#.*//' -e '/^[[:space:]]*$/d'; }
