@@ -287,9 +287,10 @@ SUITES += "lint-format::scripts/lint.sh format"
 SUITES += "lint-consts::scripts/lint.sh consts"
 SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/cmn_fifo.gtkw $(BUILD)/waves-check"
 SUITES += "fuzz::scripts/fuzz.sh 3 $(BUILD)/fuzz"
+SUITES += "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check"
 
 .PHONY: test
-test: deps  ## build and run every test (unit, RTL blocks, lint, waves); ends "N passed, M failed"
+test: deps  ## build and run every test (unit, RTL blocks, lint, waves, formal); ends "N passed, M failed"
 	@scripts/run-tests.sh $(BUILD)/logs "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" $(SUITES)
 
 FUZZ_SECONDS ?= 60
@@ -305,6 +306,10 @@ lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-f
 waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/cmn_fifo.gtkw)
 	$< --seed $(SEED) --waves waves/cmn_fifo.fst >/dev/null
 	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/cmn_fifo.gtkw"
+
+.PHONY: formal
+formal: deps  ## formal proofs of the handshake contract (yosys-smtbmc, z3): BMC, induction, mutants
+	@scripts/formal/run.sh $(BUILD)/formal
 
 .PHONY: synth
 synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 estimates; out/synth/report.md

@@ -12,7 +12,8 @@ packages=(
   build-essential       # gcc, g++, make
   verilator             # RTL -> C++ models (5.006 on Debian 12)
   iverilog              # second simulator, for lint and portability
-  yosys                 # synthesis and latch checks
+  yosys                 # synthesis and latch checks; yosys-smtbmc for the formal proofs
+  z3                    # SMT solver of the formal proofs (make formal)
   nextpnr-ice40         # iCE40 place and route
   fpga-icestorm         # icepack, icetime
   fpga-icestorm-chipdb  # iCE40 timing databases for icetime
