@@ -7,7 +7,8 @@
 # fc-mnist, 2 steps, 2 Activation Nodes, 64 test samples: tlm (the twin), rtl (the verilated
 # nfw_top_paper and core) and lockstep (both, compared every cycle) give the same simulated
 # times and parameters step by step; with write_pipe = off the same steps are shorter (the one
-# pipeline, 6.3 GB/s, bounds the Weight Node's write-back), with the same parameters.
+# pipeline, 6.3 GB/s, bounds the Weight Node's write-back), with the same parameters; the first
+# rtl step's waves of AN 0's core and of its write pipeline (<waves>-nfw.fst).
 set -uo pipefail
 
 fs=${1:?usage: check-write-pipe.sh FLASHSTREAM WORKDIR}
@@ -49,5 +50,17 @@ shorter() {
     awk -v a="$a" -v b="$b" 'BEGIN { exit !(b + 0 > 0 && b + 0 < a + 0) }'
 }
 check "write_pipe = off: shorter steps, the same parameters" "$work/off.log" shorter
+
+# Waves of the first rtl step: AN 0's core and, beside it, its NAND write pipeline, each with
+# the signals its GTKWave save file shows (scripts/check-waves.sh)
+waves() {
+  (cd "$work" && "$fs" train --config "$configs/fc-mnist.ini" --run wp-waves --steps 2 \
+    --nodes 2 --rtl-steps 1 --waves "$work/w.fst" --wave-cycles 20000 --seed 1 \
+    --test-samples 64) >"$work/waves.log" 2>&1 &&
+    grep -qF "$work/w-nfw.fst  the same steps of AN 0's NAND write pipeline" "$work/waves.log" &&
+    "$here/check-waves.sh" "$work/w.fst" "$here/../waves/core.gtkw" "$work/wc" >>"$work/waves.log" 2>&1 &&
+    "$here/check-waves.sh" "$work/w-nfw.fst" "$here/../waves/nfw.gtkw" "$work/wn" >>"$work/waves.log" 2>&1
+}
+check "waves of AN 0's core and write pipeline, every save-file signal in them" "$work/waves.log" waves
 
 tap_end

@@ -1413,6 +1413,20 @@ int machine_trace_core_close(struct machine *r, uint32_t an, struct err *e)
     return anode_trace_core_close(r->an[an], e);
 }
 
+int machine_trace_write(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e)
+{
+    if (an >= r->cfg.n_an)
+        return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
+    return anode_trace_write(r->an[an], o, e);
+}
+
+int machine_trace_write_close(struct machine *r, uint32_t an, struct err *e)
+{
+    if (an >= r->cfg.n_an)
+        return err_set(e, -EINVAL, "trace: AN %u; accepted 0..%u", an, r->cfg.n_an - 1);
+    return anode_trace_write_close(r->an[an], e);
+}
+
 /* ---------------------------------------------------------------- data */
 
 /* What machine_load_inputs accepts: count a positive multiple of B; perf takes no data but

@@ -345,6 +345,9 @@ int machine_trace_core(struct machine *r, uint32_t an, const struct vtrace_opts 
 /* Finish that trace: the FST is in place at its path only when this returns 0 (0 also when no
  * trace was started); machine_destroy finishes it too, but cannot say whether it worked. */
 int machine_trace_core_close(struct machine *r, uint32_t an, struct err *e);
+/* The same for AN an's NAND write pipeline (machine.write_pipe on, its RTL in the loop). */
+int machine_trace_write(struct machine *r, uint32_t an, const struct vtrace_opts *o, struct err *e);
+int machine_trace_write_close(struct machine *r, uint32_t an, struct err *e);
 
 /* ---- parameters (checkpoints) ---- */
 

@@ -96,5 +96,26 @@ static void rtl_step(void *h, uint64_t cycles)
     nfw_rtl_step(h, cycles);
 }
 
-const struct nfw_be_ops nfw_be_rtl_ops = {"rtl",   rtl_create, rtl_destroy,
-                                          rtl_set, rtl_get,    rtl_step};
+static int rtl_trace(void *h, const struct vtrace_opts *o, struct err *e)
+{
+    int rc = nfw_rtl_trace(h, o);
+
+    return rc ? err_set(e, rc, "rtl nfw: cannot start the waves '%s': %s", o->path, strerror(-rc))
+              : 0;
+}
+
+static int rtl_trace_close(void *h, struct err *e)
+{
+    int rc = nfw_rtl_trace_close(h);
+
+    return rc ? err_set(e, rc, "rtl nfw: cannot finish the waves: %s", strerror(-rc)) : 0;
+}
+
+const struct nfw_be_ops nfw_be_rtl_ops = {.name = "rtl",
+                                          .create = rtl_create,
+                                          .destroy = rtl_destroy,
+                                          .set = rtl_set,
+                                          .get = rtl_get,
+                                          .step = rtl_step,
+                                          .trace = rtl_trace,
+                                          .trace_close = rtl_trace_close};

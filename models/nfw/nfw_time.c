@@ -82,8 +82,12 @@ static void twin_step(void *h, uint64_t cycles)
     nfw_twin_step(h, cycles);
 }
 
-const struct nfw_be_ops nfw_be_twin_ops = {"twin",   twin_create, twin_destroy,
-                                           twin_set, twin_get,    twin_step};
+const struct nfw_be_ops nfw_be_twin_ops = {.name = "twin",
+                                           .create = twin_create,
+                                           .destroy = twin_destroy,
+                                           .set = twin_set,
+                                           .get = twin_get,
+                                           .step = twin_step};
 
 /* ------------------------------------------------------------------ parameters */
 
@@ -369,6 +373,22 @@ int nfw_time_set_mode(struct nfw_time *t, enum nfw_time_mode m, const struct nfw
 enum nfw_time_mode nfw_time_mode(const struct nfw_time *t)
 {
     return t->mode;
+}
+
+int nfw_time_trace(struct nfw_time *t, const struct vtrace_opts *o, struct err *e)
+{
+    if (t->mode == NFW_TIME_TWIN || !t->rtl.h || !t->rtl.ops->trace)
+        return err_set(e, -EINVAL,
+                       "nfw: waves need the write pipeline's RTL in the loop (rtl or lockstep "
+                       "mode); it runs the twin");
+    return t->rtl.ops->trace(t->rtl.h, o, e);
+}
+
+int nfw_time_trace_close(struct nfw_time *t, struct err *e)
+{
+    if (!t->rtl.h || !t->rtl.ops->trace_close)
+        return 0;
+    return t->rtl.ops->trace_close(t->rtl.h, e);
 }
 
 uint64_t nfw_time_period_ps(const struct nfw_time *t)

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "csim/err.h"
+#include "csim/shim/vtrace.h"
 #include "csim/shim/nfw.h"
 #include "models/dram/dram.h"
 #include "models/flash/flash_cfg.h"
@@ -54,6 +55,9 @@ struct nfw_be_ops {
     void (*set)(void *h, const struct nfw_in *in);
     void (*get)(void *h, struct nfw_out *out);
     void (*step)(void *h, uint64_t cycles);
+    /* Optional (NULL: none, the twin): start an FST trace; finish it (0 also when none). */
+    int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
+    int (*trace_close)(void *h, struct err *e);
 };
 
 extern const struct nfw_be_ops nfw_be_twin_ops;
@@ -95,6 +99,11 @@ int nfw_time_write(struct nfw_time *t, unsigned stream, uint64_t tb_addr, uint64
 int nfw_time_set_mode(struct nfw_time *t, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
                       uint64_t seed, struct err *e);
 enum nfw_time_mode nfw_time_mode(const struct nfw_time *t);
+
+/* An FST trace of the RTL in the loop (rtl or lockstep mode; -EINVAL otherwise), and its end:
+ * the file is in place only when the close returns 0 (0 also when none was started). */
+int nfw_time_trace(struct nfw_time *t, const struct vtrace_opts *o, struct err *e);
+int nfw_time_trace_close(struct nfw_time *t, struct err *e);
 
 uint64_t nfw_time_period_ps(const struct nfw_time *t);
 /* Cycles run in all (for the wall-clock cost). */

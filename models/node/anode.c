@@ -221,6 +221,28 @@ int anode_trace_core_close(struct anode *a, struct err *e)
     return 0;
 }
 
+int anode_trace_write(struct anode *a, const struct vtrace_opts *o, struct err *e)
+{
+    struct nfw_time *wp = a->sto.kind == NSTORE_FMS ? a->sto.fl.wp : NULL;
+    int rc;
+
+    if (!wp)
+        return err_set(e, -EINVAL,
+                       "%s: waves of the write pipeline need it in the loop (machine.write_pipe "
+                       "on, the FMS as storage)",
+                       a->name);
+    rc = nfw_time_trace(wp, o, e);
+    return rc ? err_prefix(e, rc, "%s", a->name) : 0;
+}
+
+int anode_trace_write_close(struct anode *a, struct err *e)
+{
+    struct nfw_time *wp = a->sto.kind == NSTORE_FMS ? a->sto.fl.wp : NULL;
+    int rc = wp ? nfw_time_trace_close(wp, e) : 0;
+
+    return rc ? err_prefix(e, rc, "%s: the write pipeline's trace", a->name) : 0;
+}
+
 /* ---------------------------------------------------------------- inputs */
 
 /* Room for one more shard in the FIFO. */

@@ -99,6 +99,9 @@ int anode_set_write_mode(struct anode *a, enum nfw_time_mode m, const struct nfw
 int anode_trace_core(struct anode *a, const struct vtrace_opts *o, struct err *e);
 /* Finish the core's trace (close it, rename it into place); 0 also when none was started. */
 int anode_trace_core_close(struct anode *a, struct err *e);
+/* The same for AN's NAND write pipeline (its RTL in the loop: rtl or lockstep write mode). */
+int anode_trace_write(struct anode *a, const struct vtrace_opts *o, struct err *e);
+int anode_trace_write_close(struct anode *a, struct err *e);
 
 /* Host preload: append one input shard (r x inputs u8 pixels, then r labels) to the NV stream
  * at now; *done = when programmed. Perf: only its size counts (images and labels may be

@@ -143,7 +143,7 @@ struct train_opts {
 struct train {
     struct train_opts o;
     struct machine_ini *ini; /* the machine of --config and --set */
-    char out_dir[512], waves_path[512], ckpt_path[600];
+    char out_dir[512], waves_path[512], write_waves_path[520], ckpt_path[600];
     char spec[CKPT_SPEC_MAX];
     struct dnn_model model;
     struct dnn_opt opt;
@@ -1375,6 +1375,25 @@ static int start_waves(struct train *t)
                 e.msg);
         return -1;
     }
+    if (!t->cfg.write_pipe)
+        return 0;
+    /* AN 0's NAND write pipeline beside its core: <waves without .fst>-nfw.fst */
+    size_t n = strlen(t->waves_path);
+    n -= n > 4 && !strcmp(t->waves_path + n - 4, ".fst") ? 4 : 0;
+    if (n + sizeof("-nfw.fst") > sizeof(t->write_waves_path)) {
+        fprintf(stderr, "flashstream train: the waves path '%s' leaves no room for '-nfw.fst'\n",
+                t->waves_path);
+        return -1;
+    }
+    snprintf(t->write_waves_path, sizeof(t->write_waves_path), "%.*s-nfw.fst", (int)n,
+             t->waves_path);
+    vo.path = t->write_waves_path;
+    vo.scopes = NULL;
+    if (machine_trace_write(t->machine, 0, &vo, &e)) {
+        fprintf(stderr, "flashstream train: cannot write waves to '%s': %s\n", t->write_waves_path,
+                e.msg);
+        return -1;
+    }
     return 0;
 }
 
@@ -1950,6 +1969,15 @@ static int write_outputs(struct train *t, uint64_t steps, double wall, int argc,
             rc = -1;
         }
     }
+    if (*t->write_waves_path) {
+        struct err e;
+
+        if (machine_trace_write_close(t->machine, 0, &e)) {
+            fprintf(stderr, "flashstream train: cannot write the waves '%s': %s\n",
+                    t->write_waves_path, e.msg);
+            rc = -1;
+        }
+    }
     return rc ? -1 : 0;
 }
 
@@ -1981,6 +2009,13 @@ static void print_where(struct train *t)
                t->waves_path, t->o.rtl_steps, t->o.wave_cycles, t->waves_path);
         if (access("waves/core.gtkw", R_OK) == 0)
             printf("  (signals grouped: gtkwave -a waves/core.gtkw %s)", t->waves_path);
+        printf("\n");
+    }
+    if (*t->write_waves_path) {
+        printf("  %s  the same steps of AN 0's NAND write pipeline: gtkwave %s",
+               t->write_waves_path, t->write_waves_path);
+        if (access("waves/nfw.gtkw", R_OK) == 0)
+            printf("  (signals grouped: gtkwave -a waves/nfw.gtkw %s)", t->write_waves_path);
         printf("\n");
     }
 }
