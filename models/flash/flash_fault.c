@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* log10 of the RBERs the decode-failure table covers, and its steps per decade: below the
- * first a codeword never fails, above the last it always does (for any t the model accepts). */
+ * first a codeword fails with the first entry's vanishing probability, above the last it
+ * always does (for any t the model accepts). */
 #define LOG_MIN (-14.0)
 #define LOG_MAX (0.0)
 #define STEPS   200
