@@ -26,6 +26,7 @@
 #include "models/dnn/dnn_params.h"
 #include "models/dnn/dnn_rng.h"
 #include "models/host/ckpt.h"
+#include "testbench/unit/malloc_watch.h"
 #include "testbench/unit/tmpdir.h"
 
 #define IN    16
@@ -291,25 +292,6 @@ static void fix_header_crc(unsigned char *b)
         b[hb - 4 + i] = (unsigned char)(v >> (8 * i));
 }
 
-/* The largest block malloc'd while watching (the sanitizers' allocator calls the hooks; they
- * cannot be removed, so they look at the flag). */
-int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
-                                              void (*free_hook)(const volatile void *));
-static size_t largest_malloc;
-static int watching;
-
-static void note_malloc(const volatile void *p, size_t size)
-{
-    (void)p;
-    if (watching && size > largest_malloc)
-        largest_malloc = size;
-}
-
-static void note_free(const volatile void *p)
-{
-    (void)p;
-}
-
 /* A sparse file at path: the header of an SGD checkpoint of the 3-layer MLP 16-W-W-4 (the
  * other fields those of `good`, a real checkpoint), its CRC right, the size the header
  * announces, and nothing but zeros (holes) after the header. */
@@ -361,16 +343,14 @@ static void test_size_checked_before_allocation(void **state)
     assert_int_equal(ckpt_save(in_dir(c, "good.ckpt"), p, &RUN, &e), 0);
     good = slurp(c->t.path, &n);
     sparse_checkpoint(in_dir(c, "sparse.ckpt"), good, 4096);
-    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
-    largest_malloc = 0;
-    watching = 1;
+    assert_int_equal(malloc_watch_start(), 0);
     int rc = ckpt_load_new(c->t.path, &q, NULL, &e);
-    watching = 0;
+    size_t largest = malloc_watch_stop();
     assert_int_equal(rc, -EINVAL);
     assert_null(q);
     assert_msg_has(&e, "is corrupted: CRC32 0x00000000 stored");
-    if (largest_malloc > (1u << 20))
-        fail_msg("a %zu-byte block was allocated before the CRC was checked", largest_malloc);
+    if (largest > (1u << 20))
+        fail_msg("a %zu-byte block was allocated before the CRC was checked", largest);
 
     sparse_checkpoint(in_dir(c, "huge.ckpt"), good, 65536);
     assert_int_equal(ckpt_load_new(c->t.path, &q, NULL, &e), -ENOMEM);

@@ -23,6 +23,7 @@
 
 #include "models/dnn/dnn_idx.h"
 #include "models/dnn/dnn_rng.h"
+#include "testbench/unit/malloc_watch.h"
 
 struct ctx {
     char dir[64];
@@ -276,25 +277,6 @@ static void test_truncated(void **state)
     }
 }
 
-/* The largest block malloc'd while watching (the sanitizers' allocator calls the hooks; they
- * cannot be removed, so they look at the flag). */
-int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
-                                              void (*free_hook)(const volatile void *));
-static size_t largest_malloc;
-static int watching;
-
-static void note_malloc(const volatile void *p, size_t size)
-{
-    (void)p;
-    if (watching && size > largest_malloc)
-        largest_malloc = size;
-}
-
-static void note_free(const volatile void *p)
-{
-    (void)p;
-}
-
 /* A 16-byte header announcing 2^24 images of 16 x 16 pixels (4 GiB), and a label header
  * announcing 2^24 labels, each followed by a few bytes: refused as truncated, and what is
  * allocated follows what the file holds, not what it announces. */
@@ -313,17 +295,15 @@ static void test_huge_header_small_file(void **state)
     be32(im + 12, 16);
     be32(lb, DNN_IDX_MAGIC_LABELS);
     be32(lb + 4, DNN_IDX_MAX_COUNT);
-    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
     for (int gz = 0; gz < 2; gz++) {
         const char *pi = put(c, gz ? "hi.gz" : "hi", im, sizeof(im), gz);
         const char *pl = put(c, gz ? "hl.gz" : "hl", lb, sizeof(lb), gz);
 
-        largest_malloc = 0;
-        watching = 1;
+        assert_int_equal(malloc_watch_start(), 0);
         int rci = dnn_idx_load_images(pi, &s, &e);
         struct err ei = e;
         int rcl = dnn_idx_load_labels(pl, 10, &s, &e);
-        watching = 0;
+        size_t largest = malloc_watch_stop();
         assert_int_equal(rci, -EINVAL);
         assert_int_equal(rcl, -EINVAL);
         if (gz) { /* deflate expands at most 1032 times: refused from the file's size */
@@ -337,8 +317,8 @@ static void test_huge_header_small_file(void **state)
             assert_msg_has(&e, "truncated: the label data needs 16777216 bytes from byte 8, the "
                                "file ends after 100 of them");
         }
-        if (largest_malloc > (2u << 20))
-            fail_msg("a %zu-byte block was allocated for a file of 116 bytes", largest_malloc);
+        if (largest > (2u << 20))
+            fail_msg("a %zu-byte block was allocated for a file of 116 bytes", largest);
     }
 }
 
@@ -359,16 +339,14 @@ static void test_fashion_shape_before_data(void **state)
     be32(im + 12, 28);
     put(c, "t10k-images-idx3-ubyte.gz", im, n, 1);
     free(im);
-    assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(note_malloc, note_free), 0);
-    largest_malloc = 0;
-    watching = 1;
+    assert_int_equal(malloc_watch_start(), 0);
     int rc = dnn_idx_load_fashion(c->dir, false, &s, &e);
-    watching = 0;
+    size_t largest = malloc_watch_stop();
     assert_int_equal(rc, -EINVAL);
     assert_msg_has(&e, "60000 images of 28 x 28 pixels; accepted Fashion-MNIST's 10000 images of "
                        "28 x 28");
-    if (largest_malloc > (2u << 20))
-        fail_msg("a %zu-byte block was allocated before the shape was checked", largest_malloc);
+    if (largest > (2u << 20))
+        fail_msg("a %zu-byte block was allocated before the shape was checked", largest);
 }
 
 /* What is not a regular file is refused at once: a FIFO would block open() until a writer came;
