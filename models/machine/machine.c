@@ -155,6 +155,14 @@ void machine_cfg_default(struct machine_cfg *c)
     c->seed = 1;
 }
 
+void machine_cfg_set_faults(struct machine_cfg *c, const struct flash_fault_cfg *f)
+{
+    c->an_flash.fault = *f;
+    c->wn_flash.fault = *f;
+    c->an_ssd.nand.fault = *f;
+    c->wn_ssd.nand.fault = *f;
+}
+
 void machine_cfg_small(struct machine_cfg *c)
 {
     struct err e;

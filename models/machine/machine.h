@@ -216,6 +216,8 @@ struct machine_cfg {
  * machine's part of them out, each with its source.
  */
 void machine_cfg_default(struct machine_cfg *c);
+/* The flash faults f on every node's flash and the NAND of every node's SSDs. */
+void machine_cfg_set_faults(struct machine_cfg *c, const struct flash_fault_cfg *f);
 /* A small machine for tests: a 64-32-10 MLP, B 8, the 8 x 8 core with 512-word pads (the
  * verilated core_8x8), and a small FMS (2 channels, 1 chip, 2 planes, 683 blocks of 16 pages
  * of 4 KiB: 256 KiB per logical block) on every node, with the bytes stored in the flash

@@ -133,11 +133,11 @@ struct machine_ini;
 int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const *sets, int n_sets,
                 const char *bare_section, struct machine_ini **out);
 
-/* --fault SPEC (models/flash/flash_fault.h) onto every node's flash, and the NAND of every
- * node's SSDs: 0, or -1 with the message printed naming the command. */
-struct machine_cfg;
-int cli_machine_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
-                       struct machine_cfg *c);
+/* --fault SPEC... (models/flash/flash_fault.h) into *out, from the defaults: 0, or -1 with the
+ * message printed naming the command. */
+struct flash_fault_cfg;
+int cli_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
+               struct flash_fault_cfg *out);
 
 /* For a STR row's ok: the value is not empty. */
 bool cli_nonempty(const char *val);

@@ -33,18 +33,16 @@ int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const
     return 0;
 }
 
-int cli_machine_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
-                       struct machine_cfg *c)
+int cli_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
+               struct flash_fault_cfg *out)
 {
-    struct flash_fault_cfg *all[] = {&c->an_flash.fault, &c->wn_flash.fault, &c->an_ssd.nand.fault,
-                                     &c->wn_ssd.nand.fault};
     struct err e;
 
+    flash_fault_cfg_default(out);
     for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
-            if (flash_fault_parse(all[k], specs[i], &e)) {
-                fprintf(stderr, "flashstream %s: %s\n", cmd->name, e.msg);
-                return -1;
-            }
+        if (flash_fault_parse(out, specs[i], &e)) {
+            fprintf(stderr, "flashstream %s: %s\n", cmd->name, e.msg);
+            return -1;
+        }
     return 0;
 }

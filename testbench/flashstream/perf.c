@@ -160,8 +160,10 @@ static int parse(int argc, char **argv, struct perf *p)
     if (cli_machine(&perf_cli, o->config, o->sets, o->n_sets, NULL, &p->ini))
         return -1;
     p->cfg = *machine_ini_cfg(p->ini);
-    if (cli_machine_faults(&perf_cli, o->faults, o->n_faults, &p->cfg))
+    struct flash_fault_cfg faults;
+    if (cli_faults(&perf_cli, o->faults, o->n_faults, &faults))
         return -1;
+    machine_cfg_set_faults(&p->cfg, &faults);
     if (o->storage >= 0)
         p->cfg.storage = (enum machine_storage)o->storage;
     p->cfg.fidelity = MACHINE_PERF;

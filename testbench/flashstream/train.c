@@ -144,6 +144,7 @@ struct train {
     struct train_opts o;
     struct machine_ini *ini; /* the machine of --config and --set */
     char out_dir[512], waves_path[512], write_waves_path[520], ckpt_path[600];
+    struct flash_fault_cfg faults; /* --fault, parsed */
     char spec[CKPT_SPEC_MAX];
     struct dnn_model model;
     struct dnn_opt opt;
@@ -433,8 +434,7 @@ static int load_machine(struct train *t)
 
     if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
         return -1;
-    t->cfg = *machine_ini_cfg(t->ini); /* the fault specifications checked now */
-    if (cli_machine_faults(&train_cli, o->faults, o->n_faults, &t->cfg))
+    if (cli_faults(&train_cli, o->faults, o->n_faults, &t->faults))
         return -1;
     if (!(o->set & SET_NODES)) {
         o->nodes = machine_ini_cfg(t->ini)->n_an;
@@ -835,7 +835,7 @@ static int plan(struct train *t)
 static void build_machine_cfg(struct train *t, uint64_t samples)
 {
     t->cfg = *machine_ini_cfg(t->ini);
-    (void)cli_machine_faults(&train_cli, t->o.faults, t->o.n_faults, &t->cfg); /* checked */
+    machine_cfg_set_faults(&t->cfg, &t->faults);
     t->cfg.model = t->model;
     t->cfg.opt = t->opt;
     t->cfg.init_seed = t->o.seed;
