@@ -296,6 +296,27 @@ else
   not_ok "resumed from the last checkpoint after power loss: the fault-free run's parameters" "$work/fp2.log"
 fi
 
+# program failures: each failed block remapped to a spare with its data copied over, counted,
+# and the training result the fault-free run's bit for bit; a plane out of spares stops the run
+# naming the node, the stream, the LPN, the block and the step
+"$fs" train "${small[@]}" --steps 8 --out "$work/fault-prog" --fault program:rate=0.01 \
+  >"$work/fprog.log" 2>&1
+remaps() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["wn"]["flash"]["O"]["program_remaps"]["value"])' "$1"; }
+if [ -n "$(digest "$work/fc.log")" ] && [ "$(digest "$work/fc.log")" = "$(digest "$work/fprog.log")" ] &&
+  [ "$(remaps "$work/fault-prog/stats.json")" -gt 0 ]; then
+  ok "program failures remapped to spares: the fault-free run's parameters"
+else
+  not_ok "program failures remapped to spares: the fault-free run's parameters" "$work/fprog.log"
+fi
+"$fs" train "${small[@]}" --steps 8 --out "$work/fault-prog-out" --fault program:rate=0.5 \
+  >"$work/fprog-out.log" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -qE "step [0-9]+ failed: (wn|an[0-9]+): stream '[A-Z]+' write at LPN [0-9]+: .* block [0-9]+: program of page [0-9]+ .*failed: no spare block left in this plane" "$work/fprog-out.log"; then
+  ok "a plane out of spares stops the run naming the node, stream, LPN, block and step"
+else
+  not_ok "a plane out of spares stops the run naming the node, stream, LPN, block and step (exit $rc)" "$work/fprog-out.log"
+fi
+
 # ---- refusals
 head -c 1000 "$a/checkpoint.ckpt" >"$work/trunc.ckpt"
 expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 9 --resume "$work/trunc.ckpt" --out "$work/c"

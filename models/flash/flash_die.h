@@ -38,6 +38,7 @@ struct flash_block {
     uint32_t wp;          /* pages programmed since the last erase; 0 = erased */
     uint8_t bad;          /* retired: program and erase refused */
     uint8_t fail_erase;   /* injected fault: the next erase fails and marks the block bad */
+    uint8_t fail_program; /* injected fault: the next program fails and marks it bad (flash_fms) */
     uint64_t prog_ps;     /* when its first page since the last erase was programmed (faults:
                            * the retention age of its data) */
     unsigned char **data; /* functional mode: page table, NULL until the first program */

@@ -24,6 +24,7 @@ struct flash_fms {
     uint64_t *snap;            /* [2][n_times + n_cnts]: the state at the last two boundaries */
     uint64_t *inc;             /* [n_cnts]: what the counters gained over the last stripe */
     struct flash_fault *fault; /* bit errors, ECC and injected faults; NULL: none */
+    uint64_t n_fail_program;   /* program failures injected on blocks (they stay checked) */
 };
 
 int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
@@ -143,7 +144,8 @@ static int alive(struct flash_fms *f, uint32_t die, uint64_t t, struct err *e)
 }
 
 /* After a program that began its data-in at t_in: each block's first page dates its data, and
- * an injected program failure retires the block (-EIO naming it). */
+ * an injected program failure (drawn at the fault model's rate, or set on the block by
+ * flash_fms_inject_program_fail) retires the block (-EIO naming it). */
 static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint64_t t_in,
                           struct err *e)
 {
@@ -151,12 +153,17 @@ static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint
 
     for (uint32_t p = 0; p < d->planes; p++) {
         struct flash_block *b;
+        bool fails;
         if (!(op->plane_mask >> p & 1))
             continue;
         b = flash_die_block(d, p, op->block[p]);
         if (b->wp == 1)
             b->prog_ps = t_in;
-        if (flash_fault_program_fails(f->fault)) {
+        fails = b->fail_program;
+        b->fail_program = 0;
+        if (f->fault && flash_fault_program_fails(f->fault))
+            fails = true;
+        if (fails) {
             b->bad = 1;
             return err_set(e, -EIO,
                            "program failed (injected fault): channel %u, die %u, plane %u, "
@@ -253,7 +260,7 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
     *done = t_end;
-    return f->fault ? program_faults(f, op, t_in, e) : 0;
+    return f->fault || f->n_fail_program ? program_faults(f, op, t_in, e) : 0;
 }
 
 static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
@@ -625,6 +632,17 @@ int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a,
     if (!b)
         return -EINVAL;
     b->fail_erase = 1;
+    return 0;
+}
+
+int flash_fms_inject_program_fail(struct flash_fms *f, const struct flash_addr *a, struct err *e)
+{
+    struct flash_block *b = block_at(f, a, e);
+
+    if (!b)
+        return -EINVAL;
+    b->fail_program = 1;
+    f->n_fail_program++;
     return 0;
 }
 

@@ -177,6 +177,9 @@ const struct flash_die *flash_fms_die(const struct flash_fms *f, uint32_t die);
 const struct flash_chan *flash_fms_chan(const struct flash_fms *f, uint32_t channel);
 int flash_fms_mark_bad(struct flash_fms *f, const struct flash_addr *a, struct err *e);
 int flash_fms_inject_erase_fail(struct flash_fms *f, const struct flash_addr *a, struct err *e);
+/* The next program of the block at a fails (the page is programmed, the block turns bad, the
+ * call returns -EIO naming it), as a program:rate failure would. */
+int flash_fms_inject_program_fail(struct flash_fms *f, const struct flash_addr *a, struct err *e);
 
 void flash_fms_stats(const struct flash_fms *f, uint64_t until, struct flash_fms_stats *s);
 /* "fms.pages_programmed = 12 pages" lines, one per figure, with units; prefix e.g. "an0.fms". */

@@ -36,6 +36,7 @@ struct ftl_stream {
     uint64_t append; /* append point (LPN) */
     /* statistics */
     uint64_t lpages_written, ppages, pages_read, sb_erases, replaced;
+    uint64_t prog_remaps, remap_pages, remap_ps; /* program failures survived, their copies */
     uint64_t t_first_write;
     bool written;
 };
@@ -357,7 +358,7 @@ static bool span_blocks(struct ftl_stream *s, uint32_t pbn, uint64_t oa, uint64_
 
             if (apply)
                 flash_fms_set_wp(s->fms, d, p, b, first + n);
-            else if (write ? fb->bad || fb->wp != first : first + n > fb->wp)
+            else if (write ? fb->bad || fb->fail_program || fb->wp != first : first + n > fb->wp)
                 return false;
         }
     }
@@ -439,6 +440,99 @@ uint64_t ftl_stream_read_stripes(struct ftl_stream *s, uint64_t now, uint64_t lp
 }
 
 /* ------------------------------------------------------------------ write */
+
+/* After a program of op failed: true when it was a program failure (a block of the op turned
+ * bad with the page programmed), not a die, channel or power fault (nothing programmed). */
+static bool program_failed(const struct ftl_stream *s, const struct flash_mpop *op)
+{
+    bool bad = false;
+
+    for (uint32_t p = 0; p < s->planes; p++) {
+        const struct flash_block *b;
+
+        if (!(op->plane_mask >> p & 1))
+            continue;
+        b = flash_fms_block(s->fms, op->die, p, op->block[p]);
+        if (b->wp != op->page + 1)
+            return false;
+        bad |= b->bad;
+    }
+    return bad;
+}
+
+/*
+ * Survive a failed program of page `page` of the stream's block blk in plane p of die d: the
+ * block is retired and a spare of the plane takes its place, and what the failed block held
+ * goes there, pages 0..page-1 read back from it (each through the ECC, as any read) and
+ * programmed one by one, then page `page` from the controller's write buffer (data, NULL for
+ * no payload). A spare that fails a program in turn is retired as well and the next one is
+ * tried. The copies run one after the other from now; *end = when the last is programmed.
+ * -ENOSPC naming the block when the plane has no spare left.
+ */
+static int remap_program(struct ftl_stream *s, uint64_t now, uint32_t d, uint32_t p, uint32_t blk,
+                         uint32_t page, const void *data, uint64_t *end, struct err *e)
+{
+    const struct flash_cfg *c = flash_fms_cfg(s->fms);
+    uint32_t dp = dp_of(s, d, p), from = ftl_bbm_resolve(s->bbm, dp, blk);
+    unsigned char *buf = NULL;
+    struct flash_addr src, dst;
+    char why[64];
+    int rc;
+
+    if (s->payload && page && !(buf = malloc(s->page_bytes)))
+        return err_set(e, -ENOMEM, "stream '%s': out of memory for a page copy", s->cfg.name);
+    flash_addr_from_die_index(&c->geom, d, &src);
+    src.plane = p;
+    src.block = from;
+    dst = src;
+    snprintf(why, sizeof(why), "program of page %u failed", page);
+    for (;;) {
+        uint64_t t = now;
+
+        rc = replace_block(s, d, p, blk, why, e);
+        if (rc)
+            break;
+        s->prog_remaps++;
+        dst.block = ftl_bbm_resolve(s->bbm, dp, blk);
+        for (uint32_t i = 0; i <= page && !rc; i++) {
+            src.page = dst.page = i;
+            if (i < page) {
+                rc = flash_fms_read_page(s->fms, t, &src, buf, &t, e);
+                s->remap_pages++;
+            }
+            if (!rc)
+                rc = flash_fms_program_page(s->fms, t, &dst, i < page ? buf : data, &t, e);
+        }
+        s->remap_ps += t - now;
+        *end = res_later(*end, t);
+        if (rc != -EIO || !flash_fms_block(s->fms, d, p, dst.block)->bad)
+            break; /* done, or a failure that is not the spare's program */
+        snprintf(why, sizeof(why), "program of page %u of its copy failed", dst.page);
+    }
+    free(buf);
+    return rc;
+}
+
+/* A program of op (the unit at offset off of the LB mapped to pbn) failed on a plane: remap every
+ * plane whose block failed (remap_program), from done, the failed program's end. */
+static int survive_program(struct ftl_stream *s, const struct flash_mpop *op, uint32_t pbn,
+                           const void *const *data, uint64_t *done, struct err *e)
+{
+    uint64_t t = *done;
+
+    for (uint32_t p = 0; p < s->planes; p++) {
+        int rc;
+
+        if (!(op->plane_mask >> p & 1) || !flash_fms_block(s->fms, op->die, p, op->block[p])->bad)
+            continue;
+        rc = remap_program(s, *done, op->die, p, s->cfg.first_block + pbn, op->page,
+                           data ? data[p] : NULL, &t, e);
+        if (rc)
+            return rc;
+    }
+    *done = t;
+    return 0;
+}
 
 /* All checks of a write before anything happens: space, append points, free PBs. */
 static int write_check(struct ftl_stream *s, uint64_t lpn, uint64_t npages, struct err *e)
@@ -543,6 +637,8 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         for (uint32_t q = 0; src && q < n; q++)
             data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t, e);
+        if (rc == -EIO && program_failed(s, &op))
+            rc = survive_program(s, &op, (uint32_t)l->pbn, src ? data : NULL, &t, e);
         if (rc)
             return err_prefix(e, rc, "stream '%s' write at LPN %llu", s->cfg.name,
                               (unsigned long long)cur);
@@ -876,6 +972,9 @@ void ftl_stream_stats(const struct ftl_stream *s, uint64_t now, struct ftl_strea
     st->pages_read = s->pages_read;
     st->sb_erases = s->sb_erases;
     st->blocks_replaced = s->replaced;
+    st->program_remaps = s->prog_remaps;
+    st->remap_pages = s->remap_pages;
+    st->remap_ps = s->remap_ps;
     st->sb_total = s->cfg.n_blocks;
     st->sb_live = s->n_live;
     st->sb_retired = s->n_retired;
@@ -927,6 +1026,9 @@ void ftl_stream_stats_fprint(FILE *f, const struct ftl_stream_stats *st)
     fprintf(f, "stream.%s.sb_erases = %llu superblocks\n", n, (unsigned long long)st->sb_erases);
     fprintf(f, "stream.%s.blocks_replaced = %llu blocks\n", n,
             (unsigned long long)st->blocks_replaced);
+    fprintf(f, "stream.%s.program_remaps = %llu blocks (%llu pages copied, %.3f ms)\n", n,
+            (unsigned long long)st->program_remaps, (unsigned long long)st->remap_pages,
+            (double)st->remap_ps / 1e9);
     fprintf(f, "stream.%s.sb_live = %u of %u superblocks (%u retired)\n", n, st->sb_live,
             st->sb_total, st->sb_retired);
     fprintf(f, "stream.%s.waf = %.3f\n", n, st->waf);

@@ -25,6 +25,13 @@
  *     that failed its erase, is replaced from the node's spare range (ftl_bbm); when a plane
  *     has no spare left the superblock is retired, the stream shrinks by one PB and the call
  *     returns -ENOSPC with a message saying so.
+ *   - Program failures (grown bad blocks, flash_fault's program:rate): the failed block is
+ *     retired and a spare of its plane takes its place in the superblock; the pages the block
+ *     held (read back through the ECC) and the failed page (from the write buffer) are
+ *     programmed there, one page after the other, before the write goes on. The data stay
+ *     where the LB's mapping says (only the remap changes), so reads are unaffected. A spare
+ *     that fails in turn is replaced too; a plane out of spares fails the write with -ENOSPC
+ *     naming the stream, the LPN and the block.
  *   - Controller: a transfer asks the controller for its commands (flash_ctrl_cmds_* of
  *     models/flash/flash_ctrl.h: ceil(pages / pages per command), one at a time); a unit is
  *     sent to its die when the command carrying its last page is processed.
@@ -41,9 +48,8 @@
  *     erase (a PB released but not erased), a block bad or not at the expected write pointer,
  *     or data that would fail a read check, and lets the page path run into it. The results
  *     (every completion time, statistic and block) are those of the page path.
- * Not modelled: metadata writes (blocks 0-9), power-loss recovery, program failures
- *   (only erase failures and wear-out), I/O buffer capacity (the controller never waits for
- *   the flash), reads of a partly programmed unit.
+ * Not modelled: metadata writes (blocks 0-9), power-loss recovery, I/O buffer capacity (the
+ *   controller never waits for the flash), reads of a partly programmed unit.
  * Units: picoseconds; LPN = logical page number inside the stream (page_bytes each).
  */
 #ifndef MODELS_FLASH_FTL_STREAM_H
@@ -80,6 +86,9 @@ struct ftl_stream_stats {
     uint64_t pages_read;
     uint64_t sb_erases;       /* superblock erases */
     uint64_t blocks_replaced; /* blocks replaced by spares (worn out or failed) */
+    uint64_t program_remaps;  /* of them, after a failed program (the data copied over) */
+    uint64_t remap_pages;     /* pages read back from failed blocks and programmed again */
+    uint64_t remap_ps;        /* time of those copies, summed over remaps */
     uint32_t sb_total, sb_live, sb_retired;
     double waf; /* ppages_programmed / lpages_written (1.0; 0 before any write) */
     uint32_t pe_budget, pe_min, pe_max;

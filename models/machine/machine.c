@@ -1761,6 +1761,14 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
         CU(r, st.sb_erases, "count", "superblock erases", "%s.flash.%s.erases", node, f->name[i]);
         CU(r, st.pe_max, "cycles", "highest P/E count of a block", "%s.flash.%s.pe_max", node,
            f->name[i]);
+        CU(r, st.blocks_replaced, "blocks", "blocks replaced by spares (worn out or failed)",
+           "%s.flash.%s.spares_used", node, f->name[i]);
+        CU(r, st.program_remaps, "blocks", "blocks remapped to a spare after a failed program",
+           "%s.flash.%s.program_remaps", node, f->name[i]);
+        CU(r, st.remap_pages, "pages", "pages copied from failed blocks to their spares",
+           "%s.flash.%s.remap_pages", node, f->name[i]);
+        CU(r, st.remap_ps, "ps", "time of those copies, summed over remaps", "%s.flash.%s.remap_ps",
+           node, f->name[i]);
         CU(r, f->log[i].released, "count", "logical blocks released", "%s.flash.%s.released", node,
            f->name[i]);
         CU(r, f->log[i].live_pages, "pages", "pages of live records", "%s.flash.%s.live_pages",

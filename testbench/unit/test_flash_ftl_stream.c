@@ -2,7 +2,8 @@
  * test_flash_ftl_stream: Behemoth's stream FTL: the paper's round-robin example, page layout
  * of a superblock, write/read timing as phase sums, sequential rates against the stated bound,
  * append-only and overflow errors, reads of unwritten data, erase on release, wear-out and
- * erase failures replaced from spares until they run out, retention, endurance statistics,
+ * erase failures replaced from spares until they run out, program failures remapped to spares
+ * with the block's data copied over (timing, data, out of spares), retention, endurance statistics,
  * pages written by the hardware pipeline and reported to the FTL (adopt), and their checks.
  */
 #include <errno.h>
@@ -503,6 +504,122 @@ static void test_erase_failure_replaced_from_spare(void **state)
     assert_int_equal(flash_fms_block(f->fms, die, 2, 1)->wp, 0);
 }
 
+/* ------------------------------------------------------------------ program failures */
+
+static void set_faults(struct fixture *f, const char *const *specs, int n)
+{
+    struct flash_fault_cfg c;
+    struct err e = {""};
+
+    flash_fault_cfg_default(&c);
+    for (int i = 0; i < n; i++)
+        if (flash_fault_parse(&c, specs[i], &e))
+            fail_msg("%s", e.msg);
+    if (flash_fms_set_faults(f->fms, &c, &e))
+        fail_msg("%s", e.msg);
+}
+
+/* A program failing at page 3 of a block: a spare takes the block's place, pages 0-2 are read
+ * back from the failed block and programmed there one after the other, then page 3 from the
+ * write buffer; the data read back are those written, and the time is the phases' sum. */
+static void test_program_failure_remapped_to_spare(void **state)
+{
+    struct err e = {""};
+    struct fixture *f = *state;
+    /* LPN 3 x 16 + 5 = 53: unit 13 -> die 1 (channel 1, chip 0), page 3, plane 1 */
+    struct flash_addr a = {.channel = 1, .chip = 0, .plane = 1, .block = 1};
+    uint32_t die = flash_addr_die_index(&f->cfg.geom, &a), dp = die * PLANES + 1;
+    uint64_t n = SB_PAGES, done, t_unit;
+    unsigned char *in = malloc(n * PAGE), *out = malloc(n * PAGE);
+    struct ftl_stream_stats st;
+    uint64_t copy = (T_CMD + T_R + T_XFER) + (T_CMD + T_XFER + T_PROG);
+
+    assert_non_null(in);
+    assert_non_null(out);
+    assert_int_equal(die, 1);
+    for (uint64_t i = 0; i < n * PAGE; i++)
+        in[i] = (unsigned char)(i * 2654435761u >> 11);
+    make_stream(f, 1, 4, 0);
+    ok(&e, ftl_stream_write(f->s, 0, 0, 52, in, &done, &e));
+    assert_int_equal(flash_fms_inject_program_fail(f->fms, &a, &e), 0);
+    /* The unit of LPN 52..55 alone, on idle resources: its program ends at t_unit. */
+    t_unit = done + T_CTRL_WR + 4 * (T_CMD + T_XFER) + T_PROG;
+    ok(&e, ftl_stream_write(f->s, done, 52, 4, in + 52 * PAGE, &done, &e));
+    assert_int_equal(done, t_unit + 3 * copy + (T_CMD + T_XFER + T_PROG));
+    assert_int_equal(ftl_bbm_resolve(&f->bbm, dp, 1), SPARE0);
+    assert_int_equal(ftl_bbm_resolve(&f->bbm, dp - 1, 1), 1);
+    assert_true(flash_fms_block(f->fms, die, 1, 1)->bad);
+    assert_int_equal(flash_fms_block(f->fms, die, 1, SPARE0)->wp, 4);
+    ok(&e, ftl_stream_write(f->s, done, 56, n - 56, in + 56 * PAGE, &done, &e));
+    ok(&e, ftl_stream_read(f->s, done, 0, n, out, &done, &e));
+    assert_memory_equal(in, out, n * PAGE);
+    ftl_stream_stats(f->s, done, &st);
+    assert_int_equal(st.program_remaps, 1);
+    assert_int_equal(st.blocks_replaced, 1);
+    assert_int_equal(st.remap_pages, 3);
+    assert_int_equal(st.remap_ps, 3 * copy + T_CMD + T_XFER + T_PROG);
+    free(in);
+    free(out);
+}
+
+/* Failures at a rate over several LBs, written and released: every failure is remapped, the
+ * data read back are those written, and the counts agree with the fault model's. */
+static void test_program_failures_at_a_rate_keep_the_data(void **state)
+{
+    static const char *const specs[] = {"program:rate=0.004", "seed:n=7"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    uint64_t n = 3 * SB_PAGES, done = 0;
+    unsigned char *in = malloc(n * PAGE), *out = malloc(n * PAGE);
+    struct flash_fault_stats fs;
+    struct ftl_stream_stats st;
+
+    assert_non_null(in);
+    assert_non_null(out);
+    set_faults(f, specs, 2);
+    make_stream(f, 1, 4, 0);
+    for (int round = 0; round < 2; round++) {
+        for (uint64_t i = 0; i < n * PAGE; i++)
+            in[i] = (unsigned char)((i + round) * 2654435761u >> 9);
+        ok(&e, ftl_stream_write(f->s, done, 0, n, in, &done, &e));
+        ok(&e, ftl_stream_read(f->s, done, 0, n, out, &done, &e));
+        assert_memory_equal(in, out, n * PAGE);
+        ok(&e, ftl_stream_release(f->s, done, 0, 3, &done, &e));
+    }
+    assert_true(flash_fms_fault_stats(f->fms, &fs));
+    ftl_stream_stats(f->s, done, &st);
+    assert_true(fs.program_failures >= 2);
+    assert_int_equal(st.program_remaps, fs.program_failures);
+    assert_int_equal(st.blocks_replaced, fs.program_failures);
+    assert_true(st.remap_pages > 0);
+    free(in);
+    free(out);
+}
+
+/* Every program fails: the block and both spares of its plane fail in turn, and the write
+ * stops naming the stream, the LPN, the block and the spares. */
+static void test_program_failure_out_of_spares_reports(void **state)
+{
+    static const char *const specs[] = {"program:rate=1"};
+    struct err e = {""};
+    struct fixture *f = *state;
+    struct ftl_stream_stats st;
+    uint64_t done;
+
+    set_faults(f, specs, 1);
+    make_stream(f, 1, 4, 0);
+    assert_int_equal(ftl_stream_write(f->s, 0, 0, 1, NULL, &done, &e), -ENOSPC);
+    assert_msg_has(e.msg, "stream 'V' write at LPN 0");
+    assert_msg_has(e.msg, "stream 'V' PB 0 at ch 0 chip 0 die 0 plane 0 block 15: program of "
+                          "page 0 of its copy failed");
+    assert_msg_has(e.msg, "no spare block left in this plane: all 2 spares (blocks 14..15)");
+    ftl_stream_stats(f->s, done, &st);
+    assert_int_equal(st.program_remaps, 2);
+    assert_true(flash_fms_block(f->fms, 0, 0, 1)->bad);
+    assert_true(flash_fms_block(f->fms, 0, 0, SPARE0)->bad);
+    assert_true(flash_fms_block(f->fms, 0, 0, SPARE0 + 1)->bad);
+}
+
 static void test_bad_block_at_start_is_replaced(void **state)
 {
     struct err e = {""};
@@ -822,6 +939,9 @@ int main(void)
         T(test_erase_deferred_to_reallocation, setup_timing_only),
         T(test_wear_out_uses_spares_then_reports, setup_timing_only),
         T(test_erase_failure_replaced_from_spare, setup),
+        T(test_program_failure_remapped_to_spare, setup),
+        T(test_program_failures_at_a_rate_keep_the_data, setup),
+        T(test_program_failure_out_of_spares_reports, setup_timing_only),
         T(test_bad_block_at_start_is_replaced, setup_timing_only),
         T(test_retention_class_enforced, setup_timing_only),
         T(test_stream_settings_errors, setup_timing_only),
