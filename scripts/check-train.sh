@@ -317,6 +317,27 @@ else
   not_ok "a plane out of spares stops the run naming the node, stream, LPN, block and step (exit $rc)" "$work/fprog-out.log"
 fi
 
+# the machine description's [faults]: the same run as --fault; --fault overrides it; a malformed
+# value refused naming the file, the line and what is accepted
+printf '[faults]\nprogram = rate=0.01\n' >"$work/faults.ini"
+"$fs" train "${small[@]}" --steps 8 --out "$work/fault-ini" --config "$work/faults.ini" \
+  >"$work/fini.log" 2>&1
+"$fs" train "${small[@]}" --steps 8 --out "$work/fault-ini-off" --config "$work/faults.ini" \
+  --fault program:rate=0 >"$work/fini-off.log" 2>&1
+pfail() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["wn"]["flash"]["faults"]["program_failures"]["value"])' "$1"; }
+if [ -n "$(digest "$work/fprog.log")" ] && grep -q "params digest" "$work/fini.log" &&
+  [ "$(grep 'params digest' "$work/fprog.log")" = "$(grep 'params digest' "$work/fini.log")" ] &&
+  [ "$(pfail "$work/fault-ini/stats.json")" = "$(pfail "$work/fault-prog/stats.json")" ] &&
+  [ "$(pfail "$work/fault-ini-off/stats.json")" = 0 ]; then
+  ok "[faults] program = rate=0.01 is --fault program:rate=0.01; --fault overrides it"
+else
+  not_ok "[faults] program = rate=0.01 is --fault program:rate=0.01; --fault overrides it" "$work/fini.log"
+fi
+printf '[core]\nrows = 8\n[faults]\nprogram = rate=2\n' >"$work/faults-bad.ini"
+expect "a malformed [faults] value names file, line and what is accepted" 2 \
+  "faults-bad.ini:4: faults.program: --fault 'program:rate=2': rate=2; accepted a number in 0..1" \
+  -- --config "$work/faults-bad.ini"
+
 # ---- refusals
 head -c 1000 "$a/checkpoint.ckpt" >"$work/trunc.ckpt"
 expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 9 --resume "$work/trunc.ckpt" --out "$work/c"

@@ -210,6 +210,23 @@ static const struct section sections[] = {
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 #define MAX_KEYS   32 /* keys of a section */
 
+/* [faults]: one key per kind of the --fault grammar (models/flash/flash_fault.h), its value the
+ * kind's KEY=VALUE list; not a cfgkey table, since a value is a list and die and channel take
+ * several (separated by spaces). Applied to every node's flash and SSD NAND alike, as --fault. */
+static const struct {
+    const char *key, *value, *help;
+} fault_keys[] = {
+    {"rber", "x=F", "multiply every raw bit error rate by F (>= 0; 0: no bit errors)"},
+    {"age", "pe=N,days=D", "every block has N more P/E cycles and its data D more days of age"},
+    {"program", "rate=P", "each program fails with probability P (0..1); the FTL remaps it"},
+    {"die", "ch=C,die=D,at=T ...", "die D of channel C answers nothing from T (ns, us, ms, s) on"},
+    {"channel", "ch=C,at=T ...", "channel C answers nothing from T on"},
+    {"power", "at=T", "power is lost at T: every operation from T on fails"},
+    {"seed", "n=S", "the seed of the fault draws (default 1)"},
+};
+#define N_FAULT_KEYS   (sizeof(fault_keys) / sizeof(fault_keys[0]))
+#define FAULTS_SECTION "faults"
+
 struct machine_ini {
     struct machine_cfg cfg;
     bool given[N_SECTIONS][MAX_KEYS];
@@ -223,7 +240,7 @@ static const struct section *find_section(const char *name)
     return NULL;
 }
 
-/* "machine, core, ..." or "rows, cols, ..." into buf. */
+/* "machine, core, ..., faults" or "rows, cols, ..." into buf. */
 static void list_names(const struct section *s, char *buf, size_t len)
 {
     size_t n = 0;
@@ -231,7 +248,9 @@ static void list_names(const struct section *s, char *buf, size_t len)
     buf[0] = '\0';
     if (!s) {
         for (size_t i = 0; i < N_SECTIONS && n < len; i++)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sections[i].name);
+            n += (size_t)snprintf(buf + n, len - n, "%s, ", sections[i].name);
+        if (n < len)
+            snprintf(buf + n, len - n, "%s", FAULTS_SECTION);
         return;
     }
     for (const struct cfgkey *k = s->keys; k->name && n < len; k++)
@@ -273,6 +292,60 @@ static int apply(struct machine_ini *m, const struct section *s, const struct cf
             return rc;
     }
     mark_given(m, s, k);
+    return 0;
+}
+
+/* The index of [faults] key in fault_keys; -EINVAL naming the accepted keys if none. */
+static int fault_kind(const char *key, size_t *kind, struct err *e)
+{
+    char names[128];
+    size_t n = 0;
+
+    for (*kind = 0; *kind < N_FAULT_KEYS; (*kind)++)
+        if (!strcmp(fault_keys[*kind].key, key))
+            return 0;
+    for (size_t i = 0; i < N_FAULT_KEYS; i++)
+        n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+                              fault_keys[i].key);
+    return err_set(e, -EINVAL, "unknown key '%s' in [" FAULTS_SECTION "]; accepted: %s", key,
+                   names);
+}
+
+/* [faults] key = value onto m (every node's flash and SSD NAND): 0 or -EINVAL naming the key
+ * or the part of the value that is wrong and what is accepted (m unchanged). */
+static int apply_fault(struct machine_ini *m, const char *key, const char *value, struct err *e)
+{
+    struct flash_fault_cfg c = m->cfg.an_flash.fault;
+    char spec[320];
+    size_t kind_i, *kind = &kind_i;
+    int rc;
+
+    if ((rc = fault_kind(key, kind, e)))
+        return rc;
+    /* die and channel take several, separated by spaces; the other kinds one */
+    for (const char *p = value;;) {
+        size_t len;
+
+        while (*p == ' ' || *p == '\t')
+            p++;
+        len = strcspn(p, " \t");
+        if (!len && p == value)
+            return err_set(e, -EINVAL,
+                           FAULTS_SECTION ".%s: no value; accepted %s (models/flash/README.md)",
+                           key, fault_keys[*kind].value);
+        if (!len)
+            break;
+        if (p != value && strcmp(key, "die") && strcmp(key, "channel"))
+            return err_set(e, -EINVAL,
+                           FAULTS_SECTION ".%s = %s: one value; accepted %s (only die and "
+                                          "channel take several, separated by spaces)",
+                           key, value, fault_keys[*kind].value);
+        snprintf(spec, sizeof(spec), "%s:%.*s", key, (int)len, p);
+        if ((rc = flash_fault_parse(&c, spec, e)))
+            return err_prefix(e, rc, FAULTS_SECTION ".%s", key);
+        p += len;
+    }
+    machine_cfg_set_faults(&m->cfg, &c);
     return 0;
 }
 
@@ -335,9 +408,10 @@ struct load {
     struct machine_ini *m;
     const char *path;
     FILE *f;
-    int line;     /* of the line last read */
-    int rc;       /* the first error, its message in *e */
-    int err_line; /* ... and its line */
+    int line;                     /* of the line last read */
+    int fault_seen[N_FAULT_KEYS]; /* line where this file gave faults.key; 0 none */
+    int rc;                       /* the first error, its message in *e */
+    int err_line;                 /* ... and its line */
     struct err *e;
     int seen[N_SECTIONS][MAX_KEYS]; /* line where this file gave section.key; 0 none */
 };
@@ -374,6 +448,24 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
     if (x->rc)
         return 1;
+    if (!strcmp(section, FAULTS_SECTION)) {
+        size_t kind = 0;
+        x->rc = fault_kind(name, &kind, x->e);
+        if (!x->rc && x->fault_seen[kind])
+            x->rc = err_set(x->e, -EINVAL,
+                            "%s.%s is given twice in this file (line %d and here; die and "
+                            "channel take several values on one line)",
+                            section, name, x->fault_seen[kind]);
+        if (!x->rc)
+            x->rc = apply_fault(x->m, name, value, x->e);
+        if (!x->rc) {
+            x->fault_seen[kind] = x->line;
+        } else {
+            x->err_line = x->line;
+            err_prefix(x->e, x->rc, "%s:%d", x->path, x->line);
+        }
+        return 1;
+    }
     x->rc = lookup(section, name, &s, &k, x->e);
     if (!x->rc) {
         seen = &x->seen[s - sections][k - s->keys];
@@ -468,6 +560,10 @@ int machine_ini_set(struct machine_ini *m, const char *assignment, const char *b
         trimmed(assignment, (size_t)(eq - assignment), key, sizeof(key));
     }
     trimmed(eq + 1, strlen(eq + 1), value, sizeof(value));
+    if (!strcmp(section, FAULTS_SECTION)) {
+        rc = apply_fault(m, key, value, e);
+        return rc ? err_prefix(e, rc, "--set %s", assignment) : 0;
+    }
     rc = lookup(section, key, &s, &k, e);
     if (!rc)
         rc = apply(m, s, k, value, e);
@@ -570,6 +666,45 @@ size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b
 
 /* ------------------------------------------------------------------ outputs */
 
+/* A time in ps as the grammar's ns with three decimals (exact: the parser rounds to ps). */
+static int fmt_time(char *buf, size_t len, uint64_t ps)
+{
+    return snprintf(buf, len, "%llu.%03lluns", (unsigned long long)(ps / 1000),
+                    (unsigned long long)(ps % 1000));
+}
+
+/* The value of [faults] key `kind` for c into buf, "" when it is the default (not written). */
+static void fault_value(const struct flash_fault_cfg *c, size_t kind, char *buf, size_t len)
+{
+    const char *key = fault_keys[kind].key;
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (!strcmp(key, "rber") && c->rber_x != 1.0)
+        snprintf(buf, len, "x=%.17g", c->rber_x);
+    else if (!strcmp(key, "age") && (c->age_pe || c->age_s > 0.0))
+        snprintf(buf, len, "pe=%u,days=%.17g", c->age_pe, c->age_s / 86400.0);
+    else if (!strcmp(key, "program") && c->program_rate > 0.0)
+        snprintf(buf, len, "rate=%.17g", c->program_rate);
+    else if (!strcmp(key, "power") && c->power_ps != UINT64_MAX)
+        fmt_time(buf + snprintf(buf, len, "at="), len - 3, c->power_ps);
+    else if (!strcmp(key, "seed"))
+        snprintf(buf, len, "n=%llu", (unsigned long long)c->seed);
+    for (uint32_t i = 0; i < c->n_dead && n < len; i++) {
+        const struct flash_dead *d = &c->dead[i];
+
+        if (d->channel != !strcmp(key, "channel") || (!d->channel && strcmp(key, "die")))
+            continue;
+        n += (size_t)snprintf(buf + n, len - n, "%sch=%u", n ? " " : "", d->ch);
+        if (!d->channel && n < len)
+            n += (size_t)snprintf(buf + n, len - n, ",die=%u", d->die);
+        if (n < len)
+            n += (size_t)snprintf(buf + n, len - n, ",at=");
+        if (n < len)
+            n += (size_t)fmt_time(buf + n, len - n, d->at_ps);
+    }
+}
+
 void machine_ini_write(FILE *f, const struct machine_cfg *c, const char *header)
 {
     char val[CFGKEY_TEXT_MAX], rng[3 * CFGKEY_TEXT_MAX], line[128];
@@ -588,6 +723,16 @@ void machine_ini_write(FILE *f, const struct machine_cfg *c, const char *header)
             snprintf(line, sizeof(line), "%s = %s", k->name, val);
             fprintf(f, "%-38s ; %s: %s\n", line, rng, k->help);
         }
+    }
+    if (!c->an_flash.fault.on)
+        return;
+    fprintf(f, "\n[" FAULTS_SECTION "]\n");
+    for (size_t i = 0; i < N_FAULT_KEYS; i++) {
+        char v[FLASH_FAULT_MAX_DEAD * 48];
+
+        fault_value(&c->an_flash.fault, i, v, sizeof(v));
+        if (v[0])
+            fprintf(f, "%s = %-30s ; %s\n", fault_keys[i].key, v, fault_keys[i].help);
     }
 }
 
@@ -612,6 +757,14 @@ int machine_ini_stats(const struct machine_cfg *c, struct stats *s, struct err *
             if (rc)
                 return rc;
         }
+    }
+    for (size_t i = 0; c->an_flash.fault.on && i < N_FAULT_KEYS; i++) {
+        char v[FLASH_FAULT_MAX_DEAD * 48];
+
+        fault_value(&c->an_flash.fault, i, v, sizeof(v));
+        if (v[0] &&
+            (rc = stats_config(s, FAULTS_SECTION, fault_keys[i].key, STATS_CFG_STRING, v, e)))
+            return rc;
     }
     return 0;
 }
@@ -643,4 +796,15 @@ void machine_ini_markdown(FILE *f)
                     unit ? k->unit : "", rng, k->help, s->where, k->field);
         }
     }
+    fprintf(f, "\n### [" FAULTS_SECTION "]\n\n"
+               "Flash faults injected on every node's flash (and the NAND of every SSD with "
+               "storage ssd-raid0): one key per kind of the `--fault` grammar "
+               "(models/flash/README.md), its value the kind's KEY=VALUE list; `--fault` on the "
+               "command line adds to them (die, channel) or overrides them (the other kinds). "
+               "Any key turns the fault model (bit errors, ECC, read retries) on; without the "
+               "section there are no faults.\n"
+               "\n| key | value | description | field |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < N_FAULT_KEYS; i++)
+        fprintf(f, "| `%s` | `%s` | %s | `machine_cfg.{an,wn}_flash.fault` |\n", fault_keys[i].key,
+                fault_keys[i].value, fault_keys[i].help);
 }

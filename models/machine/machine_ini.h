@@ -16,10 +16,12 @@
  *   - Sections: [machine], [core], [vector_unit], [optimizer], [dma], [tensor_buffer],
  *     [fabric], [flash] (both nodes' flash), [an_flash] and [wn_flash] (one node's, the same
  *     keys), [ssd] (both nodes' SSDs, models/ssd's ssd_cfg_keys), [an_ssd] and [wn_ssd], [host],
- *     [storage]. A file is applied line by line in order onto the machine
- *     already built (the defaults, or an earlier file), so a later line wins; a key given twice
- *     in one section of a file is an error. --set assignments ("section.key=value") are
- *     applied the same way, after the file.
+ *     [storage], and [faults] (flash faults on every node, a key per kind of the --fault
+ *     grammar of models/flash/flash_fault.h, its value the kind's KEY=VALUE list; die and
+ *     channel take several, separated by spaces). A file is applied line by line in order onto
+ *     the machine already built (the defaults, or an earlier file), so a later line wins; a key
+ *     given twice in one section of a file is an error. --set assignments
+ *     ("section.key=value") are applied the same way, after the file.
  *   - Errors name the file and line ("configs/x.ini:12: ") or the assignment ("--set
  *     core.rows=0: "), then the key as section.key, the value and what is accepted: an unknown
  *     section or key (the message lists the accepted ones), a value that is not of the key's

@@ -133,11 +133,12 @@ struct machine_ini;
 int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const *sets, int n_sets,
                 const char *bare_section, struct machine_ini **out);
 
-/* --fault SPEC... (models/flash/flash_fault.h) into *out, from the defaults: 0, or -1 with the
- * message printed naming the command. */
+/* --fault SPEC... (models/flash/flash_fault.h) into *out, on top of base (the machine
+ * description's [faults]; NULL: the defaults), so that a die or channel is added and the other
+ * kinds override: 0, or -1 with the message printed naming the command. */
 struct flash_fault_cfg;
-int cli_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
-               struct flash_fault_cfg *out);
+int cli_faults(const struct cli_cmd *cmd, const struct flash_fault_cfg *base,
+               const char *const *specs, int n, struct flash_fault_cfg *out);
 
 /* For a STR row's ok: the value is not empty. */
 bool cli_nonempty(const char *val);

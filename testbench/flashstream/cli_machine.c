@@ -33,12 +33,15 @@ int cli_machine(const struct cli_cmd *cmd, const char *config, const char *const
     return 0;
 }
 
-int cli_faults(const struct cli_cmd *cmd, const char *const *specs, int n,
-               struct flash_fault_cfg *out)
+int cli_faults(const struct cli_cmd *cmd, const struct flash_fault_cfg *base,
+               const char *const *specs, int n, struct flash_fault_cfg *out)
 {
     struct err e;
 
-    flash_fault_cfg_default(out);
+    if (base)
+        *out = *base;
+    else
+        flash_fault_cfg_default(out);
     for (int i = 0; i < n; i++)
         if (flash_fault_parse(out, specs[i], &e)) {
             fprintf(stderr, "flashstream %s: %s\n", cmd->name, e.msg);

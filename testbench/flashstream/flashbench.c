@@ -170,10 +170,15 @@ static int add_fault(void *opts, const char *val)
     struct fb_opts *o = opts;
     struct err e;
 
+    if (o->n_fault_specs == (int)(sizeof(o->fault_specs) / sizeof(o->fault_specs[0]))) {
+        fprintf(stderr, "flashstream flashbench: more than %d --fault options\n", o->n_fault_specs);
+        return -1;
+    }
     if (flash_fault_parse(&o->fault, val, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
         return -1;
     }
+    o->fault_specs[o->n_fault_specs++] = val;
     return 0;
 }
 
@@ -333,6 +338,11 @@ static int load_flash(struct fb_opts *o)
         return -1;
     o->cfg = o->node == NODE_WN ? machine_ini_cfg(m)->wn_flash : machine_ini_cfg(m)->an_flash;
     machine_ini_destroy(m);
+    /* --fault over the description's [faults] (parsed once already: no error here) */
+    o->fault = o->cfg.fault;
+    for (int i = 0; i < o->n_fault_specs; i++)
+        if (cli_faults(&fb_cli, &o->fault, &o->fault_specs[i], 1, &o->fault))
+            return -1;
     return 0;
 }
 

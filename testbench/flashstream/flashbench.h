@@ -36,7 +36,9 @@ struct fb_opts {
     bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
     bool exact;                     /* --exact: no fast path of long transfers */
     struct flash_cfg cfg;           /* the node's flash of the machine described */
-    struct flash_fault_cfg fault;   /* --fault: bit errors, ECC and injected faults */
+    struct flash_fault_cfg fault;   /* [faults] and --fault: bit errors, ECC, injected faults */
+    const char *fault_specs[32];    /* --fault, in order, applied over the description's */
+    int n_fault_specs;
     /* --device ssd | raid0 */
     int device;          /* enum fb_device */
     bool precondition;   /* fill, then random overwrites to GC's steady state */

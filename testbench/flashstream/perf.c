@@ -161,7 +161,7 @@ static int parse(int argc, char **argv, struct perf *p)
         return -1;
     p->cfg = *machine_ini_cfg(p->ini);
     struct flash_fault_cfg faults;
-    if (cli_faults(&perf_cli, o->faults, o->n_faults, &faults))
+    if (cli_faults(&perf_cli, &p->cfg.an_flash.fault, o->faults, o->n_faults, &faults))
         return -1;
     machine_cfg_set_faults(&p->cfg, &faults);
     if (o->storage >= 0)

@@ -434,7 +434,8 @@ static int load_machine(struct train *t)
 
     if (cli_machine(&train_cli, o->config, o->sets, o->n_sets, NULL, &t->ini))
         return -1;
-    if (cli_faults(&train_cli, o->faults, o->n_faults, &t->faults))
+    if (cli_faults(&train_cli, &machine_ini_cfg(t->ini)->an_flash.fault, o->faults, o->n_faults,
+                   &t->faults))
         return -1;
     if (!(o->set & SET_NODES)) {
         o->nodes = machine_ini_cfg(t->ini)->n_an;

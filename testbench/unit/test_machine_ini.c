@@ -9,6 +9,8 @@
  * same configuration (the defaults, the small test machine, the paper's). configs/fc-mnist.ini
  * is exactly the defaults; configs/behemoth-paper.ini parses and validates, holds the paper's
  * numbers, and training refuses it saying why. The stats.json object and the Markdown table.
+ * [faults]: the --fault grammar per kind, --set adding and overriding, read back from a dump,
+ * and its refusals.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -427,6 +429,84 @@ static void test_stats_object_and_markdown(void **state)
     free(md);
 }
 
+/* [faults]: the --fault grammar, a key per kind, onto every node's flash and SSD NAND; die and
+ * channel take several; --set faults.KIND adds or overrides; a dump reads back to the same
+ * faults; every refusal names the file and line (or the assignment), the key and what is
+ * accepted, and changes nothing. */
+static void test_faults_section(void **state)
+{
+    struct tmpdir *t = *state;
+    struct machine_ini *m = new_ini(), *back = new_ini();
+    struct err e = {""};
+    const struct flash_fault_cfg *c, *d;
+    const char *path = put_file(t, "faults.ini",
+                                "[faults]\n"
+                                "age = pe=2000000,days=2.5\n"
+                                "program = rate=0.001 ; a comment\n"
+                                "die = ch=3,die=1,at=5ms ch=7,die=0,at=1.5us\n"
+                                "seed = n=42\n"
+                                "[core]\nrows = 8\n");
+    FILE *f;
+
+    if (machine_ini_load(m, path, &e))
+        fail_msg("%s", e.msg);
+    c = &machine_ini_cfg(m)->an_flash.fault;
+    assert_true(c->on);
+    assert_int_equal(c->age_pe, 2000000);
+    assert_true(c->age_s == 2.5 * 86400.0);
+    assert_true(c->program_rate == 0.001);
+    assert_int_equal(c->n_dead, 2);
+    assert_int_equal(c->dead[0].ch, 3);
+    assert_int_equal(c->dead[0].die, 1);
+    assert_int_equal(c->dead[0].at_ps, 5000000000ull);
+    assert_int_equal(c->dead[1].at_ps, 1500000ull);
+    assert_int_equal(c->seed, 42);
+    assert_memory_equal(c, &machine_ini_cfg(m)->wn_flash.fault, sizeof(*c));
+    assert_memory_equal(c, &machine_ini_cfg(m)->an_ssd.nand.fault, sizeof(*c));
+    assert_memory_equal(c, &machine_ini_cfg(m)->wn_ssd.nand.fault, sizeof(*c));
+    /* --set after the file: a kind of one value overrides, die adds */
+    if (machine_ini_set(m, "faults.program=rate=0.01", NULL, &e) ||
+        machine_ini_set(m, "faults.die = ch=0,die=0,at=1s", NULL, &e) ||
+        machine_ini_set(m, "faults.power=at=12.345678ms", NULL, &e))
+        fail_msg("%s", e.msg);
+    assert_true(c->program_rate == 0.01);
+    assert_int_equal(c->n_dead, 3);
+    assert_int_equal(c->power_ps, 12345678000ull);
+    /* the dump reads back to the same faults */
+    f = fopen(tmpdir_path(t, "dump.ini"), "w");
+    assert_non_null(f);
+    machine_ini_write(f, machine_ini_cfg(m), "a dump");
+    assert_int_equal(fclose(f), 0);
+    if (machine_ini_load(back, tmpdir_path(t, "dump.ini"), &e))
+        fail_msg("%s", e.msg);
+    d = &machine_ini_cfg(back)->an_flash.fault;
+    assert_memory_equal(c, d, sizeof(*c));
+    machine_ini_destroy(back);
+    machine_ini_destroy(m);
+
+    /* refusals: the file and line, the key, what is accepted */
+    load_refused(t, "[faults]\nbitrot = x=2\n", -EINVAL, 2, "unknown key 'bitrot' in [faults]",
+                 "accepted: rber, age, program, die, channel, power, seed");
+    load_refused(t, "[faults]\nprogram = rate=2\n", -EINVAL, 2, "faults.program",
+                 "rate=2; accepted a number in 0..1");
+    load_refused(t, "[faults]\nage = pe=5\n", -EINVAL, 2, "faults.age", "no days=");
+    load_refused(t, "[faults]\nprogram = rate=0.1 rate=0.2\n", -EINVAL, 2,
+                 "faults.program = rate=0.1 rate=0.2: one value",
+                 "only die and channel take several");
+    load_refused(t, "[faults]\npower =\n", -EINVAL, 2, "faults.power: no value", "accepted at=T");
+    load_refused(t, "[faults]\ndie = ch=1,at=1ms\n", -EINVAL, 2, "faults.die", "no die=");
+    load_refused(t, "[faults]\nseed = n=1\nseed = n=2\n", -EINVAL, 3,
+                 "faults.seed is given twice in this file (line 2", NULL);
+    load_refused(t, "[fault]\nseed = n=1\n", -EINVAL, 2, "unknown section [fault]",
+                 "storage, faults");
+    m = new_ini();
+    assert_int_equal(machine_ini_set(m, "faults.channel=ch=x,at=1s", NULL, &e), -EINVAL);
+    assert_msg_has(&e, "--set faults.channel=ch=x,at=1s: faults.channel");
+    assert_msg_has(&e, "ch=x; accepted a number");
+    assert_false(machine_ini_cfg(m)->an_flash.fault.on);
+    machine_ini_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_rules_across_keys),
         cmocka_unit_test_setup_teardown(test_order_given_and_sets, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_dump_reads_back, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_faults_section, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_fc_mnist_is_the_default, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_behemoth_paper, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_stats_object_and_markdown, setup, tmpdir_teardown),
