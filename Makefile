@@ -278,6 +278,7 @@ SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
 SUITES += "perf::scripts/check-perf.sh $(FLASHSTREAM) $(BUILD)/perf-check"
 SUITES += "sweep::scripts/check-sweep.sh $(FLASHSTREAM) $(BUILD)/sweep-check"
 SUITES += "study::scripts/check-study.sh $(BUILD)/study-check"
+SUITES += "lifetime::scripts/check-lifetime.sh $(FLASHSTREAM) $(BUILD)/lifetime-check"
 SUITES += "write-pipe::scripts/check-write-pipe.sh $(FLASHSTREAM) $(BUILD)/write-pipe-check"
 SUITES += "synth-quick::scripts/synth/run.sh quick"
 SUITES += "lint-verilator::scripts/lint.sh verilator"
@@ -318,6 +319,10 @@ synth: deps  ## FPGA synthesis of every block: iCE40 place and route, Xilinx 7 e
 .PHONY: paper
 paper: $(FLASHSTREAM)  ## the paper's evaluation in perf mode: out/paper/report.md, a CSV and plot per figure
 	@scripts/paper/run.sh out/paper $(FLASHSTREAM)
+
+.PHONY: lifetime
+lifetime: $(FLASHSTREAM)  ## the flash over a simulated lifetime with faults (RBER, retries, spares): out/lifetime
+	@scripts/lifetime/run.sh out/lifetime $(FLASHSTREAM)
 
 .PHONY: study
 study: $(FLASHSTREAM)  ## throughput against flash channels, tPROG, cache program and ANs per WN: out/study

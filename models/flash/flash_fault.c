@@ -22,6 +22,11 @@ struct flash_fault {
     double *lfail; /* [(LOG_MAX - LOG_MIN) x STEPS + 1]: log of a codeword's failure prob. */
     uint64_t rng;
     struct flash_fault_stats st;
+    /* Fast path of long reads (flash_fault_clean_run): armed, the next clean_left page decodes
+     * pass their first decode and the one after fails it. */
+    bool armed;
+    uint64_t clean_left;
+    double run_r; /* the RBER the run was drawn at */
 };
 
 void flash_fault_cfg_default(struct flash_fault_cfg *c)
@@ -199,12 +204,33 @@ static double uniform(struct flash_fault *f)
     return (double)((f->rng * 0x2545F4914F6CDD1Dull) >> 11) * 0x1p-53;
 }
 
-int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r)
+/* The probability that a page of page_bytes fails to decode at RBER r: any of its codewords. */
+static double page_fail(const struct flash_fault *f, uint32_t page_bytes, double r)
 {
     double cws = (double)((page_bytes + f->c.ecc.codeword_bytes - 1) / f->c.ecc.codeword_bytes);
 
+    return -expm1(cws * log1p(-flash_fault_cw_fail(f, r)));
+}
+
+int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r)
+{
+    double cws = (double)((page_bytes + f->c.ecc.codeword_bytes - 1) / f->c.ecc.codeword_bytes);
+    uint32_t first = 0;
+
     f->st.pages_checked++;
-    for (uint32_t i = 0; i <= f->c.ecc.max_retries; i++) {
+    f->st.rber_sum += r;
+    if (r > f->st.rber_max)
+        f->st.rber_max = r;
+    if (f->armed) { /* this page's first decode was drawn by flash_fault_clean_run */
+        if (f->clean_left) {
+            f->clean_left--;
+            return 0;
+        }
+        f->armed = false;
+        r /= f->c.ecc.retry_gain;
+        first = 1;
+    }
+    for (uint32_t i = first; i <= f->c.ecc.max_retries; i++) {
         /* a page fails when any of its codewords does: 1 - (1 - p)^cws */
         double pf = -expm1(cws * log1p(-flash_fault_cw_fail(f, r)));
 
@@ -221,6 +247,42 @@ int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r)
     f->st.retries += f->c.ecc.max_retries;
     f->st.uncorrectable++;
     return -1;
+}
+
+bool flash_fault_fast_ok(const struct flash_fault *f)
+{
+    return f->c.program_rate <= 0.0 && !f->c.n_dead && f->c.power_ps == UINT64_MAX;
+}
+
+uint64_t flash_fault_clean_run(struct flash_fault *f, uint32_t page_bytes, double r, uint64_t max)
+{
+    if (!f->armed) {
+        /* P(the first g decodes pass) = (1 - p)^g: G = floor(log(1 - u) / log(1 - p)) */
+        double p = page_fail(f, page_bytes, r), g;
+
+        g = p <= 0.0 ? INFINITY : p >= 1.0 ? 0.0 : floor(log1p(-uniform(f)) / log1p(-p));
+        f->armed = true;
+        f->clean_left = g >= 1.8e19 ? UINT64_MAX : (uint64_t)g;
+        f->run_r = r;
+    }
+    return f->clean_left < max ? f->clean_left : max;
+}
+
+void flash_fault_skip_clean(struct flash_fault *f, uint64_t pages)
+{
+    f->st.pages_checked += pages;
+    f->st.rber_sum += (double)pages * f->run_r;
+    if (f->run_r > f->st.rber_max)
+        f->st.rber_max = f->run_r;
+    if (f->clean_left == UINT64_MAX)
+        f->armed = false; /* memoryless: the pages after are drawn afresh */
+    else
+        f->clean_left -= pages;
+}
+
+void flash_fault_end_run(struct flash_fault *f)
+{
+    f->armed = false;
 }
 
 bool flash_fault_program_fails(struct flash_fault *f)

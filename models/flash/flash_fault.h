@@ -91,6 +91,8 @@ struct flash_fault_stats {
     uint64_t program_failures; /* injected program failures */
     uint64_t refused_dead;     /* operations on a die or channel that stopped answering */
     uint64_t refused_power;    /* operations after power loss */
+    double rber_sum;           /* RBER of every page decoded, summed (mean: / pages_checked) */
+    double rber_max;           /* the highest RBER a page was decoded at */
 };
 
 struct flash_fault;
@@ -116,6 +118,23 @@ double flash_fault_rated_rber(const struct flash_fault *f);
 /* One page read of page_bytes at RBER r: the retries it needs (0..max_retries), or -1 when it
  * is uncorrectable. Draws from the model's stream; counts into its stats. */
 int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r);
+/*
+ * Fast path of long reads (flash_fms_run_*): instead of a draw per page, one draw gives how
+ * many page reads in a row pass their first decode: G, geometric in the probability p that a
+ * page fails it at RBER r. flash_fault_clean_run returns min(G, max) (drawing G when no run is
+ * armed); the caller skips whole stripes of that many pages (flash_fault_skip_clean counts
+ * them and takes them off G), and the page reads after them (flash_fault_read) take the rest:
+ * the next G pages pass their first decode without a draw, the one after fails it and draws
+ * its retries. Since G is memoryless, a transfer ending (flash_fault_end_run) drops what is
+ * left of it. Exact in distribution when every page of the run is at RBER r (the fast path
+ * takes r at the block of its last read: a stream's blocks wear evenly and a run's pages were
+ * written within its duration of each other).
+ */
+bool flash_fault_fast_ok(const struct flash_fault *f); /* only bit errors: no injected failure */
+uint64_t flash_fault_clean_run(struct flash_fault *f, uint32_t page_bytes, double r, uint64_t max);
+void flash_fault_skip_clean(struct flash_fault *f, uint64_t pages); /* at the run's RBER */
+void flash_fault_end_run(struct flash_fault *f);
+
 /* Whether a program fails (injected rate). Draws; counts. */
 bool flash_fault_program_fails(struct flash_fault *f);
 /* 0 when die `die` of channel `ch` answers at t, else -EIO with e naming the fault (dead die

@@ -15,7 +15,10 @@ struct flash_fms {
     struct flash_chan *chan;
     struct res ctrl;
     /* Fast path of long transfers (flash_fms_run_*). */
-    bool fast;                 /* allowed (flash_fms_set_fast) */
+    bool fast;                 /* on: asked for and the faults allow it */
+    bool want_fast;            /* asked for (flash_fms_set_fast) */
+    struct flash_mpop last_rd; /* the last read: the fast path's RBER is its first block's */
+    uint64_t last_rd_at;
     uint64_t n_now_bound;      /* programs and reads whose start was set by the time asked for */
     uint64_t slack;            /* least margin by which such a time was early, since the last
                                 * stripe boundary */
@@ -42,7 +45,7 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         return err_set(e, -ENOMEM, "flash fms: out of memory");
     f->cfg = *cfg;
     f->n_dies = flash_geom_dies(&cfg->geom);
-    f->fast = true;
+    f->fast = f->want_fast = true;
     f->slack = UINT64_MAX;
     f->n_times = (size_t)f->n_dies * (2 + cfg->geom.planes_per_die) + cfg->geom.channels;
     f->n_cnts = (size_t)f->n_dies * DIE_CNTS + (size_t)cfg->geom.channels * CHAN_CNTS;
@@ -228,8 +231,7 @@ int flash_fms_set_faults(struct flash_fms *f, const struct flash_fault_cfg *c, s
         return rc;
     flash_fault_destroy(f->fault);
     f->fault = x;
-    if (x)
-        f->fast = false; /* faults are drawn operation by operation */
+    flash_fms_set_fast(f, f->want_fast);
     return 0;
 }
 
@@ -288,7 +290,11 @@ static int one_read(struct flash_fms *f, uint64_t now, const struct flash_mpop *
     t_arr = flash_die_array(d, flash_chan_cmd(ch, t0, n), op->plane_mask, f->cfg.tim.t_r_ps);
     d->reg_free_at = flash_chan_data_out(ch, t_arr, n);
     *done = d->reg_free_at;
-    return f->fault ? read_retries(f, op, now, done, e) : 0;
+    if (!f->fault)
+        return 0;
+    f->last_rd = *op;
+    f->last_rd_at = now;
+    return read_retries(f, op, now, done, e);
 }
 
 static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
@@ -430,7 +436,10 @@ void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t 
 
 void flash_fms_set_fast(struct flash_fms *f, bool on)
 {
-    f->fast = on && !f->fault;
+    /* Bit errors are drawn in runs on the fast path (flash_fault_clean_run); injected failures
+     * (programs, dies, channels, power) operation by operation. */
+    f->want_fast = on;
+    f->fast = on && (!f->fault || flash_fault_fast_ok(f->fault));
 }
 
 bool flash_fms_fast(const struct flash_fms *f)
@@ -462,8 +471,11 @@ void flash_fms_run_begin(struct flash_fms *f, struct flash_fms_run *r, bool writ
     uint64_t per_cmd = f->cfg.tim.ctrl_cmd_bytes / g->page_bytes;
 
     memset(r, 0, sizeof(*r));
+    if (f->fault)
+        flash_fault_end_run(f->fault); /* a run of clean decodes is one transfer's */
     if (!f->fast || !allowed || !per_cmd)
         return;
+    r->write = write;
     /* Whole commands per stripe, so that every stripe's commands fall on the same pages. */
     r->stripe = unit * (per_cmd / gcd(per_cmd, unit));
     r->cmds = r->stripe / per_cmd;
@@ -517,6 +529,21 @@ static void snap_walk(struct flash_fms *f, uint64_t *v, bool store)
     }
 }
 
+/* Of max read stripes, how many pass every page's first decode (flash_fault_clean_run, at the
+ * RBER of the last read's first block and age). */
+static uint64_t clean_stripes(struct flash_fms *f, const struct flash_fms_run *r, uint64_t max)
+{
+    const struct flash_mpop *op = &f->last_rd;
+    uint32_t p = op->plane_mask ? (uint32_t)__builtin_ctz(op->plane_mask) : 0;
+    const struct flash_block *b = flash_die_block_c(&f->die[op->die], p, op->block[p]);
+    uint64_t at = f->last_rd_at;
+    double age = at > b->prog_ps ? (double)(at - b->prog_ps) * 1e-12 : 0.0;
+    double rber = flash_fault_rber(f->fault, b->pe, age);
+    uint64_t pages = max > UINT64_MAX / r->stripe ? UINT64_MAX : max * r->stripe;
+
+    return flash_fault_clean_run(f->fault, f->cfg.geom.page_bytes, rber, pages) / r->stripe;
+}
+
 uint64_t flash_fms_run_at(struct flash_fms *f, struct flash_fms_run *r, uint64_t max)
 {
     size_t len = f->n_times + f->n_cnts;
@@ -561,8 +588,8 @@ uint64_t flash_fms_run_at(struct flash_fms *f, struct flash_fms_run *r, uint64_t
         return 0;
     r->delta = delta;
     if (r->t_cmds > delta && slack / (r->t_cmds - delta) < max)
-        return slack / (r->t_cmds - delta);
-    return max;
+        max = slack / (r->t_cmds - delta);
+    return f->fault && !r->write ? clean_stripes(f, r, max) : max;
 }
 
 void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n, uint64_t *end)
@@ -578,15 +605,21 @@ void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n
     f->ctrl.busy_ps += n * r->t_cmds;
     f->ctrl.n_ops += n * r->cmds;
     f->fast_stripes += n;
+    if (f->fault && !r->write)
+        flash_fault_skip_clean(f->fault, n * r->stripe);
     r->next += n * r->stripe;
     r->t_max_prev += n * r->delta;
     *end = res_later(*end, r->t_max_prev);
 }
 
 void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
-                      uint32_t wp)
+                      uint32_t wp, uint64_t t)
 {
-    flash_die_block(&f->die[die], plane, block)->wp = wp;
+    struct flash_block *b = flash_die_block(&f->die[die], plane, block);
+
+    if (!b->wp && wp)
+        b->prog_ps = t;
+    b->wp = wp;
 }
 
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,

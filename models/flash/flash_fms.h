@@ -34,7 +34,10 @@
  *     program); the read is repeated (tR and data-out) once per retry its worst page needs,
  *     and a page that fails every retry fails the call (-EIO naming it). Injected: program
  *     failures (the block turns bad, -EIO), dies and channels that stop answering, power loss.
- *     With faults the fast path is off.
+ *     With bit errors alone the fast path stays on: a read run's first decodes are drawn at
+ *     once (flash_fault_clean_run), exact in distribution at the run's RBER, and the stripes
+ *     holding a failed decode run operation by operation with their retries. With an
+ *     injected failure the fast path is off.
  * Not modelled: policy (which address to use: that is the FTL's job), queues and arbitration
  * (calls are served in call order per resource), the controller's read data path and its
  * buffers.
@@ -136,6 +139,7 @@ struct flash_fms_run {
     uint64_t t_max_prev; /* the same over the last whole stripe */
     uint64_t bound;      /* operations started by the time asked for, at the last boundary */
     uint32_t slot, seen; /* snapshot of the last boundary; boundaries seen */
+    bool write;          /* a program transfer, else a read */
 };
 
 /* On by default. */
@@ -161,9 +165,10 @@ static inline void flash_fms_run_note(struct flash_fms_run *r, uint64_t t)
         r->t_max = t;
 }
 /* The write pointer of a block after pages programmed by a skipped stripe (no checks: the
- * caller checked the block as flash_die_program would). */
+ * caller checked the block as flash_die_program would); t: about when, the age of the block's
+ * data if its first page is among them. */
 void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
-                      uint32_t wp);
+                      uint32_t wp, uint64_t t);
 
 /* Bit errors, ECC and injected faults from c (c NULL or off: none; the default). */
 int flash_fms_set_faults(struct flash_fms *f, const struct flash_fault_cfg *c, struct err *e);

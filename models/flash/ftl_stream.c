@@ -341,10 +341,11 @@ static uint32_t die_pages(const struct ftl_stream *s, uint64_t ua, uint64_t ub, 
  * Offsets [oa, ob) (whole units) of superblock pbn. Check (apply false) that every block they
  * touch passes the page path's checks: for a write, good and with its write pointer at the first
  * page written (flash_die_program), for a read, programmed past the last page read
- * (flash_die_read). apply: move the write pointers past the pages written.
+ * (flash_die_read). apply: move the write pointers past the pages written; a block whose first
+ * page is among them dates its data from t.
  */
 static bool span_blocks(struct ftl_stream *s, uint32_t pbn, uint64_t oa, uint64_t ob, bool write,
-                        bool apply)
+                        bool apply, uint64_t t)
 {
     uint64_t ua = oa / s->planes, ub = ob / s->planes;
     uint32_t blk = s->cfg.first_block + pbn;
@@ -357,7 +358,7 @@ static bool span_blocks(struct ftl_stream *s, uint32_t pbn, uint64_t oa, uint64_
             const struct flash_block *fb = flash_fms_block(s->fms, d, p, b);
 
             if (apply)
-                flash_fms_set_wp(s->fms, d, p, b, first + n);
+                flash_fms_set_wp(s->fms, d, p, b, first + n, t);
             else if (write ? fb->bad || fb->fail_program || fb->wp != first : first + n > fb->wp)
                 return false;
         }
@@ -377,10 +378,11 @@ static uint64_t seg_end(const struct ftl_stream *s, uint64_t p, uint64_t end)
  * A write's next n stripes of sp pages from LPN cur (at a unit boundary): how many of them the
  * page path would write with no erase (each LB opened takes a free PB, in rotation) and no error.
  * Those are written as the page path would write them: LBs mapped, write pointers, counters; the
- * caller skips their timing (flash_fms_run_skip).
+ * caller skips their timing (flash_fms_run_skip). t: the end of the last operation before them,
+ * the date of the data of the blocks they open (flash_fault's retention age).
  */
 static uint64_t write_stripes(struct ftl_stream *s, uint64_t now, uint64_t cur, uint64_t n,
-                              uint64_t sp)
+                              uint64_t sp, uint64_t t)
 {
     uint64_t end = cur + n * sp, p = cur;
     uint32_t pos = s->cursor, scanned = 0;
@@ -396,7 +398,7 @@ static uint64_t write_stripes(struct ftl_stream *s, uint64_t now, uint64_t cur, 
             pos = (pos + 1) % s->cfg.n_blocks;
             scanned++;
         }
-        if (pbn < 0 || !span_blocks(s, (uint32_t)pbn, p % s->sbp, se - lb * s->sbp, true, false))
+        if (pbn < 0 || !span_blocks(s, (uint32_t)pbn, p % s->sbp, se - lb * s->sbp, true, false, 0))
             break;
         p = se;
     }
@@ -413,7 +415,7 @@ static uint64_t write_stripes(struct ftl_stream *s, uint64_t now, uint64_t cur, 
             l->pbn = pbn;
             l->t_write = now;
         }
-        span_blocks(s, (uint32_t)l->pbn, p % s->sbp, se - p / s->sbp * s->sbp, true, true);
+        span_blocks(s, (uint32_t)l->pbn, p % s->sbp, se - p / s->sbp * s->sbp, true, true, t);
         l->wp += se - p;
     }
     s->lpages_written += n * sp;
@@ -430,7 +432,7 @@ uint64_t ftl_stream_read_stripes(struct ftl_stream *s, uint64_t now, uint64_t lp
         uint64_t lb = p / s->sbp, se = seg_end(s, p, end);
 
         if (read_check(s, now, p, se - p, NULL) ||
-            !span_blocks(s, (uint32_t)s->lb[lb].pbn, p % s->sbp, se - lb * s->sbp, false, false))
+            !span_blocks(s, (uint32_t)s->lb[lb].pbn, p % s->sbp, se - lb * s->sbp, false, false, 0))
             break;
         p = se;
     }
@@ -612,7 +614,7 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         if (run.stripe && cur - lpn == run.next) {
             uint64_t k = flash_fms_run_at(s->fms, &run, left / run.stripe);
 
-            if (k && (k = write_stripes(s, now, cur, k, run.stripe)) != 0) {
+            if (k && (k = write_stripes(s, now, cur, k, run.stripe, run.t_max_prev)) != 0) {
                 flash_fms_run_skip(s->fms, &run, k, &end);
                 cmds.t_ready += k * run.t_cmds;
                 cur += k * run.stripe;

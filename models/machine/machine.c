@@ -1743,6 +1743,10 @@ static void fault_ctrs(struct machine *r, const char *node, const struct flash_f
        "%s.flash.faults.retry_ps", node);
     CU(r, st.uncorrectable, "pages", "pages that failed every retry",
        "%s.flash.faults.uncorrectable", node);
+    CF(r, st.pages_checked ? st.rber_sum / (double)st.pages_checked : 0.0, "ratio",
+       "mean raw bit error rate of the pages decoded", "%s.flash.faults.rber_mean", node);
+    CF(r, st.rber_max, "ratio", "highest raw bit error rate a page was decoded at",
+       "%s.flash.faults.rber_max", node);
     CU(r, st.program_failures, "count", "injected program failures",
        "%s.flash.faults.program_failures", node);
     CU(r, st.refused_dead + st.refused_power, "count",

@@ -11,10 +11,12 @@
  * and off; controller commands of 1 to 32 pages and of several costs, so that transfers are
  * die-, channel- or controller-bound. Long transfers on the default FMS check that the fast
  * path engages (stripes skipped), so that the comparison is not vacuous. Random choices draw
- * from FS_SEED.
+ * from FS_SEED. With bit errors, the fast path draws a run's first decodes at once: the same
+ * results without errors, and retries in the page path's number (statistically) with them.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -745,6 +747,96 @@ static void test_long_records_channel_bound_reads(void **state)
     long_records(true, true, 1180, 500);
 }
 
+/*
+ * Bit errors on the fast path (flash_fault_clean_run): 6 records of 256 MiB written on the
+ * default FMS, then read back through the controller with faults, once page by page and once
+ * with the fast path. Without bit errors (rber:x=0) both give the same times and counters, the
+ * fast path skipping most stripes. At an RBER where about one page in 4,000 needs a retry, the
+ * fast path still skips stripes, and the pages retried on each path agree with each other and
+ * with the model's expectation (pages x the probability a page fails its first decode) within
+ * 5 standard deviations.
+ */
+static void fault_reads(const char *age, uint64_t retried[2], uint64_t done[2], double *expect,
+                        uint64_t *skipped)
+{
+    const uint64_t rec = 65536, n_rec = 6;
+    struct flash_fault_cfg fc;
+    struct flash_fault_stats st;
+    struct flash_fault *model;
+    struct ftl_layout lay;
+    struct scen c;
+    struct err e;
+    uint64_t t, s0;
+
+    memset(&c, 0, sizeof(c));
+    flash_cfg_default(&c.cfg);
+    c.cfg.sw.store_payload = false;
+    ftl_layout_an(&lay);
+    c.spare_first = ftl_layout_spare(&lay)->first;
+    c.spare_count = ftl_layout_spare(&lay)->count;
+    c.n_streams = 1;
+    ftl_stream_cfg_from_region(&c.sc[0], ftl_layout_find(&lay, "V"));
+    flash_fault_cfg_default(&fc);
+    if (flash_fault_parse(&fc, age, &e) || flash_fault_parse(&fc, "seed:n=5", &e))
+        fail_msg("%s", e.msg);
+    for (int k = 0; k < 2; k++) {
+        world_create(&c, &c.w[k], k == 1);
+        world_streams(&c, &c.w[k]);
+        t = 0;
+        for (uint64_t r = 0; r < n_rec; r++)
+            if (ftl_stream_write(c.w[k].s[0], t, r * rec, rec, NULL, &t, &e))
+                fail_msg("%s", e.msg);
+        if (flash_fms_set_faults(c.w[k].fms, &fc, &e))
+            fail_msg("%s", e.msg);
+        s0 = flash_fms_fast_stripes(c.w[k].fms);
+        for (uint64_t r = 0; r < n_rec; r++) {
+            struct flash_ctrl_req rq = {.lpn = r * rec, .bytes = rec * 4096};
+
+            if (flash_ctrl_read(&c.w[k].ctrl, c.w[k].s[0], t, &rq, NULL, &t, &e))
+                fail_msg("%s", e.msg);
+        }
+        assert_true(flash_fms_fault_stats(c.w[k].fms, &st));
+        assert_int_equal(st.pages_checked, n_rec * rec);
+        retried[k] = st.pages_retried;
+        done[k] = t;
+        if (k)
+            *skipped = flash_fms_fast_stripes(c.w[k].fms) - s0;
+    }
+    assert_int_equal(flash_fms_fast_stripes(c.w[0].fms), 0);
+    /* the expectation: every page's data are a few ms old, its block at 1 P/E cycle */
+    if (flash_fault_create(&fc, &model, &e))
+        fail_msg("%s", e.msg);
+    *expect = (double)(n_rec * rec) *
+              -expm1(4.0 * log1p(-flash_fault_cw_fail(model, flash_fault_rber(model, 0, 0.01))));
+    flash_fault_destroy(model);
+    for (int k = 0; k < 2; k++)
+        world_destroy(&c.w[k]);
+}
+
+static void test_fault_draws_on_the_fast_path(void **state)
+{
+    uint64_t retried[2], done[2], skipped;
+    double expect, sd;
+
+    (void)state;
+    fault_reads("rber:x=0", retried, done, &expect, &skipped);
+    assert_int_equal(retried[0], 0);
+    assert_int_equal(retried[1], 0);
+    assert_int_equal(done[0], done[1]);
+    assert_true(skipped >= 6 * 64 * 3 / 4);
+
+    fault_reads("age:pe=2000000,days=1.15", retried, done, &expect, &skipped);
+    sd = sqrt(expect);
+    printf("test_flash_fast: bit errors: %" PRIu64 " pages retried page by page, %" PRIu64
+           " on the fast path (%" PRIu64 " stripes skipped), %.1f expected\n",
+           retried[0], retried[1], skipped, expect);
+    assert_true(expect > 50 && expect < 400);
+    assert_true(skipped >= 6 * 64 / 4);
+    for (int k = 0; k < 2; k++)
+        assert_true(fabs((double)retried[k] - expect) <= 5 * sd);
+    assert_true(fabs((double)retried[0] - (double)retried[1]) <= 5 * sqrt(2.0) * sd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -754,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_long_records_controller_bound),
         cmocka_unit_test(test_long_records_channel_bound_reads),
         cmocka_unit_test(test_random_scenarios_match),
+        cmocka_unit_test(test_fault_draws_on_the_fast_path),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
