@@ -103,10 +103,10 @@ def main():
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
-    plot(out, csv_path)
+    plot(out, csv_path, wear)
 
 
-def plot(out, csv_path):
+def plot(out, csv_path, wear):
     png = os.path.join(out, "lifetime.png")
     gp = """
 set terminal pngcairo size 900,600
@@ -115,6 +115,9 @@ set datafile separator ','
 set key top left
 set xlabel 'year of service (accelerated: P/E of that year, one iteration)'
 set logscale y
+set format y '%.0e'
+set arrow from {wear}, graph 0 to {wear}, graph 1 nohead dashtype 2
+set label 'P/E budget (2M)' at {wear}, graph 0.95 offset 1,0
 set ylabel 'raw bit error rate'
 set y2label 'read retries per iteration (AN 0)'
 set y2tics
@@ -123,7 +126,7 @@ set title 'V stream over its lifetime: RBER and read retries'
 plot '{csv}' skip 1 using 2:4 with linespoints title 'AN RBER mean', \\
      '' skip 1 using 2:5 with linespoints title 'AN RBER max', \\
      '' skip 1 using 2:($6 > 0 ? $6 : 1/0) axes x1y2 with impulses lw 3 title 'AN retries'
-""".format(png=png, csv=csv_path)
+""".format(png=png, csv=csv_path, wear=wear)
     try:
         subprocess.run(["gnuplot"], input=gp, text=True, check=True, capture_output=True)
         os.replace(png + ".tmp", png)
