@@ -333,6 +333,16 @@ if [ -n "$(digest "$work/fprog.log")" ] && grep -q "params digest" "$work/fini.l
 else
   not_ok "[faults] program = rate=0.01 is --fault program:rate=0.01; --fault overrides it" "$work/fini.log"
 fi
+printf '[faults]\nage = pe=2000000,days=2\n' >"$work/faults-age.ini"
+"$fs" flashbench --rw read --size 64m --config "$work/faults-age.ini" >"$work/fb-ini.txt" 2>&1
+"$fs" flashbench --rw read --size 64m --config "$work/faults-age.ini" --fault rber:x=0 >"$work/fb-ini-off.txt" 2>&1
+if grep -q "faults: 16384 pages decoded" "$work/fb-fault.txt" &&
+  [ "$(grep 'faults:' "$work/fb-fault.txt")" = "$(grep 'faults:' "$work/fb-ini.txt")" ] &&
+  grep -qF "faults: 16384 pages decoded, 0 read again" "$work/fb-ini-off.txt"; then
+  ok "flashbench: [faults] is --fault; --fault rber:x=0 turns its bit errors off"
+else
+  not_ok "flashbench: [faults] is --fault; --fault rber:x=0 turns its bit errors off" "$work/fb-ini.txt"
+fi
 printf '[core]\nrows = 8\n[faults]\nprogram = rate=2\n' >"$work/faults-bad.ini"
 expect "a malformed [faults] value names file, line and what is accepted" 2 \
   "faults-bad.ini:4: faults.program: --fault 'program:rate=2': rate=2; accepted a number in 0..1" \

@@ -97,9 +97,17 @@ def main():
                      "stream reaches its P/E budget at year %.1f, when the FTL retires its "
                      "blocks." % (stop[0], stop[1], stop[0] / wear, wear))
     else:
-        lines.append("No point was more than 1%% slower: the flash keeps up to year %s at least "
-                     "(%sx its rated P/E); its P/E budget ends the V stream at year %.1f, before "
-                     "bit errors slow it." % (rows[-1]["year"], rows[-1]["multiple"], wear))
+        lines.append("No point was more than 1%% slower: as far as bit errors go the flash keeps "
+                     "up to year %s at least (%sx its rated P/E); its P/E budget ends the V "
+                     "stream at year %.1f, before bit errors slow it." %
+                     (rows[-1]["year"], rows[-1]["multiple"], wear))
+    ends = [(wear, "the Activation Nodes' V stream reaches its P/E budget"),
+            (wn_life, "the Weight Node's busiest stream reaches its P/E budget")]
+    if stop:
+        ends.append((stop[0], "bit errors: an iteration " + stop[1]))
+    end = min(ends)
+    lines.append("")
+    lines.append("The flash meets its throughput until year %.1f: then %s." % end)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -36,7 +36,7 @@ rm -rf "$out" && mkdir -p "$out/points"
 
 # perf NAME [FAULT...]: one iteration; 0 or its exit status (its log in the point's directory)
 perf() {
-  local name=$1 d="$out/points/$1"
+  local d="$out/points/$1"
   shift
   mkdir -p "$d"
   "$fs" perf --config "$cfg" --model "$model" --storage behemoth --trace-max 0 --out "$d" "$@" \
