@@ -317,6 +317,33 @@ else
   not_ok "a plane out of spares stops the run naming the node, stream, LPN, block and step (exit $rc)" "$work/fprog-out.log"
 fi
 
+# an uncorrectable flash read falls back to the run's last checkpoint and resumes from it, the
+# fault draws reseeded, until the run ends: the fault-free parameters and losses, the fallbacks
+# counted; without a checkpoint the run stops naming the page. (The ages are chosen so that with
+# seed 1 the first uncorrectable page comes after step 0, or in step 0.)
+"$fs" train "${small[@]}" --steps 8 --ckpt-every 1 --out "$work/fault-unc" \
+  --fault age:pe=2000000,days=5.4 >"$work/func.log" 2>&1
+rc=$?
+fallbacks() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["train"]["flash_fallbacks"]["value"])' "$1"; }
+if [ $rc -eq 0 ] && grep -qE "step [1-9][0-9]* failed: .*uncorrectable read: channel" "$work/func.log" &&
+  grep -q "falling back to the checkpoint of step" "$work/func.log" &&
+  [ "$(digest "$work/fc.log")" = "$(digest "$work/func.log")" ] &&
+  [ "$(cut -d, -f1-3 "$fc/loss.csv")" = "$(cut -d, -f1-3 "$work/fault-unc/loss.csv")" ] &&
+  [ "$(fallbacks "$work/fault-unc/stats.json")" -ge 1 ]; then
+  ok "uncorrectable reads fall back to the last checkpoint: the fault-free parameters and losses"
+else
+  not_ok "uncorrectable reads fall back to the last checkpoint: the fault-free parameters and losses (exit $rc)" "$work/func.log"
+fi
+"$fs" train "${small[@]}" --steps 8 --ckpt-every 1 --out "$work/fault-unc0" \
+  --fault age:pe=2000000,days=5.8 >"$work/func0.log" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -qE "step 0 failed: (wn|an[0-9]+): .*stream '[A-Z]+' at LPN [0-9]+: .*uncorrectable read: channel [0-9]+, die [0-9]+, plane [0-9]+, block [0-9]+, page [0-9]+" "$work/func0.log" &&
+  ! grep -q "falling back" "$work/func0.log"; then
+  ok "an uncorrectable read before any checkpoint stops the run naming node, stream, LPN, page, step"
+else
+  not_ok "an uncorrectable read before any checkpoint stops the run naming node, stream, LPN, page, step (exit $rc)" "$work/func0.log"
+fi
+
 # the machine description's [faults]: the same run as --fault; --fault overrides it; a malformed
 # value refused naming the file, the line and what is accepted
 printf '[faults]\nprogram = rate=0.01\n' >"$work/faults.ini"

@@ -12,9 +12,9 @@
 # at year Y is then one iteration with `--fault age:pe=N` where N = Y x that rate: every block
 # has the P/E cycles of year Y, and the fault model draws every page's errors at its RBER
 # there. Points at 0, 1/4, 1/2, 3/4 and 1 of the rated life (the V stream's 2M P/E), then past
-# it (blocks kept in service beyond their rating: 2x, 5x, 10x, 15x, 20x, 25x, 30x) until an
+# it (blocks kept in service beyond their rating: 2x, 5x, 10x, 15x, 20x, 25x) until an
 # iteration is more than 1% slower than the fault-free one or fails. --quick: the points 0, 1
-# and 15 only (about 40 s). Writes OUT/lifetime.csv, OUT/report.md and OUT/lifetime.png
+# and 15 only (under a minute). Writes OUT/lifetime.csv, OUT/report.md and OUT/lifetime.png
 # (scripts/lifetime/report.py); each point's outputs in OUT/points/<multiple>.
 set -uo pipefail
 
@@ -57,7 +57,7 @@ echo "lifetime: the V stream takes $rate P/E cycles a year (2M in $(python3 -c "
 if [ $quick = 1 ]; then
   multiples="0 1 15"
 else
-  multiples="0 0.25 0.5 0.75 1 2 5 10 15 20 25 30"
+  multiples="0 0.25 0.5 0.75 1 2 5 10 15 20 25"
 fi
 for m in $multiples; do
   pe=$(python3 -c "print(round($m * 2e6))")

@@ -25,6 +25,8 @@
  * before the checkpoint when they are this run's (keep_history: checked steps, epochs and the lr
  * of the last step); the rows of a killed run, flushed at every checkpoint into its temporary
  * files, are recovered from there. Another run's loss.csv is refused, never copied forward.
+ * A step lost to an uncorrectable flash read falls back to the run's last checkpoint and resumes
+ * from it the same way, the fault draws reseeded (cmd_train; models/flash/README.md).
  * --golden-check compares the loss and every parameter with the golden trainer's after each
  * step; the environment variable FLASHSTREAM_TEST_GOLDEN_PERTURB=K (a test hook, for
  * scripts/check-train.sh) flips a bit of the golden trainer's weights before step K, so that the
@@ -184,6 +186,19 @@ struct train {
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
     int lock_fd;        /* OUTDIR/LOCK_NAME, flock'ed for the run; -1 none */
+    /* flash faults: a step lost to an uncorrectable read, and the fallbacks before this run */
+    bool flash_lost;
+    unsigned fallbacks;
+};
+
+/* What a run that lost a step to an uncorrectable flash read leaves for a fallback to its last
+ * checkpoint (cmd_train). */
+typedef char fb_ckpt_t[600];
+struct fallback {
+    bool possible;  /* the step was lost that way and a checkpoint of this run is on disk */
+    fb_ckpt_t ckpt; /* its path */
+    uint64_t step;  /* the step it holds */
+    uint64_t seed;  /* the fault draws' seed of the run */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -1811,6 +1826,8 @@ static int train_loop(struct train *t, uint64_t *done)
             machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
         if (machine_step(t->machine, &info, &e)) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
+            /* flash_fms names a page that failed every read retry so (flash_fault) */
+            t->flash_lost = strstr(e.msg, "uncorrectable read") != NULL;
             return -1;
         }
         if (t->golden_ok && golden_step(t, k, info.loss))
@@ -1898,6 +1915,9 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_set_u64(s, "train.images", "count", "training images processed by this invocation",
                   t->images, NULL);
     stats_set_u64(s, "train.batches_per_epoch", "count", "batches of B in one epoch", t->bpe, NULL);
+    stats_set_u64(s, "train.flash_fallbacks", "count",
+                  "steps lost to an uncorrectable flash read, resumed from the last checkpoint",
+                  t->fallbacks, NULL);
     if (!perf(t))
         stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
     if (t->last_acc_step >= 0) {
@@ -2162,7 +2182,8 @@ static void print_result(const struct train *t, uint64_t sim)
            t->golden_ok ? " (golden check: equal)" : "");
 }
 
-int cmd_train(int argc, char **argv)
+/* One run of the command line; *fb: what a fallback to its last checkpoint needs. */
+static int train_run(int argc, char **argv, unsigned fallbacks, struct fallback *fb)
 {
     struct train *t = calloc(1, sizeof(*t));
     struct err e;
@@ -2170,10 +2191,12 @@ int cmd_train(int argc, char **argv)
     double wall;
     int rc, status = 1;
 
+    memset(fb, 0, sizeof(*fb));
     if (!t) {
         fprintf(stderr, "flashstream train: out of memory\n");
         return 1;
     }
+    t->fallbacks = fallbacks;
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
     t->lock_fd = -1;
@@ -2224,7 +2247,57 @@ int cmd_train(int argc, char **argv)
     print_where(t);
     status = rc > 0 ? 130 : 0;
 out:
+    if (t->flash_lost &&
+        (t->ckpt_step != UINT64_MAX || (t->o.resume && same_file(t->o.resume, t->ckpt_path)))) {
+        fb->possible = true;
+        snprintf(fb->ckpt, sizeof(fb->ckpt), "%s", t->ckpt_path);
+        fb->step = t->ckpt_step != UINT64_MAX ? t->ckpt_step : t->start_step;
+        fb->seed = t->faults.seed;
+        /* the history so far into loss.csv and accuracy.csv, where the run resumed from the
+         * checkpoint keeps the rows before it (keep_history) */
+        if (close_csv(&t->loss_csv) || close_csv(&t->acc_csv))
+            fb->possible = false;
+    }
     fflush(stdout);
     cleanup(t);
+    return status;
+}
+
+#define MAX_FALLBACKS 8
+
+/*
+ * flashstream train: a step lost to an uncorrectable flash read (a page that failed every read
+ * retry, on any stream) falls back to the run's last checkpoint and resumes from it, as
+ * --resume would (bit-exact), with the fault draws reseeded (seed + 1 each time: the same seed
+ * would draw the same failure again); at most MAX_FALLBACKS times. Without a checkpoint the run
+ * stops with the report.
+ */
+int cmd_train(int argc, char **argv)
+{
+    char **args = calloc((size_t)argc + 5, sizeof(*args)), seed[48], ckpt[sizeof(fb_ckpt_t)];
+    struct fallback fb;
+    int status;
+
+    if (!args) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return 1;
+    }
+    memcpy(args, argv, (size_t)argc * sizeof(*args));
+    for (unsigned n = 0;; n++) {
+        status = train_run(n ? argc + 4 : argc, args, n, &fb);
+        if (status != 1 || !fb.possible || n == MAX_FALLBACKS)
+            break;
+        snprintf(seed, sizeof(seed), "seed:n=%" PRIu64, fb.seed + 1);
+        fprintf(stderr,
+                "flashstream train: falling back to the checkpoint of step %" PRIu64
+                " (%s), the fault draws reseeded (%s); fallback %u of at most %d\n",
+                fb.step, fb.ckpt, seed, n + 1, MAX_FALLBACKS);
+        snprintf(ckpt, sizeof(ckpt), "%s", fb.ckpt); /* fb is the next run's */
+        args[argc] = "--resume";
+        args[argc + 1] = ckpt;
+        args[argc + 2] = "--fault";
+        args[argc + 3] = seed;
+    }
+    free(args);
     return status;
 }
