@@ -21,7 +21,9 @@
  *     fails with a probability (the block is then bad), a die or a channel that stops answering
  *     from a simulated time on, power lost at a simulated time.
  *   - Outcomes are drawn from one xorshift stream per model in call order, so the same seed and
- *     the same sequence of operations give the same faults.
+ *     the same sequence of operations give the same faults. On the fast path of long reads one
+ *     draw gives how many pages in a row pass their first decode (flash_fault_clean_run, below):
+ *     the same distribution as a draw per page, not the same draws.
  * Not modelled: read disturb, data-dependent (pattern) errors, per-page variation other than by
  *   P/E and age, soft-decision decoding.
  * Units: picoseconds for times, seconds for retention ages.
