@@ -24,7 +24,12 @@
 # cosine trains at the stretched cosine's lr, or at the lr of --sched const --lr, and says so;
 # SIGTERM during rtl steps ends the run within 20 s with a checkpoint that resumes; a flash
 # geometry or a model the host cannot hold is refused with the figure; plot.sh renders the PNGs. And
-# `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's).
+# `flashstream model` prints Table 3 and refuses a bad spec (its numbers are test_zoo's). Flash
+# faults: read retries cost time, not bits; power loss stops the run with a report and resumes
+# bit-exact; program failures are remapped to spares (the fault-free parameters), a plane out of
+# spares stops the run naming it; an uncorrectable read falls back to the last checkpoint (the
+# fault-free parameters and losses), or stops the run without one; [faults] in the machine
+# description is --fault, and --fault overrides it.
 set -uo pipefail
 
 fs=${1:?usage: check-train.sh FLASHSTREAM WORKDIR}
@@ -324,7 +329,7 @@ fi
 "$fs" train "${small[@]}" --steps 8 --ckpt-every 1 --out "$work/fault-unc" \
   --fault age:pe=2000000,days=5.4 >"$work/func.log" 2>&1
 rc=$?
-fallbacks() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["train"]["flash_fallbacks"]["value"])' "$1"; }
+fallbacks() { python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["stats"]["train"]; print(t["flash_fallbacks"]["value"] if t["flash_fallback_lost_ps"]["value"] > 0 else 0)' "$1"; }
 if [ $rc -eq 0 ] && grep -qE "step [1-9][0-9]* failed: .*uncorrectable read: channel" "$work/func.log" &&
   grep -q "falling back to the checkpoint of step" "$work/func.log" &&
   [ "$(digest "$work/fc.log")" = "$(digest "$work/func.log")" ] &&

@@ -189,16 +189,19 @@ struct train {
     /* flash faults: a step lost to an uncorrectable read, and the fallbacks before this run */
     bool flash_lost;
     unsigned fallbacks;
+    uint64_t fallback_lost_ps; /* simulated time of the steps those fallbacks lost */
+    uint64_t ckpt_sim_ps;      /* the simulated time the last checkpoint written holds */
 };
 
 /* What a run that lost a step to an uncorrectable flash read leaves for a fallback to its last
  * checkpoint (cmd_train). */
 typedef char fb_ckpt_t[600];
 struct fallback {
-    bool possible;  /* the step was lost that way and a checkpoint of this run is on disk */
-    fb_ckpt_t ckpt; /* its path */
-    uint64_t step;  /* the step it holds */
-    uint64_t seed;  /* the fault draws' seed of the run */
+    bool possible;    /* the step was lost that way and a checkpoint of this run is on disk */
+    fb_ckpt_t ckpt;   /* its path */
+    uint64_t step;    /* the step it holds */
+    uint64_t seed;    /* the fault draws' seed of the run */
+    uint64_t lost_ps; /* simulated time from the checkpoint to the failure */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -1714,6 +1717,7 @@ static int checkpoint(struct train *t, uint64_t step_done)
         return -1;
     }
     t->ckpt_step = step_done;
+    t->ckpt_sim_ps = run.sim_time_ps;
     if (t->trace)
         trace_instant(t->trace, t->host_marks, t->sim_offset_ps + machine_now(t->machine),
                       "checkpoint", &TRACE_U64("step", step_done), 1, NULL);
@@ -1918,6 +1922,9 @@ static int write_stats(struct train *t, uint64_t steps, double wall, int argc, c
     stats_set_u64(s, "train.flash_fallbacks", "count",
                   "steps lost to an uncorrectable flash read, resumed from the last checkpoint",
                   t->fallbacks, NULL);
+    stats_set_u64(s, "train.flash_fallback_lost_ps", "ps",
+                  "simulated time from those checkpoints to the failures, summed",
+                  t->fallback_lost_ps, NULL);
     if (!perf(t))
         stats_set_f64(s, "train.final_loss", "loss", "loss of the last step", t->last_loss, NULL);
     if (t->last_acc_step >= 0) {
@@ -2183,7 +2190,8 @@ static void print_result(const struct train *t, uint64_t sim)
 }
 
 /* One run of the command line; *fb: what a fallback to its last checkpoint needs. */
-static int train_run(int argc, char **argv, unsigned fallbacks, struct fallback *fb)
+static int train_run(int argc, char **argv, unsigned fallbacks, uint64_t lost_ps,
+                     struct fallback *fb)
 {
     struct train *t = calloc(1, sizeof(*t));
     struct err e;
@@ -2197,6 +2205,7 @@ static int train_run(int argc, char **argv, unsigned fallbacks, struct fallback 
         return 1;
     }
     t->fallbacks = fallbacks;
+    t->fallback_lost_ps = lost_ps;
     t->last_acc_step = -1;
     t->ckpt_step = UINT64_MAX;
     t->lock_fd = -1;
@@ -2251,8 +2260,12 @@ out:
         (t->ckpt_step != UINT64_MAX || (t->o.resume && same_file(t->o.resume, t->ckpt_path)))) {
         fb->possible = true;
         snprintf(fb->ckpt, sizeof(fb->ckpt), "%s", t->ckpt_path);
+        uint64_t from = t->ckpt_step != UINT64_MAX ? t->ckpt_sim_ps : t->sim_offset_ps;
+        uint64_t at = t->sim_offset_ps + machine_now(t->machine);
+
         fb->step = t->ckpt_step != UINT64_MAX ? t->ckpt_step : t->start_step;
         fb->seed = t->faults.seed;
+        fb->lost_ps = at > from ? at - from : 0;
         /* the history so far into loss.csv and accuracy.csv, where the run resumed from the
          * checkpoint keeps the rows before it (keep_history) */
         if (close_csv(&t->loss_csv) || close_csv(&t->acc_csv))
@@ -2276,6 +2289,7 @@ int cmd_train(int argc, char **argv)
 {
     char **args = calloc((size_t)argc + 5, sizeof(*args)), seed[48], ckpt[sizeof(fb_ckpt_t)];
     struct fallback fb;
+    uint64_t lost = 0;
     int status;
 
     if (!args) {
@@ -2284,14 +2298,16 @@ int cmd_train(int argc, char **argv)
     }
     memcpy(args, argv, (size_t)argc * sizeof(*args));
     for (unsigned n = 0;; n++) {
-        status = train_run(n ? argc + 4 : argc, args, n, &fb);
+        status = train_run(n ? argc + 4 : argc, args, n, lost, &fb);
         if (status != 1 || !fb.possible || n == MAX_FALLBACKS)
             break;
+        lost += fb.lost_ps;
         snprintf(seed, sizeof(seed), "seed:n=%" PRIu64, fb.seed + 1);
         fprintf(stderr,
                 "flashstream train: falling back to the checkpoint of step %" PRIu64
-                " (%s), the fault draws reseeded (%s); fallback %u of at most %d\n",
-                fb.step, fb.ckpt, seed, n + 1, MAX_FALLBACKS);
+                " (%s; %.3f ms of simulated time lost), the fault draws reseeded (%s); fallback "
+                "%u of at most %d\n",
+                fb.step, fb.ckpt, (double)fb.lost_ps / 1e9, seed, n + 1, MAX_FALLBACKS);
         snprintf(ckpt, sizeof(ckpt), "%s", fb.ckpt); /* fb is the next run's */
         args[argc] = "--resume";
         args[argc + 1] = ckpt;
