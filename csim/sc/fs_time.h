@@ -16,6 +16,7 @@
 #ifndef CSIM_SC_FS_TIME_H
 #define CSIM_SC_FS_TIME_H
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -56,17 +57,25 @@ inline uint64_t now_ps()
  * From an SC_THREAD: fire sim's events until its queue is empty (or a callback called
  * sim_stop), each time step when SystemC time has reached it. A C kernel that is ahead of
  * SystemC is waited for first; one that is behind (SystemC time passed while it was idle) is
- * moved up to SystemC's present first. Returns sim_run_until's error, message in e.
+ * moved up to SystemC's present first, unless it holds an event before that present (-EINVAL:
+ * that event would fire late). Returns that or sim_run_until's error, message in e.
  */
 inline int fs_run_kernel(struct sim *sim, struct err *e)
 {
     sim_time_t t;
     int rc;
 
-    if (sim_now(sim) > now_ps())
+    if (sim_now(sim) > now_ps()) {
         sc_core::wait(sct(sim_now(sim) - now_ps()));
-    else if (sim_now(sim) < now_ps() && (rc = sim_run_until(sim, now_ps(), e)))
-        return rc;
+    } else if (sim_now(sim) < now_ps()) {
+        if (sim_next_time(sim, &t) && t < now_ps())
+            return err_set(e, -EINVAL,
+                           "csim/sc: the C kernel has an event at %llu ps, before SystemC's "
+                           "present (%llu ps); schedule C events at or after sc_time_stamp()",
+                           (unsigned long long)t, (unsigned long long)now_ps());
+        if ((rc = sim_run_until(sim, now_ps(), e)))
+            return rc;
+    }
     while (sim_next_time(sim, &t)) {
         if (t > now_ps())
             sc_core::wait(sct(t - now_ps()));
