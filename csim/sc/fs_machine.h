@@ -125,7 +125,8 @@ struct fs_host : sc_core::sc_module {
     static int run_kernel(void *user, struct sim *sim, struct err *e);
 };
 
-/* The platform: the modules of machine m, bound. */
+/* The platform: the modules of machine m, bound. m must outlive it (the host removes its port
+ * from m when destroyed). */
 struct fs_platform {
     fs_wn wn;
     std::vector<fs_an *> an;

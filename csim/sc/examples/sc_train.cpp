@@ -128,7 +128,8 @@ int sc_main(int argc, char **argv)
 
     /* The same machine as a SystemC platform. */
     struct machine *m = make(c, img, lab, count);
-    fs::fs_platform pf(m, steps);
+    auto *platform = new fs::fs_platform(m, steps); /* before m is destroyed: it holds m's port */
+    fs::fs_platform &pf = *platform;
     sc_core::sc_start();
     const auto &res = pf.host.results();
     uint64_t commands = pf.wn.commands + pf.fabric.commands;
@@ -168,6 +169,7 @@ int sc_main(int argc, char **argv)
         std::to_string(commands) + " transactions through the modules for " +
             std::to_string(total) + " commands");
     std::printf("1..%d\n", n_tap);
+    delete platform;
     machine_destroy(m);
     machine_destroy(ref);
     return n_fail ? 1 : 0;
