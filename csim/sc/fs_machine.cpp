@@ -2,6 +2,7 @@
 #include "csim/sc/fs_machine.h"
 
 #include <cerrno>
+#include <cstdio>
 
 #include "csim/sc/fs_time.h"
 
@@ -48,13 +49,94 @@ void fs_node<Node>::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &
     annotate(tx, x, now, end, free_at, delay);
 }
 
+template <typename Node>
+void fs_node<Node>::tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
+{
+    (void)delay;
+    uint64_t a = tx.get_address(), len = tx.get_data_length();
+    int rc = -1;
+    if (tx.get_byte_enable_ptr() || tx.get_streaming_width() < len) {
+        tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (tx.is_read())
+        rc = dram_read(mem_, a, tx.get_data_ptr(), len);
+    else if (tx.is_write())
+        rc = dram_write(mem_, a, tx.get_data_ptr(), len);
+    tb_bytes += rc ? 0 : len;
+    tx.set_response_status(rc ? tlm::TLM_ADDRESS_ERROR_RESPONSE : tlm::TLM_OK_RESPONSE);
+}
+
 template struct fs_node<struct wnode>;
 template struct fs_node<struct anode>;
 
 fs_fabric::fs_fabric(sc_core::sc_module_name name, struct machine *m)
-    : sc_module(name), cmd("cmd"), m_(m)
+    : sc_module(name), cmd("cmd"), to_wn("to_wn"), to_an("to_an"), m_(m)
 {
     cmd.register_b_transport(this, &fs_fabric::b_transport);
+}
+
+/* One access to a node's tensor buffer; -ERANGE (with the region named) when it is refused. */
+int fs_fabric::tb(tlm::tlm_generic_payload &tx, bool wn, uint32_t n, tlm::tlm_command cmd,
+                  uint64_t addr, void *data, uint64_t len, const struct hc_cmd *c,
+                  struct err *e)
+{
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    tx.set_command(cmd);
+    tx.set_address(addr);
+    tx.set_data_ptr(static_cast<unsigned char *>(data));
+    tx.set_data_length((unsigned)len);
+    tx.set_streaming_width((unsigned)len);
+    tx.set_byte_enable_ptr(nullptr);
+    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    if (wn)
+        to_wn->b_transport(tx, d);
+    else
+        to_an[n]->b_transport(tx, d);
+    if (tx.is_response_ok())
+        return 0;
+    char node[16];
+    std::snprintf(node, sizeof(node), wn ? "the WN" : "AN %u", n);
+    return err_set(e, -ERANGE,
+                   "command %u '%s': %s: %llu bytes at 0x%llx of %s's tensor buffer: %s", c->id,
+                   c->label, name(), (unsigned long long)len, (unsigned long long)addr, node,
+                   tx.get_response_string().c_str());
+}
+
+/* The bytes of command c, through the initiator sockets (fabric_*_data's work, over TLM). */
+int fs_fabric::move(const struct hc_cmd *c, struct err *e)
+{
+    tlm::tlm_generic_payload tx;
+    uint32_t N = machine_config(m_)->n_an;
+    int rc;
+
+    if (c->kind == HC_FABRIC_BCAST) {
+        buf_.resize(c->bytes);
+        if ((rc = tb(tx, true, 0, tlm::TLM_READ_COMMAND, c->u.fab.src, buf_.data(), c->bytes, c,
+                     e)))
+            return rc;
+        for (uint32_t n = 0; n < N; n++)
+            if ((rc = tb(tx, false, n, tlm::TLM_WRITE_COMMAND, c->u.fab.dst, buf_.data(),
+                         c->bytes, c, e)))
+                return rc;
+        return 0;
+    }
+    size_t count = c->kind == HC_LOSS_GATHER ? 1 : c->bytes / 4;
+    std::vector<float> part((size_t)(N + 1) * count);
+    std::vector<const float *> ptr(N);
+    for (uint32_t n = 0; n < N; n++) {
+        ptr[n] = &part[(size_t)n * count];
+        if ((rc = tb(tx, false, n, tlm::TLM_READ_COMMAND, c->u.fab.src, &part[(size_t)n * count],
+                     count * 4, c, e)))
+            return rc;
+    }
+    float *sum = &part[(size_t)N * count];
+    fabric_reduce_f32(machine_fabric(m_), sum, ptr.data(), count);
+    if (c->kind == HC_LOSS_GATHER) {
+        machine_fabric_loss(m_, sum[0]);
+        return 0;
+    }
+    return tb(tx, true, 0, tlm::TLM_WRITE_COMMAND, c->u.fab.dst, sum, count * 4, c, e);
 }
 
 void fs_fabric::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
@@ -63,7 +145,11 @@ void fs_fabric::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &dela
     if (!x)
         return;
     uint64_t now = now_ps() + ps(delay), end = now, free_at = now;
-    x->rc = machine_fabric_exec(m_, x->cmd, x->ready, now, &end, &free_at);
+    x->rc = 0;
+    if (machine_get_fidelity(m_) != MACHINE_PERF)
+        x->rc = move(x->cmd, x->e);
+    if (!x->rc)
+        x->rc = machine_fabric_time(m_, x->cmd, x->ready, now, &end, &free_at);
     commands++;
     annotate(tx, x, now, end, free_at, delay);
 }
@@ -158,14 +244,18 @@ void fs_host::run()
 }
 
 fs_platform::fs_platform(struct machine *m, uint64_t steps)
-    : wn("wn", machine_wnode(m), wnode_exec), fabric("fabric", m), host("host", m, steps)
+    : wn("wn", machine_wnode(m), wnode_exec, wnode_tb(machine_wnode(m))), fabric("fabric", m),
+      host("host", m, steps)
 {
     uint32_t n = machine_config(m)->n_an;
     host.to_wn.bind(wn.cmd);
     host.to_fabric.bind(fabric.cmd);
+    fabric.to_wn.bind(wn.tb);
     for (uint32_t i = 0; i < n; i++) {
-        an.push_back(new fs_an(("an" + std::to_string(i)).c_str(), machine_anode(m, i), anode_exec));
+        struct anode *a = machine_anode(m, i);
+        an.push_back(new fs_an(("an" + std::to_string(i)).c_str(), a, anode_exec, anode_tb(a)));
         host.to_an.bind(an.back()->cmd);
+        fabric.to_an.bind(an.back()->tb);
     }
 }
 

@@ -7,8 +7,15 @@
  *   - The C models stay the single implementation and own all state: machine_create builds
  *     the nodes (models/node: flash, DMA, core, vector unit, optimizer) and the fabric, and the
  *     modules here hold pointers to them. fs_wn and fs_an perform a command with wnode_exec /
- *     anode_exec, fs_fabric with machine_fabric_exec (the bytes between the nodes' tensor
- *     buffers, then models/fabric's timing).
+ *     anode_exec. Each also has a target socket `tb` onto its tensor buffer (the node's DRAM
+ *     model: READ / WRITE at its byte addresses, no time of its own).
+ *   - fs_fabric is a target for the fabric's commands and an initiator onto the nodes' tensor
+ *     buffers (to_wn, to_an[n], bound to their `tb`): it moves a broadcast's bytes from the WN
+ *     to every AN, reads the ANs' fp32 partials of a reduce or loss gather, sums them in node
+ *     order with fabric_reduce_f32 (models/fabric, the only implementation of the sum) and
+ *     writes the sum to the WN (a loss gather's sum becomes the step's loss:
+ *     machine_fabric_loss); then it times the transfer with machine_fabric_time (models/fabric's
+ *     broadcast / reduce model). In perf (payload-free) it moves no bytes, as the machine.
  *   - fs_host installs a machine_port: the machine's scheduler (dependencies, each resource's
  *     program order, its C event kernel) decides when a command starts; the port sends it as a
  *     generic payload (TLM_IGNORE_COMMAND, address = command id, the command in an fs_cmd_ext)
@@ -58,40 +65,52 @@ struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
     }
 };
 
-/* A target that performs commands with fn(node, prog, cmd, now, end, free_at, e). */
+/* A node: a target that performs commands with fn(node, prog, cmd, now, end, free_at, e), and
+ * its tensor buffer tb as a target (ADDRESS_ERROR outside it; no time: whoever moves the bytes
+ * times them). */
 template <typename Node>
 struct fs_node : sc_core::sc_module {
     using exec_fn = int (*)(Node *, const struct hc_prog *, const struct hc_cmd *, uint64_t,
                             uint64_t *, uint64_t *, struct err *);
-    tlm_utils::simple_target_socket<fs_node> cmd;
-    uint64_t commands = 0; /* performed */
+    tlm_utils::simple_target_socket<fs_node> cmd, tb;
+    uint64_t commands = 0;  /* performed */
+    uint64_t tb_bytes = 0;  /* moved through tb */
 
-    fs_node(sc_core::sc_module_name name, Node *node, exec_fn fn)
-        : sc_module(name), cmd("cmd"), node_(node), fn_(fn)
+    fs_node(sc_core::sc_module_name name, Node *node, exec_fn fn, struct dram *mem)
+        : sc_module(name), cmd("cmd"), tb("tb"), node_(node), fn_(fn), mem_(mem)
     {
         cmd.register_b_transport(this, &fs_node::b_transport);
+        tb.register_b_transport(this, &fs_node::tb_transport);
     }
 
   private:
     Node *node_;
     exec_fn fn_;
+    struct dram *mem_;
 
     void b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
+    void tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
 };
 
 using fs_wn = fs_node<struct wnode>;
 using fs_an = fs_node<struct anode>;
 
-/* The fabric: broadcast, reduce and loss-gather commands. */
+/* The fabric: broadcast, reduce and loss-gather commands in, the nodes' tensor buffers out. */
 struct fs_fabric : sc_core::sc_module {
     tlm_utils::simple_target_socket<fs_fabric> cmd;
+    tlm_utils::simple_initiator_socket<fs_fabric> to_wn;
+    tlm_utils::multi_passthrough_initiator_socket<fs_fabric> to_an; /* bound to AN 0, 1, ... */
     uint64_t commands = 0;
 
     fs_fabric(sc_core::sc_module_name name, struct machine *m);
 
   private:
     struct machine *m_;
+    std::vector<unsigned char> buf_;
     void b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
+    int move(const struct hc_cmd *c, struct err *e);
+    int tb(tlm::tlm_generic_payload &tx, bool wn, uint32_t n, tlm::tlm_command cmd,
+           uint64_t addr, void *data, uint64_t len, const struct hc_cmd *c, struct err *e);
 };
 
 /* The host: runs training steps, sending each command to the module that performs it. */

@@ -569,7 +569,7 @@ static int fabric_data(struct machine *r, const struct hc_cmd *c)
         float sum;
         rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
         if (!rc)
-            r->loss = sum / (float)r->cfg.batch;
+            machine_fabric_loss(r, sum);
     } else {
         rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
                                 c->u.fab.dst, r->run_err);
@@ -577,6 +577,16 @@ static int fabric_data(struct machine *r, const struct hc_cmd *c)
     if (rc)
         err_prefix(r->run_err, rc, "command %u '%s'", c->id, c->label);
     return rc;
+}
+
+void machine_fabric_loss(struct machine *r, float sum)
+{
+    r->loss = sum / (float)r->cfg.batch;
+}
+
+const struct fabric *machine_fabric(const struct machine *r)
+{
+    return r->fab;
 }
 
 /* The fabric's commands (they touch every node): the fabric moves the bytes (not in perf),
@@ -588,6 +598,14 @@ int machine_fabric_exec(struct machine *r, const struct hc_cmd *c, const uint64_
 
     if (!r->perf && (rc = fabric_data(r, c)))
         return rc;
+    return machine_fabric_time(r, c, ready, now, end, free_at);
+}
+
+int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at)
+{
+    int rc;
+
     if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)

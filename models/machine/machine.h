@@ -459,6 +459,14 @@ struct anode *machine_anode(struct machine *r, uint32_t n);
  * loss), then the timing of models/fabric. Errors go to the running step's message. */
 int machine_fabric_exec(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
                         uint64_t now, uint64_t *end, uint64_t *free_at);
+/* Its two halves, for a port that moves the bytes itself: the timing alone (as above, no bytes
+ * moved), and the loss gather's result: the sum of the ANs' losses, in node order
+ * (fabric_reduce_f32), which makes the step's loss sum / B. */
+int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at);
+void machine_fabric_loss(struct machine *r, float sum);
+/* The machine's fabric (for fabric_reduce_f32 and its configuration). */
+const struct fabric *machine_fabric(const struct machine *r);
 /* The training program the machine runs (its commands' ids index machine_cmd_times). */
 const struct hc_prog *machine_program(const struct machine *r);
 /* When each command of the last training step started and ended (ps), indexed by command id;

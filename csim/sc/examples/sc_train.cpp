@@ -168,6 +168,11 @@ int sc_main(int argc, char **argv)
     tap(commands == total && total > 0,
         std::to_string(commands) + " transactions through the modules for " +
             std::to_string(total) + " commands");
+    uint64_t tb = pf.wn.tb_bytes;
+    for (auto *a : pf.an)
+        tb += a->tb_bytes;
+    tap(tb > 0, "the fabric moved " + std::to_string(tb) +
+                    " bytes through the nodes' tensor-buffer sockets");
     std::printf("1..%d\n", n_tap);
     delete platform;
     machine_destroy(m);
