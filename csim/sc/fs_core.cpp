@@ -6,7 +6,8 @@
 
 #include "csim/sc/fs_time.h"
 
-namespace fs {
+namespace fs
+{
 
 fs_core::fs_core(sc_core::sc_module_name name, const struct core_params &cfg, uint64_t period_ps)
     : sc_module(name), socket("socket"), t_(nullptr), period_(period_ps)

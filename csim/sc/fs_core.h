@@ -40,7 +40,8 @@ extern "C" {
 #include "models/core/core_twin.h"
 }
 
-namespace fs {
+namespace fs
+{
 
 /* The command map's fixed addresses and the command's encoding (shared with fs_core_rtl). */
 struct core_map {
@@ -49,16 +50,29 @@ struct core_map {
 
     static void encode(const struct core_cmd &c, unsigned char out[CMD_BYTES])
     {
-        uint32_t w[10] = {c.m,   c.n,   c.k,   c.a_addr, c.b_addr, c.c_addr, c.lda,
-                          c.ldb, c.ldc, (uint32_t)(c.trans_a | c.trans_b << 1 | c.accumulate << 2)};
+        uint32_t w[10] = {c.m,      c.n,
+                          c.k,      c.a_addr,
+                          c.b_addr, c.c_addr,
+                          c.lda,    c.ldb,
+                          c.ldc,    (uint32_t)(c.trans_a | c.trans_b << 1 | c.accumulate << 2)};
         std::memcpy(out, w, sizeof(w)); /* little-endian host (x86-64, aarch64) */
     }
     static void decode(const unsigned char in[CMD_BYTES], struct core_cmd &c)
     {
         uint32_t w[10];
         std::memcpy(w, in, sizeof(w));
-        c = {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8],
-             (w[9] & 1) != 0, (w[9] & 2) != 0, (w[9] & 4) != 0};
+        c = {w[0],
+             w[1],
+             w[2],
+             w[3],
+             w[4],
+             w[5],
+             w[6],
+             w[7],
+             w[8],
+             (w[9] & 1) != 0,
+             (w[9] & 2) != 0,
+             (w[9] & 4) != 0};
     }
 };
 
@@ -69,7 +83,10 @@ struct fs_core : sc_core::sc_module {
      * message for a configuration the RTL does not build. */
     fs_core(sc_core::sc_module_name name, const struct core_params &cfg, uint64_t period_ps);
     ~fs_core() override;
-    struct core_twin *twin() { return t_; }
+    struct core_twin *twin()
+    {
+        return t_;
+    }
 
   private:
     struct core_twin *t_;

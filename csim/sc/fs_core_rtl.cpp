@@ -10,13 +10,14 @@
 
 using namespace sc_core;
 
-namespace fs {
+namespace fs
+{
 
 /* The verilated core, its clock and one signal per port. */
 struct fs_core_rtl_impl {
     sc_clock clk;
-    sc_signal<bool> rst, cmd_valid, cmd_ready, trans_a, trans_b, accumulate, done_valid,
-        done_ready, dma_valid, dma_ready, dma_we, dma_resp_valid, dma_resp_err, busy;
+    sc_signal<bool> rst, cmd_valid, cmd_ready, trans_a, trans_b, accumulate, done_valid, done_ready,
+        dma_valid, dma_ready, dma_we, dma_resp_valid, dma_resp_err, busy;
     sc_signal<uint32_t> done_status, dma_wstrb, m, n, k, a_addr, b_addr, c_addr, lda, ldb, ldc,
         done_cycles, dma_addr;
     sc_signal<uint64_t> dma_wdata, dma_rdata;
@@ -206,7 +207,8 @@ void fs_core_rtl::b_transport(tlm::tlm_generic_payload &tx, sc_time &delay)
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    if (len == 0 || len % CORE_DMA_BEAT || a + len - CORE_DMA_BEAT > UINT32_MAX || !(tx.is_read() || tx.is_write()))
+    if (len == 0 || len % CORE_DMA_BEAT || a + len - CORE_DMA_BEAT > UINT32_MAX ||
+        !(tx.is_read() || tx.is_write()))
         return;
     if (dma(tx))
         tx.set_response_status(tlm::TLM_OK_RESPONSE);

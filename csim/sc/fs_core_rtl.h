@@ -29,7 +29,8 @@
 
 #include "csim/sc/fs_core.h"
 
-namespace fs {
+namespace fs
+{
 
 struct fs_core_rtl_impl;
 

@@ -5,7 +5,8 @@
 
 #include "csim/sc/fs_time.h"
 
-namespace fs {
+namespace fs
+{
 
 fs_flash::fs_flash(sc_core::sc_module_name name, struct flash_ctrl *ctrl,
                    const std::vector<struct ftl_stream *> &streams)

@@ -42,7 +42,8 @@ extern "C" {
 #include "models/flash/ftl_stream.h"
 }
 
-namespace fs {
+namespace fs
+{
 
 struct fs_flash : sc_core::sc_module {
     tlm_utils::simple_target_socket<fs_flash> socket;
@@ -59,8 +60,14 @@ struct fs_flash : sc_core::sc_module {
     {
         return (uint64_t)stream << STREAM_SHIFT | (lpn * page_bytes + offset);
     }
-    uint32_t page_bytes() const { return page_bytes_; }
-    const std::string &last_error() const { return last_error_; }
+    uint32_t page_bytes() const
+    {
+        return page_bytes_;
+    }
+    const std::string &last_error() const
+    {
+        return last_error_;
+    }
 
   private:
     struct flash_ctrl *ctrl_;

@@ -10,7 +10,8 @@ extern "C" {
 #include "models/host/compile.h"
 }
 
-namespace fs {
+namespace fs
+{
 
 /* The command and its extension; false (and a COMMAND_ERROR response) without one. */
 static fs_cmd_ext *command_of(tlm::tlm_generic_payload &tx)
@@ -78,8 +79,7 @@ fs_fabric::fs_fabric(sc_core::sc_module_name name, struct machine *m)
 
 /* One access to a node's tensor buffer; -ERANGE (with the region named) when it is refused. */
 int fs_fabric::tb(tlm::tlm_generic_payload &tx, bool wn, uint32_t n, tlm::tlm_command cmd,
-                  uint64_t addr, void *data, uint64_t len, const struct hc_cmd *c,
-                  struct err *e)
+                  uint64_t addr, void *data, uint64_t len, const struct hc_cmd *c, struct err *e)
 {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     tx.set_command(cmd);
@@ -112,12 +112,12 @@ int fs_fabric::move(const struct hc_cmd *c, struct err *e)
 
     if (c->kind == HC_FABRIC_BCAST) {
         buf_.resize(c->bytes);
-        if ((rc = tb(tx, true, 0, tlm::TLM_READ_COMMAND, c->u.fab.src, buf_.data(), c->bytes, c,
-                     e)))
+        if ((rc =
+                 tb(tx, true, 0, tlm::TLM_READ_COMMAND, c->u.fab.src, buf_.data(), c->bytes, c, e)))
             return rc;
         for (uint32_t n = 0; n < N; n++)
-            if ((rc = tb(tx, false, n, tlm::TLM_WRITE_COMMAND, c->u.fab.dst, buf_.data(),
-                         c->bytes, c, e)))
+            if ((rc = tb(tx, false, n, tlm::TLM_WRITE_COMMAND, c->u.fab.dst, buf_.data(), c->bytes,
+                         c, e)))
                 return rc;
         return 0;
     }
@@ -155,8 +155,7 @@ void fs_fabric::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &dela
 }
 
 fs_host::fs_host(sc_core::sc_module_name name, struct machine *m, uint64_t steps)
-    : sc_module(name), to_wn("to_wn"), to_fabric("to_fabric"), to_an("to_an"), m_(m),
-      steps_(steps)
+    : sc_module(name), to_wn("to_wn"), to_fabric("to_fabric"), to_an("to_an"), m_(m), steps_(steps)
 {
     struct machine_port port = {exec, run_kernel, this};
     machine_set_port(m_, &port);
@@ -182,8 +181,8 @@ int fs_host::exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
      * SystemC's */
     if (now != now_ps())
         return err_set(e, -EPROTO,
-                       "csim/sc: command %u starts at %llu ps while SystemC is at %llu ps",
-                       c->id, (unsigned long long)now, (unsigned long long)now_ps());
+                       "csim/sc: command %u starts at %llu ps while SystemC is at %llu ps", c->id,
+                       (unsigned long long)now, (unsigned long long)now_ps());
     x.prog = p;
     x.cmd = c;
     x.ready = ready;

@@ -47,7 +47,8 @@ extern "C" {
 #include "models/node/wnode.h"
 }
 
-namespace fs {
+namespace fs
+{
 
 /* One command of a compiled program, and what the target reports back. */
 struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
@@ -58,7 +59,10 @@ struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
     int rc = 0;                      /* out: 0 or the block's negative errno */
     struct err *e = nullptr;         /* out: the block's message */
 
-    tlm::tlm_extension_base *clone() const override { return new fs_cmd_ext(*this); }
+    tlm::tlm_extension_base *clone() const override
+    {
+        return new fs_cmd_ext(*this);
+    }
     void copy_from(const tlm::tlm_extension_base &o) override
     {
         *this = static_cast<const fs_cmd_ext &>(o);
@@ -68,13 +72,12 @@ struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
 /* A node: a target that performs commands with fn(node, prog, cmd, now, end, free_at, e), and
  * its tensor buffer tb as a target (ADDRESS_ERROR outside it; no time: whoever moves the bytes
  * times them). */
-template <typename Node>
-struct fs_node : sc_core::sc_module {
+template <typename Node> struct fs_node : sc_core::sc_module {
     using exec_fn = int (*)(Node *, const struct hc_prog *, const struct hc_cmd *, uint64_t,
                             uint64_t *, uint64_t *, struct err *);
     tlm_utils::simple_target_socket<fs_node> cmd, tb;
-    uint64_t commands = 0;  /* performed */
-    uint64_t tb_bytes = 0;  /* moved through tb */
+    uint64_t commands = 0; /* performed */
+    uint64_t tb_bytes = 0; /* moved through tb */
 
     fs_node(sc_core::sc_module_name name, Node *node, exec_fn fn, struct dram *mem)
         : sc_module(name), cmd("cmd"), tb("tb"), node_(node), fn_(fn), mem_(mem)
@@ -109,8 +112,8 @@ struct fs_fabric : sc_core::sc_module {
     std::vector<unsigned char> buf_;
     void b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
     int move(const struct hc_cmd *c, struct err *e);
-    int tb(tlm::tlm_generic_payload &tx, bool wn, uint32_t n, tlm::tlm_command cmd,
-           uint64_t addr, void *data, uint64_t len, const struct hc_cmd *c, struct err *e);
+    int tb(tlm::tlm_generic_payload &tx, bool wn, uint32_t n, tlm::tlm_command cmd, uint64_t addr,
+           void *data, uint64_t len, const struct hc_cmd *c, struct err *e);
 };
 
 /* The host: runs training steps, sending each command to the module that performs it. */
@@ -121,7 +124,7 @@ struct fs_host : sc_core::sc_module {
     struct step_result {
         int rc;
         struct machine_step_info info;
-        uint64_t sc_end_ps; /* sc_time_stamp() when machine_step returned */
+        uint64_t sc_end_ps;                       /* sc_time_stamp() when machine_step returned */
         std::vector<uint64_t> cmd_start, cmd_end; /* machine_cmd_times of the step */
         std::string msg;
     };
@@ -130,7 +133,10 @@ struct fs_host : sc_core::sc_module {
      * then sc_stop(). */
     fs_host(sc_core::sc_module_name name, struct machine *m, uint64_t steps);
     ~fs_host() override;
-    const std::vector<step_result> &results() const { return res_; }
+    const std::vector<step_result> &results() const
+    {
+        return res_;
+    }
 
   private:
     struct machine *m_;

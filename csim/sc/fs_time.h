@@ -27,13 +27,15 @@ extern "C" {
 #include "csim/sim.h"
 }
 
-namespace fs {
+namespace fs
+{
 
 inline void fs_check_resolution()
 {
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS)) {
-        std::fprintf(stderr, "csim/sc: SystemC's time resolution must be 1 ps (the C models' "
-                             "unit); it is %s\n",
+        std::fprintf(stderr,
+                     "csim/sc: SystemC's time resolution must be 1 ps (the C models' "
+                     "unit); it is %s\n",
                      sc_core::sc_get_time_resolution().to_string().c_str());
         std::exit(2);
     }

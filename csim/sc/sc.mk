@@ -5,7 +5,7 @@
 # compiled and linked with the sanitizers like the unit tests, against the sanitized C library;
 # the verilated --sc core is compiled like the --cc models (no sanitizers), with a Verilator
 # runtime of its own (VM_SC=1).
-SC_CXXFLAGS := -std=gnu++17 -g -Wall -Wextra -Wno-unused-parameter -I. -MMD -MP $(SAN_OPT)
+SC_CXXFLAGS := -std=gnu++17 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(SAN_OPT)
 SC_LIBS     := -lsystemc $(LDLIBS) -lpthread -latomic
 
 $(BUILD)/sc/%.o: csim/sc/%.cpp | $(BUILD)/.deps-ok
@@ -14,6 +14,10 @@ $(BUILD)/sc/%.o: csim/sc/%.cpp | $(BUILD)/.deps-ok
 
 # sc_flashgen: the SystemC traffic generator (flashbench's workload through fs_flash).
 $(BUILD)/sc/sc_flashgen: $(BUILD)/sc/examples/sc_flashgen.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
+	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+
+# sc_minimal: the smallest platform with a flash memory system (the README's example).
+$(BUILD)/sc/sc_minimal: $(BUILD)/sc/examples/sc_minimal.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
 	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # sc_train: the training machine as a SystemC platform, against the C machine (TAP).
@@ -60,11 +64,12 @@ $(BUILD)/sc/test_sc_core: $(BUILD)/sc/tests/test_sc_core.o $(BUILD)/sc/fs_core.o
 -include $(wildcard $(BUILD)/sc/*.d $(BUILD)/sc/*/*.d)
 
 SC_BINS := $(BUILD)/sc/test_sc_bridge $(BUILD)/sc/test_sc_core $(BUILD)/sc/sc_train \
-           $(BUILD)/sc/sc_flashgen
+           $(BUILD)/sc/sc_flashgen $(BUILD)/sc/sc_minimal
 
 .PHONY: sc
 sc: $(SC_BINS)  ## the SystemC/TLM-2.0 layer (csim/sc): its tests and examples
 
+SUITES += "sc-minimal::$(BUILD)/sc/sc_minimal"
 SUITES += "sc-bridge::$(BUILD)/sc/test_sc_bridge"
 SUITES += "sc-core::$(BUILD)/sc/test_sc_core 1 60"
 SUITES += "sc-train::$(BUILD)/sc/sc_train --nodes 4 --steps 2"

@@ -651,8 +651,8 @@ static int perform(struct machine *r, struct exec *x, const struct hc_cmd *c, ui
                    uint64_t *end, uint64_t *free_at)
 {
     const struct hc_prog *p = x->p;
-    bool fab = c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE ||
-               c->kind == HC_LOSS_GATHER;
+    bool fab =
+        c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER;
     uint64_t ready[MACHINE_MAX_AN];
 
     *end = *free_at = now;
@@ -661,8 +661,7 @@ static int perform(struct machine *r, struct exec *x, const struct hc_cmd *c, ui
     for (uint32_t n = 0; fab && n < r->cfg.n_an; n++)
         ready[n] = ready_on(x, c, n, now);
     if (r->port.exec)
-        return r->port.exec(r->port.user, p, c, fab ? ready : NULL, now, end, free_at,
-                            r->run_err);
+        return r->port.exec(r->port.user, p, c, fab ? ready : NULL, now, end, free_at, r->run_err);
     if (fab)
         return machine_fabric_exec(r, c, ready, now, end, free_at);
     if (c->node == HC_WN)

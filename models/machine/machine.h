@@ -444,9 +444,8 @@ struct anode;
  * sim_run defines it); NULL: sim_run. Set between steps; p NULL removes the port.
  */
 struct machine_port {
-    int (*exec)(void *user, const struct hc_prog *p, const struct hc_cmd *c,
-                const uint64_t *ready, uint64_t now, uint64_t *end, uint64_t *free_at,
-                struct err *e);
+    int (*exec)(void *user, const struct hc_prog *p, const struct hc_cmd *c, const uint64_t *ready,
+                uint64_t now, uint64_t *end, uint64_t *free_at, struct err *e);
     int (*run)(void *user, struct sim *sim, struct err *e);
     void *user;
 };

@@ -240,8 +240,8 @@ int sc_main(int argc, char **argv)
     const struct ftl_region *spare = ftl_layout_spare(&lay);
     ftl_stream_cfg_from_region(&scfg, ftl_layout_find(&lay, "V"));
     scfg.check_retention = false; /* as flashbench */
-    if (flash_fms_create(&cfg, &fms, &e) || ftl_bbm_init(&bbm, &cfg.geom, spare->first,
-                                                         spare->count, &e) ||
+    if (flash_fms_create(&cfg, &fms, &e) ||
+        ftl_bbm_init(&bbm, &cfg.geom, spare->first, spare->count, &e) ||
         ftl_stream_create(&scfg, fms, &bbm, &s, &e) || flash_ctrl_init(&ctrl, fms, &e)) {
         std::fprintf(stderr, "sc_flashgen: %s\n", e.msg);
         return 1;

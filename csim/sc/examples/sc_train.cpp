@@ -68,8 +68,9 @@ static bool same_counters(struct machine *a, struct machine *b, std::string *fir
 
 static int usage(const char *what)
 {
-    std::fprintf(stderr, "sc_train: %s; usage: sc_train [--nodes N] [--steps S] [--seed X] "
-                         "(N: 1..64 dividing the batch of 64, S >= 1)\n",
+    std::fprintf(stderr,
+                 "sc_train: %s; usage: sc_train [--nodes N] [--steps S] [--seed X] "
+                 "(N: 1..64 dividing the batch of 64, S >= 1)\n",
                  what);
     return 2;
 }
@@ -148,13 +149,12 @@ int sc_main(int argc, char **argv)
                       "step %" PRIu64 ": ends at %" PRIu64 " ps in SystemC (sc_time_stamp %" PRIu64
                       " ps), %" PRIu64 " ps in the C kernel",
                       k, a.end_ps, res[k].sc_end_ps, b.end_ps);
-        tap(a.end_ps == b.end_ps && a.start_ps == b.start_ps && res[k].sc_end_ps == a.end_ps,
-            buf);
+        tap(a.end_ps == b.end_ps && a.start_ps == b.start_ps && res[k].sc_end_ps == a.end_ps, buf);
         uint32_t la, lb;
         std::memcpy(&la, &a.loss, 4);
         std::memcpy(&lb, &b.loss, 4);
-        std::snprintf(buf, sizeof(buf), "step %" PRIu64 ": loss %.9g (0x%08x) and %.9g (0x%08x)",
-                      k, (double)a.loss, la, (double)b.loss, lb);
+        std::snprintf(buf, sizeof(buf), "step %" PRIu64 ": loss %.9g (0x%08x) and %.9g (0x%08x)", k,
+                      (double)a.loss, la, (double)b.loss, lb);
         tap(la == lb && !std::isnan(a.loss), buf);
         total += a.commands;
         bool same = res[k].cmd_start == rs[k] && res[k].cmd_end == re[k];
@@ -165,9 +165,9 @@ int sc_main(int argc, char **argv)
     std::string first;
     bool same = same_counters(m, ref, &first);
     tap(same, "every counter equal (" + first + ")");
-    tap(commands == total && total > 0,
-        std::to_string(commands) + " transactions through the modules for " +
-            std::to_string(total) + " commands");
+    tap(commands == total && total > 0, std::to_string(commands) +
+                                            " transactions through the modules for " +
+                                            std::to_string(total) + " commands");
     uint64_t tb = pf.wn.tb_bytes;
     for (auto *a : pf.an)
         tb += a->tb_bytes;

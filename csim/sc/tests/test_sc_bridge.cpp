@@ -151,8 +151,8 @@ struct flash_tester : sc_module {
                 b = (unsigned char)rng_next(&rng);
             wait(fs::sct(rng_below(&rng, 50000000)));
             uint64_t now = fs::now_ps();
-            auto st = xfer(tlm::TLM_WRITE_COMMAND, fs::fs_flash::addr(s, lpn[s], 0, pb),
-                           buf.data(), buf.size(), &d);
+            auto st = xfer(tlm::TLM_WRITE_COMMAND, fs::fs_flash::addr(s, lpn[s], 0, pb), buf.data(),
+                           buf.size(), &d);
             int rc = ftl_stream_write(ref.s[s], now, lpn[s], np, buf.data(), &done, &e);
             bool ok = st == tlm::TLM_OK_RESPONSE && !rc && d == done - now;
             n_ok += ok;
@@ -185,9 +185,8 @@ struct flash_tester : sc_module {
             struct flash_ctrl_req rq = {off / pb, (uint32_t)(off % pb), len, 0};
             struct flash_ctrl_sink sink = {deliver, want.data()};
             int rc = flash_ctrl_read(&ref.ctrl, ref.s[s], now + local, &rq, &sink, &done, &e);
-            bool ok = tx.get_response_status() == tlm::TLM_OK_RESPONSE && !rc &&
-                      d == done - now && got == want &&
-                      !std::memcmp(got.data(), &data[s][off], len);
+            bool ok = tx.get_response_status() == tlm::TLM_OK_RESPONSE && !rc && d == done - now &&
+                      got == want && !std::memcmp(got.data(), &data[s][off], len);
             n_bad += !ok;
             n_rd++;
             bytes_rd += len;
@@ -202,8 +201,7 @@ struct flash_tester : sc_module {
         /* bad transactions: the documented responses, nothing changed */
         uint64_t d, done, now;
         unsigned char buf[2 * 4096] = {0}, be[4] = {0xff, 0, 0xff, 0};
-        auto st = xfer(tlm::TLM_WRITE_COMMAND, fs::fs_flash::addr(1, lpn[1], 100, pb), buf, pb,
-                       &d);
+        auto st = xfer(tlm::TLM_WRITE_COMMAND, fs::fs_flash::addr(1, lpn[1], 100, pb), buf, pb, &d);
         tap(st == tlm::TLM_ADDRESS_ERROR_RESPONSE && d == 0 &&
                 dut.last_error().find("whole pages") != std::string::npos,
             "an unaligned write: ADDRESS_ERROR, no time, the message says why (%s)",
@@ -225,8 +223,7 @@ struct flash_tester : sc_module {
             dut.last_error().c_str());
         st = xfer(tlm::TLM_READ_COMMAND, fs::fs_flash::addr(0, 0, 0, pb), buf, pb, &d, be);
         tap(st == tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "byte enables: BYTE_ENABLE_ERROR");
-        st = xfer(tlm::TLM_READ_COMMAND, fs::fs_flash::addr(0, 0, 0, pb), buf, pb, &d, nullptr,
-                  8);
+        st = xfer(tlm::TLM_READ_COMMAND, fs::fs_flash::addr(0, 0, 0, pb), buf, pb, &d, nullptr, 8);
         tap(st == tlm::TLM_BURST_ERROR_RESPONSE, "streaming width below the length: BURST_ERROR");
         /* the append point did not move: a write there still works, at the C model's time (the
          * refusals above were the C model's own, made on both systems) */
@@ -271,7 +268,10 @@ struct kernel_tester : sc_module {
         SC_THREAD(driver);
         SC_THREAD(ticker);
     }
-    ~kernel_tester() override { sim_destroy(k.sim); }
+    ~kernel_tester() override
+    {
+        sim_destroy(k.sim);
+    }
 
     void driver()
     {

@@ -96,7 +96,9 @@ struct tester : sc_module {
             size_t i = 0;
             while (i < a.size() && a[i] == b[i])
                 i++;
-            tap(false, "%s: twin %s in %" PRIu64 " ps, RTL %s in %" PRIu64 " ps, first byte differing %zu of %zu",
+            tap(false,
+                "%s: twin %s in %" PRIu64 " ps, RTL %s in %" PRIu64
+                " ps, first byte differing %zu of %zu",
                 what, sa == tlm::TLM_OK_RESPONSE ? "ok" : "error", ta,
                 sb == tlm::TLM_OK_RESPONSE ? "ok" : "error", tb, i, a.size());
         }
@@ -134,9 +136,15 @@ struct tester : sc_module {
         *bad = rng_below(&seed, 6) == 0;
         if (*bad) {
             switch (rng_below(&seed, 3)) {
-            case 0: c.m = 0; break;              /* CORE_ERR_DIM */
-            case 1: c.a_addr += 1; break;        /* CORE_ERR_ALIGN (W > 1) or range */
-            default: c.c_addr = map.c_elems; break; /* CORE_ERR_RANGE */
+            case 0:
+                c.m = 0;
+                break; /* CORE_ERR_DIM */
+            case 1:
+                c.a_addr += 1;
+                break; /* CORE_ERR_ALIGN (W > 1) or range */
+            default:
+                c.c_addr = map.c_elems;
+                break; /* CORE_ERR_RANGE */
             }
         }
         return c;
@@ -158,8 +166,8 @@ struct tester : sc_module {
         bool ok = both("DMA write of the whole map", tlm::TLM_WRITE_COMMAND, 0, img);
         std::vector<unsigned char> rd(map.end);
         ok = ok && both("DMA read of the whole map", tlm::TLM_READ_COMMAND, 0, rd);
-        tap(ok && rd == img, "DMA: the whole map (%u bytes) written and read back, equal bits and times",
-            map.end);
+        tap(ok && rd == img,
+            "DMA: the whole map (%u bytes) written and read back, equal bits and times", map.end);
         std::vector<unsigned char> edge(16, 0x5a);
         tap(both("DMA write across the map's end", tlm::TLM_WRITE_COMMAND, map.end - 8, edge,
                  false),
@@ -176,8 +184,8 @@ struct tester : sc_module {
             fs::core_map::encode(c, cb.data());
             char what[160];
             std::snprintf(what, sizeof(what),
-                          "command %" PRIu64 " (m %u n %u k %u ta %d tb %d acc %d%s)", i, c.m,
-                          c.n, c.k, c.trans_a, c.trans_b, c.accumulate, bad ? ", bad" : "");
+                          "command %" PRIu64 " (m %u n %u k %u ta %d tb %d acc %d%s)", i, c.m, c.n,
+                          c.k, c.trans_a, c.trans_b, c.accumulate, bad ? ", bad" : "");
             bool k = both(what, tlm::TLM_WRITE_COMMAND, fs::core_map::CMD, cb) &&
                      both("status", tlm::TLM_READ_COMMAND, fs::core_map::STATUS, st) &&
                      both("DMA read after the command", tlm::TLM_READ_COMMAND, 0, mem);
