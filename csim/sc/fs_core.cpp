@@ -70,7 +70,9 @@ void fs_core::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    if (len % CORE_DMA_BEAT || len == 0 || a > UINT32_MAX || !(tx.is_read() || tx.is_write()))
+    /* the port's addresses are 32 bits: a transaction beyond them is refused whole */
+    if (len % CORE_DMA_BEAT || len == 0 || a > UINT32_MAX || len - CORE_DMA_BEAT > UINT32_MAX - a ||
+        !(tx.is_read() || tx.is_write()))
         return;
     /* Beat by beat, as the port: a misaligned beat or one outside the map is an error response
      * that writes nothing (and reads 0); the others are done. */
@@ -79,10 +81,6 @@ void fs_core::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
     for (uint64_t b = 0; b < beats; b++) {
         uint64_t v;
         uint64_t at = a + b * CORE_DMA_BEAT;
-        if (at > UINT32_MAX) {
-            err = true;
-            continue;
-        }
         if (tx.is_write()) {
             std::memcpy(&v, d + b * CORE_DMA_BEAT, 8);
             err |= core_twin_dma_write(t_, (uint32_t)at, v, strobe(tx, b)) != 0;

@@ -11,6 +11,8 @@
  *                       of 0xff writes that byte). Beat by beat as the RTL's port: a misaligned
  *                       beat or one outside the map writes nothing and reads 0, and the
  *                       transaction then ends with ADDRESS_ERROR (the other beats are done).
+ *                       One reaching past the port's 32-bit addresses is refused whole
+ *                       (ADDRESS_ERROR, no time).
  *                       Time, from the rising edge that takes the first beat to the one where
  *                       the last response is on the port: the port takes a beat per cycle and
  *                       answers CORE_DMA_LATENCY cycles later: (beats - 1 + CORE_DMA_LATENCY)

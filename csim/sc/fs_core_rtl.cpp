@@ -207,7 +207,7 @@ void fs_core_rtl::b_transport(tlm::tlm_generic_payload &tx, sc_time &delay)
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    if (len == 0 || len % CORE_DMA_BEAT || a + len - CORE_DMA_BEAT > UINT32_MAX ||
+    if (len == 0 || len % CORE_DMA_BEAT || a > UINT32_MAX || len - CORE_DMA_BEAT > UINT32_MAX - a ||
         !(tx.is_read() || tx.is_write()))
         return;
     if (dma(tx))

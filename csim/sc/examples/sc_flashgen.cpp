@@ -14,7 +14,8 @@
  *
  * Usage: sc_flashgen [--rw write|read|randread] [--bs BYTES] [--iodepth N] [--size BYTES]
  *                    [--seed N]
- * Defaults are flashbench's: write, 65536, 32, 4294967296, 1. Sizes in bytes (no suffixes).
+ * Defaults are flashbench's: write, 65536, 32, 4294967296, 1, and so are the limits (iodepth
+ * 1..65536, bs up to 1 GiB, size up to 16 TiB). Sizes in bytes (no suffixes).
  */
 #include <cinttypes>
 #include <cmath>
@@ -232,6 +233,9 @@ int sc_main(int argc, char **argv)
     struct flash_ctrl ctrl;
     struct err e;
 
+    if (o.iodepth > 65536 || o.bs > (1ull << 30) || o.size > (1ull << 44))
+        return usage("--iodepth above 65536, --bs above 1 GiB or --size above 16 TiB "
+                     "(flashbench's limits)");
     flash_cfg_default(&cfg);
     cfg.sw.store_payload = false; /* timing only, as flashbench's requests (they carry no data) */
     if (o.bs % cfg.geom.page_bytes || o.size % o.bs)

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ extern "C" {
 }
 
 static int n_tap = 0, n_fail = 0;
+
+static double wall_s()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static void tap(bool ok, const std::string &what)
 {
@@ -111,6 +119,7 @@ int sc_main(int argc, char **argv)
         l = (uint8_t)rng_below(&r, classes);
 
     /* The C machine, by its own entry points. */
+    double w0 = wall_s();
     struct machine *ref = make(c, img, lab, count);
     std::vector<struct machine_step_info> ri(steps);
     std::vector<std::vector<uint64_t>> rs(steps), re(steps);
@@ -127,11 +136,15 @@ int sc_main(int argc, char **argv)
         re[k].assign(en, en + n);
     }
 
+    double w_c = wall_s() - w0;
+
     /* The same machine as a SystemC platform. */
+    w0 = wall_s();
     struct machine *m = make(c, img, lab, count);
     auto *platform = new fs::fs_platform(m, steps); /* before m is destroyed: it holds m's port */
     fs::fs_platform &pf = *platform;
     sc_core::sc_start();
+    double w_sc = wall_s() - w0;
     const auto &res = pf.host.results();
     uint64_t commands = pf.wn.commands + pf.fabric.commands;
     for (auto *a : pf.an)
@@ -173,6 +186,8 @@ int sc_main(int argc, char **argv)
         tb += a->tb_bytes;
     tap(tb > 0, "the fabric moved " + std::to_string(tb) +
                     " bytes through the nodes' tensor-buffer sockets");
+    std::printf("# wall time, creation and steps: C machine %.3f s, SystemC platform %.3f s\n", w_c,
+                w_sc);
     std::printf("1..%d\n", n_tap);
     delete platform;
     machine_destroy(m);

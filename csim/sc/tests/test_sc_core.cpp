@@ -172,6 +172,10 @@ struct tester : sc_module {
         tap(both("DMA write across the map's end", tlm::TLM_WRITE_COMMAND, map.end - 8, edge,
                  false),
             "DMA: a beat past the map is an error on both, the beat inside is written");
+        std::vector<unsigned char> far(16);
+        tap(both("DMA read beyond 32-bit addresses", tlm::TLM_READ_COMMAND, 0xfffffff8ull, far,
+                 false),
+            "DMA: a transaction past the port's 32-bit addresses is refused whole on both");
         std::vector<unsigned char> mis(8);
         tap(both("DMA read of a misaligned beat", tlm::TLM_READ_COMMAND, 4, mis, false),
             "DMA: a misaligned beat is an error on both");
