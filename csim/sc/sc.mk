@@ -71,6 +71,6 @@ sc: $(SC_BINS)  ## the SystemC/TLM-2.0 layer (csim/sc): its tests and examples
 
 SUITES += "sc-minimal::$(BUILD)/sc/sc_minimal"
 SUITES += "sc-bridge::$(BUILD)/sc/test_sc_bridge"
-SUITES += "sc-core::$(BUILD)/sc/test_sc_core 1 60"
+SUITES += "sc-core::$(BUILD)/sc/test_sc_core $(SEED) 60"
 SUITES += "sc-train::$(BUILD)/sc/sc_train --nodes 4 --steps 2"
 SUITES += "sc-flashgen::scripts/check-sc.sh $(BUILD)/sc/sc_flashgen $(FLASHSTREAM)"

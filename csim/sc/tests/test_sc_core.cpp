@@ -8,7 +8,7 @@
  * equals the time the RTL's ports took (from the rising edge after its inputs were driven to the
  * edge where the transfer ended).
  *
- * Usage: test_sc_core [SEED] [COMMANDS]   (defaults 1 and 60)
+ * Usage: test_sc_core [SEED] [COMMANDS]   (defaults 1 and 60; make test passes SEED)
  */
 #include <cinttypes>
 #include <cstdarg>
@@ -217,6 +217,8 @@ int sc_main(int argc, char **argv)
     fs::fs_core_rtl rtl("rtl", PERIOD_PS);
     struct core_params cfg = rtl.params();
     fs::fs_core twin("twin", cfg, PERIOD_PS);
+    std::printf("# seed %" PRIu64 ", %" PRIu64 " commands, core %ux%u\n", seed ? seed : 1, cmds,
+                cfg.rows, cfg.cols);
     tester t("tester", seed ? seed : 1, cmds, cfg);
     t.twin.bind(twin.socket);
     t.rtl.bind(rtl.socket);
