@@ -56,8 +56,12 @@ void fs_node<Node>::tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time 
     (void)delay;
     uint64_t a = tx.get_address(), len = tx.get_data_length();
     int rc = -1;
-    if (tx.get_byte_enable_ptr() || tx.get_streaming_width() < len) {
+    if (tx.get_byte_enable_ptr()) {
         tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (tx.get_streaming_width() < len) {
+        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
         return;
     }
     if (tx.is_read())

@@ -151,7 +151,9 @@ struct fs_host : sc_core::sc_module {
 };
 
 /* The platform: the modules of machine m, bound. m must outlive it (the host removes its port
- * from m when destroyed). */
+ * from m when destroyed). While it exists, whatever runs the machine's scheduler (machine_step,
+ * machine_eval) must be called from a SystemC thread, as the host's is: the port waits in
+ * SystemC time. */
 struct fs_platform {
     fs_wn wn;
     std::vector<fs_an *> an;
