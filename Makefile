@@ -243,6 +243,9 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/testbench/fuzz/fuzz_%.o $(BUILD)/fuzz/ob
                       $(BUILD)/fuzz/obj/testbench/flashstream/cli.o $(BUILD)/fuzz/libflashstream.a
 	clang $(FUZZ_OPT) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
+# The SystemC/TLM-2.0 layer: its rules, binaries (SC_BINS) and suites.
+include csim/sc/sc.mk
+
 ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
 BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
 
@@ -267,7 +270,7 @@ plots:  ## loss, accuracy and timeline PNGs of out/RUN (RUN=sim by default)
 	@scripts/plots/plot.sh out/$(RUN)
 
 .PHONY: build
-build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) $(FUZZ_BINS) ## compile every library, model, test and program
+build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) $(FUZZ_BINS) $(SC_BINS) ## compile every library, model, test and program
 
 # ---------------------------------------------------------------- test
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and

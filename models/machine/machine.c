@@ -94,6 +94,7 @@ struct machine {
     uint64_t steps, evals, sim_steps_ps;
     struct machine_counter *ctr;
     size_t n_ctr, cap_ctr;
+    struct machine_port port; /* another executor of the commands, or none (exec NULL) */
     /* interval scratch for the records */
     struct iv {
         uint64_t a, b;
@@ -568,7 +569,7 @@ static int fabric_data(struct machine *r, const struct hc_cmd *c)
         float sum;
         rc = fabric_gather_loss_data(r->fab, an_tbs, c->u.fab.src, &sum, r->run_err);
         if (!rc)
-            r->loss = sum / (float)r->cfg.batch;
+            machine_fabric_loss(r, sum);
     } else {
         rc = fabric_reduce_data(r->fab, an_tbs, c->u.fab.src, c->bytes, wnode_tb(r->wn),
                                 c->u.fab.dst, r->run_err);
@@ -578,17 +579,33 @@ static int fabric_data(struct machine *r, const struct hc_cmd *c)
     return rc;
 }
 
+void machine_fabric_loss(struct machine *r, float sum)
+{
+    r->loss = sum / (float)r->cfg.batch;
+}
+
+const struct fabric *machine_fabric(const struct machine *r)
+{
+    return r->fab;
+}
+
 /* The fabric's commands (they touch every node): the fabric moves the bytes (not in perf),
  * then times the transfer. */
-static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c, uint64_t now,
-                       uint64_t *end, uint64_t *free_at)
+int machine_fabric_exec(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at)
 {
-    uint32_t N = r->cfg.n_an;
-    uint64_t ready[MACHINE_MAX_AN];
     int rc;
 
     if (!r->perf && (rc = fabric_data(r, c)))
         return rc;
+    return machine_fabric_time(r, c, ready, now, end, free_at);
+}
+
+int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at)
+{
+    int rc;
+
     if (c->kind == HC_FABRIC_BCAST) {
         rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
         if (rc)
@@ -599,8 +616,6 @@ static int exec_fabric(struct machine *r, struct exec *x, const struct hc_cmd *c
             *free_at = *end;
         return rc;
     }
-    for (uint32_t n = 0; n < N; n++)
-        ready[n] = ready_on(x, c, n, now);
     if (c->kind == HC_LOSS_GATHER)
         rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
     else
@@ -636,12 +651,19 @@ static int perform(struct machine *r, struct exec *x, const struct hc_cmd *c, ui
                    uint64_t *end, uint64_t *free_at)
 {
     const struct hc_prog *p = x->p;
+    bool fab =
+        c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER;
+    uint64_t ready[MACHINE_MAX_AN];
 
     *end = *free_at = now;
     if (ideal_free(r, c))
         return 0;
-    if (c->kind == HC_FABRIC_BCAST || c->kind == HC_FABRIC_REDUCE || c->kind == HC_LOSS_GATHER)
-        return exec_fabric(r, x, c, now, end, free_at);
+    for (uint32_t n = 0; fab && n < r->cfg.n_an; n++)
+        ready[n] = ready_on(x, c, n, now);
+    if (r->port.exec)
+        return r->port.exec(r->port.user, p, c, fab ? ready : NULL, now, end, free_at, r->run_err);
+    if (fab)
+        return machine_fabric_exec(r, c, ready, now, end, free_at);
     if (c->node == HC_WN)
         return wnode_exec(r->wn, p, c, now, end, free_at, r->run_err);
     return anode_exec(r->an[c->node], p, c, now, end, free_at, r->run_err);
@@ -827,7 +849,7 @@ static int run(struct machine *r, struct exec *x, struct err *e)
         try_start(r, x, k);
     if (!r->err) {
         struct err ke;
-        int rc = sim_run(r->sim, &ke);
+        int rc = r->port.run ? r->port.run(r->port.user, r->sim, &ke) : sim_run(r->sim, &ke);
         if (rc && !r->err) {
             r->err = rc;
             err_set(&re, rc, "event kernel: %s", ke.msg);
@@ -1343,6 +1365,24 @@ void machine_destroy(struct machine *r)
     free(r->ctr);
     free(r->iv);
     free(r);
+}
+
+void machine_set_port(struct machine *r, const struct machine_port *p)
+{
+    if (p)
+        r->port = *p;
+    else
+        memset(&r->port, 0, sizeof(r->port));
+}
+
+struct wnode *machine_wnode(struct machine *r)
+{
+    return r->wn;
+}
+
+struct anode *machine_anode(struct machine *r, uint32_t n)
+{
+    return n < r->cfg.n_an ? r->an[n] : NULL;
 }
 
 const struct machine_cfg *machine_config(const struct machine *r)

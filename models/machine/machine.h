@@ -255,6 +255,7 @@ int machine_compile_listing(const struct machine_cfg *c, FILE *out, struct err *
 int machine_validate(const struct machine_cfg *c, FILE *out, struct err *e);
 
 struct machine;
+struct sim;
 
 /*
  * Build the machine for c: validate (errors as machine_validate), compile, create the nodes, write
@@ -428,6 +429,43 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 
 /* Simulated time now (ps). */
 uint64_t machine_now(const struct machine *r);
+
+/* ---- another executor (csim/sc: the nodes and the fabric as SystemC/TLM-2.0 modules) ---- */
+
+struct wnode;
+struct anode;
+
+/*
+ * The machine schedules the commands (dependencies, resource order, its event kernel); a port
+ * takes over what happens in between. exec performs command c of program p at now and sets
+ * *end and *free_at as wnode_exec, anode_exec and machine_fabric_exec do (ready: per AN, when
+ * its operands of a fabric command are ready; NULL for node commands); NULL: the machine calls
+ * them itself. run drives the event kernel of a step until it is empty (instead of sim_run, as
+ * sim_run defines it); NULL: sim_run. Set between steps; p NULL removes the port.
+ */
+struct machine_port {
+    int (*exec)(void *user, const struct hc_prog *p, const struct hc_cmd *c, const uint64_t *ready,
+                uint64_t now, uint64_t *end, uint64_t *free_at, struct err *e);
+    int (*run)(void *user, struct sim *sim, struct err *e);
+    void *user;
+};
+void machine_set_port(struct machine *r, const struct machine_port *p);
+/* The nodes, for a port's executor. NULL for n >= n_an. */
+struct wnode *machine_wnode(struct machine *r);
+struct anode *machine_anode(struct machine *r, uint32_t n);
+/* A fabric command (broadcast, reduce, loss gather) at now, AN n's operands ready at ready[n]:
+ * the bytes between the nodes' tensor buffers (not in perf; a loss gather sets the step's
+ * loss), then the timing of models/fabric. Errors go to the running step's message. */
+int machine_fabric_exec(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at);
+/* Its two halves, for a port that moves the bytes itself: the timing alone (as above, no bytes
+ * moved), and the loss gather's result: the sum of the ANs' losses, in node order
+ * (fabric_reduce_f32), which makes the step's loss sum / B. */
+int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
+                        uint64_t now, uint64_t *end, uint64_t *free_at);
+void machine_fabric_loss(struct machine *r, float sum);
+/* The machine's fabric (for fabric_reduce_f32 and its configuration). */
+const struct fabric *machine_fabric(const struct machine *r);
 /* The training program the machine runs (its commands' ids index machine_cmd_times). */
 const struct hc_prog *machine_program(const struct machine *r);
 /* When each command of the last training step started and ended (ps), indexed by command id;
