@@ -33,3 +33,14 @@ SUITES += "waves-nfw::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_top wav
 # RTL against the twin: the same workload, cycles and wall-clock speed.
 VBENCH_SRCS += testbench/bench/bench_nfw.c
 $(eval $(call vbench,bench_nfw,bench_nfw,nfw_top))
+
+# The write lanes (nfw_lanes: nfw_top side by side behind a command splitter and a completion
+# merger): the default geometry in two lanes of one channel each, and four lanes of one
+# channel of odd geometry (4 planes, 3 pages per block, 64-byte pages, 2 reads outstanding).
+NFW_P_LANES := $(NFW_P_DEF) Lanes=2
+NFW_P_LANES4 := PageBytes=64 Planes=4 Channels=4 DiesPerChan=1 PagesPerBlock=3 Streams=2 \
+                MaxPbs=5 BbtEntries=2 Slots=8 MaxReads=2 Lanes=4
+$(eval $(call vmodel,nfw_lanes,nfw_lanes,$(NFW_P_LANES),nfw_lanes))
+$(eval $(call vmodel,nfw_lanes4,nfw_lanes,$(NFW_P_LANES4),nfw_lanes))
+$(eval $(call vtest,test_nfw_lanes,test_nfw_lanes,nfw_lanes))
+$(eval $(call vtest,test_nfw_lanes4,test_nfw_lanes,nfw_lanes4))
