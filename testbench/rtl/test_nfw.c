@@ -246,6 +246,9 @@ static void tb_reset(struct tb *t)
     twin_step(t->twin, 3);
 }
 
+static bool env_idle(const struct tb *t);
+static void tb_cycle(struct tb *t);
+
 static struct tb *tb_open(const struct opts *o, uint64_t seed)
 {
     struct tb *t = calloc(1, sizeof(*t));
@@ -356,6 +359,10 @@ static struct tb *tb_open(const struct opts *o, uint64_t seed)
     tb_reset(t);
     for (unsigned s = 0; s < t->n_streams; s++)
         ok(nfw_bfm_attach(t->bfm, s, t->st[s], &e), "attach", e.msg);
+    /* Streams are configured while the pipeline is idle (nfw_top.v): the splitter of the
+     * lanes moves its cursors as soon as it takes a command, before its pages are packed. */
+    while (!env_idle(t))
+        tb_cycle(t);
     return t;
 }
 
