@@ -34,6 +34,9 @@ SUITES += "waves-nfw::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_top wav
 # RTL against the twin: the same workload, cycles and wall-clock speed.
 VBENCH_SRCS += testbench/bench/bench_nfw.c
 $(eval $(call vbench,bench_nfw,bench_nfw,nfw_top))
+# The same on the paper's 8 lanes (the loop's build): 8 x the rate.
+VBENCH_SRCS += testbench/bench/bench_nfw_lanes.c
+$(eval $(call vbench,bench_nfw_lanes,bench_nfw_lanes,nfw_lanes_paper))
 
 # The write lanes (nfw_lanes: nfw_top side by side behind a command splitter and a completion
 # merger): the default geometry in two lanes of one channel each, and four lanes of one
@@ -46,3 +49,4 @@ $(eval $(call vmodel,nfw_lanes,nfw_lanes,$(NFW_P_LANES),nfw_lanes))
 $(eval $(call vmodel,nfw_lanes4,nfw_lanes,$(NFW_P_LANES4),nfw_lanes))
 $(eval $(call vtest,test_nfw_lanes,test_nfw_lanes,nfw_lanes))
 $(eval $(call vtest,test_nfw_lanes4,test_nfw_lanes,nfw_lanes4))
+SUITES += "waves-nfw-lanes::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_lanes waves/nfw_lanes.gtkw $(BUILD)/waves-nfw-lanes"
