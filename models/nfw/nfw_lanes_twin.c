@@ -34,7 +34,24 @@ struct nfw_lanes_twin {
     bool m_err;
     /* nfw_lanes */
     bool idle; /* idle_q */
+    /* Simulation only: lane l's inputs were quiet in the last cycle it ran. */
+    bool was_quiet[NFW_MAX_LANES];
 };
+
+/* A lane's inputs that move nothing: no reset, command, response or configuration. */
+static bool quiet_in(const struct nfw_in *i)
+{
+    return !i->rst && !i->cmd_valid && !i->mem_rsp_valid && !i->cfg_valid;
+}
+
+/* A lane that was idle (idle_o: every stage empty at the last edge), offers nothing, and had
+ * and has quiet inputs sits in a fixed point of nfw_top: its registers keep their values, so
+ * the twin skips stepping it (most of a short write's cycles have 7 of 8 lanes idle). The
+ * block test compares every output of every cycle with the RTL, skips included. */
+static bool at_rest(const struct nfw_out *o)
+{
+    return o->idle && !o->mem_req_valid && !o->prog_valid && !o->pdat_valid && !o->done_valid;
+}
 
 static bool pow2(unsigned x)
 {
@@ -193,7 +210,11 @@ static void step1(struct nfw_lanes_twin *t)
         li.cfg_idx = s->cfg_idx;
         li.cfg_a = is_bbt ? (uint32_t)(bbt_die / L) << 20 | (s->cfg_a & 0xfffff) : s->cfg_a;
         li.cfg_b = s->cfg_b;
+        if (t->was_quiet[l] && quiet_in(&li) && at_rest(&lo[l]))
+            continue; /* skipped: see at_rest */
+        t->was_quiet[l] = quiet_in(&li);
         nfw_twin_set(t->t[l], &li);
+        nfw_twin_step(t->t[l], 1);
     }
 
     /* Registers. */
@@ -246,8 +267,6 @@ static void step1(struct nfw_lanes_twin *t)
     } else if (s->done_ready) {
         t->mvalid = false;
     }
-    for (unsigned l = 0; l < L; l++)
-        nfw_twin_step(t->t[l], 1);
 }
 
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles)
