@@ -18,6 +18,7 @@ struct nfw_lanes_twin {
     struct nfw_lanes_params p;
     unsigned lanes, pg_shift;
     struct nfw_twin *t[NFW_MAX_LANES];
+    struct nfw_out lo[NFW_MAX_LANES]; /* each lane's outputs now (they change only on a step) */
     struct nfw_lanes_in in;
     /* nfw_split */
     bool have;        /* have_q */
@@ -85,6 +86,7 @@ int nfw_lanes_twin_create(const struct nfw_lanes_params *p, struct nfw_lanes_twi
             nfw_lanes_twin_destroy(t);
             return err_prefix(e, rc, "nfw lanes: lane %u", l);
         }
+        nfw_twin_get(t->t[l], &t->lo[l]);
     }
     *out = t;
     return 0;
@@ -101,7 +103,7 @@ void nfw_lanes_twin_destroy(struct nfw_lanes_twin *t)
 
 void nfw_lanes_twin_set(struct nfw_lanes_twin *t, const struct nfw_lanes_in *in)
 {
-    t->in = *in;
+    memcpy(t->in.l, in->l, t->lanes * sizeof(in->l[0]));
 }
 
 void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
@@ -110,9 +112,9 @@ void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
 
     memset(out, 0, sizeof(*out));
     for (unsigned l = 0; l < t->lanes; l++) {
-        struct nfw_out lo, *o = &out->l[l];
+        const struct nfw_out lo = t->lo[l];
+        struct nfw_out *o = &out->l[l];
 
-        nfw_twin_get(t->t[l], &lo);
         o->mem_req_valid = lo.mem_req_valid;
         o->mem_req_write = lo.mem_req_write;
         o->mem_req_addr = lo.mem_req_addr;
@@ -151,17 +153,16 @@ static void step1(struct nfw_lanes_twin *t)
 {
     const struct nfw_in *s = &t->in.l[0];
     const unsigned L = t->lanes, planes = t->p.p.planes, pb = t->p.p.page_bytes;
-    struct nfw_out lo[NFW_MAX_LANES];
+    const struct nfw_out *lo = t->lo; /* the outputs before this edge */
     bool all_idle = true, found = false, take, load, mtake, space, is_bbt;
+    bool step[NFW_MAX_LANES] = {false};
     unsigned g = 0, bbt_die;
     uint8_t plane = 0, lane = 0;
     uint32_t room, piece, pages, next_plane;
     bool unit_end;
 
-    for (unsigned l = 0; l < L; l++) {
-        nfw_twin_get(t->t[l], &lo[l]);
+    for (unsigned l = 0; l < L; l++)
         all_idle &= lo[l].idle;
-    }
     /* nfw_split: the held stream's cursor and the piece. */
     if (t->stream < t->p.p.streams) {
         plane = t->plane[t->stream];
@@ -215,6 +216,7 @@ static void step1(struct nfw_lanes_twin *t)
         t->was_quiet[l] = quiet_in(&li);
         nfw_twin_set(t->t[l], &li);
         nfw_twin_step(t->t[l], 1);
+        step[l] = true;
     }
 
     /* Registers. */
@@ -267,6 +269,9 @@ static void step1(struct nfw_lanes_twin *t)
     } else if (s->done_ready) {
         t->mvalid = false;
     }
+    for (unsigned l = 0; l < L; l++)
+        if (step[l])
+            nfw_twin_get(t->t[l], &t->lo[l]);
 }
 
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles)

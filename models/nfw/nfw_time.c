@@ -54,6 +54,7 @@ struct nfw_time {
     enum nfw_time_mode mode;
     struct dram *tb;                       /* timing-only copy of the tensor buffer */
     struct dram_port *port[NFW_MAX_LANES]; /* a memory port per lane */
+    uint64_t owed[NFW_MAX_LANES];          /* idle cycles not yet applied to port[l] */
     uint64_t period_ps, total;
     unsigned streams;
     uint32_t lblocks[MAX_STREAMS];
@@ -224,6 +225,7 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
     const struct nfw_out *so = &o.l[0];
     struct fw *fw = &r->d[0]->fw;
     const unsigned lanes = t->p.lanes;
+    bool rest[NFW_MAX_LANES];
 
     r->d[0]->ops->get(r->d[0]->h, &o);
     for (unsigned k = 1; k < r->n; k++) {
@@ -239,9 +241,17 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
     }
     idle_in(&in);
     for (unsigned l = 0; l < lanes; l++) {
-        struct mem_port_rsp mr;
+        /* A port with nothing pending whose lane offers nothing: its outputs are known (ready,
+         * no response) and its cycle is applied later, at once (dram_port_skip). */
+        struct mem_port_rsp mr = {.req_ready = true};
 
-        dram_port_drive(t->port[l], &mr);
+        rest[l] = !o.l[l].mem_req_valid && !dram_port_pending(t->port[l]);
+        if (!rest[l]) {
+            if (t->owed[l])
+                dram_port_skip(t->port[l], t->owed[l]);
+            t->owed[l] = 0;
+            dram_port_drive(t->port[l], &mr);
+        }
         nfw_in_mem(&in.l[l], &mr);
         in.l[l].prog_ready = true;
         in.l[l].pdat_ready = true;
@@ -264,6 +274,10 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
     for (unsigned l = 0; l < lanes; l++) {
         struct mem_port_req rq;
 
+        if (rest[l]) {
+            t->owed[l]++;
+            continue;
+        }
         nfw_out_mem(&o.l[l], &rq);
         dram_port_clock(t->port[l], &rq);
     }
