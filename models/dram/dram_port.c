@@ -154,6 +154,13 @@ void dram_port_clock(struct dram_port *p, const struct mem_port_req *in)
     draw_stalls(p);
 }
 
+void dram_port_skip(struct dram_port *p, uint64_t cycles)
+{
+    assert(!p->len && !p->cfg.req_stall_pct && !p->cfg.rsp_stall_pct && !p->drove);
+    p->cyc += cycles;
+    p->st.cycles += cycles;
+}
+
 uint64_t dram_port_cycle(const struct dram_port *p)
 {
     return p->cyc;

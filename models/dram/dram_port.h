@@ -72,6 +72,10 @@ void dram_port_drive(struct dram_port *p, struct mem_port_rsp *out);
  * rsp_valid && rsp_ready (as driven this cycle), advance one cycle. */
 void dram_port_clock(struct dram_port *p, const struct mem_port_req *in);
 
+/* Advance `cycles` cycles in which the block offers no request, for a port with nothing
+ * pending and no stalls configured: what drive and clock would do then, at once (for a
+ * caller that serves many mostly idle ports). */
+void dram_port_skip(struct dram_port *p, uint64_t cycles);
 uint64_t dram_port_cycle(const struct dram_port *p);
 unsigned dram_port_pending(const struct dram_port *p);
 const struct dram_port_stats *dram_port_stats(const struct dram_port *p);

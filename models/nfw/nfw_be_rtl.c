@@ -1,7 +1,7 @@
 /*
- * nfw_be_rtl.c - the verilated NAND write pipeline (rtl/nfw/nfw_top.v) as a backend of
- * nfw_time (nfw_time.h). This object references the nfw shim (csim/shim/nfw.h): link it only
- * into a program that also links one verilated nfw_top (e.g. nfw_top_paper). Nothing else in
+ * nfw_be_rtl.c - the verilated NAND write lanes (rtl/nfw/nfw_lanes.v) as a backend of
+ * nfw_time (nfw_time.h). This object references the nfw_lanes shim (csim/shim/nfw_lanes.h):
+ * link it only into a program that also links one verilated nfw_lanes (e.g. nfw_lanes_paper). Nothing else in
  * the library refers to nfw_be_rtl_ops, so programs without the model never pull it in.
  */
 #include "models/nfw/nfw_time.h"
@@ -19,24 +19,26 @@
  * them). The parked models live until the program ends (still reachable: not a leak).
  */
 struct slot {
-    struct nfw_rtl *r;
+    struct nfw_lanes_rtl *r;
     bool parked;
 };
 
 static struct slot *pool;
 static size_t n_pool, cap_pool;
 
-static void rtl_park(struct nfw_rtl *r)
+static void rtl_park(struct nfw_lanes_rtl *r)
 {
     for (size_t i = 0; i < n_pool; i++)
         if (pool[i].r == r)
             pool[i].parked = true;
 }
 
-static int rtl_create(const struct nfw_params *p, uint64_t seed, void **out, struct err *e)
+static int rtl_create(const struct nfw_lanes_params *lp, uint64_t seed, void **out,
+                      struct err *e)
 {
-    struct nfw_rtl *r = NULL;
-    struct nfw_params m;
+    struct nfw_lanes_rtl *r = NULL;
+    struct nfw_lanes_params ml;
+    const struct nfw_params *p = &lp->p, *mp = &ml.p;
 
     *out = NULL;
     for (size_t i = 0; i < n_pool && !r; i++)
@@ -53,24 +55,25 @@ static int rtl_create(const struct nfw_params *p, uint64_t seed, void **out, str
             pool = q;
             cap_pool = cap;
         }
-        r = nfw_rtl_create(seed);
+        r = nfw_lanes_rtl_create(seed);
         if (!r)
             return err_set(e, -ENOMEM, "rtl nfw: the verilated model could not be created");
         pool[n_pool++] = (struct slot){r, false};
     }
-    nfw_rtl_params(r, &m);
-    if (memcmp(&m, p, sizeof(m))) {
+    nfw_lanes_rtl_params(r, &ml);
+    if (memcmp(&ml, lp, sizeof(ml))) {
         rtl_park(r);
         return err_set(e, -EINVAL,
                        "rtl nfw: the linked model is built for %u B pages, %u planes, %u "
                        "channels x %u dies, %u pages per block, %u streams, %u blocks, %u BBT "
-                       "entries, %u slots, %u reads; the flash asks for %u B, %u, %u x %u, %u, "
-                       "%u, %u, %u, %u, %u; accepted: the model's geometry (link the model "
-                       "built for this flash, nfw_time_params)",
-                       m.page_bytes, m.planes, m.channels, m.dies_per_chan, m.pages_per_block,
-                       m.streams, m.max_pbs, m.bbt_entries, m.slots, m.max_reads, p->page_bytes,
-                       p->planes, p->channels, p->dies_per_chan, p->pages_per_block, p->streams,
-                       p->max_pbs, p->bbt_entries, p->slots, p->max_reads);
+                       "entries, %u slots, %u reads, %u lanes; the flash asks for %u B, %u, %u x "
+                       "%u, %u, %u, %u, %u, %u, %u, %u; accepted: the model's geometry (link "
+                       "the model built for this flash, nfw_time_params)",
+                       mp->page_bytes, mp->planes, mp->channels, mp->dies_per_chan,
+                       mp->pages_per_block, mp->streams, mp->max_pbs, mp->bbt_entries, mp->slots,
+                       mp->max_reads, ml.lanes, p->page_bytes, p->planes, p->channels,
+                       p->dies_per_chan, p->pages_per_block, p->streams, p->max_pbs,
+                       p->bbt_entries, p->slots, p->max_reads, lp->lanes);
     }
     *out = r;
     return 0;
@@ -81,24 +84,24 @@ static void rtl_destroy(void *h)
     rtl_park(h);
 }
 
-static void rtl_set(void *h, const struct nfw_in *in)
+static void rtl_set(void *h, const struct nfw_lanes_in *in)
 {
-    nfw_rtl_set(h, in);
+    nfw_lanes_rtl_set(h, in);
 }
 
-static void rtl_get(void *h, struct nfw_out *out)
+static void rtl_get(void *h, struct nfw_lanes_out *out)
 {
-    nfw_rtl_get(h, out);
+    nfw_lanes_rtl_get(h, out);
 }
 
 static void rtl_step(void *h, uint64_t cycles)
 {
-    nfw_rtl_step(h, cycles);
+    nfw_lanes_rtl_step(h, cycles);
 }
 
 static int rtl_trace(void *h, const struct vtrace_opts *o, struct err *e)
 {
-    int rc = nfw_rtl_trace(h, o);
+    int rc = nfw_lanes_rtl_trace(h, o);
 
     return rc ? err_set(e, rc, "rtl nfw: cannot start the waves '%s': %s", o->path, strerror(-rc))
               : 0;
@@ -106,7 +109,7 @@ static int rtl_trace(void *h, const struct vtrace_opts *o, struct err *e)
 
 static int rtl_trace_close(void *h, struct err *e)
 {
-    int rc = nfw_rtl_trace_close(h);
+    int rc = nfw_lanes_rtl_trace_close(h);
 
     return rc ? err_set(e, rc, "rtl nfw: cannot finish the waves: %s", strerror(-rc)) : 0;
 }

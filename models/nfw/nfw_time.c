@@ -4,6 +4,7 @@
 #include "models/nfw/nfw_time.h"
 
 #include "models/dram/dram_port.h"
+#include "models/nfw/nfw_lanes_twin.h"
 #include "models/nfw/nfw_twin.h"
 
 #include <errno.h>
@@ -18,9 +19,15 @@
 #define CYCLES_PER_BEAT_LIMIT 64
 #define CYCLES_MARGIN         100000
 
-/* The firmware around one model: the block each stream's pages go to, the frees queued. */
+/* The firmware around one model: the block each lane of each stream is writing, the blocks
+ * some lanes have left, the frees queued. A block is freed once every lane has moved past it,
+ * so that the lanes' allocators, configured alike, keep handing out the same block for an LB
+ * (rtl/nfw/nfw_lanes.v). */
+#define LEFT 8
 struct fw {
-    int32_t cur_pbn[MAX_STREAMS]; /* -1 before the first page */
+    int32_t cur_pbn[MAX_STREAMS][NFW_MAX_LANES]; /* -1 before the lane's first page */
+    uint16_t left_pbn[MAX_STREAMS][LEFT];        /* blocks left by some lanes */
+    uint8_t left_n[MAX_STREAMS][LEFT];           /* how many lanes left it; 0: free entry */
     uint16_t freeq[FREEQ];
     uint8_t freeq_stream[FREEQ];
     unsigned fq_head, fq_len;
@@ -42,11 +49,12 @@ struct hist {
 };
 
 struct nfw_time {
-    struct nfw_params p;
+    struct nfw_lanes_params p;
     struct dut twin, rtl; /* rtl.h: NULL until the first rtl or lockstep mode */
     enum nfw_time_mode mode;
-    struct dram *tb; /* timing-only copy of the tensor buffer */
-    struct dram_port *port;
+    struct dram *tb;                       /* timing-only copy of the tensor buffer */
+    struct dram_port *port[NFW_MAX_LANES]; /* a memory port per lane */
+    uint64_t owed[NFW_MAX_LANES];          /* idle cycles not yet applied to port[l] */
     uint64_t period_ps, total;
     unsigned streams;
     uint32_t lblocks[MAX_STREAMS];
@@ -56,30 +64,31 @@ struct nfw_time {
 
 /* ------------------------------------------------------------------ the twin as a backend */
 
-static int twin_create(const struct nfw_params *p, uint64_t seed, void **out, struct err *e)
+static int twin_create(const struct nfw_lanes_params *p, uint64_t seed, void **out,
+                       struct err *e)
 {
     (void)seed;
-    return nfw_twin_create(p, (struct nfw_twin **)out, e);
+    return nfw_lanes_twin_create(p, (struct nfw_lanes_twin **)out, e);
 }
 
 static void twin_destroy(void *h)
 {
-    nfw_twin_destroy(h);
+    nfw_lanes_twin_destroy(h);
 }
 
-static void twin_set(void *h, const struct nfw_in *in)
+static void twin_set(void *h, const struct nfw_lanes_in *in)
 {
-    nfw_twin_set(h, in);
+    nfw_lanes_twin_set(h, in);
 }
 
-static void twin_get(void *h, struct nfw_out *out)
+static void twin_get(void *h, struct nfw_lanes_out *out)
 {
-    nfw_twin_get(h, out);
+    nfw_lanes_twin_get(h, out);
 }
 
 static void twin_step(void *h, uint64_t cycles)
 {
-    nfw_twin_step(h, cycles);
+    nfw_lanes_twin_step(h, cycles);
 }
 
 const struct nfw_be_ops nfw_be_twin_ops = {.name = "twin",
@@ -91,8 +100,28 @@ const struct nfw_be_ops nfw_be_twin_ops = {.name = "twin",
 
 /* ------------------------------------------------------------------ parameters */
 
-void nfw_time_params(const struct flash_geom *g, unsigned streams, struct nfw_params *p)
+unsigned nfw_time_lanes(const struct flash_cfg *fc, uint64_t period_ps)
 {
+    const struct flash_geom *g = &fc->geom;
+    /* Bytes the FMS programs per t_prog against the bytes one pipeline moves in that time
+     * (8 a cycle): need = dies x planes x page / t_prog / (8 / period), rounded up. */
+    uint64_t unit = (uint64_t)flash_geom_dies(g) * g->planes_per_die * g->page_bytes;
+    uint64_t per_lane = 8 * fc->tim.t_prog_ps;
+    uint64_t need = per_lane ? (unit * period_ps + per_lane - 1) / per_lane : UINT64_MAX;
+    unsigned lanes = 1;
+
+    while (lanes < need && lanes < g->channels && lanes < NFW_MAX_LANES &&
+           g->channels % (2 * lanes) == 0)
+        lanes *= 2;
+    return lanes;
+}
+
+void nfw_time_params(const struct flash_cfg *fc, unsigned streams, uint64_t period_ps,
+                     struct nfw_lanes_params *lp)
+{
+    const struct flash_geom *g = &fc->geom;
+    struct nfw_params *p = &lp->p;
+
     (void)streams;
     nfw_params_default(p);
     p->page_bytes = g->page_bytes;
@@ -102,7 +131,7 @@ void nfw_time_params(const struct flash_geom *g, unsigned streams, struct nfw_pa
     p->pages_per_block = g->pages_per_block;
     /* One build for every node (an AN has 2 streams, the WN 4): 8 stream ids. */
     p->streams = 8;
-    /* The firmware frees a block as soon as the pipeline has moved on: two would do; four
+    /* The firmware frees a block as soon as every lane has moved on: two would do; four
      * keep the allocator's round robin visible. */
     p->max_pbs = 4;
     p->bbt_entries = 1; /* no replacements: the FTL remaps bad blocks in the timed model */
@@ -111,11 +140,12 @@ void nfw_time_params(const struct flash_geom *g, unsigned streams, struct nfw_pa
     while (p->slots < 2 * p->planes)
         p->slots *= 2;
     p->max_reads = 64;
+    lp->lanes = nfw_time_lanes(fc, period_ps);
 }
 
 /* ------------------------------------------------------------------ cycles */
 
-static void idle_in(struct nfw_in *in)
+static void idle_in(struct nfw_lanes_in *in)
 {
     memset(in, 0, sizeof(*in));
 }
@@ -123,19 +153,20 @@ static void idle_in(struct nfw_in *in)
 /* Reset the model and attach the streams (SET_STREAM, one per cycle, pipeline idle). */
 static void dut_init(struct nfw_time *t, struct dut *d)
 {
-    struct nfw_in in;
+    struct nfw_lanes_in in;
+    struct nfw_in *s = &in.l[0];
 
     idle_in(&in);
-    in.rst = true;
+    s->rst = true;
     d->ops->set(d->h, &in);
     d->ops->step(d->h, 2);
     for (unsigned i = 0; i < t->streams; i++) {
         idle_in(&in);
-        in.cfg_valid = true;
-        in.cfg_op = NFW_CFG_SET_STREAM;
-        in.cfg_stream = (uint8_t)i;
-        in.cfg_a = (uint32_t)t->p.max_pbs << 16; /* first block 0: numbers only, not timed */
-        in.cfg_b = t->lblocks[i];
+        s->cfg_valid = true;
+        s->cfg_op = NFW_CFG_SET_STREAM;
+        s->cfg_stream = (uint8_t)i;
+        s->cfg_a = (uint32_t)t->p.p.max_pbs << 16; /* first block 0: numbers only, not timed */
+        s->cfg_b = t->lblocks[i];
         d->ops->set(d->h, &in);
         d->ops->step(d->h, 1);
     }
@@ -144,8 +175,34 @@ static void dut_init(struct nfw_time *t, struct dut *d)
     d->ops->step(d->h, 2);
     memset(&d->fw, 0, sizeof(d->fw));
     for (unsigned i = 0; i < MAX_STREAMS; i++)
-        d->fw.cur_pbn[i] = -1;
+        for (unsigned l = 0; l < NFW_MAX_LANES; l++)
+            d->fw.cur_pbn[i][l] = -1;
     d->pos = 0;
+}
+
+/* Lane l of stream s has moved from block `from` on: once every lane has, it is freed. */
+static void lane_left(struct nfw_time *t, struct fw *fw, unsigned s, uint16_t from)
+{
+    unsigned k, fre = LEFT;
+
+    for (k = 0; k < LEFT; k++) {
+        if (fw->left_n[s][k] && fw->left_pbn[s][k] == from)
+            break;
+        if (!fw->left_n[s][k] && fre == LEFT)
+            fre = k;
+    }
+    if (k == LEFT) {
+        if (fre == LEFT)
+            return; /* more blocks half left than lanes can be apart: cannot happen */
+        k = fre;
+        fw->left_pbn[s][k] = from;
+    }
+    if (++fw->left_n[s][k] < t->p.lanes || fw->fq_len == FREEQ)
+        return;
+    fw->left_n[s][k] = 0;
+    k = (fw->fq_head + fw->fq_len++) % FREEQ;
+    fw->freeq[k] = from;
+    fw->freeq_stream[k] = (uint8_t)s;
 }
 
 /* The run of one write on n models (n = 2: lockstep, d[0] the RTL, d[1] the twin). */
@@ -162,17 +219,19 @@ struct run {
  * outputs are compared first. */
 static int cycle(struct nfw_time *t, struct run *r, struct err *e)
 {
-    struct nfw_out o, o2;
-    struct nfw_in in;
-    struct mem_port_rsp mr;
-    struct mem_port_req rq;
+    struct nfw_lanes_out o, o2;
+    struct nfw_lanes_in in;
+    struct nfw_in *si = &in.l[0];
+    const struct nfw_out *so = &o.l[0];
     struct fw *fw = &r->d[0]->fw;
+    const unsigned lanes = t->p.lanes;
+    bool rest[NFW_MAX_LANES];
 
     r->d[0]->ops->get(r->d[0]->h, &o);
     for (unsigned k = 1; k < r->n; k++) {
-        char diff[160];
+        char diff[192];
         r->d[k]->ops->get(r->d[k]->h, &o2);
-        if (nfw_out_diff(&o, &o2, diff, sizeof(diff)))
+        if (nfw_lanes_out_diff(&o, &o2, lanes, diff, sizeof(diff)))
             return err_set(e, -EPROTO,
                            "nfw lockstep: write %" PRIu64 " (stream %u, %" PRIu32
                            " bytes at tensor-buffer 0x%" PRIx64 "), cycle %" PRIu64
@@ -181,43 +240,62 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
                            r->d[0]->ops->name, r->d[k]->ops->name);
     }
     idle_in(&in);
-    dram_port_drive(t->port, &mr);
-    nfw_in_mem(&in, &mr);
-    in.prog_ready = true;
-    in.pdat_ready = true;
-    in.done_ready = true;
+    for (unsigned l = 0; l < lanes; l++) {
+        /* A port with nothing pending whose lane offers nothing: its outputs are known (ready,
+         * no response) and its cycle is applied later, at once (dram_port_skip). */
+        struct mem_port_rsp mr = {.req_ready = true};
+
+        rest[l] = !o.l[l].mem_req_valid && !dram_port_pending(t->port[l]);
+        if (!rest[l]) {
+            if (t->owed[l])
+                dram_port_skip(t->port[l], t->owed[l]);
+            t->owed[l] = 0;
+            dram_port_drive(t->port[l], &mr);
+        }
+        nfw_in_mem(&in.l[l], &mr);
+        in.l[l].prog_ready = true;
+        in.l[l].pdat_ready = true;
+    }
+    si->done_ready = true;
     if (r->offer && !r->took) {
-        in.cmd_valid = true;
-        in.cmd_addr = r->w->addr;
-        in.cmd_len = r->w->len;
-        in.cmd_stream = r->w->stream;
+        si->cmd_valid = true;
+        si->cmd_addr = r->w->addr;
+        si->cmd_len = r->w->len;
+        si->cmd_stream = r->w->stream;
     }
     if (fw->fq_len) {
-        in.cfg_valid = true;
-        in.cfg_op = NFW_CFG_FREE_PB;
-        in.cfg_stream = fw->freeq_stream[fw->fq_head];
-        in.cfg_a = fw->freeq[fw->fq_head];
+        si->cfg_valid = true;
+        si->cfg_op = NFW_CFG_FREE_PB;
+        si->cfg_stream = fw->freeq_stream[fw->fq_head];
+        si->cfg_a = fw->freeq[fw->fq_head];
     }
     for (unsigned k = 0; k < r->n; k++)
         r->d[k]->ops->set(r->d[k]->h, &in);
-    nfw_out_mem(&o, &rq);
-    dram_port_clock(t->port, &rq);
-    if (in.cfg_valid && o.cfg_ready) {
+    for (unsigned l = 0; l < lanes; l++) {
+        struct mem_port_req rq;
+
+        if (rest[l]) {
+            t->owed[l]++;
+            continue;
+        }
+        nfw_out_mem(&o.l[l], &rq);
+        dram_port_clock(t->port[l], &rq);
+    }
+    if (si->cfg_valid && so->cfg_ready) {
         fw->fq_head = (fw->fq_head + 1) % FREEQ;
         fw->fq_len--;
     }
-    if (in.cmd_valid && o.cmd_ready)
+    if (si->cmd_valid && so->cmd_ready)
         r->took = true;
-    if (o.done_valid) {
-        int32_t *cur = &fw->cur_pbn[o.done_stream % MAX_STREAMS];
-        if (*cur >= 0 && *cur != o.done_pbn && fw->fq_len < FREEQ) {
-            unsigned k = (fw->fq_head + fw->fq_len++) % FREEQ;
-            fw->freeq[k] = (uint16_t)*cur;
-            fw->freeq_stream[k] = o.done_stream;
-        }
-        *cur = o.done_pbn;
+    if (so->done_valid) {
+        unsigned s = so->done_stream % MAX_STREAMS, l = so->done_die % lanes;
+        int32_t *cur = &fw->cur_pbn[s][l];
+
+        if (*cur >= 0 && *cur != so->done_pbn)
+            lane_left(t, fw, s, (uint16_t)*cur);
+        *cur = so->done_pbn;
         r->done++;
-        fw->err |= o.done_err;
+        fw->err |= so->done_err;
     }
     for (unsigned k = 0; k < r->n; k++)
         r->d[k]->ops->step(r->d[k]->h, 1);
@@ -233,8 +311,8 @@ static int run_write(struct nfw_time *t, struct dut **d, unsigned n, uint64_t in
 {
     const struct hist *w = &t->hist[index];
     struct run r = {.d = d, .n = n, .w = w, .index = index, .offer = true};
-    uint64_t pages = (w->len + t->p.page_bytes - 1) / t->p.page_bytes;
-    uint64_t limit = (w->len / 8 + 1) * CYCLES_PER_BEAT_LIMIT + CYCLES_MARGIN;
+    uint64_t pages = (w->len + t->p.p.page_bytes - 1) / t->p.p.page_bytes;
+    uint64_t limit = (w->len / 8 + 1) * CYCLES_PER_BEAT_LIMIT + CYCLES_MARGIN; /* one lane's */
     int rc;
 
     while (r.done < pages) {
@@ -278,7 +356,7 @@ static int catch_up(struct nfw_time *t, struct dut *d, uint64_t upto, struct err
 
 /* ------------------------------------------------------------------ interface */
 
-int nfw_time_create(const struct flash_geom *g, unsigned streams, const uint32_t *lblocks,
+int nfw_time_create(const struct flash_cfg *fc, unsigned streams, const uint32_t *lblocks,
                     uint64_t period_ps, const struct dram_cfg *tb, struct nfw_time **out,
                     struct err *e)
 {
@@ -304,7 +382,7 @@ int nfw_time_create(const struct flash_geom *g, unsigned streams, const uint32_t
     t->period_ps = period_ps;
     t->streams = streams;
     memcpy(t->lblocks, lblocks, streams * sizeof(*lblocks));
-    nfw_time_params(g, streams, &t->p);
+    nfw_time_params(fc, streams, period_ps, &t->p);
     t->twin.ops = &nfw_be_twin_ops;
     rc = nfw_be_twin_ops.create(&t->p, 0, &t->twin.h, e);
     if (rc) {
@@ -317,11 +395,13 @@ int nfw_time_create(const struct flash_geom *g, unsigned streams, const uint32_t
         goto out;
     dram_port_cfg_default(&pc);
     pc.period_ps = period_ps;
-    pc.max_outstanding = t->p.max_reads;
+    pc.max_outstanding = t->p.p.max_reads;
     pc.name = "nfw";
-    rc = dram_port_create(&pc, t->tb, &t->port, e);
-    if (rc)
-        goto out;
+    for (unsigned l = 0; l < t->p.lanes; l++) {
+        rc = dram_port_create(&pc, t->tb, &t->port[l], e);
+        if (rc)
+            goto out;
+    }
     dut_init(t, &t->twin);
     *out = t;
     return 0;
@@ -334,7 +414,8 @@ void nfw_time_destroy(struct nfw_time *t)
 {
     if (!t)
         return;
-    dram_port_destroy(t->port);
+    for (unsigned l = 0; l < NFW_MAX_LANES; l++)
+        dram_port_destroy(t->port[l]);
     dram_destroy(t->tb);
     if (t->twin.h)
         t->twin.ops->destroy(t->twin.h);

@@ -1,22 +1,27 @@
 /*
- * nfw_time: times a node's flash writes on the NAND write pipeline (rtl/nfw), by running its
- * cycle-exact twin (models/nfw/nfw_twin.h) on every write.
+ * nfw_time: times a node's flash writes on the NAND write path (rtl/nfw/nfw_lanes.v: Lanes
+ * write pipelines side by side), by running its cycle-exact twin
+ * (models/nfw/nfw_lanes_twin.h) on every write.
  *
  * Contract
  * --------
- * Modelled: the pipeline's own time for one write command, in cycles of its clock: the twin
- *   takes the command from idle, reads the bytes through its memory port from a timing-only
+ * Modelled: the write path's own time for one write command, in cycles of its clock: the twin
+ *   takes the command from idle, splits it at program-unit boundaries over the lanes, each
+ *   lane reads its bytes through its own memory port from a timing-only
  *   copy of the node's tensor buffer (the dram model's configuration, served by dram_port:
  *   latency, channels, reads in flight), aligns them, packs pages into program units at the
  *   stream's append point, allocates blocks and issues every page's program command and data;
- *   the write's cycles end when the last page's completion has been taken. Every write runs
+ *   the write's cycles end when the last page's completion has been taken. The lanes: as many
+ *   as the flash memory system's program bound needs (nfw_time_lanes), so that a long write
+ *   is bounded by the FMS, not by the pipelines. Every write runs
  *   the twin, cycle by cycle: nothing is memoised. The twin keeps its state between writes
  *   (the streams' append points, the allocator), as the hardware does.
  * The environment is ideal around the pipeline: the channels take every command and beat at
  *   once and the firmware takes every completion at once, so the count is the pipeline's bound;
  *   the flash memory system's own time is the FTL's (models/flash), and a caller takes the
  *   slower of the two (models/node/nflash.c). The firmware frees a stream's physical block
- *   as soon as the pipeline has moved to the next one (the FTL does the real erases).
+ *   as soon as every lane has moved to the next one (the FTL does the real erases). The
+ *   lanes' memory ports share the timing-only tensor buffer (its channels' contention).
  * Not modelled: the bytes. The tensor buffer copy holds no contents: the twin moves zeros and
  *   the caller carries the payload (nflash's record store or the flash model's pages). A
  *   write starts with the pipeline idle: back-to-back commands are not overlapped. The twin's
@@ -40,20 +45,20 @@
 
 #include "csim/err.h"
 #include "csim/shim/vtrace.h"
-#include "csim/shim/nfw.h"
+#include "csim/shim/nfw_lanes.h"
 #include "models/dram/dram.h"
 #include "models/flash/flash_cfg.h"
 
 struct nfw_time;
 
-/* A model of the pipeline behind the ports of csim/shim/nfw.h. */
+/* A model of the write lanes behind the ports of csim/shim/nfw_lanes.h. */
 struct nfw_be_ops {
     const char *name; /* "twin", "rtl" */
     /* The model with parameters p; the RTL refuses parameters other than its build's. */
-    int (*create)(const struct nfw_params *p, uint64_t seed, void **out, struct err *e);
+    int (*create)(const struct nfw_lanes_params *p, uint64_t seed, void **out, struct err *e);
     void (*destroy)(void *h);
-    void (*set)(void *h, const struct nfw_in *in);
-    void (*get)(void *h, struct nfw_out *out);
+    void (*set)(void *h, const struct nfw_lanes_in *in);
+    void (*get)(void *h, struct nfw_lanes_out *out);
     void (*step)(void *h, uint64_t cycles);
     /* Optional (NULL: none, the twin): start an FST trace; finish it (0 also when none). */
     int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
@@ -61,7 +66,7 @@ struct nfw_be_ops {
 };
 
 extern const struct nfw_be_ops nfw_be_twin_ops;
-/* models/nfw/nfw_be_rtl.c: the verilated nfw_top the program links (csim/shim/nfw.h). */
+/* models/nfw/nfw_be_rtl.c: the verilated nfw_lanes the program links (csim/shim/nfw_lanes.h). */
 extern const struct nfw_be_ops nfw_be_rtl_ops;
 
 enum nfw_time_mode {
@@ -71,19 +76,28 @@ enum nfw_time_mode {
 };
 
 /*
- * The pipeline for a flash memory system of geometry g (pages, planes, channels, dies, pages
- * per block), with `streams` streams of lblocks[i] logical blocks each, clocked at period_ps,
- * reading from a tensor buffer configured as tb. 0, -EINVAL (a geometry or stream the
- * pipeline cannot take, with the parameter named), -ENOMEM.
+ * The write path for the flash memory system fc (its geometry: pages, planes, channels, dies,
+ * pages per block; its t_prog for the lanes), with `streams` streams of lblocks[i] logical
+ * blocks each, clocked at period_ps, reading from a tensor buffer configured as tb. 0,
+ * -EINVAL (a geometry or stream the pipeline cannot take, with the parameter named), -ENOMEM.
  */
-int nfw_time_create(const struct flash_geom *g, unsigned streams, const uint32_t *lblocks,
+int nfw_time_create(const struct flash_cfg *fc, unsigned streams, const uint32_t *lblocks,
                     uint64_t period_ps, const struct dram_cfg *tb, struct nfw_time **out,
                     struct err *e);
 void nfw_time_destroy(struct nfw_time *t);
 
-/* The twin's parameters for geometry g (what nfw_time_create builds; the RTL in the loop is
- * built with the same). */
-void nfw_time_params(const struct flash_geom *g, unsigned streams, struct nfw_params *p);
+/*
+ * The lanes the write path of fc needs at period_ps: one pipeline moves 8 bytes a cycle, the
+ * FMS programs dies x planes x page bytes per t_prog, so lanes = that / (8 / period), rounded
+ * up to a power of two, at most the channels (and 16). The paper's FMS at 0.8 GHz:
+ * 128 x 8 x 4096 B / 100 us = 41.9 GB/s against 6.4 GB/s a lane: 6.6, so 8 lanes.
+ */
+unsigned nfw_time_lanes(const struct flash_cfg *fc, uint64_t period_ps);
+
+/* The twin's parameters for fc (what nfw_time_create builds; the RTL in the loop is built
+ * with the same: rtl/nfw/block.mk). */
+void nfw_time_params(const struct flash_cfg *fc, unsigned streams, uint64_t period_ps,
+                     struct nfw_lanes_params *p);
 
 /*
  * Run the write of `bytes` (>= 1) from tensor-buffer address tb_addr into stream `stream` on

@@ -106,7 +106,7 @@ int nflash_set_write_pipe(struct nflash *f, uint64_t period_ps, struct err *e)
         lb[i] = (uint32_t)(ftl_stream_lpages(f->s[i]) / ftl_stream_sb_pages(f->s[i]));
     nfw_time_destroy(f->wp);
     f->wp = NULL;
-    return nfw_time_create(&flash_fms_cfg(f->fms)->geom, f->n, lb, period_ps, dram_get_cfg(f->tb),
+    return nfw_time_create(flash_fms_cfg(f->fms), f->n, lb, period_ps, dram_get_cfg(f->tb),
                            &f->wp, e);
 }
 

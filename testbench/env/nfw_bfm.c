@@ -9,6 +9,7 @@
 #define MAX_STREAMS 16
 #define CMDQ        8   /* page commands taken whose data have not all arrived */
 #define CFGQ        512 /* firmware operations waiting */
+#define HELD        1024 /* completions held until the pages before them are reported */
 
 struct pcmd {
     uint16_t chan, die, block, page;
@@ -47,6 +48,10 @@ struct nfw_bfm {
     bool cfg_offered;
     /* bad-block table as loaded */
     struct bbt_slot bbt[256];
+    /* completions ahead of their stream's next LPN (lanes report out of order) */
+    struct nfw_out held[HELD];
+    unsigned n_held;
+    uint64_t next_lpn[MAX_STREAMS];
     /* port rule: stalled outputs hold */
     struct nfw_out prev;
     struct nfw_in prev_in;
@@ -124,7 +129,7 @@ const struct nfw_bfm_stats *nfw_bfm_stats(const struct nfw_bfm *b)
 
 bool nfw_bfm_idle(const struct nfw_bfm *b)
 {
-    return !b->q_len && !b->cq_len && !b->un;
+    return !b->q_len && !b->cq_len && !b->un && !b->n_held;
 }
 
 /* ------------------------------------------------------------------ firmware operations */
@@ -215,6 +220,7 @@ int nfw_bfm_attach(struct nfw_bfm *b, unsigned id, struct ftl_stream *s, struct 
                        "allocator needs erased blocks: accepted erase_on_release",
                        sc->name);
     b->st[id] = s;
+    b->next_lpn[id] = 0; /* SET_STREAM: the append point to LPN 0 */
     rc = push_op(b, NFW_CFG_SET_STREAM, id, 0, sc->first_block | sc->n_blocks << 16, sc->n_lblocks,
                  e);
     for (uint32_t pbn = 0; !rc && pbn < sc->n_blocks; pbn++)
@@ -418,10 +424,26 @@ static int take_beat(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
     return 0;
 }
 
+static int adopt(struct nfw_bfm *b, struct ftl_stream *s, const struct nfw_out *o,
+                 struct err *e)
+{
+    struct ftl_ppa a = {o->done_die, o->done_plane, o->done_block, o->done_page};
+    int rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a, e);
+
+    if (rc)
+        return err_prefix(e, rc, "nfw bfm cycle %llu", (unsigned long long)b->cycle);
+    b->next_lpn[o->done_stream] = (o->done_lpn + 1) % ftl_stream_lpages(s);
+    b->st_.done++;
+    b->st_.err_pages += o->done_err;
+    return 0;
+}
+
+/* The FTL adopts a stream's pages in LPN order; lanes side by side report them in any order,
+ * so a completion ahead of its stream's next LPN waits here for the ones before it. */
 static int take_done(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
 {
     struct ftl_stream *s = o->done_stream < MAX_STREAMS ? b->st[o->done_stream] : NULL;
-    struct ftl_ppa a = {o->done_die, o->done_plane, o->done_block, o->done_page};
+    bool moved = true;
     int rc;
 
     if (!s)
@@ -429,11 +451,32 @@ static int take_done(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
                        "nfw bfm cycle %llu: completion for stream %u, which is not "
                        "attached",
                        (unsigned long long)b->cycle, o->done_stream);
-    rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a, e);
-    if (rc)
-        return err_prefix(e, rc, "nfw bfm cycle %llu", (unsigned long long)b->cycle);
-    b->st_.done++;
-    b->st_.err_pages += o->done_err;
+    if (o->done_lpn != b->next_lpn[o->done_stream]) {
+        if (b->n_held == HELD)
+            return err_set(e, -EPROTO,
+                           "nfw bfm cycle %llu: %u completions wait for an earlier page of "
+                           "their stream (stream %u LPN %u, next %llu)",
+                           (unsigned long long)b->cycle, HELD, o->done_stream, o->done_lpn,
+                           (unsigned long long)b->next_lpn[o->done_stream]);
+        b->held[b->n_held++] = *o;
+        return 0;
+    }
+    if ((rc = adopt(b, s, o, e)))
+        return rc;
+    while (moved) {
+        moved = false;
+        for (unsigned i = 0; i < b->n_held; i++) {
+            const struct nfw_out *h = &b->held[i];
+
+            if (h->done_lpn != b->next_lpn[h->done_stream])
+                continue;
+            if ((rc = adopt(b, b->st[h->done_stream], h, e)))
+                return rc;
+            b->held[i] = b->held[--b->n_held];
+            moved = true;
+            break;
+        }
+    }
     return 0;
 }
 

@@ -15,6 +15,9 @@
  *     model as one multi-plane operation at that time: flash_fms_program (NAND rules, timing).
  *   - done: completions are taken (random stalls) and reported to the stream's FTL, which maps
  *     the logical page (ftl_stream_adopt_page; it checks the address against its own layout).
+ *     The FTL takes a stream's pages in LPN order: a completion ahead of its stream's next LPN
+ *     (write lanes side by side, rtl/nfw/nfw_lanes.v, report in any order) waits in the
+ *     firmware until the pages before it have been reported.
  *   - cfg: firmware operations wait in a queue and go out one per cycle (random gaps): stream
  *     settings when a stream is attached, blocks freed after a release (the FTL erases them;
  *     replacements of failed blocks are loaded into the bad-block table first), retired blocks.

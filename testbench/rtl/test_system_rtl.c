@@ -196,11 +196,11 @@ static void test_lockstep_reports_divergence(void **state)
 /* An RTL write pipeline whose completions report a wrong LPN: lockstep must stop at the first
  * write it runs beside the twin (the RTL first replays, alone, the preloads written before the
  * machine's first step) with a report naming the write, the cycle and the field. */
-static void bad_nfw_get(void *h, struct nfw_out *o)
+static void bad_nfw_get(void *h, struct nfw_lanes_out *o)
 {
     nfw_be_rtl_ops.get(h, o);
-    if (o->done_valid)
-        o->done_lpn ^= 4;
+    if (o->l[0].done_valid)
+        o->l[0].done_lpn ^= 4;
 }
 
 static void test_nfw_lockstep_reports_divergence(void **state)

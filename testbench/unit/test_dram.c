@@ -215,6 +215,41 @@ static void test_port_read_write_and_order(void **state)
     port_close(&f);
 }
 
+/* Idle cycles applied at once (dram_port_skip) leave the port where as many idle drive/clock
+ * cycles would: the same cycle count, and a read after them answered at the same cycle. */
+static void test_port_skip_equals_idle_cycles(void **state)
+{
+    (void)state;
+    struct portfx a, b;
+    struct mem_port_rsp r;
+    struct mem_port_req rd = {.valid = true, .addr = 64, .rsp_ready = true};
+    struct mem_port_req idle = {.rsp_ready = true};
+    uint64_t seen[2] = {0, 0};
+    port_open(&a, 64, 0, 0, 1 << 20);
+    port_open(&b, 64, 0, 0, 1 << 20);
+    for (int c = 0; c < 1000; c++) {
+        dram_port_drive(a.p, &r);
+        dram_port_clock(a.p, &idle);
+    }
+    dram_port_skip(b.p, 1000);
+    assert_int_equal(dram_port_cycle(a.p), 1000);
+    assert_int_equal(dram_port_cycle(b.p), 1000);
+    assert_int_equal(dram_port_stats(b.p)->cycles, 1000);
+    for (int k = 0; k < 2; k++) {
+        struct dram_port *p = k ? b.p : a.p;
+        for (uint64_t c = 0; c < 100 && !seen[k]; c++) {
+            dram_port_drive(p, &r);
+            if (r.rsp_valid)
+                seen[k] = dram_port_cycle(p);
+            dram_port_clock(p, c == 0 ? &rd : &idle);
+        }
+    }
+    assert_int_equal(seen[0], 1000 + rsp_cycles());
+    assert_int_equal(seen[1], seen[0]);
+    port_close(&a);
+    port_close(&b);
+}
+
 static void test_port_outstanding_limit_and_errors(void **state)
 {
     (void)state;
@@ -326,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_timing_only_keeps_nothing),
         cmocka_unit_test(test_channel_timing),
         cmocka_unit_test(test_port_read_write_and_order),
+        cmocka_unit_test(test_port_skip_equals_idle_cycles),
         cmocka_unit_test(test_port_outstanding_limit_and_errors),
         cmocka_unit_test(test_port_stalls_are_seeded),
         cmocka_unit_test(test_ports_contend_for_a_channel),

@@ -1,0 +1,119 @@
+// fv_nfw_top: the proof harness of nfw_top (scripts/formal/README.md).
+//
+// Environment (assumed): the command port keeps the handshake contract; the memory answers
+// only requests it has accepted (never more responses than requests outstanding); payloads,
+// the channels' and the firmware's ready signals, the configuration port are free.
+//
+// Block (asserted): the memory request, program command, page data and completion ports keep
+// the contract and are idle after reset; the reader never has more requests unanswered than
+// its credits (MaxReads).
+
+`default_nettype none
+
+module fv_nfw_top #(
+    parameter int PageBytes     = 64,
+    parameter int Planes        = 1,
+    parameter int Channels      = 1,
+    parameter int DiesPerChan   = 1,
+    parameter int PagesPerBlock = 2,
+    parameter int Streams       = 1,
+    parameter int MaxPbs        = 2,
+    parameter int BbtEntries    = 1,
+    parameter int Slots         = 2,
+    parameter int MaxReads      = 2
+) (
+    input wire        clk_i,
+    input wire        rst_i,
+    input wire        cmd_valid_i,
+    input wire [39:0] cmd_addr_i,
+    input wire [31:0] cmd_len_i,
+    input wire [ 3:0] cmd_stream_i,
+    input wire        mem_req_ready_i,
+    input wire        mem_rsp_valid_i,
+    input wire [63:0] mem_rsp_rdata_i,
+    input wire        mem_rsp_err_i,
+    input wire        prog_ready_i,
+    input wire        pdat_ready_i,
+    input wire        done_ready_i,
+    input wire        cfg_valid_i,
+    input wire [ 1:0] cfg_op_i,
+    input wire [ 3:0] cfg_stream_i,
+    input wire [ 7:0] cfg_idx_i,
+    input wire [31:0] cfg_a_i,
+    input wire [31:0] cfg_b_i
+);
+  wire        cmd_ready_o;
+  wire        mem_req_valid_o, mem_req_write_o, mem_rsp_ready_o;
+  wire [39:0] mem_req_addr_o;
+  wire [63:0] mem_req_wdata_o;
+  wire [ 7:0] mem_req_wstrb_o;
+  wire        prog_valid_o, prog_first_o, prog_last_o;
+  wire [15:0] prog_chan_o, prog_die_o, prog_block_o, prog_page_o;
+  wire [ 3:0] prog_plane_o;
+  wire        pdat_valid_o, pdat_last_o;
+  wire [63:0] pdat_data_o;
+  wire        done_valid_o, done_err_o;
+  wire [ 3:0] done_stream_o, done_plane_o;
+  wire [31:0] done_lpn_o;
+  wire [15:0] done_pbn_o, done_die_o, done_block_o, done_page_o;
+  wire        cfg_ready_o, idle_o;
+  nfw_top #(
+      .PageBytes    (PageBytes),
+      .Planes       (Planes),
+      .Channels     (Channels),
+      .DiesPerChan  (DiesPerChan),
+      .PagesPerBlock(PagesPerBlock),
+      .Streams      (Streams),
+      .MaxPbs       (MaxPbs),
+      .BbtEntries   (BbtEntries),
+      .Slots        (Slots),
+      .MaxReads     (MaxReads)
+  ) dut (
+      .*
+  );
+
+  wire live;
+  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
+
+  // ---------------------------------------------------------------- environment
+  fv_hs_sink #(.Width(40 + 32 + 4)) u_cmd (
+      .clk_i, .rst_i, .valid_i(cmd_valid_i), .ready_i(cmd_ready_o),
+      .data_i({cmd_addr_i, cmd_len_i, cmd_stream_i})
+  );
+  // Requests accepted and not yet answered: the memory answers only those.
+  reg [3:0] out_q;
+  wire req_fire = mem_req_valid_o && mem_req_ready_i;
+  wire rsp_fire = mem_rsp_valid_i && mem_rsp_ready_o;
+  always @(posedge clk_i) begin
+    if (rst_i) out_q <= '0;
+    else out_q <= out_q + 4'(req_fire) - 4'(rsp_fire);
+  end
+  always @* begin
+    if (live) assume (!mem_rsp_valid_i || out_q != 0);
+  end
+
+  // ---------------------------------------------------------------- block
+  fv_hs_source #(.Width(1 + 40 + 64 + 8)) u_mem (
+      .clk_i, .rst_i, .live_i(live), .valid_i(mem_req_valid_o), .ready_i(mem_req_ready_i),
+      .data_i({mem_req_write_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wstrb_o})
+  );
+  fv_hs_source #(.Width(5 * 16 + 4 + 2)) u_prog (
+      .clk_i, .rst_i, .live_i(live), .valid_i(prog_valid_o), .ready_i(prog_ready_i),
+      .data_i({prog_chan_o, prog_die_o, prog_block_o, prog_page_o, prog_plane_o, prog_first_o,
+               prog_last_o, 16'd0})
+  );
+  fv_hs_source #(.Width(64 + 1)) u_pdat (
+      .clk_i, .rst_i, .live_i(live), .valid_i(pdat_valid_o), .ready_i(pdat_ready_i),
+      .data_i({pdat_data_o, pdat_last_o})
+  );
+  fv_hs_source #(.Width(4 + 32 + 4 * 16 + 4 + 1)) u_done (
+      .clk_i, .rst_i, .live_i(live), .valid_i(done_valid_o), .ready_i(done_ready_i),
+      .data_i({done_stream_o, done_lpn_o, done_pbn_o, done_die_o, done_block_o, done_page_o,
+               done_plane_o, done_err_o})
+  );
+  always @* begin
+    if (live) assert (32'(out_q) <= MaxReads);
+  end
+endmodule
+
+`default_nettype wire
