@@ -302,6 +302,9 @@ int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const vo
         end = ssd_later(end, t_page);
         s->st.write_cmds++;
     }
+    /* A sequential writer's next call (a RAID 0 stripe unit) goes on from here. */
+    if (lpn + npages < s->g.user_pages)
+        ssd_map_prefetch(&s->map, lpn + npages);
     *done = end;
     return rc;
 }
@@ -379,12 +382,14 @@ static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out
             return rc;
     }
     if (!r->open) {
-        memset(r, 0, sizeof(*r));
         r->open = true;
         r->op.die = die;
         r->op.page = row;
-        for (uint32_t p = 0; p < s->g.planes; p++)
+        r->op.plane_mask = 0;
+        for (uint32_t p = 0; p < s->g.planes; p++) {
             r->op.block[p] = block;
+            r->bufs[p] = NULL;
+        }
     }
     r->op.plane_mask |= 1u << plane;
     r->bufs[plane] = out;
@@ -399,10 +404,12 @@ static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out
 static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, unsigned char *dst,
                     uint64_t *end, struct err *e)
 {
-    struct read_op r = {.open = false};
+    struct read_op r; /* gather_read fills it when it opens */
     uint32_t planes = s->g.planes, row0 = 0, r_row0 = 0; /* first pages of rows */
     bool known = false, prog = false;
     int rc = 0;
+
+    r.open = false;
 
     for (uint32_t i = 0; !rc && i < n; i++) {
         uint32_t ppn = ssd_map_ppn(&s->map, lpn + i);
@@ -462,6 +469,9 @@ int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf
         s->st.read_cmds++;
         s->st.host_read_pages += n;
     }
+    /* A sequential reader's next call (a RAID 0 stripe unit) goes on from here. */
+    if (lpn + npages < s->g.user_pages)
+        __builtin_prefetch(&s->map.l2p[lpn + npages]);
     *done = end;
     return rc;
 }
