@@ -404,8 +404,9 @@ static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out
 static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, unsigned char *dst,
                     uint64_t *end, struct err *e)
 {
-    struct read_op r; /* gather_read fills it when it opens */
-    uint32_t planes = s->g.planes, row0 = 0, r_row0 = 0; /* first pages of rows */
+    /* r: gather_read fills it when it opens; row0, r_row0: first pages of rows. */
+    struct read_op r;
+    uint32_t planes = s->g.planes, row0 = 0, r_row0 = 0;
     bool known = false, prog = false;
     int rc = 0;
 
