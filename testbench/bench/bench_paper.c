@@ -54,8 +54,9 @@ int main(int argc, char **argv)
         _exit(127);
     }
     if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        fprintf(stderr, "bench_paper: scripts/paper/run.sh failed (status %d); its output: "
-                        "out/bench/paper.log\n",
+        fprintf(stderr,
+                "bench_paper: scripts/paper/run.sh failed (status %d); its output: "
+                "out/bench/paper.log\n",
                 status);
         return 1;
     }
@@ -63,8 +64,9 @@ int main(int argc, char **argv)
     cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
           ru.ru_stime.tv_usec * 1e-6;
     bench_figure("paper.wall_s: make paper (36 perf points through GNU parallel, then the report)",
-                 "<= 180 s", "%.0f s wall, %.0f s of CPU, one run on %ld cores, load average %.2f "
-                             "before, %.2f after",
+                 "<= 180 s",
+                 "%.0f s wall, %.0f s of CPU, one run on %ld cores, load average %.2f "
+                 "before, %.2f after",
                  wall, cpu, cores, l0, load1());
     return 0;
 }
