@@ -19,7 +19,9 @@ int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_
     d->pages = g->pages_per_block;
     d->page_bytes = g->page_bytes;
     d->store_payload = c->sw.store_payload;
-    /* A new die is erased: every write pointer 0, every P/E count 0. */
+    /* A new die is erased: every write pointer 0, every P/E count 0. Block-major: a
+     * multi-plane operation's blocks (the same block number in every plane, as the FTLs use
+     * them) are neighbours in memory, a few cache lines instead of one per plane. */
     d->blk = calloc((size_t)d->planes * d->blocks, sizeof(*d->blk));
     if (!d->blk)
         return err_set(e, -ENOMEM, "flash die %u: out of memory for %u x %u blocks", die_index,
@@ -53,14 +55,14 @@ void flash_die_fini(struct flash_die *d)
 struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block)
 {
     assert(plane < d->planes && block < d->blocks);
-    return &d->blk[(size_t)plane * d->blocks + block];
+    return &d->blk[(size_t)block * d->planes + plane];
 }
 
 const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
                                             uint32_t block)
 {
     assert(plane < d->planes && block < d->blocks);
-    return &d->blk[(size_t)plane * d->blocks + block];
+    return &d->blk[(size_t)block * d->planes + plane];
 }
 
 static const char *where(const struct flash_die *d, uint32_t plane, uint32_t block, uint32_t page,
@@ -182,7 +184,8 @@ out_free_copies:
     return rc;
 }
 
-/* Every addressed plane's write pointer moves past the page, which holds its copy if any. */
+/* Every addressed plane's write pointer moves past the page, which holds its copy if any
+ * (copy NULL: none has one). */
 static void commit_program(struct flash_die *d, const struct mp_page *a, unsigned char *const *copy)
 {
     for (uint32_t p = 0; p < d->planes; p++) {
@@ -191,7 +194,7 @@ static void commit_program(struct flash_die *d, const struct mp_page *a, unsigne
         if (!(a->mask & (1u << p)))
             continue;
         b = flash_die_block(d, p, a->blocks[p]);
-        if (copy[p]) {
+        if (copy && copy[p]) {
             b->data[a->page] = copy[p];
             d->payload_pages++;
         }
@@ -204,18 +207,21 @@ int flash_die_program(struct flash_die *d, uint32_t plane_mask, const uint32_t *
                       uint32_t page, const void *const *data, struct err *e)
 {
     const struct mp_page a = {plane_mask, blocks, page};
-    unsigned char *copy[FLASH_MAX_PLANES] = {0};
+    unsigned char *copy[FLASH_MAX_PLANES];
+    bool staged = d->store_payload && data;
     int rc;
 
     rc = check_addr(d, "program", plane_mask, blocks, page, e);
     if (!rc)
         rc = check_programmable(d, &a, e);
     /* All planes pass: allocate what functional mode needs, then commit. */
-    if (!rc && d->store_payload && data)
+    if (!rc && staged) {
+        memset(copy, 0, sizeof(copy));
         rc = stage_payload(d, &a, data, copy, e);
+    }
     if (rc)
         return rc;
-    commit_program(d, &a, copy);
+    commit_program(d, &a, staged ? copy : NULL);
     return 0;
 }
 

@@ -51,7 +51,7 @@ struct flash_die {
     uint64_t busy_until;  /* array busy (R/B#) until the running array phase ends */
     uint64_t reg_free_at; /* data/cache register free for the next data-in or read */
     uint64_t plane_busy[FLASH_MAX_PLANES];
-    struct flash_block *blk; /* [plane * blocks + block] */
+    struct flash_block *blk; /* [block * planes + plane] */
     /* statistics */
     uint64_t n_read_pages, n_prog_pages, n_erase_blocks;
     uint64_t array_busy_ps; /* sum of array phase durations */

@@ -29,7 +29,7 @@ int ftl_bbm_init(struct ftl_bbm *b, const struct flash_geom *g, uint32_t spare_f
                        g->planes_per_die);
     }
     for (uint64_t i = 0; i < n; i++)
-        b->map[i] = (uint32_t)(i % b->blocks);
+        b->map[i] = (uint32_t)(i / b->n_dp);
     return 0;
 }
 
@@ -50,7 +50,7 @@ int ftl_bbm_replace(struct ftl_bbm *b, uint32_t dp, uint32_t block, uint32_t *sp
                        b->spare_count, b->spare_first,
                        b->spare_first + b->spare_count - (b->spare_count ? 1 : 0), block);
     *spare = b->spare_first + b->used[dp]++;
-    b->map[(uint64_t)dp * b->blocks + block] = *spare;
+    b->map[(uint64_t)block * b->n_dp + dp] = *spare;
     b->n_replaced++;
     return 0;
 }

@@ -23,7 +23,8 @@ struct ftl_bbm {
     uint32_t blocks;      /* blocks per plane */
     uint32_t spare_first; /* first spare block of every plane */
     uint32_t spare_count; /* spares per plane */
-    uint32_t *map;        /* [dp * blocks + block]: block in use for `block` */
+    uint32_t *map;        /* [block * n_dp + dp]: block in use for `block`; block-major, as
+                           * the streams resolve one block on every die-plane in turn */
     uint32_t *used;       /* [dp]: spares of that plane handed out */
     uint64_t n_replaced;  /* replacements made */
 };
@@ -35,7 +36,7 @@ void ftl_bbm_fini(struct ftl_bbm *b);
 
 static inline uint32_t ftl_bbm_resolve(const struct ftl_bbm *b, uint32_t dp, uint32_t block)
 {
-    return b->map[(uint64_t)dp * b->blocks + block];
+    return b->map[(uint64_t)block * b->n_dp + dp];
 }
 
 /* Map `block` of plane dp to the next spare of that plane; *spare = the new block.

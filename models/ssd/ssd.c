@@ -52,10 +52,14 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e)
     ssd_cfg_geom(cfg, &s->g);
     s->page_bytes = cfg->nand.geom.page_bytes;
     s->payload = cfg->nand.sw.store_payload;
+    for (s->n_leaf = 1; s->n_leaf < s->g.dies; s->n_leaf *= 2)
+        ;
     s->die = calloc(s->g.dies, sizeof(*s->die));
-    s->next_start = malloc(s->g.dies * sizeof(*s->next_start));
-    if (!s->die || !s->next_start) {
+    s->next_start = malloc(s->n_leaf * sizeof(*s->next_start));
+    s->win = calloc(2 * (size_t)s->n_leaf, sizeof(*s->win));
+    if (!s->die || !s->next_start || !s->win) {
         rc = err_set(e, -ENOMEM, "ssd: out of memory for %u dies", s->g.dies);
+        free(s->win);
         free(s->next_start);
         free(s->die);
         free(s);
@@ -66,8 +70,14 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e)
 
         x->host.unit = x->gcf.unit = x->gc.victim = SSD_NONE;
         x->q_head = x->q_tail = SSD_NONE;
-        s->next_start[d] = UINT64_MAX;
     }
+    /* No die has an operation: every match goes to the lower die. */
+    for (uint32_t d = 0; d < s->n_leaf; d++) {
+        s->next_start[d] = UINT64_MAX;
+        s->win[s->n_leaf + d] = d;
+    }
+    for (uint32_t i = s->n_leaf - 1; i >= 1; i--)
+        s->win[i] = s->win[2 * i];
     rc = flash_fms_create(&cfg->nand, &s->fms, e);
     if (!rc)
         rc = ssd_map_init(&s->map, &s->g, e);
@@ -96,6 +106,7 @@ void ssd_destroy(struct ssd *s)
     if (s->map.unit)
         ssd_map_fini(&s->map);
     flash_fms_destroy(s->fms);
+    free(s->win);
     free(s->next_start);
     free(s->die);
     free(s);
@@ -291,6 +302,9 @@ int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const vo
         end = ssd_later(end, t_page);
         s->st.write_cmds++;
     }
+    /* A sequential writer's next call (a RAID 0 stripe unit) goes on from here. */
+    if (lpn + npages < s->g.user_pages)
+        ssd_map_prefetch(&s->map, lpn + npages);
     *done = end;
     return rc;
 }
@@ -368,24 +382,35 @@ static int gather_read(struct ssd *s, struct read_op *r, uint32_t ppn, void *out
             return rc;
     }
     if (!r->open) {
-        memset(r, 0, sizeof(*r));
         r->open = true;
         r->op.die = die;
         r->op.page = row;
-        for (uint32_t p = 0; p < s->g.planes; p++)
+        r->op.plane_mask = 0;
+        for (uint32_t p = 0; p < s->g.planes; p++) {
             r->op.block[p] = block;
+            r->bufs[p] = NULL;
+        }
     }
     r->op.plane_mask |= 1u << plane;
     r->bufs[plane] = out;
     return 0;
 }
 
-/* The pages of one command, the controller done at t_ctl: SRAM, zeros or NAND reads. */
+/* The pages of one command, the controller done at t_ctl: SRAM, zeros or NAND reads.
+ * Consecutive logical pages mostly sit in one row (the host fills a row with consecutive
+ * pages): the row of the page before says whether the page is programmed (every program is of
+ * a whole row, and nothing is programmed while the command's pages are looked up) and, when it
+ * is the read being gathered, the page joins it without the address arithmetic. */
 static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, unsigned char *dst,
                     uint64_t *end, struct err *e)
 {
-    struct read_op r = {.open = false};
+    /* r: gather_read fills it when it opens; row0, r_row0: first pages of rows. */
+    struct read_op r;
+    uint32_t planes = s->g.planes, row0 = 0, r_row0 = 0;
+    bool known = false, prog = false;
     int rc = 0;
+
+    r.open = false;
 
     for (uint32_t i = 0; !rc && i < n; i++) {
         uint32_t ppn = ssd_map_ppn(&s->map, lpn + i);
@@ -395,15 +420,26 @@ static int read_cmd(struct ssd *s, uint64_t t_ctl, uint64_t lpn, uint32_t n, uns
             if (out && s->payload)
                 memset(out, 0, s->page_bytes);
             s->st.unmapped_read_pages++;
-        } else if (!programmed(s, ppn)) {
+            continue;
+        }
+        if (!known || ppn - row0 >= planes) {
+            row0 = ppn - ppn % planes;
+            prog = programmed(s, ppn);
+            known = true;
+        }
+        if (!prog) {
             const unsigned char *src = s->payload ? sram_copy(s, ppn) : NULL;
 
             assert(!s->payload || src); /* an unprogrammed valid page is in an SRAM row */
             if (out && src)
                 memcpy(out, src, s->page_bytes);
             s->st.sram_read_pages++;
+        } else if (r.open && r_row0 == row0 && !(r.op.plane_mask & (1u << (ppn - row0)))) {
+            r.op.plane_mask |= 1u << (ppn - row0);
+            r.bufs[ppn - row0] = out;
         } else {
             rc = gather_read(s, &r, ppn, out, t_ctl, end, e);
+            r_row0 = row0;
         }
     }
     return rc ? rc : issue_read(s, &r, t_ctl, end, e);
@@ -434,6 +470,9 @@ int ssd_read(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, void *buf
         s->st.read_cmds++;
         s->st.host_read_pages += n;
     }
+    /* A sequential reader's next call (a RAID 0 stripe unit) goes on from here. */
+    if (lpn + npages < s->g.user_pages)
+        __builtin_prefetch(&s->map.l2p[lpn + npages]);
     *done = end;
     return rc;
 }

@@ -61,7 +61,12 @@ struct ssd {
     uint64_t queued_rows;   /* host rows queued on all dies */
     uint64_t host_prog_end; /* end of the latest host row program */
     struct ssd_die *die;    /* [g.dies] */
-    uint64_t *next_start;   /* [g.dies]: start of each die's next operation, UINT64_MAX: none */
+    uint64_t *next_start;   /* [n_leaf]: start of each die's next operation, UINT64_MAX: none
+                             * (and for the leaves past the last die) */
+    uint32_t n_leaf;        /* g.dies rounded up to a power of two */
+    uint32_t *win;          /* [2 n_leaf]: a tournament over next_start, win[1] the die whose
+                             * operation starts first (ties: the lowest die), win[n_leaf + d] = d;
+                             * the scheduler asks for it at every step */
     unsigned char *sram;    /* functional mode: host rows, GC rows, the GC read buffer */
     unsigned char *gc_buf;  /* one row: a GC read lands here */
     struct ssd_stats st;

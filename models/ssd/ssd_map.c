@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,40 +106,60 @@ static void invalidate(struct ssd_map *m, uint32_t ppn)
 void ssd_map_write(struct ssd_map *m, uint64_t lpn, uint32_t ppn)
 {
     uint32_t old = ssd_map_ppn(m, lpn);
+    struct ssd_unit *x = &m->unit[ssd_map_unit_of(m, ppn)];
 
-    assert(m->unit[ssd_map_unit_of(m, ppn)].state == SSD_UNIT_OPEN && !m->p2l[ppn]);
+    assert(x->state == SSD_UNIT_OPEN && !m->p2l[ppn]);
     if (old != SSD_NONE)
         invalidate(m, old);
     m->l2p[lpn] = ppn + 1;
     m->p2l[ppn] = (uint32_t)lpn + 1;
-    m->unit[ssd_map_unit_of(m, ppn)].valid++;
+    x->valid++;
 }
 
 void ssd_map_move(struct ssd_map *m, uint64_t lpn, uint32_t old, uint32_t ppn)
 {
-    assert(m->unit[ssd_map_unit_of(m, ppn)].state == SSD_UNIT_OPEN && !m->p2l[ppn]);
+    struct ssd_unit *x = &m->unit[ssd_map_unit_of(m, ppn)];
+
+    assert(x->state == SSD_UNIT_OPEN && !m->p2l[ppn]);
     invalidate(m, old);
     m->l2p[lpn] = ppn + 1;
     m->p2l[ppn] = (uint32_t)lpn + 1;
-    m->unit[ssd_map_unit_of(m, ppn)].valid++;
+    x->valid++;
+}
+
+/* Whether free unit a goes before b: fewer erases, then the lower number. */
+static bool before(const struct ssd_map *m, uint32_t a, uint32_t b)
+{
+    uint32_t ea = m->unit[a].erases, eb = m->unit[b].erases;
+
+    return ea < eb || (ea == eb && a < b);
 }
 
 uint32_t ssd_map_alloc(struct ssd_map *m, uint32_t die)
 {
     uint32_t *pool = &m->free_pool[(size_t)die * m->units_per_die];
-    uint32_t n = m->n_free[die], best = 0, u;
+    uint32_t n = m->n_free[die], u, last, i = 0;
 
     if (!n)
         return SSD_NONE;
-    for (uint32_t i = 1; i < n; i++) {
-        const struct ssd_unit *a = &m->unit[pool[i]], *b = &m->unit[pool[best]];
+    /* The heap's top; its last unit sifts down from the top. */
+    u = pool[0];
+    last = pool[--n];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
 
-        if (a->erases < b->erases || (a->erases == b->erases && pool[i] < pool[best]))
-            best = i;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(m, pool[c + 1], pool[c]))
+            c++;
+        if (!before(m, pool[c], last))
+            break;
+        pool[i] = pool[c];
+        i = c;
     }
-    u = pool[best];
-    pool[best] = pool[n - 1];
-    m->n_free[die] = n - 1;
+    if (n)
+        pool[i] = last;
+    m->n_free[die] = n;
     m->n_free_total--;
     m->unit[u].state = SSD_UNIT_OPEN;
     m->unit[u].valid = 0;
@@ -173,11 +194,18 @@ uint32_t ssd_map_pick_victim(struct ssd_map *m, uint32_t die)
 
 void ssd_map_release(struct ssd_map *m, uint32_t unit)
 {
-    uint32_t die = unit / m->units_per_die;
+    uint32_t die = unit / m->units_per_die, i = m->n_free[die]++;
+    uint32_t *pool = &m->free_pool[(size_t)die * m->units_per_die];
 
     assert(m->unit[unit].state == SSD_UNIT_VICTIM && m->unit[unit].valid == 0);
+
     m->unit[unit].state = SSD_UNIT_FREE;
     m->unit[unit].erases++;
-    m->free_pool[(size_t)die * m->units_per_die + m->n_free[die]++] = unit;
+    /* Into the die's heap of free units (its erase count is now fixed while it is free). */
+    while (i && before(m, unit, pool[(i - 1) / 2])) {
+        pool[i] = pool[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    pool[i] = unit;
     m->n_free_total++;
 }

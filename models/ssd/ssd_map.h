@@ -20,11 +20,11 @@
  *     first non-empty bucket, so its cost is paid by the downward moves before it (amortized
  *     O(1) per page write). Ties: the unit that entered its bucket last.
  *   - Wear levelling (dynamic): a die's free unit with the fewest erases is allocated (ties: the
- *     lowest unit number), found by a scan of the die's free pool, which holds a few units in
- *     steady state (the GC thresholds). Why not FIFO: under skewed traffic the units that GC
- *     frees again and again are the same few; taking the least-erased free unit spreads their
- *     erases over every unit that passes through the pool. Static wear levelling (moving cold
- *     data off little-erased units) is not modelled.
+ *     lowest unit number), the top of the die's free pool, a heap (a fresh drive's pool holds
+ *     every unit; in steady state a few, the GC thresholds). Why not FIFO: under skewed
+ *     traffic the units that GC frees again and again are the same few; taking the
+ *     least-erased free unit spreads their erases over every unit that passes through the
+ *     pool. Static wear levelling (moving cold data off little-erased units) is not modelled.
  * Not modelled: map persistence and its flash writes, map caching (the whole map is in DRAM),
  *   bad blocks.
  * Units: pages, units.
@@ -56,7 +56,8 @@ struct ssd_map {
     struct ssd_unit *unit; /* [dies x units_per_die] */
     uint32_t *bucket;      /* [dies x (unit_pages + 1)]: head of the closed units by valid */
     uint32_t *min_valid;   /* [dies]: at or below the lowest non-empty bucket */
-    uint32_t *free_pool;   /* [dies x units_per_die]: each die's free units, unordered */
+    uint32_t *free_pool;   /* [dies x units_per_die]: each die's free units, a binary
+                            * min-heap by (erases, unit number) */
     uint32_t *n_free;      /* [dies] */
     uint64_t n_free_total; /* over all dies */
     uint64_t n_closed;     /* closed units over all dies */

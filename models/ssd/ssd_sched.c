@@ -18,6 +18,17 @@
 
 /* ------------------------------------------------------------------ which die, what, when */
 
+/* Die d's start changed: replay its matches up the tournament (the lower die wins a tie, as
+ * the left half of every match holds the lower dies). */
+static void replay(struct ssd *s, uint32_t d)
+{
+    for (uint32_t i = (s->n_leaf + d) / 2; i >= 1; i /= 2) {
+        uint32_t a = s->win[2 * i], b = s->win[2 * i + 1];
+
+        s->win[i] = s->next_start[b] < s->next_start[a] ? b : a;
+    }
+}
+
 void ssd_sched_update(struct ssd *s, uint32_t d)
 {
     struct ssd_die *x = &s->die[d];
@@ -32,26 +43,30 @@ void ssd_sched_update(struct ssd *s, uint32_t d)
         t_host = ssd_later(s->rows[x->q_head].ready, f_prog);
     if (gc)
         t_gc = ssd_later(x->gc.cursor, f_rd);
+    uint64_t next;
+
     if (gc && (x->gc.forced || !host || t_gc < t_host)) {
         x->next_op = SSD_OP_GC_STEP;
-        s->next_start[d] = t_gc;
+        next = t_gc;
     } else if (host) {
         x->next_op = SSD_OP_HOST_PROGRAM;
-        s->next_start[d] = t_host;
+        next = t_host;
     } else {
         x->next_op = SSD_OP_NONE;
-        s->next_start[d] = UINT64_MAX;
+        next = UINT64_MAX;
+    }
+    if (next != s->next_start[d]) {
+        s->next_start[d] = next;
+        replay(s, d);
     }
 }
 
-/* The die whose next operation starts first, SSD_NONE if none has one. */
+/* The die whose next operation starts first (the lowest of those that tie), SSD_NONE if none
+ * has one. */
 static uint32_t earliest_die(const struct ssd *s)
 {
-    uint32_t best = 0;
+    uint32_t best = s->win[1];
 
-    for (uint32_t d = 1; d < s->g.dies; d++)
-        if (s->next_start[d] < s->next_start[best])
-            best = d;
     return s->next_start[best] == UINT64_MAX ? SSD_NONE : best;
 }
 

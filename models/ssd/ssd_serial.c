@@ -9,8 +9,11 @@ int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct err *e)
 {
     memset(s, 0, sizeof(*s));
     s->heap = malloc((size_t)n * sizeof(*s->heap));
-    if (!s->heap)
+    s->fifo = malloc((size_t)n * sizeof(*s->fifo));
+    if (!s->heap || !s->fifo) {
+        ssd_slots_fini(s);
         return err_set(e, -ENOMEM, "ssd: out of memory for %u slots", n);
+    }
     s->n = n;
     return 0;
 }
@@ -18,6 +21,7 @@ int ssd_slots_init(struct ssd_slots *s, uint32_t n, struct err *e)
 void ssd_slots_fini(struct ssd_slots *s)
 {
     free(s->heap);
+    free(s->fifo);
     memset(s, 0, sizeof(*s));
 }
 
@@ -47,21 +51,43 @@ bool ssd_slots_blocked(const struct ssd_slots *s)
     return s->pending >= s->n;
 }
 
+/* The entry of the next release, the FIFO's head or the heap's top (either on a tie: they free
+ * their slots at the same time); NULL when no slot has a release time. */
+static struct ssd_release *next_release(struct ssd_slots *s)
+{
+    struct ssd_release *f = s->f_len ? &s->fifo[s->f_head] : NULL;
+
+    if (!s->entries)
+        return f;
+    return f && f->t <= s->heap[0].t ? f : &s->heap[0];
+}
+
+static void drop(struct ssd_slots *s, struct ssd_release *x)
+{
+    if (x == &s->heap[0]) {
+        heap_pop(s);
+        return;
+    }
+    s->f_head = s->f_head + 1 == s->n ? 0 : s->f_head + 1;
+    s->f_len--;
+}
+
 uint64_t ssd_slots_take(struct ssd_slots *s, uint64_t t)
 {
+    struct ssd_release *x;
     uint64_t at = t;
 
     /* Slots released by t are free. */
-    while (s->entries && s->heap[0].t <= t) {
-        s->held -= s->heap[0].n;
-        heap_pop(s);
+    while ((x = next_release(s)) && x->t <= t) {
+        s->held -= x->n;
+        drop(s, x);
     }
     if (s->held + s->pending >= s->n) {
-        assert(s->entries); /* ssd_slots_blocked says when this would fail */
-        at = s->heap[0].t;
+        assert(x); /* ssd_slots_blocked says when this would fail */
+        at = x->t;
         s->held--;
-        if (--s->heap[0].n == 0)
-            heap_pop(s);
+        if (--x->n == 0)
+            drop(s, x);
         s->waits++;
         s->wait_ps += at - t;
     }
@@ -76,6 +102,10 @@ void ssd_slots_hold(struct ssd_slots *s, uint64_t t_release, uint32_t n)
     assert(s->pending >= n);
     s->pending -= n;
     s->held += n;
+    if (!s->f_len || s->fifo[(s->f_head + s->f_len - 1) % s->n].t <= t_release) {
+        s->fifo[(s->f_head + s->f_len++) % s->n] = (struct ssd_release){t_release, n};
+        return;
+    }
     i = s->entries++;
     while (i && s->heap[(i - 1) / 2].t > t_release) {
         s->heap[i] = s->heap[(i - 1) / 2];

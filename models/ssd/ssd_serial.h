@@ -12,7 +12,9 @@
  *     time it is taken until a release time given later. ssd_slots_take(t) takes a slot at t if
  *     one is free then, else waits for the earliest release (a binary min-heap of the release
  *     times of held slots); ssd_slots_hold then records when the slot taken comes free. Slots
- *     taken but not yet given a release time count as held (pending).
+ *     taken but not yet given a release time count as held (pending). Release times mostly
+ *     come in order (a stream of commands, the programs of one die): those that do wait in a
+ *     FIFO, O(1), the others in the heap; the earliest of the two heads is the next release.
  * Not modelled: priorities; a slot's holder cannot give it back before its release time.
  * Units: picoseconds.
  */
@@ -61,7 +63,9 @@ struct ssd_slots {
     uint32_t pending;         /* taken, release time not given yet */
     uint32_t held;            /* taken, with a release time (in the heap) */
     uint32_t entries;         /* heap entries */
-    struct ssd_release *heap; /* release times, min-heap */
+    struct ssd_release *heap; /* release times out of order, min-heap */
+    uint32_t f_head, f_len;   /* the FIFO: first entry, entries */
+    struct ssd_release *fifo; /* [n]: release times in order, a ring */
     uint64_t waits;           /* takes that had to wait for a release */
     uint64_t wait_ps;         /* time spent waiting */
 };
