@@ -1747,8 +1747,10 @@ static void fault_ctrs(struct machine *r, const char *node, const struct flash_f
        "mean raw bit error rate of the pages decoded", "%s.flash.faults.rber_mean", node);
     CF(r, st.rber_max, "ratio", "highest raw bit error rate a page was decoded at",
        "%s.flash.faults.rber_max", node);
-    CU(r, st.program_failures, "count", "injected program failures",
+    CU(r, st.program_failures, "count", "program failures (injected rate and wear-out)",
        "%s.flash.faults.program_failures", node);
+    CU(r, st.erase_failures, "count", "erase failures (wear-out)",
+       "%s.flash.faults.erase_failures", node);
     CU(r, st.refused_dead + st.refused_power, "count",
        "operations refused by a dead die or channel or after power loss", "%s.flash.faults.refused",
        node);

@@ -219,6 +219,9 @@ static const struct {
     {"rber", "x=F", "multiply every raw bit error rate by F (>= 0; 0: no bit errors)"},
     {"age", "pe=N,days=D", "every block has N more P/E cycles and its data D more days of age"},
     {"program", "rate=P", "each program fails with probability P (0..1); the FTL remaps it"},
+    {"wear", "pe=N,bad=F,shape=B",
+     "wear-out: F of the blocks failed at N P/E cycles, Weibull shape B (defaults 2000000, 0.02, "
+     "4); programs and erases fail as P/E grows"},
     {"die", "ch=C,die=D,at=T ...", "die D of channel C answers nothing from T (ns, us, ms, s) on"},
     {"channel", "ch=C,at=T ...", "channel C answers nothing from T on"},
     {"power", "at=T", "power is lost at T: every operation from T on fails"},
@@ -686,6 +689,9 @@ static void fault_value(const struct flash_fault_cfg *c, size_t kind, char *buf,
         snprintf(buf, len, "pe=%u,days=%.17g", c->age_pe, c->age_s / 86400.0);
     else if (!strcmp(key, "program") && c->program_rate > 0.0)
         snprintf(buf, len, "rate=%.17g", c->program_rate);
+    else if (!strcmp(key, "wear") && c->wear)
+        snprintf(buf, len, "pe=%.17g,bad=%.17g,shape=%.17g", c->wear_pe, c->wear_bad,
+                 c->wear_shape);
     else if (!strcmp(key, "power") && c->power_ps != UINT64_MAX)
         fmt_time(buf + snprintf(buf, len, "at="), len - 3, c->power_ps);
     else if (!strcmp(key, "seed"))
