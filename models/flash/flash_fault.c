@@ -337,8 +337,8 @@ bool flash_fault_program_fails(struct flash_fault *f, uint32_t pe, uint32_t page
         f->prog_armed = false;
         fails = true;
     } else if (f->c.program_rate > 0.0 || f->c.wear) {
-        double p = f->c.program_rate + (1.0 - f->c.program_rate) *
-                                           wear_program_p(f, pe, pages_per_block);
+        double p =
+            f->c.program_rate + (1.0 - f->c.program_rate) * wear_program_p(f, pe, pages_per_block);
         fails = uniform(f) < p;
     }
     if (fails)
@@ -593,7 +593,13 @@ static int parse_into(struct flash_fault_cfg *c, const char *spec, struct err *e
             return rc;
         for (int i = 0; i < n; i++) {
             bool pe = !strcmp(kv[i].key, "pe"), bad = !strcmp(kv[i].key, "bad");
-            if ((rc = number(spec, &kv[i], pe ? 1 : bad ? 1e-9 : 1, pe ? 4e9 : bad ? 0.999 : 100,
+            if ((rc = number(spec, &kv[i],
+                             pe    ? 1
+                             : bad ? 1e-9
+                                   : 1,
+                             pe    ? 4e9
+                             : bad ? 0.999
+                                   : 100,
                              &x, e)))
                 return rc;
             *(pe ? &c->wear_pe : bad ? &c->wear_bad : &c->wear_shape) = x;

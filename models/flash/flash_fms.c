@@ -165,8 +165,7 @@ static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint
             b->prog_ps = t_in;
         fails = b->fail_program;
         b->fail_program = 0;
-        if (f->fault &&
-            flash_fault_program_fails(f->fault, b->pe, f->cfg.geom.pages_per_block))
+        if (f->fault && flash_fault_program_fails(f->fault, b->pe, f->cfg.geom.pages_per_block))
             fails = true;
         if (fails) {
             b->bad = 1;

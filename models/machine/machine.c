@@ -1749,8 +1749,8 @@ static void fault_ctrs(struct machine *r, const char *node, const struct flash_f
        "%s.flash.faults.rber_max", node);
     CU(r, st.program_failures, "count", "program failures (injected rate and wear-out)",
        "%s.flash.faults.program_failures", node);
-    CU(r, st.erase_failures, "count", "erase failures (wear-out)",
-       "%s.flash.faults.erase_failures", node);
+    CU(r, st.erase_failures, "count", "erase failures (wear-out)", "%s.flash.faults.erase_failures",
+       node);
     CU(r, st.refused_dead + st.refused_power, "count",
        "operations refused by a dead die or channel or after power loss", "%s.flash.faults.refused",
        node);
