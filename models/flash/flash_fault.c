@@ -346,6 +346,15 @@ bool flash_fault_program_fails(struct flash_fault *f, uint32_t pe, uint32_t page
     return fails;
 }
 
+bool flash_fault_worn_out(struct flash_fault *f, uint32_t pe)
+{
+    if (!f->c.wear || !f->c.age_pe ||
+        uniform(f) >= flash_fault_wear_failed(f, (double)pe + f->c.age_pe))
+        return false;
+    f->st.worn_blocks++;
+    return true;
+}
+
 bool flash_fault_erase_fails(struct flash_fault *f, uint32_t pe)
 {
     if (!f->c.wear || uniform(f) >= 0.5 * flash_fault_wear_hazard(f, pe))
@@ -408,6 +417,21 @@ void flash_fault_add_retry_time(struct flash_fault *f, uint64_t ps)
 void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats *s)
 {
     *s = f->st;
+}
+
+/* splitmix64's finaliser: consecutive inputs give unrelated outputs. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t flash_fault_node_seed(uint64_t seed, uint32_t node)
+{
+    uint64_t s = mix64(seed * 0x9E3779B97F4A7C15ull + mix64((uint64_t)node + 1));
+
+    return s ? s : 1;
 }
 
 /* ------------------------------------------------------------------ the --fault grammar */

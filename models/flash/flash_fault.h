@@ -25,7 +25,11 @@
  *     h(N) = shape / eta x (N / eta)^(shape - 1), eta such that a fraction `bad` of the blocks
  *     has failed at the rated endurance pe (F(pe) = 1 - exp(-(pe / eta)^shape) = bad). Half of
  *     a cycle's hazard falls on its erase, half on its page programs (h / 2 / pages_per_block
- *     each); a failed program or erase retires the block and the FTL takes a spare.
+ *     each); a failed program or erase retires the block and the FTL takes a spare. With an
+ *     injected age (age:pe=N), a block was failed before the simulated life began with
+ *     probability F(N) (flash_fault_worn_out): the FTL finds it bad at start and takes a spare,
+ *     so the spares used grow with the age and run out when a plane has more failed blocks
+ *     than spares (the FTL then retires superblocks).
  *   - Outcomes are drawn from one xorshift stream per model in call order, so the same seed and
  *     the same sequence of operations give the same faults. On the fast path of long reads one
  *     draw gives how many pages in a row pass their first decode (flash_fault_clean_run, below):
@@ -104,6 +108,7 @@ struct flash_fault_stats {
     uint64_t uncorrectable;    /* pages that failed every retry */
     uint64_t program_failures; /* program failures (injected rate and wear-out) */
     uint64_t erase_failures;   /* erase failures (wear-out) */
+    uint64_t worn_blocks;      /* blocks found failed in the injected age (flash_fault_worn_out) */
     uint64_t refused_dead;     /* operations on a die or channel that stopped answering */
     uint64_t refused_power;    /* operations after power loss */
     double rber_sum;           /* RBER of every page decoded, summed (mean: / pages_checked) */
@@ -158,6 +163,11 @@ double flash_fault_wear_failed(const struct flash_fault *f, double pe);
 /* Whether a program of a page of a block at pe P/E cycles (of pages_per_block pages) fails:
  * injected rate or wear-out. Draws (when either can fail); counts. */
 bool flash_fault_program_fails(struct flash_fault *f, uint32_t pe, uint32_t pages_per_block);
+/* Whether a block now at pe P/E cycles failed in the injected age (age:pe): with wear-out on
+ * and an age given, a draw at F(pe + age_pe), the fraction of blocks failed by then; else
+ * false with no draw. For an FTL's scan at start: what the life before the simulated one
+ * left it with. Counts. */
+bool flash_fault_worn_out(struct flash_fault *f, uint32_t pe);
 /* Whether the erase of a block at pe P/E cycles fails (wear-out). Draws when on; counts. */
 bool flash_fault_erase_fails(struct flash_fault *f, uint32_t pe);
 /*
@@ -176,5 +186,12 @@ int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t
 void flash_fault_add_retry_time(struct flash_fault *f, uint64_t ps);
 
 void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats *s);
+
+/* The Weight Node's identity for flash_fault_node_seed (Activation Node n's is n). */
+#define FLASH_FAULT_NODE_WN 0xFFFFFFFFu
+/* The seed of one node's fault draws: the run's fault seed (seed:n) and the node's identity
+ * mixed by splitmix64, so that nodes of the same kind draw different faults and a run still
+ * draws the same ones from the same seed. Never 0. */
+uint64_t flash_fault_node_seed(uint64_t seed, uint32_t node);
 
 #endif

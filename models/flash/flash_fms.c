@@ -244,6 +244,20 @@ bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *
     return true;
 }
 
+bool flash_fms_worn_out(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block)
+{
+    struct flash_block *b;
+
+    if (!f->fault || die >= f->n_dies || plane >= f->cfg.geom.planes_per_die ||
+        block >= f->cfg.geom.blocks_per_plane)
+        return false;
+    b = flash_die_block(&f->die[die], plane, block);
+    if (b->bad || !flash_fault_worn_out(f->fault, b->pe))
+        return false;
+    b->bad = 1;
+    return true;
+}
+
 static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
                        const void *data, uint64_t *done, struct err *e)
 {

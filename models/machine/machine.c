@@ -1089,6 +1089,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .adam = c->opt.kind == DNN_OPT_ADAM,
                            .ssd = ssd_of(r, &c->wn_ssd),
                            .ssd_grain = c->ssd_grain};
+    wc.flash.fault.seed = flash_fault_node_seed(c->wn_flash.fault.seed, FLASH_FAULT_NODE_WN);
     memcpy(wc.n_rec, r->train->n_rec, sizeof(wc.n_rec));
     if (r->perf)
         rc = record_sizes(r->train, size, e);
@@ -1139,6 +1140,8 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .perf = r->perf,
                                .ssd = ssd_of(r, &c->an_ssd),
                                .ssd_grain = c->ssd_grain};
+        /* each node its own fault draws (flash_fault_node_seed) */
+        ac.flash.fault.seed = flash_fault_node_seed(c->an_flash.fault.seed, n);
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
     }
@@ -1749,6 +1752,8 @@ static void fault_ctrs(struct machine *r, const char *node, const struct flash_f
        "%s.flash.faults.rber_max", node);
     CU(r, st.program_failures, "count", "program failures (injected rate and wear-out)",
        "%s.flash.faults.program_failures", node);
+    CU(r, st.worn_blocks, "blocks", "blocks found failed by wear-out in the injected age",
+       "%s.flash.faults.worn_blocks", node);
     CU(r, st.erase_failures, "count", "erase failures (wear-out)", "%s.flash.faults.erase_failures",
        node);
     CU(r, st.refused_dead + st.refused_power, "count",
@@ -1769,6 +1774,8 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
            f->name[i]);
         CU(r, st.blocks_replaced, "blocks", "blocks replaced by spares (worn out or failed)",
            "%s.flash.%s.spares_used", node, f->name[i]);
+        CU(r, st.sb_retired, "count", "superblocks retired (a plane out of spares)",
+           "%s.flash.%s.sb_retired", node, f->name[i]);
         CU(r, st.program_remaps, "blocks", "blocks remapped to a spare after a failed program",
            "%s.flash.%s.program_remaps", node, f->name[i]);
         CU(r, st.remap_pages, "pages", "pages copied from failed blocks to their spares",
