@@ -427,6 +427,17 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+void flash_fault_cfg_for_node(struct flash_fault_cfg *c, uint32_t node)
+{
+    int w = node == FLASH_FAULT_NODE_WN;
+
+    c->seed = flash_fault_node_seed(c->seed, node);
+    if (c->age_of[w]) {
+        c->age_pe = c->age_pe_of[w];
+        c->age_s = c->age_s_of[w];
+    }
+}
+
 uint64_t flash_fault_node_seed(uint64_t seed, uint32_t node)
 {
     uint64_t s = mix64(seed * 0x9E3779B97F4A7C15ull + mix64((uint64_t)node + 1));
@@ -597,15 +608,28 @@ static int parse_into(struct flash_fault_cfg *c, const char *spec, struct err *e
             (rc = number(spec, p, 0, 1e12, &c->rber_x, e)))
             return rc ? rc : -EINVAL;
     } else if (IS("age")) {
-        if ((rc = only(spec, kv, n, "pe=N,days=D", e)) ||
-            !(p = need(spec, kv, n, "pe", "pe=N,days=D", e)) ||
-            !(q = need(spec, kv, n, "days", "pe=N,days=D", e)) ||
-            (rc = number(spec, p, 0, 4e9, &x, e)))
+        static const char keys[] = "pe=N,days=D,node=an|wn";
+        const struct kv *nd = NULL;
+        uint32_t *pe = &c->age_pe;
+        double *age = &c->age_s;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(kv[i].key, "node"))
+                nd = &kv[i];
+        if (nd && strcmp(nd->val, "an") && strcmp(nd->val, "wn"))
+            return err_set(e, -EINVAL, "--fault '%s': node=%s; accepted an or wn", spec, nd->val);
+        if (nd) {
+            int w = !strcmp(nd->val, "wn");
+            c->age_of[w] = true;
+            pe = &c->age_pe_of[w];
+            age = &c->age_s_of[w];
+        }
+        if ((rc = only(spec, kv, n, keys, e)) || !(p = need(spec, kv, n, "pe", keys, e)) ||
+            !(q = need(spec, kv, n, "days", keys, e)) || (rc = number(spec, p, 0, 4e9, &x, e)))
             return rc ? rc : -EINVAL;
-        c->age_pe = (uint32_t)x;
+        *pe = (uint32_t)x;
         if ((rc = number(spec, q, 0, 1e6, &x, e)))
             return rc;
-        c->age_s = x * 86400.0;
+        *age = x * 86400.0;
     } else if (IS("program")) {
         if ((rc = only(spec, kv, n, "rate=P", e)) ||
             !(p = need(spec, kv, n, "rate", "rate=P", e)) ||

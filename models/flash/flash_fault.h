@@ -41,7 +41,9 @@
  * Grammar of a fault specification (one --fault option each; several may be given):
  *   KIND[:KEY=VALUE[,KEY=VALUE]...]
  *   rber:x=F             multiply every RBER by F (>= 0; 0 turns bit errors off)
- *   age:pe=N,days=D      every block has N more P/E cycles and its data D more days of age
+ *   age:pe=N,days=D[,node=an|wn]  every block has N more P/E cycles and its data D more days of
+ *                        age; with node=, only the Activation Nodes' or the Weight Node's
+ *                        (flash_fault_cfg_for_node), over the age given for all
  *   program:rate=P       each program fails with probability P (0..1): the block turns bad
  *   die:ch=C,die=D,at=T  die D of channel C answers nothing from T (ns, us, ms or s) on
  *   channel:ch=C,at=T    channel C answers nothing from T on
@@ -85,9 +87,12 @@ struct flash_fault_cfg {
     bool on; /* bit errors and ECC modelled (any --fault, or flash.faults = on) */
     struct flash_ecc_cfg ecc;
     struct flash_rber_cfg rber;
-    double rber_x;       /* injected: RBER multiplier */
-    uint32_t age_pe;     /* injected: P/E cycles added to every block */
-    double age_s;        /* injected: retention age added to every page */
+    double rber_x;   /* injected: RBER multiplier */
+    uint32_t age_pe; /* injected: P/E cycles added to every block */
+    double age_s;    /* injected: retention age added to every page */
+    bool age_of[2];  /* an age given for the ANs' [0], the WN's [1] only (node=) */
+    uint32_t age_pe_of[2];
+    double age_s_of[2];
     double program_rate; /* injected: probability a program fails */
     uint64_t power_ps;   /* injected: power lost at (UINT64_MAX: never) */
     bool wear;           /* wear-out modelled */
@@ -186,6 +191,10 @@ int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t
 void flash_fault_add_retry_time(struct flash_fault *f, uint64_t ps);
 
 void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats *s);
+
+/* One node's configuration from the run's c: its own seed (flash_fault_node_seed) and, when
+ * the run gives one for its kind (age with node=), its kind's age. */
+void flash_fault_cfg_for_node(struct flash_fault_cfg *c, uint32_t node);
 
 /* The Weight Node's identity for flash_fault_node_seed (Activation Node n's is n). */
 #define FLASH_FAULT_NODE_WN 0xFFFFFFFFu

@@ -1089,7 +1089,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .adam = c->opt.kind == DNN_OPT_ADAM,
                            .ssd = ssd_of(r, &c->wn_ssd),
                            .ssd_grain = c->ssd_grain};
-    wc.flash.fault.seed = flash_fault_node_seed(c->wn_flash.fault.seed, FLASH_FAULT_NODE_WN);
+    flash_fault_cfg_for_node(&wc.flash.fault, FLASH_FAULT_NODE_WN);
     memcpy(wc.n_rec, r->train->n_rec, sizeof(wc.n_rec));
     if (r->perf)
         rc = record_sizes(r->train, size, e);
@@ -1141,7 +1141,7 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .ssd = ssd_of(r, &c->an_ssd),
                                .ssd_grain = c->ssd_grain};
         /* each node its own fault draws (flash_fault_node_seed) */
-        ac.flash.fault.seed = flash_fault_node_seed(c->an_flash.fault.seed, n);
+        flash_fault_cfg_for_node(&ac.flash.fault, n);
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
     }
@@ -1787,6 +1787,8 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
         CU(r, f->log[i].live_pages, "pages", "pages of live records", "%s.flash.%s.live_pages",
            node, f->name[i]);
         CF(r, st.waf, "ratio", "write amplification", "%s.flash.%s.waf", node, f->name[i]);
+        CF(r, st.pe_per_year, "cycles", "P/E cycles per block per year at the observed write rate",
+           "%s.flash.%s.pe_per_year", node, f->name[i]);
         CF(r, isinf(st.lifetime_years) ? 0.0 : st.lifetime_years, "years",
            "lifetime at the observed write rate (0: not yet written)", "%s.flash.%s.lifetime_years",
            node, f->name[i]);
