@@ -263,6 +263,36 @@ static void test_wear_out(void **state)
     assert_true(c.wear && c.wear_pe == 2e6 && c.wear_bad == 0.02 && c.wear_shape == 4.0);
 }
 
+/* Per-node seeds: reproducible, different per node and per run seed, never 0; a node's age
+ * (node=) overrides the one given for all for its kind only. */
+static void test_node_seed_and_age(void **state)
+{
+    struct flash_fault_cfg c, an, wn;
+    struct err e = {{0}};
+
+    (void)state;
+    assert_int_equal(flash_fault_node_seed(7, 3), flash_fault_node_seed(7, 3));
+    assert_true(flash_fault_node_seed(7, 0) != flash_fault_node_seed(7, 1));
+    assert_true(flash_fault_node_seed(7, 0) != flash_fault_node_seed(8, 0));
+    assert_true(flash_fault_node_seed(1, FLASH_FAULT_NODE_WN) != flash_fault_node_seed(1, 0));
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_true(flash_fault_node_seed(i, i) != 0);
+    flash_fault_cfg_default(&c);
+    assert_int_equal(flash_fault_parse(&c, "age:pe=100,days=1", &e), 0);
+    assert_int_equal(flash_fault_parse(&c, "age:pe=700,days=0,node=wn", &e), 0);
+    an = wn = c;
+    flash_fault_cfg_for_node(&an, 2);
+    flash_fault_cfg_for_node(&wn, FLASH_FAULT_NODE_WN);
+    assert_int_equal(an.age_pe, 100);
+    assert_true(an.age_s == 86400.0);
+    assert_int_equal(wn.age_pe, 700);
+    assert_true(wn.age_s == 0.0);
+    assert_int_equal(an.seed, flash_fault_node_seed(1, 2));
+    assert_int_equal(wn.seed, flash_fault_node_seed(1, FLASH_FAULT_NODE_WN));
+    assert_int_equal(flash_fault_parse(&c, "age:pe=1,days=0,node=ssd", &e), -EINVAL);
+    assert_msg_has(&e, "node=ssd; accepted an or wn");
+}
+
 static void test_grammar(void **state)
 {
     static const struct {
@@ -333,7 +363,7 @@ int main(void)
         cmocka_unit_test(test_retries),        cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_dead_and_power), cmocka_unit_test(test_program_failures),
         cmocka_unit_test(test_grammar),        cmocka_unit_test(test_ageing_scales),
-        cmocka_unit_test(test_wear_out),
+        cmocka_unit_test(test_wear_out),       cmocka_unit_test(test_node_seed_and_age),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
