@@ -313,6 +313,18 @@ if [ -n "$(digest "$work/fc.log")" ] && [ "$(digest "$work/fc.log")" = "$(digest
 else
   not_ok "program failures remapped to spares: the fault-free run's parameters" "$work/fprog.log"
 fi
+# each node draws its own faults (flash_fault_node_seed): the four ANs, doing the same
+# operations, do not all take the same spares
+if python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["stats"]
+n = [tuple(v["spares_used"]["value"] for v in s["an%d" % i]["flash"].values() if "spares_used" in v)
+     for i in range(4)]
+sys.exit(0 if len(set(n)) > 1 else 1)' "$work/fault-prog/stats.json" 2>/dev/null; then
+  ok "nodes of the same kind draw their own program failures"
+else
+  not_ok "nodes of the same kind draw their own program failures" "$work/fault-prog/stats.json"
+fi
 "$fs" train "${small[@]}" --steps 8 --out "$work/fault-prog-out" --fault program:rate=0.5 \
   >"$work/fprog-out.log" 2>&1
 rc=$?
@@ -324,10 +336,11 @@ fi
 
 # an uncorrectable flash read falls back to the run's last checkpoint and resumes from it, the
 # fault draws reseeded, until the run ends: the fault-free parameters and losses, the fallbacks
-# counted; without a checkpoint the run stops naming the page. (The ages are chosen so that with
-# seed 1 the first uncorrectable page comes after step 0, or in step 0.)
+# counted; without a checkpoint the run stops naming the page. (The ages and seeds are chosen so
+# that the first uncorrectable page comes after step 0, or in step 0: each node draws from its
+# own seed, flash_fault_node_seed, and with seed 5 at 5.4 days the first comes in step 4.)
 "$fs" train "${small[@]}" --steps 8 --ckpt-every 1 --out "$work/fault-unc" \
-  --fault age:pe=2000000,days=5.4 >"$work/func.log" 2>&1
+  --fault age:pe=2000000,days=5.4 --fault seed:n=5 >"$work/func.log" 2>&1
 rc=$?
 fallbacks() { python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["stats"]["train"]; print(t["flash_fallbacks"]["value"] if t["flash_fallback_lost_ps"]["value"] > 0 else 0)' "$1"; }
 if [ $rc -eq 0 ] && grep -qE "step [1-9][0-9]* failed: .*uncorrectable read: channel" "$work/func.log" &&

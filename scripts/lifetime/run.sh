@@ -64,7 +64,7 @@ echo "lifetime: the V stream takes $rate P/E cycles a year (2M in $(python3 -c "
 if [ $quick = 1 ]; then
   multiples="0 0.25 1 15"
 else
-  multiples="0 0.25 0.5 0.75 1 2 5 10 15 20 25"
+  multiples="0 0.05 0.1 0.15 0.2 0.25 0.5 0.75 1 2 5 10 15 20 25"
 fi
 # Every node aged by its own rate, wear-out on, until a point fails (the machine's first limit:
 # a node's spares run out, or an uncorrectable page); the points after it are the V stream's
