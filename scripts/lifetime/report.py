@@ -136,7 +136,7 @@ def main():
                      "P/E)" % (rows[-1]["year"], rows[-1]["multiple"]))
     end = min(ends)
     lines.append("")
-    lines.append("The flash meets its throughput until year %.1f: then %s." % end)
+    lines.append("The first limit the flash reaches: at year %.1f %s." % end)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
