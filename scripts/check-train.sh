@@ -159,6 +159,24 @@ for rw in write read; do
     not_ok "flashbench --rw $rw: the fast path's figures are --exact's" "$work/fb-fast.diff"
   fi
 done
+# wear-out on long writes: the fast path (engaged) draws runs of clean programs, --exact one draw
+# per program; both fail programs at the hazard's rate, remapped. 4 GiB = 1,048,576 programs at
+# p = 0.5 x h / 768, h = shape / N x F = 100 / 10 x 0.005 = 0.05: 34.6 expected, sd 5.9; both
+# within 5 sd
+fbw=(flashbench --rw write --bs 256m --iodepth 2 --size 4g --cache-program off
+  --fault age:pe=10,days=0 --fault wear:pe=10,bad=0.005,shape=100)
+"$fs" "${fbw[@]}" >"$work/fb-wear-fast.txt" 2>&1
+rc1=$?
+"$fs" "${fbw[@]}" --exact >"$work/fb-wear-exact.txt" 2>&1
+rc2=$?
+pf() { grep -oE "[0-9]+ program failures" "$1" | cut -d' ' -f1; }
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "fast path: [1-9]" "$work/fb-wear-fast.txt" &&
+  [ "$(pf "$work/fb-wear-fast.txt")" -ge 6 ] 2>/dev/null && [ "$(pf "$work/fb-wear-fast.txt")" -le 64 ] &&
+  [ "$(pf "$work/fb-wear-exact.txt")" -ge 6 ] 2>/dev/null && [ "$(pf "$work/fb-wear-exact.txt")" -le 64 ]; then
+  ok "flashbench --fault wear: program failures at the hazard's rate on the fast path and --exact"
+else
+  not_ok "flashbench --fault wear: program failures at the hazard's rate on the fast path and --exact (exit $rc1 $rc2)" "$work/fb-wear-fast.txt"
+fi
 
 # ---- the program and the fit table, without training
 expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only
