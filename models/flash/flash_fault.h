@@ -155,7 +155,7 @@ int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r);
  * takes r at the block of its last read: a stream's blocks wear evenly and a run's pages were
  * written within its duration of each other).
  */
-bool flash_fault_fast_ok(const struct flash_fault *f); /* only bit errors: no injected failure */
+bool flash_fault_fast_ok(const struct flash_fault *f); /* bit errors, wear-out: no injected */
 uint64_t flash_fault_clean_run(struct flash_fault *f, uint32_t page_bytes, double r, uint64_t max);
 void flash_fault_skip_clean(struct flash_fault *f, uint64_t pages); /* at the run's RBER */
 void flash_fault_end_run(struct flash_fault *f);

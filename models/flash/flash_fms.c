@@ -462,8 +462,9 @@ void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t 
 
 void flash_fms_set_fast(struct flash_fms *f, bool on)
 {
-    /* Bit errors are drawn in runs on the fast path (flash_fault_clean_run); injected failures
-     * (programs, dies, channels, power) operation by operation. */
+    /* Bit errors and wear-out are drawn in runs on the fast path (flash_fault_clean_run,
+     * flash_fault_clean_programs); injected failures (a program rate, dies, channels, power)
+     * operation by operation. */
     f->want_fast = on;
     f->fast = on && (!f->fault || flash_fault_fast_ok(f->fault));
 }
