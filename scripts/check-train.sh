@@ -159,6 +159,24 @@ for rw in write read; do
     not_ok "flashbench --rw $rw: the fast path's figures are --exact's" "$work/fb-fast.diff"
   fi
 done
+# wear-out on long writes: the fast path (engaged) draws runs of clean programs, --exact one draw
+# per program; both fail programs at the hazard's rate, remapped. 4 GiB = 1,048,576 programs at
+# p = 0.5 x h / 768, h = shape / N x F = 100 / 10 x 0.005 = 0.05: 34.6 expected, sd 5.9; both
+# within 5 sd
+fbw=(flashbench --rw write --bs 256m --iodepth 2 --size 4g --cache-program off
+  --fault age:pe=10,days=0 --fault wear:pe=10,bad=0.005,shape=100)
+"$fs" "${fbw[@]}" >"$work/fb-wear-fast.txt" 2>&1
+rc1=$?
+"$fs" "${fbw[@]}" --exact >"$work/fb-wear-exact.txt" 2>&1
+rc2=$?
+pf() { grep -oE "[0-9]+ program failures" "$1" | cut -d' ' -f1; }
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "fast path: [1-9]" "$work/fb-wear-fast.txt" &&
+  [ "$(pf "$work/fb-wear-fast.txt")" -ge 6 ] 2>/dev/null && [ "$(pf "$work/fb-wear-fast.txt")" -le 64 ] &&
+  [ "$(pf "$work/fb-wear-exact.txt")" -ge 6 ] 2>/dev/null && [ "$(pf "$work/fb-wear-exact.txt")" -le 64 ]; then
+  ok "flashbench --fault wear: program failures at the hazard's rate on the fast path and --exact"
+else
+  not_ok "flashbench --fault wear: program failures at the hazard's rate on the fast path and --exact (exit $rc1 $rc2)" "$work/fb-wear-fast.txt"
+fi
 
 # ---- the program and the fit table, without training
 expect "--compile_only lists every node's commands" 0 "GEMMs per AN" -- --compile_only
@@ -313,6 +331,18 @@ if [ -n "$(digest "$work/fc.log")" ] && [ "$(digest "$work/fc.log")" = "$(digest
 else
   not_ok "program failures remapped to spares: the fault-free run's parameters" "$work/fprog.log"
 fi
+# each node draws its own faults (flash_fault_node_seed): the four ANs, doing the same
+# operations, do not all take the same spares
+if python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["stats"]
+n = [tuple(v["spares_used"]["value"] for v in s["an%d" % i]["flash"].values() if "spares_used" in v)
+     for i in range(4)]
+sys.exit(0 if len(set(n)) > 1 else 1)' "$work/fault-prog/stats.json" 2>/dev/null; then
+  ok "nodes of the same kind draw their own program failures"
+else
+  not_ok "nodes of the same kind draw their own program failures" "$work/fault-prog/stats.json"
+fi
 "$fs" train "${small[@]}" --steps 8 --out "$work/fault-prog-out" --fault program:rate=0.5 \
   >"$work/fprog-out.log" 2>&1
 rc=$?
@@ -324,10 +354,11 @@ fi
 
 # an uncorrectable flash read falls back to the run's last checkpoint and resumes from it, the
 # fault draws reseeded, until the run ends: the fault-free parameters and losses, the fallbacks
-# counted; without a checkpoint the run stops naming the page. (The ages are chosen so that with
-# seed 1 the first uncorrectable page comes after step 0, or in step 0.)
+# counted; without a checkpoint the run stops naming the page. (The ages and seeds are chosen so
+# that the first uncorrectable page comes after step 0, or in step 0: each node draws from its
+# own seed, flash_fault_node_seed, and with seed 5 at 5.4 days the first comes in step 4.)
 "$fs" train "${small[@]}" --steps 8 --ckpt-every 1 --out "$work/fault-unc" \
-  --fault age:pe=2000000,days=5.4 >"$work/func.log" 2>&1
+  --fault age:pe=2000000,days=5.4 --fault seed:n=5 >"$work/func.log" 2>&1
 rc=$?
 fallbacks() { python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["stats"]["train"]; print(t["flash_fallbacks"]["value"] if t["flash_fallback_lost_ps"]["value"] > 0 else 0)' "$1"; }
 if [ $rc -eq 0 ] && grep -qE "step [1-9][0-9]* failed: .*uncorrectable read: channel" "$work/func.log" &&

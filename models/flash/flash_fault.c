@@ -27,6 +27,11 @@ struct flash_fault {
     bool armed;
     uint64_t clean_left;
     double run_r; /* the RBER the run was drawn at */
+    /* Fast path of long writes (flash_fault_clean_programs): armed, the next prog_left page
+     * programs pass and the one after fails. */
+    bool prog_armed;
+    uint64_t prog_left;
+    double eta; /* wear-out: Weibull scale, P/E cycles */
 };
 
 void flash_fault_cfg_default(struct flash_fault_cfg *c)
@@ -46,6 +51,11 @@ void flash_fault_cfg_default(struct flash_fault_cfg *c)
                                       .pe_v = 2e6,
                                       .age_v_s = 86400.0};
     c->rber_x = 1.0;
+    /* (assumption, docs/sources.md) 2% of the blocks grown bad at the highest rating of
+     * Table 2, failures rising as the 4th power of P/E: Weibull shape 4 */
+    c->wear_pe = 2e6;
+    c->wear_bad = 0.02;
+    c->wear_shape = 4.0;
     c->power_ps = UINT64_MAX;
     c->seed = 1;
 }
@@ -136,6 +146,12 @@ static int check_cfg(const struct flash_fault_cfg *c, struct err *e)
                        "%g s and %g P/E at %g s; accepted rber0 >= 0, an exponent > 0, and the "
                        "second rating more P/E at a shorter age (>= 1 s)",
                        r->rber0, r->pe_exp, r->pe_nv, r->age_nv_s, r->pe_v, r->age_v_s);
+    if (!(c->wear_pe >= 1.0) || !(c->wear_bad > 0.0 && c->wear_bad < 1.0) ||
+        !(c->wear_shape >= 1.0 && c->wear_shape <= 100.0))
+        return err_set(e, -EINVAL,
+                       "flash faults: wear-out of %g blocks failed at %g P/E, shape %g; accepted "
+                       "a fraction in (0, 1), P/E >= 1 and a shape in 1..100",
+                       c->wear_bad, c->wear_pe, c->wear_shape);
     return 0;
 }
 
@@ -180,6 +196,8 @@ int flash_fault_create(const struct flash_fault_cfg *c, struct flash_fault **out
     f->b = r->pe_exp * log(r->pe_v / r->pe_nv) / log(r->age_nv_s / r->age_v_s);
     f->k = (f->rated > r->rber0 ? f->rated - r->rber0 : 0.0) /
            (pow(r->pe_nv, r->pe_exp) * pow(r->age_nv_s, f->b));
+    /* F(wear_pe) = 1 - exp(-(wear_pe / eta)^shape) = wear_bad */
+    f->eta = c->wear_pe / pow(-log1p(-c->wear_bad), 1.0 / c->wear_shape);
     f->rng = c->seed ? c->seed : 1;
     *out = f;
     return 0;
@@ -283,14 +301,87 @@ void flash_fault_skip_clean(struct flash_fault *f, uint64_t pages)
 void flash_fault_end_run(struct flash_fault *f)
 {
     f->armed = false;
+    f->prog_armed = false;
 }
 
-bool flash_fault_program_fails(struct flash_fault *f)
+double flash_fault_wear_hazard(const struct flash_fault *f, uint32_t pe)
 {
-    if (f->c.program_rate <= 0.0 || uniform(f) >= f->c.program_rate)
+    double n = (double)pe + f->c.age_pe, s = f->c.wear_shape, h;
+
+    if (!f->c.wear)
+        return 0.0;
+    h = s / f->eta * pow(n / f->eta, s - 1.0);
+    return h < 1.0 ? h : 1.0;
+}
+
+double flash_fault_wear_failed(const struct flash_fault *f, double pe)
+{
+    return f->c.wear ? -expm1(-pow(pe / f->eta, f->c.wear_shape)) : 0.0;
+}
+
+/* The probability a page program fails by wear-out: half the cycle's hazard over its pages. */
+static double wear_program_p(const struct flash_fault *f, uint32_t pe, uint32_t pages_per_block)
+{
+    return 0.5 * flash_fault_wear_hazard(f, pe) / (pages_per_block ? pages_per_block : 1);
+}
+
+bool flash_fault_program_fails(struct flash_fault *f, uint32_t pe, uint32_t pages_per_block)
+{
+    bool fails = false;
+
+    if (f->prog_armed) { /* this program was drawn by flash_fault_clean_programs */
+        if (f->prog_left) {
+            f->prog_left--;
+            return false;
+        }
+        f->prog_armed = false;
+        fails = true;
+    } else if (f->c.program_rate > 0.0 || f->c.wear) {
+        double p =
+            f->c.program_rate + (1.0 - f->c.program_rate) * wear_program_p(f, pe, pages_per_block);
+        fails = uniform(f) < p;
+    }
+    if (fails)
+        f->st.program_failures++;
+    return fails;
+}
+
+bool flash_fault_worn_out(struct flash_fault *f, uint32_t pe)
+{
+    if (!f->c.wear || !f->c.age_pe ||
+        uniform(f) >= flash_fault_wear_failed(f, (double)pe + f->c.age_pe))
         return false;
-    f->st.program_failures++;
+    f->st.worn_blocks++;
     return true;
+}
+
+bool flash_fault_erase_fails(struct flash_fault *f, uint32_t pe)
+{
+    if (!f->c.wear || uniform(f) >= 0.5 * flash_fault_wear_hazard(f, pe))
+        return false;
+    f->st.erase_failures++;
+    return true;
+}
+
+uint64_t flash_fault_clean_programs(struct flash_fault *f, uint32_t pe, uint32_t pages_per_block,
+                                    uint64_t max)
+{
+    if (!f->prog_armed) {
+        double p = wear_program_p(f, pe, pages_per_block), g;
+
+        g = p <= 0.0 ? INFINITY : p >= 1.0 ? 0.0 : floor(log1p(-uniform(f)) / log1p(-p));
+        f->prog_armed = true;
+        f->prog_left = g >= 1.8e19 ? UINT64_MAX : (uint64_t)g;
+    }
+    return f->prog_left < max ? f->prog_left : max;
+}
+
+void flash_fault_skip_programs(struct flash_fault *f, uint64_t pages)
+{
+    if (f->prog_left == UINT64_MAX)
+        f->prog_armed = false; /* memoryless */
+    else
+        f->prog_left -= pages;
 }
 
 int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t t, struct err *e)
@@ -328,9 +419,35 @@ void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats
     *s = f->st;
 }
 
+/* splitmix64's finaliser: consecutive inputs give unrelated outputs. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void flash_fault_cfg_for_node(struct flash_fault_cfg *c, uint32_t node)
+{
+    int w = node == FLASH_FAULT_NODE_WN;
+
+    c->seed = flash_fault_node_seed(c->seed, node);
+    if (c->age_of[w]) {
+        c->age_pe = c->age_pe_of[w];
+        c->age_s = c->age_s_of[w];
+    }
+}
+
+uint64_t flash_fault_node_seed(uint64_t seed, uint32_t node)
+{
+    uint64_t s = mix64(seed * 0x9E3779B97F4A7C15ull + mix64((uint64_t)node + 1));
+
+    return s ? s : 1;
+}
+
 /* ------------------------------------------------------------------ the --fault grammar */
 
-#define KINDS "rber, age, program, die, channel, power, seed"
+#define KINDS "rber, age, program, wear, die, channel, power, seed"
 
 /* One KEY=VALUE of a spec: its value as a double, or as a time in ps (suffix ns/us/ms/s). */
 struct kv {
@@ -491,20 +608,51 @@ static int parse_into(struct flash_fault_cfg *c, const char *spec, struct err *e
             (rc = number(spec, p, 0, 1e12, &c->rber_x, e)))
             return rc ? rc : -EINVAL;
     } else if (IS("age")) {
-        if ((rc = only(spec, kv, n, "pe=N,days=D", e)) ||
-            !(p = need(spec, kv, n, "pe", "pe=N,days=D", e)) ||
-            !(q = need(spec, kv, n, "days", "pe=N,days=D", e)) ||
-            (rc = number(spec, p, 0, 4e9, &x, e)))
+        static const char keys[] = "pe=N,days=D,node=an|wn";
+        const struct kv *nd = NULL;
+        uint32_t *pe = &c->age_pe;
+        double *age = &c->age_s;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(kv[i].key, "node"))
+                nd = &kv[i];
+        if (nd && strcmp(nd->val, "an") && strcmp(nd->val, "wn"))
+            return err_set(e, -EINVAL, "--fault '%s': node=%s; accepted an or wn", spec, nd->val);
+        if (nd) {
+            int w = !strcmp(nd->val, "wn");
+            c->age_of[w] = true;
+            pe = &c->age_pe_of[w];
+            age = &c->age_s_of[w];
+        }
+        if ((rc = only(spec, kv, n, keys, e)) || !(p = need(spec, kv, n, "pe", keys, e)) ||
+            !(q = need(spec, kv, n, "days", keys, e)) || (rc = number(spec, p, 0, 4e9, &x, e)))
             return rc ? rc : -EINVAL;
-        c->age_pe = (uint32_t)x;
+        *pe = (uint32_t)x;
         if ((rc = number(spec, q, 0, 1e6, &x, e)))
             return rc;
-        c->age_s = x * 86400.0;
+        *age = x * 86400.0;
     } else if (IS("program")) {
         if ((rc = only(spec, kv, n, "rate=P", e)) ||
             !(p = need(spec, kv, n, "rate", "rate=P", e)) ||
             (rc = number(spec, p, 0, 1, &c->program_rate, e)))
             return rc ? rc : -EINVAL;
+    } else if (IS("wear")) {
+        static const char keys[] = "pe=N,bad=F,shape=B";
+        if ((rc = only(spec, kv, n, keys, e)))
+            return rc;
+        for (int i = 0; i < n; i++) {
+            bool pe = !strcmp(kv[i].key, "pe"), bad = !strcmp(kv[i].key, "bad");
+            if ((rc = number(spec, &kv[i],
+                             pe    ? 1
+                             : bad ? 1e-9
+                                   : 1,
+                             pe    ? 4e9
+                             : bad ? 0.999
+                                   : 100,
+                             &x, e)))
+                return rc;
+            *(pe ? &c->wear_pe : bad ? &c->wear_bad : &c->wear_shape) = x;
+        }
+        c->wear = true;
     } else if (IS("die") || IS("channel")) {
         if ((rc = parse_dead(c, spec, IS("channel"), kv, n, e)))
             return rc;

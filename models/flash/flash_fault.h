@@ -20,6 +20,16 @@
  *     RBER scaled, every block aged (P/E and retention added: accelerated life), a program that
  *     fails with a probability (the block is then bad), a die or a channel that stops answering
  *     from a simulated time on, power lost at a simulated time.
+ *   - Wear-out (grown bad blocks), when turned on (wear below): a block fails in its P/E cycle
+ *     N (the block's P/E plus the injected age:pe) with the hazard of a Weibull life,
+ *     h(N) = shape / eta x (N / eta)^(shape - 1), eta such that a fraction `bad` of the blocks
+ *     has failed at the rated endurance pe (F(pe) = 1 - exp(-(pe / eta)^shape) = bad). Half of
+ *     a cycle's hazard falls on its erase, half on its page programs (h / 2 / pages_per_block
+ *     each); a failed program or erase retires the block and the FTL takes a spare. With an
+ *     injected age (age:pe=N), a block was failed before the simulated life began with
+ *     probability F(N) (flash_fault_worn_out): the FTL finds it bad at start and takes a spare,
+ *     so the spares used grow with the age and run out when a plane has more failed blocks
+ *     than spares (the FTL then retires superblocks).
  *   - Outcomes are drawn from one xorshift stream per model in call order, so the same seed and
  *     the same sequence of operations give the same faults. On the fast path of long reads one
  *     draw gives how many pages in a row pass their first decode (flash_fault_clean_run, below):
@@ -31,11 +41,15 @@
  * Grammar of a fault specification (one --fault option each; several may be given):
  *   KIND[:KEY=VALUE[,KEY=VALUE]...]
  *   rber:x=F             multiply every RBER by F (>= 0; 0 turns bit errors off)
- *   age:pe=N,days=D      every block has N more P/E cycles and its data D more days of age
+ *   age:pe=N,days=D[,node=an|wn]  every block has N more P/E cycles and its data D more days of
+ *                        age; with node=, only the Activation Nodes' or the Weight Node's
+ *                        (flash_fault_cfg_for_node), over the age given for all
  *   program:rate=P       each program fails with probability P (0..1): the block turns bad
  *   die:ch=C,die=D,at=T  die D of channel C answers nothing from T (ns, us, ms or s) on
  *   channel:ch=C,at=T    channel C answers nothing from T on
  *   power:at=T           power is lost at T: every operation from T on fails
+ *   wear[:pe=N,bad=F,shape=B]  wear-out: F of the blocks (0 < F < 1, default 0.02) failed at N
+ *                        P/E cycles (default 2000000), Weibull shape B (>= 1, default 4)
  *   seed:n=S             the seed of the fault draws (default 1)
  */
 #ifndef MODELS_FLASH_FLASH_FAULT_H
@@ -73,11 +87,18 @@ struct flash_fault_cfg {
     bool on; /* bit errors and ECC modelled (any --fault, or flash.faults = on) */
     struct flash_ecc_cfg ecc;
     struct flash_rber_cfg rber;
-    double rber_x;       /* injected: RBER multiplier */
-    uint32_t age_pe;     /* injected: P/E cycles added to every block */
-    double age_s;        /* injected: retention age added to every page */
+    double rber_x;   /* injected: RBER multiplier */
+    uint32_t age_pe; /* injected: P/E cycles added to every block */
+    double age_s;    /* injected: retention age added to every page */
+    bool age_of[2];  /* an age given for the ANs' [0], the WN's [1] only (node=) */
+    uint32_t age_pe_of[2];
+    double age_s_of[2];
     double program_rate; /* injected: probability a program fails */
     uint64_t power_ps;   /* injected: power lost at (UINT64_MAX: never) */
+    bool wear;           /* wear-out modelled */
+    double wear_pe;      /* rated endurance: P/E cycles at which wear_bad of the blocks failed */
+    double wear_bad;     /* fraction of the blocks failed at wear_pe */
+    double wear_shape;   /* Weibull shape: how steeply failures rise with P/E */
     uint32_t n_dead;
     struct flash_dead dead[FLASH_FAULT_MAX_DEAD];
     uint64_t seed;
@@ -90,7 +111,9 @@ struct flash_fault_stats {
     uint64_t retries;          /* retries in all */
     uint64_t retry_ps;         /* time the retries added (array and channel) */
     uint64_t uncorrectable;    /* pages that failed every retry */
-    uint64_t program_failures; /* injected program failures */
+    uint64_t program_failures; /* program failures (injected rate and wear-out) */
+    uint64_t erase_failures;   /* erase failures (wear-out) */
+    uint64_t worn_blocks;      /* blocks found failed in the injected age (flash_fault_worn_out) */
     uint64_t refused_dead;     /* operations on a die or channel that stopped answering */
     uint64_t refused_power;    /* operations after power loss */
     double rber_sum;           /* RBER of every page decoded, summed (mean: / pages_checked) */
@@ -132,13 +155,35 @@ int flash_fault_read(struct flash_fault *f, uint32_t page_bytes, double r);
  * takes r at the block of its last read: a stream's blocks wear evenly and a run's pages were
  * written within its duration of each other).
  */
-bool flash_fault_fast_ok(const struct flash_fault *f); /* only bit errors: no injected failure */
+bool flash_fault_fast_ok(const struct flash_fault *f); /* bit errors, wear-out: no injected */
 uint64_t flash_fault_clean_run(struct flash_fault *f, uint32_t page_bytes, double r, uint64_t max);
 void flash_fault_skip_clean(struct flash_fault *f, uint64_t pages); /* at the run's RBER */
 void flash_fault_end_run(struct flash_fault *f);
 
-/* Whether a program fails (injected rate). Draws; counts. */
-bool flash_fault_program_fails(struct flash_fault *f);
+/* The wear-out hazard: the probability that a block fails in its P/E cycle pe (injected age
+ * added); 0 when wear-out is off. */
+double flash_fault_wear_hazard(const struct flash_fault *f, uint32_t pe);
+/* The fraction of blocks failed by wear-out after pe P/E cycles (injected age not added). */
+double flash_fault_wear_failed(const struct flash_fault *f, double pe);
+/* Whether a program of a page of a block at pe P/E cycles (of pages_per_block pages) fails:
+ * injected rate or wear-out. Draws (when either can fail); counts. */
+bool flash_fault_program_fails(struct flash_fault *f, uint32_t pe, uint32_t pages_per_block);
+/* Whether a block now at pe P/E cycles failed in the injected age (age:pe): with wear-out on
+ * and an age given, a draw at F(pe + age_pe), the fraction of blocks failed by then; else
+ * false with no draw. For an FTL's scan at start: what the life before the simulated one
+ * left it with. Counts. */
+bool flash_fault_worn_out(struct flash_fault *f, uint32_t pe);
+/* Whether the erase of a block at pe P/E cycles fails (wear-out). Draws when on; counts. */
+bool flash_fault_erase_fails(struct flash_fault *f, uint32_t pe);
+/*
+ * Fast path of long writes: with wear-out on (and no injected rate), one draw gives how many
+ * page programs in a row pass, geometric in p = the per-program probability at pe:
+ * flash_fault_clean_programs returns min(that, max), flash_fault_skip_programs takes skipped
+ * pages off it, and flash_fault_program_fails consumes the rest, failing the one after.
+ */
+uint64_t flash_fault_clean_programs(struct flash_fault *f, uint32_t pe, uint32_t pages_per_block,
+                                    uint64_t max);
+void flash_fault_skip_programs(struct flash_fault *f, uint64_t pages);
 /* 0 when die `die` of channel `ch` answers at t, else -EIO with e naming the fault (dead die
  * or channel, power loss) and counted. */
 int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t t, struct err *e);
@@ -146,5 +191,16 @@ int flash_fault_alive(struct flash_fault *f, uint32_t ch, uint32_t die, uint64_t
 void flash_fault_add_retry_time(struct flash_fault *f, uint64_t ps);
 
 void flash_fault_get_stats(const struct flash_fault *f, struct flash_fault_stats *s);
+
+/* One node's configuration from the run's c: its own seed (flash_fault_node_seed) and, when
+ * the run gives one for its kind (age with node=), its kind's age. */
+void flash_fault_cfg_for_node(struct flash_fault_cfg *c, uint32_t node);
+
+/* The Weight Node's identity for flash_fault_node_seed (Activation Node n's is n). */
+#define FLASH_FAULT_NODE_WN 0xFFFFFFFFu
+/* The seed of one node's fault draws: the run's fault seed (seed:n) and the node's identity
+ * mixed by splitmix64, so that nodes of the same kind draw different faults and a run still
+ * draws the same ones from the same seed. Never 0. */
+uint64_t flash_fault_node_seed(uint64_t seed, uint32_t node);
 
 #endif

@@ -18,6 +18,7 @@ struct flash_fms {
     bool fast;                 /* on: asked for and the faults allow it */
     bool want_fast;            /* asked for (flash_fms_set_fast) */
     struct flash_mpop last_rd; /* the last read: the fast path's RBER is its first block's */
+    struct flash_mpop last_wr; /* the last program: the fast path's wear-out is its block's */
     uint64_t last_rd_at;
     uint64_t n_now_bound;      /* programs and reads whose start was set by the time asked for */
     uint64_t slack;            /* least margin by which such a time was early, since the last
@@ -164,7 +165,7 @@ static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint
             b->prog_ps = t_in;
         fails = b->fail_program;
         b->fail_program = 0;
-        if (f->fault && flash_fault_program_fails(f->fault))
+        if (f->fault && flash_fault_program_fails(f->fault, b->pe, f->cfg.geom.pages_per_block))
             fails = true;
         if (fails) {
             b->bad = 1;
@@ -243,6 +244,20 @@ bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *
     return true;
 }
 
+bool flash_fms_worn_out(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block)
+{
+    struct flash_block *b;
+
+    if (!f->fault || die >= f->n_dies || plane >= f->cfg.geom.planes_per_die ||
+        block >= f->cfg.geom.blocks_per_plane)
+        return false;
+    b = flash_die_block(&f->die[die], plane, block);
+    if (b->bad || !flash_fault_worn_out(f->fault, b->pe))
+        return false;
+    b->bad = 1;
+    return true;
+}
+
 static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpop *op,
                        const void *data, uint64_t *done, struct err *e)
 {
@@ -262,6 +277,8 @@ static int one_program(struct flash_fms *f, uint64_t now, const struct flash_mpo
     t_end = flash_die_array(d, t_in, op->plane_mask, f->cfg.tim.t_prog_ps);
     d->reg_free_at = f->cfg.sw.cache_program ? t_end - f->cfg.tim.t_prog_ps : t_end;
     *done = t_end;
+    if (f->fault)
+        f->last_wr = *op;
     return f->fault || f->n_fail_program ? program_faults(f, op, t_in, e) : 0;
 }
 
@@ -308,6 +325,15 @@ static int one_erase(struct flash_fms *f, uint64_t now, const struct flash_mpop 
     (void)data;
     if (f->fault && (rc = alive(f, op->die, now, e)))
         return rc;
+    /* wear-out: a block that fails its erase is retired by the die (as an injected failure) */
+    for (uint32_t p = 0; f->fault && p < d->planes; p++) {
+        struct flash_block *b;
+        if (!(op->plane_mask >> p & 1) || op->block[p] >= f->cfg.geom.blocks_per_plane)
+            continue;
+        b = flash_die_block(d, p, op->block[p]);
+        if (!b->bad && flash_fault_erase_fails(f->fault, b->pe))
+            b->fail_erase = 1;
+    }
     rc = flash_die_erase(d, op->plane_mask, op->block, e);
     if (rc && rc != -EIO)
         return rc;
@@ -436,8 +462,9 @@ void flash_fms_ctrl_cmd(struct flash_fms *f, uint64_t now, bool write, uint64_t 
 
 void flash_fms_set_fast(struct flash_fms *f, bool on)
 {
-    /* Bit errors are drawn in runs on the fast path (flash_fault_clean_run); injected failures
-     * (programs, dies, channels, power) operation by operation. */
+    /* Bit errors and wear-out are drawn in runs on the fast path (flash_fault_clean_run,
+     * flash_fault_clean_programs); injected failures (a program rate, dies, channels, power)
+     * operation by operation. */
     f->want_fast = on;
     f->fast = on && (!f->fault || flash_fault_fast_ok(f->fault));
 }
@@ -589,7 +616,16 @@ uint64_t flash_fms_run_at(struct flash_fms *f, struct flash_fms_run *r, uint64_t
     r->delta = delta;
     if (r->t_cmds > delta && slack / (r->t_cmds - delta) < max)
         max = slack / (r->t_cmds - delta);
-    return f->fault && !r->write ? clean_stripes(f, r, max) : max;
+    if (f->fault && r->write) {
+        const struct flash_mpop *op = &f->last_wr;
+        uint32_t p = op->plane_mask ? (uint32_t)__builtin_ctz(op->plane_mask) : 0;
+        const struct flash_block *b = flash_die_block_c(&f->die[op->die], p, op->block[p]);
+        uint64_t pages = max > UINT64_MAX / r->stripe ? UINT64_MAX : max * r->stripe;
+
+        return flash_fault_clean_programs(f->fault, b->pe, f->cfg.geom.pages_per_block, pages) /
+               r->stripe;
+    }
+    return f->fault ? clean_stripes(f, r, max) : max;
 }
 
 void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n, uint64_t *end)
@@ -607,6 +643,8 @@ void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n
     f->fast_stripes += n;
     if (f->fault && !r->write)
         flash_fault_skip_clean(f->fault, n * r->stripe);
+    else if (f->fault)
+        flash_fault_skip_programs(f->fault, n * r->stripe);
     r->next += n * r->stripe;
     r->t_max_prev += n * r->delta;
     *end = res_later(*end, r->t_max_prev);

@@ -174,6 +174,9 @@ void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_
 int flash_fms_set_faults(struct flash_fms *f, const struct flash_fault_cfg *c, struct err *e);
 /* The fault counters into *s; false (and *s untouched) without faults. */
 bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *s);
+/* Whether a block failed in the fault model's injected age (flash_fault_worn_out): then it is
+ * marked bad. False without a fault model. For an FTL's scan of its blocks at start. */
+bool flash_fms_worn_out(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block);
 
 /* Inspection and fault injection. NULL / -EINVAL for an address out of range. */
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,

@@ -221,10 +221,11 @@ static int scan_bad(struct ftl_stream *s)
 
         for (uint32_t d = 0; d < s->dies && s->pb[pbn] != PB_RETIRED; d++) {
             for (uint32_t p = 0; p < s->planes; p++) {
-                const struct flash_block *b =
-                    flash_fms_block(s->fms, d, p, ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk));
+                uint32_t pb = ftl_bbm_resolve(s->bbm, dp_of(s, d, p), blk);
+                const struct flash_block *b = flash_fms_block(s->fms, d, p, pb);
 
-                if (!b->bad)
+                /* bad, or failed by wear-out in an injected age (flash_fault_worn_out) */
+                if (!b->bad && !flash_fms_worn_out(s->fms, d, p, pb))
                     continue;
                 if (replace_block(s, d, p, blk, "bad at start", NULL)) {
                     retire(s, pbn);

@@ -1111,6 +1111,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .adam = c->opt.kind == DNN_OPT_ADAM,
                            .ssd = ssd_of(r, &c->wn_ssd),
                            .ssd_grain = c->ssd_grain};
+    flash_fault_cfg_for_node(&wc.flash.fault, FLASH_FAULT_NODE_WN);
     memcpy(wc.n_rec, r->train->n_rec, sizeof(wc.n_rec));
     if (r->perf)
         rc = record_sizes(r->train, size, e);
@@ -1161,6 +1162,8 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .perf = r->perf,
                                .ssd = ssd_of(r, &c->an_ssd),
                                .ssd_grain = c->ssd_grain};
+        /* each node its own fault draws (flash_fault_node_seed) */
+        flash_fault_cfg_for_node(&ac.flash.fault, n);
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
     }
@@ -1787,8 +1790,12 @@ static void fault_ctrs(struct machine *r, const char *node, const struct flash_f
        "mean raw bit error rate of the pages decoded", "%s.flash.faults.rber_mean", node);
     CF(r, st.rber_max, "ratio", "highest raw bit error rate a page was decoded at",
        "%s.flash.faults.rber_max", node);
-    CU(r, st.program_failures, "count", "injected program failures",
+    CU(r, st.program_failures, "count", "program failures (injected rate and wear-out)",
        "%s.flash.faults.program_failures", node);
+    CU(r, st.worn_blocks, "blocks", "blocks found failed by wear-out in the injected age",
+       "%s.flash.faults.worn_blocks", node);
+    CU(r, st.erase_failures, "count", "erase failures (wear-out)", "%s.flash.faults.erase_failures",
+       node);
     CU(r, st.refused_dead + st.refused_power, "count",
        "operations refused by a dead die or channel or after power loss", "%s.flash.faults.refused",
        node);
@@ -1807,6 +1814,8 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
            f->name[i]);
         CU(r, st.blocks_replaced, "blocks", "blocks replaced by spares (worn out or failed)",
            "%s.flash.%s.spares_used", node, f->name[i]);
+        CU(r, st.sb_retired, "count", "superblocks retired (a plane out of spares)",
+           "%s.flash.%s.sb_retired", node, f->name[i]);
         CU(r, st.program_remaps, "blocks", "blocks remapped to a spare after a failed program",
            "%s.flash.%s.program_remaps", node, f->name[i]);
         CU(r, st.remap_pages, "pages", "pages copied from failed blocks to their spares",
@@ -1818,6 +1827,8 @@ static void stream_ctrs(struct machine *r, const char *node, struct nflash *f)
         CU(r, f->log[i].live_pages, "pages", "pages of live records", "%s.flash.%s.live_pages",
            node, f->name[i]);
         CF(r, st.waf, "ratio", "write amplification", "%s.flash.%s.waf", node, f->name[i]);
+        CF(r, st.pe_per_year, "cycles", "P/E cycles per block per year at the observed write rate",
+           "%s.flash.%s.pe_per_year", node, f->name[i]);
         CF(r, isinf(st.lifetime_years) ? 0.0 : st.lifetime_years, "years",
            "lifetime at the observed write rate (0: not yet written)", "%s.flash.%s.lifetime_years",
            node, f->name[i]);

@@ -217,8 +217,13 @@ static const struct {
     const char *key, *value, *help;
 } fault_keys[] = {
     {"rber", "x=F", "multiply every raw bit error rate by F (>= 0; 0: no bit errors)"},
-    {"age", "pe=N,days=D", "every block has N more P/E cycles and its data D more days of age"},
+    {"age", "pe=N,days=D[,node=an|wn] ...",
+     "every block has N more P/E cycles and its data D more days of age (node=: only the ANs' "
+     "or the WN's)"},
     {"program", "rate=P", "each program fails with probability P (0..1); the FTL remaps it"},
+    {"wear", "pe=N,bad=F,shape=B",
+     "wear-out: F of the blocks failed at N P/E cycles, Weibull shape B (defaults 2000000, 0.02, "
+     "4); programs and erases fail as P/E grows"},
     {"die", "ch=C,die=D,at=T ...", "die D of channel C answers nothing from T (ns, us, ms, s) on"},
     {"channel", "ch=C,at=T ...", "channel C answers nothing from T on"},
     {"power", "at=T", "power is lost at T: every operation from T on fails"},
@@ -335,10 +340,10 @@ static int apply_fault(struct machine_ini *m, const char *key, const char *value
                            key, fault_keys[*kind].value);
         if (!len)
             break;
-        if (p != value && strcmp(key, "die") && strcmp(key, "channel"))
+        if (p != value && strcmp(key, "die") && strcmp(key, "channel") && strcmp(key, "age"))
             return err_set(e, -EINVAL,
-                           FAULTS_SECTION ".%s = %s: one value; accepted %s (only die and "
-                                          "channel take several, separated by spaces)",
+                           FAULTS_SECTION ".%s = %s: one value; accepted %s (only die, channel "
+                                          "and age take several, separated by spaces)",
                            key, value, fault_keys[*kind].value);
         snprintf(spec, sizeof(spec), "%s:%.*s", key, (int)len, p);
         if ((rc = flash_fault_parse(&c, spec, e)))
@@ -682,10 +687,19 @@ static void fault_value(const struct flash_fault_cfg *c, size_t kind, char *buf,
     buf[0] = '\0';
     if (!strcmp(key, "rber") && c->rber_x != 1.0)
         snprintf(buf, len, "x=%.17g", c->rber_x);
-    else if (!strcmp(key, "age") && (c->age_pe || c->age_s > 0.0))
-        snprintf(buf, len, "pe=%u,days=%.17g", c->age_pe, c->age_s / 86400.0);
-    else if (!strcmp(key, "program") && c->program_rate > 0.0)
+    else if (!strcmp(key, "age")) {
+        if (c->age_pe || c->age_s > 0.0)
+            n += (size_t)snprintf(buf, len, "pe=%u,days=%.17g", c->age_pe, c->age_s / 86400.0);
+        for (int w = 0; w < 2 && n < len; w++)
+            if (c->age_of[w])
+                n += (size_t)snprintf(buf + n, len - n, "%spe=%u,days=%.17g,node=%s", n ? " " : "",
+                                      c->age_pe_of[w], c->age_s_of[w] / 86400.0, w ? "wn" : "an");
+        return;
+    } else if (!strcmp(key, "program") && c->program_rate > 0.0)
         snprintf(buf, len, "rate=%.17g", c->program_rate);
+    else if (!strcmp(key, "wear") && c->wear)
+        snprintf(buf, len, "pe=%.17g,bad=%.17g,shape=%.17g", c->wear_pe, c->wear_bad,
+                 c->wear_shape);
     else if (!strcmp(key, "power") && c->power_ps != UINT64_MAX)
         fmt_time(buf + snprintf(buf, len, "at="), len - 3, c->power_ps);
     else if (!strcmp(key, "seed"))

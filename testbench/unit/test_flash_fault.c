@@ -189,11 +189,108 @@ static void test_program_failures(void **state)
     assert_int_equal(flash_fault_parse(&c, "program:rate=0.01", &e), 0);
     f = make(&c);
     for (int i = 0; i < 100000; i++)
-        n += flash_fault_program_fails(f);
+        n += flash_fault_program_fails(f, 0, 64);
     assert_in_range(n, 850, 1150);
     flash_fault_get_stats(f, &st);
     assert_int_equal(st.program_failures, (uint64_t)n);
     flash_fault_destroy(f);
+}
+
+/* Wear-out: the curve passes through its rating, the per-operation draws follow the hazard at
+ * the aged P/E, the fast path's geometric runs match it, and the draws repeat with the seed. */
+static void test_wear_out(void **state)
+{
+    struct flash_fault_cfg c;
+    struct flash_fault *f, *g;
+    struct flash_fault_stats st;
+    struct err e = {{0}};
+    uint64_t np = 0, ne = 0, runs = 0, clean = 0;
+    double h;
+
+    (void)state;
+    flash_fault_cfg_default(&c);
+    f = make(&c);
+    assert_true(flash_fault_wear_hazard(f, 4000000) == 0.0); /* off by default */
+    flash_fault_destroy(f);
+    assert_int_equal(flash_fault_parse(&c, "wear:pe=1000,bad=0.1,shape=3", &e), 0);
+    assert_int_equal(flash_fault_parse(&c, "age:pe=2000,days=0", &e), 0);
+    f = make(&c);
+    /* F(1000) = 0.1; the hazard grows as P/E^(shape - 1): aged 4000 is 2^2 = 4x aged 2000 */
+    assert_true(fabs(flash_fault_wear_failed(f, 1000) - 0.1) < 1e-12);
+    assert_true(fabs(flash_fault_wear_hazard(f, 2000) / flash_fault_wear_hazard(f, 0) - 4.0) <
+                1e-9);
+    h = flash_fault_wear_hazard(f, 0); /* 2000 aged: 3 x 0.10536 x 4 / 1000 = 1.264e-3 */
+    assert_true(fabs(h / (3.0 * -log(0.9) * 4.0 / 1000.0) - 1.0) < 1e-9);
+    /* each program fails with h / 2 / pages, each erase with h / 2 */
+    for (int i = 0; i < 2000000; i++)
+        np += flash_fault_program_fails(f, 0, 4);
+    for (int i = 0; i < 2000000; i++)
+        ne += flash_fault_erase_fails(f, 0);
+    assert_in_range(np, (uint64_t)(2e6 * h / 8 * 0.9), (uint64_t)(2e6 * h / 8 * 1.1));
+    assert_in_range(ne, (uint64_t)(2e6 * h / 2 * 0.95), (uint64_t)(2e6 * h / 2 * 1.05));
+    flash_fault_get_stats(f, &st);
+    assert_int_equal(st.program_failures, np);
+    assert_int_equal(st.erase_failures, ne);
+    /* the fast path: a run of clean programs, the one after fails; mean 1 / p - 1 */
+    for (int i = 0; i < 20000; i++) {
+        uint64_t k = flash_fault_clean_programs(f, 0, 4, UINT64_MAX);
+        flash_fault_skip_programs(f, k);
+        assert_true(flash_fault_program_fails(f, 0, 4));
+        clean += k;
+        runs++;
+    }
+    assert_in_range(clean / runs, (uint64_t)(8 / h * 0.95), (uint64_t)(8 / h * 1.05));
+    /* the same seed draws the same failures */
+    g = make(&c);
+    flash_fault_destroy(f);
+    f = make(&c);
+    for (int i = 0; i < 100000; i++) {
+        assert_int_equal(flash_fault_program_fails(f, (uint32_t)i % 5000, 64),
+                         flash_fault_program_fails(g, (uint32_t)i % 5000, 64));
+        assert_int_equal(flash_fault_erase_fails(f, 100), flash_fault_erase_fails(g, 100));
+    }
+    flash_fault_destroy(f);
+    flash_fault_destroy(g);
+    /* bad values are refused naming them */
+    flash_fault_cfg_default(&c);
+    assert_int_equal(flash_fault_parse(&c, "wear:bad=1", &e), -EINVAL);
+    assert_msg_has(&e, "bad=1; accepted a number in 1e-09..0.999");
+    assert_int_equal(flash_fault_parse(&c, "wear:shape=0.5", &e), -EINVAL);
+    assert_int_equal(flash_fault_parse(&c, "wear:life=3", &e), -EINVAL);
+    assert_msg_has(&e, "unknown key 'life'; this kind takes pe=N,bad=F,shape=B");
+    assert_false(c.wear);
+    assert_int_equal(flash_fault_parse(&c, "wear", &e), 0);
+    assert_true(c.wear && c.wear_pe == 2e6 && c.wear_bad == 0.02 && c.wear_shape == 4.0);
+}
+
+/* Per-node seeds: reproducible, different per node and per run seed, never 0; a node's age
+ * (node=) overrides the one given for all for its kind only. */
+static void test_node_seed_and_age(void **state)
+{
+    struct flash_fault_cfg c, an, wn;
+    struct err e = {{0}};
+
+    (void)state;
+    assert_int_equal(flash_fault_node_seed(7, 3), flash_fault_node_seed(7, 3));
+    assert_true(flash_fault_node_seed(7, 0) != flash_fault_node_seed(7, 1));
+    assert_true(flash_fault_node_seed(7, 0) != flash_fault_node_seed(8, 0));
+    assert_true(flash_fault_node_seed(1, FLASH_FAULT_NODE_WN) != flash_fault_node_seed(1, 0));
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_true(flash_fault_node_seed(i, i) != 0);
+    flash_fault_cfg_default(&c);
+    assert_int_equal(flash_fault_parse(&c, "age:pe=100,days=1", &e), 0);
+    assert_int_equal(flash_fault_parse(&c, "age:pe=700,days=0,node=wn", &e), 0);
+    an = wn = c;
+    flash_fault_cfg_for_node(&an, 2);
+    flash_fault_cfg_for_node(&wn, FLASH_FAULT_NODE_WN);
+    assert_int_equal(an.age_pe, 100);
+    assert_true(an.age_s == 86400.0);
+    assert_int_equal(wn.age_pe, 700);
+    assert_true(wn.age_s == 0.0);
+    assert_int_equal(an.seed, flash_fault_node_seed(1, 2));
+    assert_int_equal(wn.seed, flash_fault_node_seed(1, FLASH_FAULT_NODE_WN));
+    assert_int_equal(flash_fault_parse(&c, "age:pe=1,days=0,node=ssd", &e), -EINVAL);
+    assert_msg_has(&e, "node=ssd; accepted an or wn");
 }
 
 static void test_grammar(void **state)
@@ -266,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_retries),        cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_dead_and_power), cmocka_unit_test(test_program_failures),
         cmocka_unit_test(test_grammar),        cmocka_unit_test(test_ageing_scales),
+        cmocka_unit_test(test_wear_out),       cmocka_unit_test(test_node_seed_and_age),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -441,8 +441,9 @@ static void test_faults_section(void **state)
     const struct flash_fault_cfg *c, *d;
     const char *path = put_file(t, "faults.ini",
                                 "[faults]\n"
-                                "age = pe=2000000,days=2.5\n"
+                                "age = pe=2000000,days=2.5 pe=300,days=0,node=wn\n"
                                 "program = rate=0.001 ; a comment\n"
+                                "wear = pe=1e6,bad=0.05\n"
                                 "die = ch=3,die=1,at=5ms ch=7,die=0,at=1.5us\n"
                                 "seed = n=42\n"
                                 "[core]\nrows = 8\n");
@@ -455,6 +456,9 @@ static void test_faults_section(void **state)
     assert_int_equal(c->age_pe, 2000000);
     assert_true(c->age_s == 2.5 * 86400.0);
     assert_true(c->program_rate == 0.001);
+    assert_true(c->age_of[1] && !c->age_of[0]);
+    assert_int_equal(c->age_pe_of[1], 300);
+    assert_true(c->wear && c->wear_pe == 1e6 && c->wear_bad == 0.05 && c->wear_shape == 4.0);
     assert_int_equal(c->n_dead, 2);
     assert_int_equal(c->dead[0].ch, 3);
     assert_int_equal(c->dead[0].die, 1);
@@ -486,13 +490,15 @@ static void test_faults_section(void **state)
 
     /* refusals: the file and line, the key, what is accepted */
     load_refused(t, "[faults]\nbitrot = x=2\n", -EINVAL, 2, "unknown key 'bitrot' in [faults]",
-                 "accepted: rber, age, program, die, channel, power, seed");
+                 "accepted: rber, age, program, wear, die, channel, power, seed");
     load_refused(t, "[faults]\nprogram = rate=2\n", -EINVAL, 2, "faults.program",
                  "rate=2; accepted a number in 0..1");
     load_refused(t, "[faults]\nage = pe=5\n", -EINVAL, 2, "faults.age", "no days=");
     load_refused(t, "[faults]\nprogram = rate=0.1 rate=0.2\n", -EINVAL, 2,
                  "faults.program = rate=0.1 rate=0.2: one value",
-                 "only die and channel take several");
+                 "only die, channel and age take several");
+    load_refused(t, "[faults]\nwear = shape=0\n", -EINVAL, 2, "faults.wear",
+                 "shape=0; accepted a number in 1..100");
     load_refused(t, "[faults]\npower =\n", -EINVAL, 2, "faults.power: no value", "accepted at=T");
     load_refused(t, "[faults]\ndie = ch=1,at=1ms\n", -EINVAL, 2, "faults.die", "no die=");
     load_refused(t, "[faults]\nseed = n=1\nseed = n=2\n", -EINVAL, 3,
