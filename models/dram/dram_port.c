@@ -141,7 +141,7 @@ void dram_port_clock(struct dram_port *p, const struct mem_port_req *in)
     if (p->len && p->q[p->head].due <= p->cyc && !retire)
         p->st.rsp_wait_cycles++;
     if (retire) {
-        p->head = (p->head + 1) % p->cfg.max_outstanding;
+        p->head = p->head + 1 == p->cfg.max_outstanding ? 0 : p->head + 1;
         p->len--;
     }
     if (take)

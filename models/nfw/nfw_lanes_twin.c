@@ -21,10 +21,10 @@ struct nfw_lanes_twin {
     struct nfw_out lo[NFW_MAX_LANES]; /* each lane's outputs now (they change only on a step) */
     struct nfw_lanes_in in;
     /* nfw_split */
-    bool have;        /* have_q */
-    uint64_t addr;    /* addr_q */
-    uint32_t len;     /* len_q */
-    uint8_t stream;   /* stream_q */
+    bool have;                                     /* have_q */
+    uint64_t addr;                                 /* addr_q */
+    uint32_t len;                                  /* len_q */
+    uint8_t stream;                                /* stream_q */
     uint8_t plane[MAX_STREAMS], lane[MAX_STREAMS]; /* plane_q, lane_q */
     /* nfw_merge */
     bool mvalid; /* valid_q */
@@ -110,7 +110,7 @@ void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
 {
     struct nfw_out *s = &out->l[0];
 
-    memset(out, 0, sizeof(*out));
+    memset(out->l, 0, t->lanes * sizeof(out->l[0])); /* the entries from lanes on: untouched */
     for (unsigned l = 0; l < t->lanes; l++) {
         const struct nfw_out lo = t->lo[l];
         struct nfw_out *o = &out->l[l];
@@ -178,7 +178,7 @@ static void step1(struct nfw_lanes_twin *t)
     /* nfw_merge: round robin from rr. */
     space = !t->mvalid || s->done_ready;
     for (unsigned k = 0; k < L && !found; k++) {
-        unsigned idx = (t->rr + k) % L;
+        unsigned idx = (t->rr + k) & (L - 1); /* L: a power of two */
         if (lo[idx].done_valid) {
             found = true;
             g = idx;
@@ -190,11 +190,16 @@ static void step1(struct nfw_lanes_twin *t)
     bbt_die = s->cfg_a >> 20;
     for (unsigned l = 0; l < L; l++) {
         const struct nfw_in *i = &t->in.l[l];
+        bool cmd_l = t->have && lane == l;
+        bool cfg_l = s->cfg_valid && (!is_bbt || (bbt_die & (L - 1)) == l);
         struct nfw_in li;
 
+        /* quiet_in(&li) of the li built below, decided before building it */
+        if (t->was_quiet[l] && !s->rst && !cmd_l && !i->mem_rsp_valid && !cfg_l && at_rest(&lo[l]))
+            continue; /* skipped: see at_rest */
         memset(&li, 0, sizeof(li));
         li.rst = s->rst;
-        li.cmd_valid = t->have && lane == l;
+        li.cmd_valid = cmd_l;
         li.cmd_addr = t->addr;
         li.cmd_len = piece;
         li.cmd_stream = t->stream;
@@ -205,14 +210,12 @@ static void step1(struct nfw_lanes_twin *t)
         li.prog_ready = i->prog_ready;
         li.pdat_ready = i->pdat_ready;
         li.done_ready = mtake && g == l;
-        li.cfg_valid = s->cfg_valid && (!is_bbt || bbt_die % L == l);
+        li.cfg_valid = cfg_l;
         li.cfg_op = s->cfg_op & 3;
         li.cfg_stream = s->cfg_stream & 0xf;
         li.cfg_idx = s->cfg_idx;
         li.cfg_a = is_bbt ? (uint32_t)(bbt_die / L) << 20 | (s->cfg_a & 0xfffff) : s->cfg_a;
         li.cfg_b = s->cfg_b;
-        if (t->was_quiet[l] && quiet_in(&li) && at_rest(&lo[l]))
-            continue; /* skipped: see at_rest */
         t->was_quiet[l] = quiet_in(&li);
         nfw_twin_set(t->t[l], &li);
         nfw_twin_step(t->t[l], 1);
@@ -222,15 +225,15 @@ static void step1(struct nfw_lanes_twin *t)
     /* Registers. */
     t->idle = s->rst ? false : !t->have && all_idle && !t->mvalid;
     for (unsigned i = 0; i < t->p.p.streams && i < MAX_STREAMS; i++) {
-        bool reset = s->cfg_valid && (s->cfg_op & 3) == NFW_CFG_SET_STREAM &&
-                     (s->cfg_stream & 0xf) == i;
+        bool reset =
+            s->cfg_valid && (s->cfg_op & 3) == NFW_CFG_SET_STREAM && (s->cfg_stream & 0xf) == i;
         if (s->rst || reset) {
             t->plane[i] = 0;
             t->lane[i] = 0;
         } else if (take && t->stream == i) {
             t->plane[i] = unit_end ? 0 : (uint8_t)next_plane;
             if (unit_end)
-                t->lane[i] = (uint8_t)((lane + 1) % L);
+                t->lane[i] = (uint8_t)((lane + 1) & (L - 1));
         }
     }
     if (s->rst)
@@ -265,7 +268,7 @@ static void step1(struct nfw_lanes_twin *t)
         t->rr = 0;
     } else if (mtake) {
         t->mvalid = true;
-        t->rr = (g + 1) % L;
+        t->rr = (g + 1) & (L - 1);
     } else if (s->done_ready) {
         t->mvalid = false;
     }
@@ -280,8 +283,8 @@ void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles)
         step1(t);
 }
 
-int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b,
-                       unsigned lanes, char *buf, size_t len)
+int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b, unsigned lanes,
+                       char *buf, size_t len)
 {
     for (unsigned l = 0; l < lanes && l < NFW_MAX_LANES; l++) {
         char d[160];

@@ -31,13 +31,15 @@ int nfw_lanes_twin_create(const struct nfw_lanes_params *p, struct nfw_lanes_twi
                           struct err *e);
 void nfw_lanes_twin_destroy(struct nfw_lanes_twin *t);
 
+/* Same cycle protocol as the shim; both read and write the entries of the model's lanes only
+ * (l[0 .. lanes - 1]), as the shim does. */
 void nfw_lanes_twin_set(struct nfw_lanes_twin *t, const struct nfw_lanes_in *in);
 void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out);
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles);
 
 /* Compare the outputs of `lanes` lanes (nfw_out_diff per lane). 0 when they agree, else 1
  * with "lane L: field: a vs b" of the first difference in buf. */
-int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b,
-                       unsigned lanes, char *buf, size_t len);
+int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b, unsigned lanes,
+                       char *buf, size_t len);
 
 #endif

@@ -64,8 +64,7 @@ struct nfw_time {
 
 /* ------------------------------------------------------------------ the twin as a backend */
 
-static int twin_create(const struct nfw_lanes_params *p, uint64_t seed, void **out,
-                       struct err *e)
+static int twin_create(const struct nfw_lanes_params *p, uint64_t seed, void **out, struct err *e)
 {
     (void)seed;
     return nfw_lanes_twin_create(p, (struct nfw_lanes_twin **)out, e);
@@ -239,7 +238,8 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
                            r->index, r->w->stream, r->w->len, r->w->addr, r->cycle, diff,
                            r->d[0]->ops->name, r->d[k]->ops->name);
     }
-    idle_in(&in);
+    /* Only the lanes' entries: the models read no others (lanes is the model's lane count). */
+    memset(in.l, 0, lanes * sizeof(in.l[0]));
     for (unsigned l = 0; l < lanes; l++) {
         /* A port with nothing pending whose lane offers nothing: its outputs are known (ready,
          * no response) and its cycle is applied later, at once (dram_port_skip). */
