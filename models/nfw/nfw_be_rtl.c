@@ -1,8 +1,9 @@
 /*
  * nfw_be_rtl.c - the verilated NAND write lanes (rtl/nfw/nfw_lanes.v) as a backend of
  * nfw_time (nfw_time.h). This object references the nfw_lanes shim (csim/shim/nfw_lanes.h):
- * link it only into a program that also links one verilated nfw_lanes (e.g. nfw_lanes_paper). Nothing else in
- * the library refers to nfw_be_rtl_ops, so programs without the model never pull it in.
+ * link it only into a program that also links one verilated nfw_lanes (e.g. nfw_lanes_paper).
+ * Nothing else in the library refers to nfw_be_rtl_ops, so programs without the model never pull it
+ * in.
  */
 #include "models/nfw/nfw_time.h"
 
@@ -33,8 +34,7 @@ static void rtl_park(struct nfw_lanes_rtl *r)
             pool[i].parked = true;
 }
 
-static int rtl_create(const struct nfw_lanes_params *lp, uint64_t seed, void **out,
-                      struct err *e)
+static int rtl_create(const struct nfw_lanes_params *lp, uint64_t seed, void **out, struct err *e)
 {
     struct nfw_lanes_rtl *r = NULL;
     struct nfw_lanes_params ml;
@@ -72,8 +72,8 @@ static int rtl_create(const struct nfw_lanes_params *lp, uint64_t seed, void **o
                        mp->page_bytes, mp->planes, mp->channels, mp->dies_per_chan,
                        mp->pages_per_block, mp->streams, mp->max_pbs, mp->bbt_entries, mp->slots,
                        mp->max_reads, ml.lanes, p->page_bytes, p->planes, p->channels,
-                       p->dies_per_chan, p->pages_per_block, p->streams, p->max_pbs,
-                       p->bbt_entries, p->slots, p->max_reads, lp->lanes);
+                       p->dies_per_chan, p->pages_per_block, p->streams, p->max_pbs, p->bbt_entries,
+                       p->slots, p->max_reads, lp->lanes);
     }
     *out = r;
     return 0;

@@ -106,8 +106,8 @@ int nflash_set_write_pipe(struct nflash *f, uint64_t period_ps, struct err *e)
         lb[i] = (uint32_t)(ftl_stream_lpages(f->s[i]) / ftl_stream_sb_pages(f->s[i]));
     nfw_time_destroy(f->wp);
     f->wp = NULL;
-    return nfw_time_create(flash_fms_cfg(f->fms), f->n, lb, period_ps, dram_get_cfg(f->tb),
-                           &f->wp, e);
+    return nfw_time_create(flash_fms_cfg(f->fms), f->n, lb, period_ps, dram_get_cfg(f->tb), &f->wp,
+                           e);
 }
 
 int nflash_set_write_mode(struct nflash *f, enum nfw_time_mode m, const struct nfw_be_ops *rtl,

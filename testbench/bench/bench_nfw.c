@@ -178,7 +178,8 @@ static uint64_t run(bool use_rtl, unsigned n_cmd, double *wall)
     fc.tim.bus_width_bits = 64;
     fc.tim.ctrl_cmd_bytes = p.page_bytes;
     fc.sw.store_payload = false;
-    if (flash_fms_create(&fc, &fms, &e) || ftl_bbm_init(&bbm, &fc.geom, fc.geom.blocks_per_plane, 0, &e))
+    if (flash_fms_create(&fc, &fms, &e) ||
+        ftl_bbm_init(&bbm, &fc.geom, fc.geom.blocks_per_plane, 0, &e))
         goto out;
     memset(&sc, 0, sizeof(sc));
     strcpy(sc.name, "V");

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #define MAX_STREAMS 16
-#define CMDQ        8   /* page commands taken whose data have not all arrived */
-#define CFGQ        512 /* firmware operations waiting */
+#define CMDQ        8    /* page commands taken whose data have not all arrived */
+#define CFGQ        512  /* firmware operations waiting */
 #define HELD        1024 /* completions held until the pages before them are reported */
 
 struct pcmd {
@@ -424,8 +424,7 @@ static int take_beat(struct nfw_bfm *b, const struct nfw_out *o, struct err *e)
     return 0;
 }
 
-static int adopt(struct nfw_bfm *b, struct ftl_stream *s, const struct nfw_out *o,
-                 struct err *e)
+static int adopt(struct nfw_bfm *b, struct ftl_stream *s, const struct nfw_out *o, struct err *e)
 {
     struct ftl_ppa a = {o->done_die, o->done_plane, o->done_block, o->done_page};
     int rc = ftl_stream_adopt_page(s, nfw_bfm_now(b), o->done_lpn, o->done_pbn, &a, e);
