@@ -2042,8 +2042,8 @@ static void print_where(struct train *t)
     if (*t->write_waves_path) {
         printf("  %s  the same steps of AN 0's NAND write pipeline: gtkwave %s",
                t->write_waves_path, t->write_waves_path);
-        if (access("waves/nfw.gtkw", R_OK) == 0)
-            printf("  (signals grouped: gtkwave -a waves/nfw.gtkw %s)", t->write_waves_path);
+        if (access("waves/nfw_lanes.gtkw", R_OK) == 0)
+            printf("  (signals grouped: gtkwave -a waves/nfw_lanes.gtkw %s)", t->write_waves_path);
         printf("\n");
     }
 }
