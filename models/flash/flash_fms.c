@@ -183,7 +183,8 @@ static int program_faults(struct flash_fms *f, const struct flash_mpop *op, uint
  * After a read whose data were out at *done: the ECC decodes each page at its RBER (its
  * block's P/E cycles, its data's age at now); a page that fails is read again with shifted
  * voltages, the whole operation (tR and the data-out) once per retry the worst page needs.
- * -EIO naming the page when one fails every retry.
+ * -EBADMSG naming the page when one fails every retry (the code Linux's MTD layer gives an
+ * uncorrectable ECC error), so a caller can tell lost data from a failed operation.
  */
 static int read_retries(struct flash_fms *f, const struct flash_mpop *op, uint64_t now,
                         uint64_t *done, struct err *e)
@@ -205,7 +206,7 @@ static int read_retries(struct flash_fms *f, const struct flash_mpop *op, uint64
         r = flash_fault_rber(f->fault, b->pe, age);
         k = flash_fault_read(f->fault, d->page_bytes, r);
         if (k < 0)
-            return err_set(e, -EIO,
+            return err_set(e, -EBADMSG,
                            "uncorrectable read: channel %u, die %u, plane %u, block %u, page %u "
                            "(%u P/E cycles, data %.3g s old, RBER %.3g) failed the ECC after "
                            "every read retry",
@@ -363,8 +364,8 @@ static int run(struct flash_fms *f, const char *name, op_fn fn, uint64_t now,
             continue;
         one.plane_mask = 1u << p;
         rc = fn(f, now, &one, data, &t, e);
-        /* A failed erase still took its time; the other planes are still erased. */
-        if (rc == -EIO) {
+        /* A failed erase still took its time; the other planes are still erased (and read). */
+        if (rc == -EIO || rc == -EBADMSG) {
             if (!first_rc)
                 first_rc = rc;
         } else if (rc) {

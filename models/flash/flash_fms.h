@@ -32,8 +32,9 @@
  *   - Faults (flash_fms_set_faults; models/flash/flash_fault.h): every page read is decoded by
  *     the ECC at its RBER (its block's P/E cycles, its data's age since the block's first
  *     program); the read is repeated (tR and data-out) once per retry its worst page needs,
- *     and a page that fails every retry fails the call (-EIO naming it). Injected: program
- *     failures (the block turns bad, -EIO), dies and channels that stop answering, power loss.
+ *     and a page that fails every retry fails the call (-EBADMSG naming it, the code of an
+ *     uncorrectable ECC error in Linux's MTD layer). Injected: program failures (the block
+ *     turns bad, -EIO), dies and channels that stop answering, power loss.
  *     With bit errors alone the fast path stays on: a read run's first decodes are drawn at
  *     once (flash_fault_clean_run), exact in distribution at the run's RBER, and the stripes
  *     holding a failed decode run operation by operation with their retries. With an

@@ -1806,6 +1806,7 @@ static int train_loop(struct train *t, uint64_t *done)
 {
     struct err e;
     uint64_t k;
+    int rc;
 
     *done = t->start_step;
     for (k = t->start_step; k < t->target && !stop_requested; k++) {
@@ -1828,10 +1829,10 @@ static int train_loop(struct train *t, uint64_t *done)
             return -1;
         if (t->trace)
             machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
-        if (machine_step(t->machine, &info, &e)) {
+        if ((rc = machine_step(t->machine, &info, &e))) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
-            /* flash_fms names a page that failed every read retry so (flash_fault) */
-            t->flash_lost = strstr(e.msg, "uncorrectable read") != NULL;
+            /* a page failed every read retry (flash_fms): the step's data are lost */
+            t->flash_lost = rc == -EBADMSG;
             return -1;
         }
         if (t->golden_ok && golden_step(t, k, info.loss))

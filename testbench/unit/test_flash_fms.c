@@ -535,7 +535,7 @@ static void test_faults_uncorrectable_names_the_page(void **state)
 
     set_faults(f, specs, 2);
     assert_int_equal(flash_fms_program_page(f->fms, 0, &a, NULL, &t_prog, &e), 0);
-    assert_int_equal(flash_fms_read_page(f->fms, t_prog, &a, NULL, &done, &e), -EIO);
+    assert_int_equal(flash_fms_read_page(f->fms, t_prog, &a, NULL, &done, &e), -EBADMSG);
     assert_msg_has(e.msg, "uncorrectable read: channel 1, die 0, plane 0, block 5, page 0");
 }
 
