@@ -333,7 +333,7 @@ int ssd_write_chunks(struct ssd *s, uint64_t t, uint64_t lpn, uint64_t npages, u
 
     if (!chunk)
         return err_set(e, -EINVAL, "ssd write refused: chunks of 0 pages; accepted 1 or more");
-    if (npages > s->g.user_pages || lpn > s->g.user_pages - npages)
+    if (!npages || npages > s->g.user_pages || lpn > s->g.user_pages - npages)
         return check_range(s, "write", lpn, npages > UINT32_MAX ? UINT32_MAX : (uint32_t)npages, e);
     while (!rc && off < npages) {
         uint32_t n = chunk - (uint32_t)((lpn + off) % chunk);
