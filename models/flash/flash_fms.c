@@ -651,6 +651,47 @@ void flash_fms_run_skip(struct flash_fms *f, struct flash_fms_run *r, uint64_t n
     *end = res_later(*end, r->t_max_prev);
 }
 
+size_t flash_fms_state_len(const struct flash_fms *f)
+{
+    return f->n_times + f->n_cnts + 1;
+}
+
+void flash_fms_state_get(const struct flash_fms *f, uint64_t *v)
+{
+    /* snap_walk only reads f when it does not store. */
+    snap_walk((struct flash_fms *)(uintptr_t)f, v, false);
+    v[f->n_times + f->n_cnts] = f->n_now_bound;
+}
+
+uint64_t flash_fms_state_delta(const struct flash_fms *f, const uint64_t *prev, const uint64_t *cur)
+{
+    uint64_t delta = cur[0] - prev[0];
+
+    if (f->fault || f->n_fail_program || !delta || cur[0] < prev[0])
+        return 0;
+    for (size_t i = 1; i < f->n_times; i++)
+        if (cur[i] - prev[i] != delta)
+            return 0;
+    for (size_t i = 0; i < f->n_dies; i++)
+        if (cur[f->n_times + i * DIE_CNTS + 2] != prev[f->n_times + i * DIE_CNTS + 2])
+            return 0; /* an erase is not part of a repeating stripe */
+    return delta;
+}
+
+void flash_fms_state_advance(struct flash_fms *f, const uint64_t *prev, const uint64_t *cur,
+                             uint64_t n, uint64_t delta)
+{
+    size_t len = f->n_times + f->n_cnts;
+    uint64_t *v = f->snap; /* scratch: the FMS's own fast path is not in a run meanwhile */
+
+    for (size_t i = 0; i < f->n_times; i++)
+        v[i] = cur[i] + n * delta;
+    for (size_t i = f->n_times; i < len; i++)
+        v[i] = cur[i] + n * (cur[i] - prev[i]);
+    snap_walk(f, v, true);
+    f->n_now_bound = cur[len] + n * (cur[len] - prev[len]);
+}
+
 void flash_fms_set_wp(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block,
                       uint32_t wp, uint64_t t)
 {

@@ -165,6 +165,23 @@ static inline void flash_fms_run_note(struct flash_fms_run *r, uint64_t t)
     if (t > r->t_max)
         r->t_max = t;
 }
+/*
+ * The timing state of the FMS for a caller's own fast path (models/ssd's): a vector of
+ * flash_fms_state_len values, every busy-until (die array, register, planes, channels bus) then
+ * every counter the operations add to, as flash_fms_run_at snapshots it, with the count of
+ * operations whose start the time asked for set. flash_fms_state_delta says whether the state
+ * moved from prev to cur as a repeating stripe moves it (every busy-until by the same delta > 0,
+ * no erase in between: returns delta, else 0); flash_fms_state_advance sets the state n such
+ * stripes past cur (busy-untils n x delta later, counters n times what they gained from prev to
+ * cur), what the operations of those stripes would leave. With faults set (the FMS draws them
+ * operation by operation) flash_fms_state_delta is 0: the caller keeps to its exact path.
+ */
+size_t flash_fms_state_len(const struct flash_fms *f);
+void flash_fms_state_get(const struct flash_fms *f, uint64_t *v);
+uint64_t flash_fms_state_delta(const struct flash_fms *f, const uint64_t *prev,
+                               const uint64_t *cur);
+void flash_fms_state_advance(struct flash_fms *f, const uint64_t *prev, const uint64_t *cur,
+                             uint64_t n, uint64_t delta);
 /* The write pointer of a block after pages programmed by a skipped stripe (no checks: the
  * caller checked the block as flash_die_program would); t: about when, the age of the block's
  * data if its first page is among them. */

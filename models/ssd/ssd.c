@@ -87,6 +87,8 @@ int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e)
         rc = ssd_slots_init(&s->wbuf, s->g.wbuf_pages, e);
     if (!rc)
         rc = alloc_rows(s, e);
+    if (!rc)
+        rc = ssd_fast_init(s, e);
     if (rc) {
         ssd_destroy(s);
         return rc;
@@ -99,6 +101,7 @@ void ssd_destroy(struct ssd *s)
 {
     if (!s)
         return;
+    ssd_fast_fini(s);
     free(s->sram);
     free(s->rows);
     ssd_slots_fini(&s->wbuf);
@@ -277,8 +280,10 @@ static int check_range(const struct ssd *s, const char *op, uint64_t lpn, uint32
                    op, (unsigned long long)lpn, npages, (unsigned long long)s->g.user_pages - 1);
 }
 
-int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
-              uint64_t *done, struct err *e)
+/* ssd_write; run: the fast path's run it is part of (NULL: none), its command ends go to the
+ * run's t_page from command index cmd on. */
+static int write_call(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
+                      uint64_t *done, struct ssd_fast *run, uint64_t cmd, struct err *e)
 {
     const unsigned char *src = data;
     uint64_t end = t;
@@ -286,7 +291,7 @@ int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const vo
 
     if (!rc)
         rc = ssd_sched_until(s, t, e);
-    for (uint32_t p = 0; !rc && p < npages; p += s->g.cmd_pages) {
+    for (uint32_t p = 0; !rc && p < npages; p += s->g.cmd_pages, cmd++) {
         uint32_t n = npages - p < s->g.cmd_pages ? npages - p : s->g.cmd_pages;
         uint64_t t_cmd = ssd_slots_take(&s->sq, t), t_page = t_cmd, t_slot;
 
@@ -301,12 +306,69 @@ int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const vo
         ssd_slots_hold(&s->sq, t_page, 1);
         end = ssd_later(end, t_page);
         s->st.write_cmds++;
+        if (run)
+            run->t_page[cmd % run->cmds] = t_page;
     }
     /* A sequential writer's next call (a RAID 0 stripe unit) goes on from here. */
     if (lpn + npages < s->g.user_pages)
         ssd_map_prefetch(&s->map, lpn + npages);
     *done = end;
     return rc;
+}
+
+int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
+              uint64_t *done, struct err *e)
+{
+    return write_call(s, t, lpn, npages, data, done, NULL, 0, e);
+}
+
+int ssd_write_chunks(struct ssd *s, uint64_t t, uint64_t lpn, uint64_t npages, uint32_t chunk,
+                     const void *data, uint64_t *done, struct err *e)
+{
+    const unsigned char *src = data;
+    struct ssd_fast *f = &s->fast;
+    bool fast = ssd_fast_begin(s, lpn, npages, chunk, data != NULL);
+    uint64_t end = t, off = 0;
+    int rc = 0;
+
+    if (!chunk)
+        return err_set(e, -EINVAL, "ssd write refused: chunks of 0 pages; accepted 1 or more");
+    if (!npages || npages > s->g.user_pages || lpn > s->g.user_pages - npages)
+        return check_range(s, "write", lpn, npages > UINT32_MAX ? UINT32_MAX : (uint32_t)npages, e);
+    while (!rc && off < npages) {
+        uint32_t n = chunk - (uint32_t)((lpn + off) % chunk);
+        uint64_t d;
+
+        /* At a period boundary: skip what provably repeats. */
+        if (fast && off >= f->base && (off - f->base) % f->period == 0) {
+            uint64_t k = ssd_fast_at(s, t, (npages - off) / f->period);
+
+            if (k) {
+                ssd_fast_skip(s, t, lpn + off, k, &end);
+                off += k * f->period;
+                continue;
+            }
+        }
+        if (n > npages - off)
+            n = (uint32_t)(npages - off);
+        rc = write_call(s, t, lpn + off, n, src ? src + off * s->page_bytes : NULL, &d,
+                        fast && off >= f->base ? f : NULL,
+                        fast && off >= f->base ? (off - f->base) / chunk * f->cpc : 0, e);
+        end = ssd_later(end, d);
+        off += n;
+    }
+    *done = end;
+    return rc;
+}
+
+void ssd_set_fast(struct ssd *s, bool on)
+{
+    s->fast.on = on;
+}
+
+uint64_t ssd_fast_rows(const struct ssd *s)
+{
+    return s->fast.rows_skipped;
 }
 
 /* ------------------------------------------------------------------ read */
@@ -523,15 +585,12 @@ void ssd_stats(const struct ssd *s, struct ssd_stats *st)
     st->last_end = ssd_later(st->last_end, ssd_serial_free_at(&s->fw));
 }
 
-/* The counters of struct ssd_stats, in order, all uint64_t before last_end. */
-#define N_COUNTERS (offsetof(struct ssd_stats, last_end) / sizeof(uint64_t))
-
 void ssd_stats_sub(struct ssd_stats *out, const struct ssd_stats *a, const struct ssd_stats *b)
 {
     const uint64_t *x = (const uint64_t *)(const void *)a, *y = (const uint64_t *)(const void *)b;
     uint64_t *o = (uint64_t *)(void *)out;
 
-    for (size_t i = 0; i < N_COUNTERS; i++)
+    for (size_t i = 0; i < SSD_STATS_COUNTERS; i++)
         o[i] = x[i] - y[i];
     out->last_end = a->last_end;
 }
@@ -541,7 +600,7 @@ void ssd_stats_add(struct ssd_stats *acc, const struct ssd_stats *x)
     const uint64_t *y = (const uint64_t *)(const void *)x;
     uint64_t *o = (uint64_t *)(void *)acc;
 
-    for (size_t i = 0; i < N_COUNTERS; i++)
+    for (size_t i = 0; i < SSD_STATS_COUNTERS; i++)
         o[i] += y[i];
     acc->last_end = ssd_later(acc->last_end, x->last_end);
 }

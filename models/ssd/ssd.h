@@ -50,6 +50,7 @@
 #define MODELS_SSD_SSD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -79,6 +80,9 @@ struct ssd_stats {
     uint64_t last_end; /* latest completion of any operation the SSD issued */
 };
 
+/* The counters of struct ssd_stats, in order, all uint64_t before last_end. */
+#define SSD_STATS_COUNTERS (offsetof(struct ssd_stats, last_end) / sizeof(uint64_t))
+
 /* Validates cfg (ssd_cfg_validate), builds the FMS (erased) and the FTL. 0, -EINVAL, -ENOMEM. */
 int ssd_create(const struct ssd_cfg *cfg, struct ssd **out, struct err *e);
 void ssd_destroy(struct ssd *s);
@@ -92,6 +96,20 @@ const struct flash_fms *ssd_get_fms(const struct ssd *s);
  * *done = when the last page is buffered. -EINVAL (range), -ENOSPC, -EIO (NAND refused). */
 int ssd_write(struct ssd *s, uint64_t t, uint64_t lpn, uint32_t npages, const void *data,
               uint64_t *done, struct err *e);
+
+/* The calls ssd_write(t, ...) of [lpn, lpn + npages) cut at every multiple of chunk pages (a
+ * RAID 0 member's stripe units), one after the other: the same results, state and statistics.
+ * *done = the latest of their ends. A long run without payload may take the fast path (ssd_fast.c,
+ * models/ssd/README.md): the periods of the run that provably repeat the one before are
+ * accounted at once, exactly as page by page. */
+int ssd_write_chunks(struct ssd *s, uint64_t t, uint64_t lpn, uint64_t npages, uint32_t chunk,
+                     const void *data, uint64_t *done, struct err *e);
+
+/* The fast path of ssd_write_chunks: on by default; off, every page is simulated (the tests
+ * compare both). */
+void ssd_set_fast(struct ssd *s, bool on);
+/* Host rows the fast path accounted without simulating them, since creation. */
+uint64_t ssd_fast_rows(const struct ssd *s);
 
 /* Read npages from lpn at time t into buf (NULL or npages x page_bytes; filled in functional
  * mode only). *done = when the last page is in the controller. -EINVAL, -EIO. */

@@ -45,6 +45,40 @@ struct ssd_die {
                           * scan of every die that finds the earliest */
 };
 
+/* ssd_fast.c: the fast path of long sequential writes. A run of ssd_write_chunks is cut in
+ * periods (each die the same whole rows, whole calls); at each period boundary ssd_fast_at
+ * snapshots the state and, when the last two periods provably repeat, says how many more may be
+ * accounted at once by ssd_fast_skip (the same state, counters and map as the exact path). */
+struct ssd_fast_snap;
+
+struct ssd_fast {
+    bool on;               /* ssd_set_fast */
+    uint64_t period;       /* pages per period of this run; 0: no fast path in it */
+    uint64_t cpc;          /* commands per call of a whole chunk */
+    uint64_t cmds;         /* commands per period */
+    uint64_t rows_per_die; /* rows each die is given per period */
+    uint64_t base;         /* pages of the run before its first period boundary */
+    uint64_t *t_page;      /* [cmds]: the last period's command ends, in order */
+    uint64_t t_page_len;   /* t_page's length */
+    uint64_t delta;        /* shift of the state per period, as ssd_fast_at found it */
+    uint32_t cur, seen;    /* slot of the last snapshot; boundaries seen in a row */
+    bool sq_full;          /* the submission queue repeats (full), else it never fills */
+    struct ssd_fast_snap *snap[2];
+    uint64_t rows_skipped; /* host rows accounted without simulating them */
+};
+
+int ssd_fast_init(struct ssd *s, struct err *e);
+void ssd_fast_fini(struct ssd *s);
+/* A run of npages from lpn in calls of chunk pages at most; data: whether it has a payload.
+ * False: no fast path in this run. */
+bool ssd_fast_begin(struct ssd *s, uint64_t lpn, uint64_t npages, uint32_t chunk, bool data);
+/* At a period boundary of a run at time t, max whole periods left: how many to skip (0: go on
+ * with the exact path). */
+uint64_t ssd_fast_at(struct ssd *s, uint64_t t, uint64_t max);
+/* Skip k periods (1 to what ssd_fast_at returned) from page lpn; *end: the later of it and
+ * the last command's end. */
+void ssd_fast_skip(struct ssd *s, uint64_t t, uint64_t lpn, uint64_t k, uint64_t *end);
+
 struct ssd {
     struct ssd_cfg cfg;
     struct ssd_geom g;
@@ -70,6 +104,7 @@ struct ssd {
     unsigned char *sram;    /* functional mode: host rows, GC rows, the GC read buffer */
     unsigned char *gc_buf;  /* one row: a GC read lands here */
     struct ssd_stats st;
+    struct ssd_fast fast;
 };
 
 /* ssd.c: the next row of die d's host (gc false) or GC frontier at time t: a new unit if

@@ -36,12 +36,22 @@ struct dev {
     struct ssd_raid0 *raid;
 };
 
+/* --exact: the SSDs' fast path of sequential writes off too. */
 static int dev_create(const struct fb_opts *o, struct dev *d, struct err *e)
 {
+    int rc;
+
     memset(d, 0, sizeof(*d));
-    if (o->device == DEV_RAID0)
-        return ssd_raid0_create(&o->ssd, &d->raid, e);
-    return ssd_create(&o->ssd, &d->one, e);
+    if (o->device != DEV_RAID0) {
+        rc = ssd_create(&o->ssd, &d->one, e);
+        if (!rc)
+            ssd_set_fast(d->one, !o->exact);
+        return rc;
+    }
+    rc = ssd_raid0_create(&o->ssd, &d->raid, e);
+    for (uint32_t m = 0; !rc && m < ssd_raid0_members(d->raid); m++)
+        ssd_set_fast(ssd_raid0_member(d->raid, m), !o->exact);
+    return rc;
 }
 
 static void dev_destroy(struct dev *d)
