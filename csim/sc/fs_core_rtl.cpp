@@ -69,7 +69,7 @@ fs_core_rtl::fs_core_rtl(sc_module_name name, uint64_t period_ps)
 
 fs_core_rtl::~fs_core_rtl() = default;
 
-struct core_params fs_core_rtl::params() const
+struct core_params fs_core_rtl::params()
 {
     return {P_Rows, P_Cols, P_AWords, P_BWords, P_CWords};
 }
