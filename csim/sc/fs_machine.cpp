@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "csim/sc/fs_time.h"
+#include "csim/sc/fs_payload.h"
 
 extern "C" {
 #include "models/host/compile.h"
@@ -89,14 +90,8 @@ void fs_node<Node>::tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time 
     (void)delay;
     uint64_t a = tx.get_address(), len = tx.get_data_length();
     int rc = -1;
-    if (tx.get_byte_enable_ptr()) {
-        tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    if (!fs_payload_ok(tx, false))
         return;
-    }
-    if (tx.get_streaming_width() < len) {
-        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
     if (tx.is_read())
         rc = dram_read(mem_, a, tx.get_data_ptr(), len);
     else if (tx.is_write())
