@@ -24,7 +24,13 @@
  *     time) and returns when its resource is free again in the extension.
  *   - Time: the step's C event kernel runs inside fs_host's thread through fs_run_kernel
  *     (fs_time.h): every command starts, and every b_transport is called, at sc_time_stamp() ==
- *     the machine's time; the step ends with SystemC time at its last event.
+ *     the machine's time; the step ends with SystemC time at its last event. The command's
+ *     time also travels in the extension (fs_cmd_ext::now): the targets perform it then.
+ *   - Asynchronous commands (fs_platform's async_an, e.g. the GEMMs of ANs whose core is the
+ *     --sc core behind fs_core_be): the AN performs them in its own thread, where SystemC time
+ *     passes while the core computes, and reports the end to the host, which hands it to the
+ *     machine (machine_port_done: the machine.h contract). The C kernel waits for them, so
+ *     SystemC time runs ahead of the machine's; the machine's times stay the C kernel's.
  * The simulated times, losses and counters are the C machine's, bit for bit (the example
  * sc_train checks them against a machine run by machine_step alone).
  */

@@ -11,7 +11,8 @@
  * SystemC time equals that step's time. So at every C event sc_time_stamp() == sim_now(), the C
  * callbacks run inside the calling SystemC process (a TLM b_transport from them is a plain call,
  * loosely timed), and every other SystemC process runs in between, at its own times. The C
- * kernel never runs ahead: it only fires events at or before SystemC's present.
+ * kernel never runs ahead: it only fires events at or before SystemC's present. With commands
+ * in flight on SystemC modules (fs_inflight) it also waits for them, and may fall behind.
  */
 #ifndef CSIM_SC_FS_TIME_H
 #define CSIM_SC_FS_TIME_H
