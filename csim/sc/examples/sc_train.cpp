@@ -20,6 +20,7 @@
  * Usage: sc_train [--nodes N] [--steps S] [--seed X] [--core twin|twin4|sc]
  *        (defaults 4, 1, 1, twin; N divides the batch 64)
  */
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -241,6 +242,15 @@ int sc_main(int argc, char **argv)
         tap(pf.host.max_lag_ps > 0,
             "SystemC time passed while the cores computed: SystemC ran up to " +
                 std::to_string(pf.host.max_lag_ps) + " ps ahead of the C kernel");
+        /* every core is taken (one per AN), and none has another shape */
+        struct core_params other = c.core;
+        struct err e;
+        void *h = nullptr;
+        int rc_busy = fs::core_be_sc_ops.create(&c.core, 0, &h, &e);
+        other.rows = 8;
+        int rc_shape = fs::core_be_sc_ops.create(&other, 0, &h, &e);
+        tap(rc_busy == -EINVAL && rc_shape == -EINVAL && std::strstr(e.msg, "8 x 4"),
+            "no free --sc core for one more node, nor of another shape: " + std::string(e.msg));
     }
     tap(commands == total && total > 0, std::to_string(commands) +
                                             " transactions through the modules for " +
