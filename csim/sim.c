@@ -331,7 +331,7 @@ static inline void slot_release(struct sim *sim, uint32_t s)
 /* ---- scheduling ---- */
 
 /* t already validated (t >= now). */
-static inline int enqueue(struct sim *sim, sim_time_t t, int prio, const char *name,
+static inline int enqueue(struct sim *sim, sim_time_t t, int prio, uint64_t seq, const char *name,
                           sim_event_fn fn, void *user, sim_event_id_t *id_out, struct err *e)
 {
     if (unlikely(sim->free_head == POS_FREE)) {
@@ -346,7 +346,7 @@ static inline int enqueue(struct sim *sim, sim_time_t t, int prio, const char *n
     sl->user = user;
     sl->name = name ? name : ANON_NAME;
 
-    struct sim_hent ent = {.t = t, .seq = sim->next_seq++, .prio = prio, .slot = s};
+    struct sim_hent ent = {.t = t, .seq = seq, .prio = prio, .slot = s};
     heap_sift_up(sim, sim->heap_n++, ent);
     if (id_out)
         *id_out = ((uint64_t)sl->gen << 32) | ((uint64_t)s + 1);
@@ -366,7 +366,28 @@ int sim_schedule_at(struct sim *sim, sim_time_t t, int prio, const char *name, s
                        "event '%s' at %" PRIu64 " ps is before now (%" PRIu64
                        " ps); schedule at or after now",
                        name ? name : ANON_NAME, t, sim->now);
-    return enqueue(sim, t, prio, name, fn, user, id_out, e);
+    return enqueue(sim, t, prio, sim->next_seq++, name, fn, user, id_out, e);
+}
+
+uint64_t sim_reserve(struct sim *sim)
+{
+    return sim->next_seq++;
+}
+
+int sim_schedule_reserved(struct sim *sim, uint64_t place, sim_time_t t, int prio, const char *name,
+                          sim_event_fn fn, void *user, sim_event_id_t *id_out, struct err *e)
+{
+    if (id_out)
+        *id_out = SIM_EVENT_NONE;
+    if (unlikely(!fn || place >= sim->next_seq))
+        return err_set(e, -EINVAL, "event '%s' at %" PRIu64 " ps: %s", name ? name : ANON_NAME, t,
+                       fn ? "a place sim_reserve() never gave" : "no callback");
+    if (unlikely(t < sim->now))
+        return err_set(e, -EINVAL,
+                       "event '%s' at %" PRIu64 " ps is before now (%" PRIu64
+                       " ps); schedule at or after now",
+                       name ? name : ANON_NAME, t, sim->now);
+    return enqueue(sim, t, prio, place, name, fn, user, id_out, e);
 }
 
 int sim_schedule_in(struct sim *sim, sim_time_t delay, int prio, const char *name, sim_event_fn fn,
@@ -545,7 +566,8 @@ static void clock_fire(struct sim *sim, void *user);
 
 static int clock_schedule(struct sim_clock *clk, sim_time_t t, struct err *e)
 {
-    int rc = enqueue(clk->sim, t, clk->prio, clk->name, clock_fire, clk, NULL, e);
+    int rc =
+        enqueue(clk->sim, t, clk->prio, clk->sim->next_seq++, clk->name, clock_fire, clk, NULL, e);
     clk->state = rc ? CLK_IDLE : CLK_PENDING;
     return rc;
 }

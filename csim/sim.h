@@ -77,6 +77,13 @@ int sim_schedule_at(struct sim *sim, sim_time_t t, int prio, const char *name, s
 /* Same, at now + delay; -EOVERFLOW when that passes SIM_TIME_MAX. */
 int sim_schedule_in(struct sim *sim, sim_time_t delay, int prio, const char *name, sim_event_fn fn,
                     void *user, sim_event_id_t *id_out, struct err *e);
+/* An event whose time is not known yet (a command that another executor completes later) can
+ * keep the place it would have had if scheduled now, among events of equal time and priority:
+ * sim_reserve() takes that place, sim_schedule_reserved() schedules the event there later (t >=
+ * now; each place once: the caller's duty). -EINVAL for a place never reserved. */
+uint64_t sim_reserve(struct sim *sim);
+int sim_schedule_reserved(struct sim *sim, uint64_t place, sim_time_t t, int prio, const char *name,
+                          sim_event_fn fn, void *user, sim_event_id_t *id_out, struct err *e);
 /* Remove a pending event. -ENOENT if it already fired or was cancelled, -EINVAL if the handle
  * was never issued by this sim. */
 int sim_cancel(struct sim *sim, sim_event_id_t id, struct err *e);

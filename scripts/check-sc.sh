@@ -6,8 +6,8 @@
 #   scripts/check-sc.sh SC_FLASHGEN FLASHSTREAM
 #
 # Each case runs both and compares their report lines, from the IOPS/BW line through the
-# latency percentiles, character for character: the same figures, or the case fails and
-# shows the difference.
+# latency percentiles, and the fault counters line when there are faults, character for
+# character: the same figures, or the case fails and shows the difference.
 set -uo pipefail
 
 gen=${1:?usage: check-sc.sh SC_FLASHGEN FLASHSTREAM}
@@ -15,8 +15,8 @@ fs=${2:?usage: check-sc.sh SC_FLASHGEN FLASHSTREAM}
 n=0
 fail=0
 
-# The report from the IOPS/BW line to the last percentile line.
-figures() { sed -n '/: IOPS=/,/99\.99th/p'; }
+# The report from the IOPS/BW line to the last percentile line, and the fault counters.
+figures() { sed -n '/: IOPS=/,/99\.99th/p; /^  faults:/p'; }
 
 case_() { # case_ NAME ARGS...: one comparison
   local name=$1
@@ -41,6 +41,16 @@ case_ "long reads, 16 MiB x 2 (the controller's fast path)" --rw read --bs 16777
   --iodepth 2 --size 1073741824
 case_ "long writes, 16 MiB x 2 (the FTL's fast path)" --rw write --bs 16777216 --iodepth 2 \
   --size 1073741824
+case_ "random writes, 64 KiB x 8 (a random logical block's write pointer)" --rw randwrite \
+  --iodepth 8 --size 268435456 --seed 5
+case_ "random writes on --range 2:12 (blocks outside the layout, no spares)" --rw randwrite \
+  --range 2:12 --iodepth 16 --size 1073741824 --seed 2
+case_ "random reads on --range 2:12" --rw randread --range 2:12 --bs 4096 --iodepth 8 \
+  --size 67108864 --seed 3
+case_ "random reads of aged flash (--fault age: read retries)" --rw randread --bs 4096 \
+  --iodepth 8 --size 67108864 --seed 3 --fault age:pe=2000000,days=2
+case_ "writes with program failures (--fault program: remapped to spares)" --rw write \
+  --size 268435456 --fault program:rate=0.01 --fault seed:n=7
 
 echo "1..$n"
 exit $fail

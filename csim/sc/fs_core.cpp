@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "csim/sc/fs_time.h"
+#include "csim/sc/fs_payload.h"
 
 namespace fs
 {
@@ -26,29 +27,14 @@ fs_core::~fs_core()
     core_twin_destroy(t_);
 }
 
-/* Byte enables: bit b of a beat's strobe is byte b's enable (0xff: enabled). */
-static uint8_t strobe(const tlm::tlm_generic_payload &tx, uint64_t beat)
-{
-    const unsigned char *be = tx.get_byte_enable_ptr();
-    unsigned n = tx.get_byte_enable_length();
-    uint8_t s = 0;
-    if (!be)
-        return 0xff;
-    for (unsigned b = 0; b < 8; b++)
-        s |= (uint8_t)((be[(beat * 8 + b) % n] == TLM_BYTE_ENABLED) << b);
-    return s;
-}
-
 void fs_core::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
 {
     uint64_t a = tx.get_address(), len = tx.get_data_length();
     unsigned char *d = tx.get_data_ptr();
 
     tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    if (tx.get_streaming_width() < len) {
-        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    if (!fs_payload_ok(tx, true))
         return;
-    }
     if (a == core_map::CMD && tx.is_write() && len == core_map::CMD_BYTES) {
         struct core_cmd c;
         struct core_twin_result r;
@@ -83,7 +69,7 @@ void fs_core::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay)
         uint64_t at = a + b * CORE_DMA_BEAT;
         if (tx.is_write()) {
             std::memcpy(&v, d + b * CORE_DMA_BEAT, 8);
-            err |= core_twin_dma_write(t_, (uint32_t)at, v, strobe(tx, b)) != 0;
+            err |= core_twin_dma_write(t_, (uint32_t)at, v, fs_strobe(tx, b)) != 0;
         } else {
             err |= core_twin_dma_read(t_, (uint32_t)at, &v) != 0;
             std::memcpy(d + b * CORE_DMA_BEAT, &v, 8);

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "csim/sc/fs_time.h"
+#include "csim/sc/fs_payload.h"
 
 #include VTOP_H
 
@@ -69,7 +70,7 @@ fs_core_rtl::fs_core_rtl(sc_module_name name, uint64_t period_ps)
 
 fs_core_rtl::~fs_core_rtl() = default;
 
-struct core_params fs_core_rtl::params() const
+struct core_params fs_core_rtl::params()
 {
     return {P_Rows, P_Cols, P_AWords, P_BWords, P_CWords};
 }
@@ -101,22 +102,15 @@ bool fs_core_rtl::dma(tlm::tlm_generic_payload &tx)
 {
     uint64_t beats = tx.get_data_length() / CORE_DMA_BEAT, sent = 0, got = 0;
     unsigned char *d = tx.get_data_ptr();
-    const unsigned char *be = tx.get_byte_enable_ptr();
-    unsigned ben = tx.get_byte_enable_length();
     bool err = false;
 
     wait(p_->clk.negedge_event());
     while (got < beats) {
         if (sent < beats) {
             uint64_t v = 0;
-            uint32_t s = 0xff;
+            uint32_t s = fs_strobe(tx, sent);
             if (tx.is_write())
                 std::memcpy(&v, d + sent * CORE_DMA_BEAT, 8);
-            if (be) {
-                s = 0;
-                for (unsigned b = 0; b < 8; b++)
-                    s |= (uint32_t)(be[(sent * 8 + b) % ben] == TLM_BYTE_ENABLED) << b;
-            }
             p_->dma_valid = true;
             p_->dma_we = tx.is_write();
             p_->dma_addr = (uint32_t)(tx.get_address() + sent * CORE_DMA_BEAT);
@@ -190,10 +184,8 @@ void fs_core_rtl::b_transport(tlm::tlm_generic_payload &tx, sc_time &delay)
     if (!reset_done_)
         wait(reset_ev_);
     tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    if (tx.get_streaming_width() < len) {
-        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    if (!fs_payload_ok(tx, true))
         return;
-    }
     if (a == core_map::CMD && tx.is_write() && len == core_map::CMD_BYTES) {
         struct core_cmd c;
         core_map::decode(tx.get_data_ptr(), c);

@@ -41,7 +41,7 @@ struct fs_core_rtl : sc_core::sc_module {
     fs_core_rtl(sc_core::sc_module_name name, uint64_t period_ps);
     ~fs_core_rtl() override;
     /* The configuration the model was verilated with. */
-    struct core_params params() const;
+    static struct core_params params();
 
   private:
     std::unique_ptr<fs_core_rtl_impl> p_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "csim/sc/fs_time.h"
+#include "csim/sc/fs_payload.h"
 
 namespace fs
 {
@@ -44,14 +45,8 @@ void fs_flash::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay
     int rc;
 
     err_clear(&e);
-    if (tx.get_byte_enable_ptr()) {
-        tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    if (!fs_payload_ok(tx, false))
         return;
-    }
-    if (tx.get_streaming_width() < len) {
-        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
     if (i >= s_.size()) {
         tx.set_response_status(fail("stream index (address bits 63..56) out of range"));
         return;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "csim/sc/fs_time.h"
+#include "csim/sc/fs_payload.h"
 
 extern "C" {
 #include "models/host/compile.h"
@@ -44,10 +45,43 @@ void fs_node<Node>::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &
     fs_cmd_ext *x = command_of(tx);
     if (!x)
         return;
-    uint64_t now = now_ps() + ps(delay), end = now, free_at = now;
+    uint64_t now = x->now, end = now, free_at = now;
+    if (async_ >> x->cmd->kind & 1) {
+        if (job_) {
+            x->rc = err_set(x->e, -EBUSY,
+                            "csim/sc: %s: command %u '%s' while command %u '%s' is in flight "
+                            "(one asynchronous command at a time)",
+                            name(), x->cmd->id, x->cmd->label, job_->id, job_->label);
+            tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        job_prog_ = x->prog;
+        job_ = x->cmd;
+        job_now_ = now;
+        job_ev_.notify();
+        x->started = true;
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     x->rc = fn_(node_, x->prog, x->cmd, now, &end, &free_at, x->e);
     commands++;
     annotate(tx, x, now, end, free_at, delay);
+}
+
+/* The asynchronous commands, one after the other, each at its own start. */
+template <typename Node> void fs_node<Node>::worker()
+{
+    for (;;) {
+        sc_core::wait(job_ev_);
+        struct err e;
+        uint64_t end = job_now_, free_at = job_now_;
+        err_clear(&e);
+        int rc = fn_(node_, job_prog_, job_, job_now_, &end, &free_at, &e);
+        uint32_t id = job_->id;
+        commands++;
+        job_ = nullptr;
+        to_->complete(id, rc, end, free_at, e);
+    }
 }
 
 template <typename Node>
@@ -56,14 +90,8 @@ void fs_node<Node>::tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time 
     (void)delay;
     uint64_t a = tx.get_address(), len = tx.get_data_length();
     int rc = -1;
-    if (tx.get_byte_enable_ptr()) {
-        tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    if (!fs_payload_ok(tx, false))
         return;
-    }
-    if (tx.get_streaming_width() < len) {
-        tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
     if (tx.is_read())
         rc = dram_read(mem_, a, tx.get_data_ptr(), len);
     else if (tx.is_write())
@@ -148,7 +176,7 @@ void fs_fabric::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &dela
     fs_cmd_ext *x = command_of(tx);
     if (!x)
         return;
-    uint64_t now = now_ps() + ps(delay), end = now, free_at = now;
+    uint64_t now = x->now, end = now, free_at = now;
     x->rc = 0;
     if (machine_get_fidelity(m_) != MACHINE_PERF)
         x->rc = move(x->cmd, x->e);
@@ -182,14 +210,17 @@ int fs_host::exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
 
     /* the machine starts a command at its own time, which fs_run_kernel keeps equal to
-     * SystemC's */
-    if (now != now_ps())
+     * SystemC's, or (asynchronous commands ran) behind it */
+    if (now > now_ps() || (now < now_ps() && !h->async))
         return err_set(e, -EPROTO,
                        "csim/sc: command %u starts at %llu ps while SystemC is at %llu ps", c->id,
                        (unsigned long long)now, (unsigned long long)now_ps());
+    if (now_ps() - now > h->max_lag_ps)
+        h->max_lag_ps = now_ps() - now;
     x.prog = p;
     x.cmd = c;
     x.ready = ready;
+    x.now = now;
     x.e = e;
     tx.set_command(tlm::TLM_IGNORE_COMMAND);
     tx.set_address(c->id);
@@ -209,15 +240,27 @@ int fs_host::exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
         return err_set(e, -EPROTO, "csim/sc: command %u: the target found no command", c->id);
     if (x.rc)
         return x.rc;
+    if (x.started) {
+        h->started++;
+        h->g_.inflight++;
+        return MACHINE_PORT_STARTED;
+    }
     *end = now + ps(delay);
     *free_at = x.free_at;
     return 0;
 }
 
+void fs_host::complete(uint32_t id, int rc, uint64_t end, uint64_t free_at, const struct err &e)
+{
+    machine_port_done(m_, id, rc, end, free_at, &e); /* a failure fails the step */
+    g_.inflight--;
+    g_.done.notify();
+}
+
 int fs_host::run_kernel(void *user, struct sim *sim, struct err *e)
 {
-    (void)user;
-    return fs_run_kernel(sim, e);
+    fs_host *h = static_cast<fs_host *>(user);
+    return fs_run_kernel(sim, e, h->async ? &h->g_ : nullptr);
 }
 
 void fs_host::run()
@@ -246,11 +289,12 @@ void fs_host::run()
     sc_core::sc_stop();
 }
 
-fs_platform::fs_platform(struct machine *m, uint64_t steps)
+fs_platform::fs_platform(struct machine *m, uint64_t steps, uint32_t async_an)
     : wn("wn", machine_wnode(m), wnode_exec, wnode_tb(machine_wnode(m))), fabric("fabric", m),
       host("host", m, steps)
 {
     uint32_t n = machine_config(m)->n_an;
+    host.async = async_an != 0;
     host.to_wn.bind(wn.cmd);
     host.to_fabric.bind(fabric.cmd);
     fabric.to_wn.bind(wn.tb);
@@ -258,6 +302,7 @@ fs_platform::fs_platform(struct machine *m, uint64_t steps)
         struct anode *a = machine_anode(m, i);
         an.push_back(new fs_an(("an" + std::to_string(i)).c_str(), a, anode_exec, anode_tb(a)));
         host.to_an.bind(an.back()->cmd);
+        an.back()->go_async(async_an, &host);
         fabric.to_an.bind(an.back()->tb);
     }
 }

@@ -24,7 +24,13 @@
  *     time) and returns when its resource is free again in the extension.
  *   - Time: the step's C event kernel runs inside fs_host's thread through fs_run_kernel
  *     (fs_time.h): every command starts, and every b_transport is called, at sc_time_stamp() ==
- *     the machine's time; the step ends with SystemC time at its last event.
+ *     the machine's time; the step ends with SystemC time at its last event. The command's
+ *     time also travels in the extension (fs_cmd_ext::now): the targets perform it then.
+ *   - Asynchronous commands (fs_platform's async_an, e.g. the GEMMs of ANs whose core is the
+ *     --sc core behind fs_core_be): the AN performs them in its own thread, where SystemC time
+ *     passes while the core computes, and reports the end to the host, which hands it to the
+ *     machine (machine_port_done: the machine.h contract). The C kernel waits for them, so
+ *     SystemC time runs ahead of the machine's; the machine's times stay the C kernel's.
  * The simulated times, losses and counters are the C machine's, bit for bit (the example
  * sc_train checks them against a machine run by machine_step alone).
  */
@@ -41,6 +47,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "csim/sc/fs_time.h"
+
 extern "C" {
 #include "models/machine/machine.h"
 #include "models/node/anode.h"
@@ -55,6 +63,9 @@ struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
     const struct hc_prog *prog = nullptr;
     const struct hc_cmd *cmd = nullptr;
     const uint64_t *ready = nullptr; /* fabric reduce / gather: each AN's operands ready */
+    uint64_t now = 0;                /* the command's start: the machine's time */
+    bool started = false;            /* out: started only; completed by the target's
+                                        fs_completion (an asynchronous command) */
     uint64_t free_at = 0;            /* out: the resource can take its next command */
     int rc = 0;                      /* out: 0 or the block's negative errno */
     struct err *e = nullptr;         /* out: the block's message */
@@ -69,9 +80,18 @@ struct fs_cmd_ext : tlm::tlm_extension<fs_cmd_ext> {
     }
 };
 
+/* Where a target reports the completion of a command it only started. */
+struct fs_completion {
+    virtual void complete(uint32_t id, int rc, uint64_t end, uint64_t free_at,
+                          const struct err &e) = 0;
+    virtual ~fs_completion() = default;
+};
+
 /* A node: a target that performs commands with fn(node, prog, cmd, now, end, free_at, e), and
  * its tensor buffer tb as a target (ADDRESS_ERROR outside it; no time: whoever moves the bytes
- * times them). */
+ * times them). A command of a kind set by go_async is performed in the node's own thread: the
+ * transaction returns at once with `started` set, fn runs there (it may wait in SystemC time:
+ * fs_core_be), and its end goes to the fs_completion; one such command at a time. */
 template <typename Node> struct fs_node : sc_core::sc_module {
     using exec_fn = int (*)(Node *, const struct hc_prog *, const struct hc_cmd *, uint64_t,
                             uint64_t *, uint64_t *, struct err *);
@@ -84,12 +104,27 @@ template <typename Node> struct fs_node : sc_core::sc_module {
     {
         cmd.register_b_transport(this, &fs_node::b_transport);
         tb.register_b_transport(this, &fs_node::tb_transport);
+        SC_HAS_PROCESS(fs_node);
+        SC_THREAD(worker);
+    }
+    /* kinds: a bit mask of enum hc_kind (1u << HC_GEMM); 0: every command synchronous. */
+    void go_async(uint32_t kinds, fs_completion *to)
+    {
+        async_ = kinds;
+        to_ = to;
     }
 
   private:
     Node *node_;
     exec_fn fn_;
     struct dram *mem_;
+    uint32_t async_ = 0;
+    fs_completion *to_ = nullptr;
+    const struct hc_prog *job_prog_ = nullptr;
+    const struct hc_cmd *job_ = nullptr;
+    uint64_t job_now_ = 0;
+    sc_core::sc_event job_ev_;
+    void worker();
 
     void b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
     void tb_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &delay);
@@ -116,8 +151,11 @@ struct fs_fabric : sc_core::sc_module {
            void *data, uint64_t len, const struct hc_cmd *c, struct err *e);
 };
 
-/* The host: runs training steps, sending each command to the module that performs it. */
-struct fs_host : sc_core::sc_module {
+/* The host: runs training steps, sending each command to the module that performs it. A
+ * command a target only started (fs_cmd_ext::started) is in flight until the target reports
+ * it to complete(), which hands it to the machine (machine_port_done); the C kernel waits for
+ * it (fs_run_kernel with the host's fs_inflight). */
+struct fs_host : sc_core::sc_module, fs_completion {
     tlm_utils::simple_initiator_socket<fs_host> to_wn, to_fabric;
     tlm_utils::multi_passthrough_initiator_socket<fs_host> to_an; /* bound to AN 0, 1, ... */
 
@@ -133,6 +171,11 @@ struct fs_host : sc_core::sc_module {
      * then sc_stop(). */
     fs_host(sc_core::sc_module_name name, struct machine *m, uint64_t steps);
     ~fs_host() override;
+    void complete(uint32_t id, int rc, uint64_t end, uint64_t free_at,
+                  const struct err &e) override;
+    bool async = false;      /* targets may only start commands (fs_platform's async_an) */
+    uint64_t started = 0;    /* asynchronous commands started */
+    uint64_t max_lag_ps = 0; /* the most SystemC time was ahead of a command's start */
     const std::vector<step_result> &results() const
     {
         return res_;
@@ -142,6 +185,7 @@ struct fs_host : sc_core::sc_module {
     struct machine *m_;
     uint64_t steps_;
     std::vector<step_result> res_;
+    fs_inflight g_;
 
     void run();
     static int exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
@@ -153,14 +197,16 @@ struct fs_host : sc_core::sc_module {
 /* The platform: the modules of machine m, bound. m must outlive it (the host removes its port
  * from m when destroyed). While it exists, whatever runs the machine's scheduler (machine_step,
  * machine_eval) must be called from a SystemC thread, as the host's is: the port waits in
- * SystemC time. */
+ * SystemC time. async_an: the kinds (a bit mask of enum hc_kind) each AN performs in its own
+ * thread, asynchronously (1u << HC_GEMM with the cores in SystemC time: fs_core_be); 0: all
+ * synchronous. */
 struct fs_platform {
     fs_wn wn;
     std::vector<fs_an *> an;
     fs_fabric fabric;
     fs_host host;
 
-    fs_platform(struct machine *m, uint64_t steps);
+    fs_platform(struct machine *m, uint64_t steps, uint32_t async_an = 0);
     ~fs_platform();
 };
 

@@ -20,9 +20,6 @@ $(BUILD)/sc/sc_flashgen: $(BUILD)/sc/examples/sc_flashgen.o $(BUILD)/sc/fs_flash
 $(BUILD)/sc/sc_minimal: $(BUILD)/sc/examples/sc_minimal.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
 	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
-# sc_train: the training machine as a SystemC platform, against the C machine (TAP).
-$(BUILD)/sc/sc_train: $(BUILD)/sc/examples/sc_train.o $(BUILD)/sc/fs_machine.o $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # test_sc_bridge: fs_flash against the C models, and fs_run_kernel (TAP).
 $(BUILD)/sc/test_sc_bridge: $(BUILD)/sc/tests/test_sc_bridge.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
@@ -61,6 +58,13 @@ $(BUILD)/sc/test_sc_core: $(BUILD)/sc/tests/test_sc_core.o $(BUILD)/sc/fs_core.o
                           $(SC_VRT) $(SAN_LIB)
 	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
+# sc_train: the training machine as a SystemC platform, against the C machine (TAP); its ANs'
+# cores may be the --sc core (fs_core_be onto fs_core_rtl).
+$(BUILD)/sc/sc_train: $(BUILD)/sc/examples/sc_train.o $(BUILD)/sc/fs_machine.o \
+                      $(BUILD)/sc/fs_core_be.o $(BUILD)/sc/fs_core_rtl.o \
+                      $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a $(SC_VRT) $(SAN_LIB)
+	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+
 -include $(wildcard $(BUILD)/sc/*.d $(BUILD)/sc/*/*.d)
 
 SC_BINS := $(BUILD)/sc/test_sc_bridge $(BUILD)/sc/test_sc_core $(BUILD)/sc/sc_train \
@@ -73,4 +77,6 @@ SUITES += "sc-minimal::$(BUILD)/sc/sc_minimal"
 SUITES += "sc-bridge::$(BUILD)/sc/test_sc_bridge"
 SUITES += "sc-core::$(BUILD)/sc/test_sc_core $(SEED) 60"
 SUITES += "sc-train::$(BUILD)/sc/sc_train --nodes 4 --steps 2"
+SUITES += "sc-train-twin4::$(BUILD)/sc/sc_train --nodes 4 --steps 2 --core twin4"
+SUITES += "sc-train-rtl::$(BUILD)/sc/sc_train --nodes 4 --steps 1 --core sc"
 SUITES += "sc-flashgen::scripts/check-sc.sh $(BUILD)/sc/sc_flashgen $(FLASHSTREAM)"

@@ -52,6 +52,7 @@ struct exec {
     uint32_t *rlast;   /* last command that ended on the resource */
     struct evref *ev;  /* completion events */
     struct evref *evr; /* resource-release events (when free_t < end) */
+    uint64_t *place;   /* a command a port started: its events' places (sim_reserve) */
     uint32_t done;
     bool record;        /* layer records for this program */
     uint32_t *lx, *lx0; /* CSR: commands of layer l and pass q (bucket 2 l + q) are
@@ -428,6 +429,7 @@ static void exec_free(struct exec *x)
     free(x->rlast);
     free(x->ev);
     free(x->evr);
+    free(x->place);
     free(x->lx);
     free(x->lx0);
     memset(x, 0, sizeof(*x));
@@ -483,8 +485,10 @@ static int exec_init(struct machine *r, struct exec *x, const struct hc_prog *p,
     x->rlast = calloc(nr, sizeof(*x->rlast));
     x->ev = calloc(n, sizeof(*x->ev));
     x->evr = calloc(n, sizeof(*x->evr));
+    x->place = calloc(n, sizeof(*x->place));
     if (!x->pending || !x->start || !x->end || !x->free_t || !x->evr || !x->crit || !x->succ ||
-        !x->succ0 || !x->rq || !x->rq0 || !x->rnext || !x->rbusy || !x->rlast || !x->ev) {
+        !x->succ0 || !x->rq || !x->rq0 || !x->rnext || !x->rbusy || !x->rlast || !x->ev ||
+        !x->place) {
         exec_free(x);
         return -ENOMEM;
     }
@@ -671,6 +675,8 @@ static int perform(struct machine *r, struct exec *x, const struct hc_cmd *c, ui
 
 static void on_done(struct sim *sim, void *user);
 static void on_release(struct sim *sim, void *user);
+static void started(struct machine *r, struct exec *x, uint32_t id, uint64_t now, uint64_t end,
+                    uint64_t free_at, bool placed);
 
 static void record_busy(struct machine *r, const struct hc_cmd *c, uint64_t a, uint64_t b)
 {
@@ -764,33 +770,91 @@ static void try_start(struct machine *r, struct exec *x, uint32_t k)
     rc = check_port_rules(r, x, c, now);
     if (!rc)
         rc = perform(r, x, c, now, &end, &free_at);
+    if (rc == MACHINE_PORT_STARTED) {
+        /* in flight until machine_port_done: the resource is busy, the command runs (for the
+         * port rules) and its events keep the places they would take if scheduled now */
+        x->rbusy[k] = 1;
+        x->start[id] = x->free_t[id] = now;
+        x->end[id] = UINT64_MAX;
+        x->place[id] = sim_reserve(r->sim);
+        (void)sim_reserve(r->sim);
+        return;
+    }
     if (rc) {
         r->err = rc;
         sim_stop(r->sim);
         return;
     }
+    started(r, x, id, now, end, free_at, false);
+}
+
+/* Command id started at now ends at end and lets its resource go at free_at: record it and
+ * schedule its events (placed: in the places reserved when a port started it). */
+static void started(struct machine *r, struct exec *x, uint32_t id, uint64_t now, uint64_t end,
+                    uint64_t free_at, bool placed)
+{
+    const struct hc_cmd *c = &x->p->cmd[id];
+    int rc = 0;
+
     if (free_at < now)
         free_at = now;
     if (free_at > end)
         free_at = end;
-    x->rbusy[k] = 1;
+    x->rbusy[c->res] = 1;
     x->start[id] = now;
     x->end[id] = end;
     x->free_t[id] = free_at;
     record_busy(r, c, now, free_at);
     r->step_commands++;
     r->step_gemms += c->kind == HC_GEMM;
-    rc = 0;
-    if (free_at < end)
-        rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL,
-                             r->run_err);
-    if (!rc)
-        rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, r->run_err);
+    if (placed) {
+        if (free_at < end)
+            rc = sim_schedule_reserved(r->sim, x->place[id], free_at, 0, "release", on_release,
+                                       &x->evr[id], NULL, r->run_err);
+        if (!rc)
+            rc = sim_schedule_reserved(r->sim, x->place[id] + 1, end, 0, "cmd", on_done, &x->ev[id],
+                                       NULL, r->run_err);
+    } else {
+        if (free_at < end)
+            rc = sim_schedule_at(r->sim, free_at, 0, "release", on_release, &x->evr[id], NULL,
+                                 r->run_err);
+        if (!rc)
+            rc = sim_schedule_at(r->sim, end, 0, "cmd", on_done, &x->ev[id], NULL, r->run_err);
+    }
     if (rc) {
         err_prefix(r->run_err, rc, "event kernel");
         r->err = rc;
         sim_stop(r->sim);
     }
+}
+
+int machine_port_done(struct machine *r, uint32_t id, int rc, uint64_t end, uint64_t free_at,
+                      const struct err *e)
+{
+    struct exec *x = r->cur;
+    uint64_t now = r->sim ? sim_now(r->sim) : 0;
+
+    if (!x || !r->run_err || id >= x->p->n_cmd || x->end[id] != UINT64_MAX)
+        return -EINVAL; /* no step runs, or the port did not start this command */
+    if (r->err)
+        return r->err;
+    if (!rc && (end < x->start[id] || end < now))
+        rc =
+            err_set(r->run_err, -EPROTO,
+                    "port: command %u '%s' started at %llu ps ends at %llu ps, before %s (%llu "
+                    "ps)",
+                    id, x->p->cmd[id].label, (unsigned long long)x->start[id],
+                    (unsigned long long)end, end < x->start[id] ? "its start" : "the machine's now",
+                    (unsigned long long)(end < x->start[id] ? x->start[id] : now));
+    else if (rc)
+        err_set(r->run_err, rc, "%s", e ? e->msg : "the port's command failed");
+    if (rc) {
+        r->err = rc;
+        sim_stop(r->sim);
+        return rc;
+    }
+    started(r, x, id, x->start[id], end, free_at, true);
+    return r->err;
 }
 
 /* The command lets its resource go: the resource's next command may start. */

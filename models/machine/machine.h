@@ -442,7 +442,21 @@ struct anode;
  * its operands of a fabric command are ready; NULL for node commands); NULL: the machine calls
  * them itself. run drives the event kernel of a step until it is empty (instead of sim_run, as
  * sim_run defines it); NULL: sim_run. Set between steps; p NULL removes the port.
+ *
+ * Synchronous or asynchronous, command by command: exec returns 0 when the command is done
+ * (*end, *free_at set: the synchronous path, the only one without a port), a negative errno
+ * when it failed (message in e), or MACHINE_PORT_STARTED when it has only started the command
+ * (another executor that needs its own time to pass, e.g. a clocked SystemC model). A started
+ * command holds its resource and counts as running from now; later, from within run, the port
+ * calls machine_port_done with its end and free_at (or its failure), and the machine schedules
+ * what follows from them exactly as if exec had returned them: the command's events take the
+ * places among equal-time events that they would have taken at its start (sim_reserve), so
+ * the firing order, and with it every time and result, is the synchronous path's. The port's
+ * run must hold the event kernel while a command is in flight: no event after the command's
+ * end may fire before its completion (machine_port_done refuses an end before the kernel's
+ * now, and one before the start).
  */
+#define MACHINE_PORT_STARTED 1
 struct machine_port {
     int (*exec)(void *user, const struct hc_prog *p, const struct hc_cmd *c, const uint64_t *ready,
                 uint64_t now, uint64_t *end, uint64_t *free_at, struct err *e);
@@ -450,6 +464,13 @@ struct machine_port {
     void *user;
 };
 void machine_set_port(struct machine *r, const struct machine_port *p);
+/* The completion of command id, which exec started (MACHINE_PORT_STARTED) in the running step:
+ * rc 0 with end and free_at as exec would have set them (free_at is clamped to [start, end]),
+ * or rc < 0 with the message in e (NULL: a generic one), which fails the step. Returns 0, the
+ * step's error (the command is then dropped: the step fails), or -EINVAL when no step runs or
+ * the command is not in flight. */
+int machine_port_done(struct machine *r, uint32_t id, int rc, uint64_t end, uint64_t free_at,
+                      const struct err *e);
 /* The nodes, for a port's executor. NULL for n >= n_an. */
 struct wnode *machine_wnode(struct machine *r);
 struct anode *machine_anode(struct machine *r, uint32_t n);

@@ -16,8 +16,11 @@
 #include <cmocka.h>
 
 #include "csim/rng.h"
+#include "csim/sim.h"
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
+#include "models/node/anode.h"
+#include "models/node/wnode.h"
 #include "testbench/env/rand_data.h"
 
 static struct machine *make(struct machine_cfg *c)
@@ -376,6 +379,152 @@ static void test_bad_calls(void **state)
     rand_data_free(&d);
 }
 
+/* ---- the asynchronous port: a C port that starts every GEMM and completes it later ---- */
+
+struct aport {
+    struct machine *m;
+    uint32_t n;       /* in flight */
+    uint32_t id[64];  /* their commands ... */
+    uint64_t now[64]; /* ... and starts */
+    int fault;        /* 0; 1: end before start; 2: a failure with a message */
+    uint64_t started;
+};
+
+static int aport_exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
+                      const uint64_t *ready, uint64_t now, uint64_t *end, uint64_t *free_at,
+                      struct err *e)
+{
+    struct aport *a = user;
+    if (!ready && c->kind == HC_GEMM) {
+        if (a->n == 64)
+            return err_set(e, -ENOSPC, "test port: too many in flight");
+        a->id[a->n] = c->id;
+        a->now[a->n++] = now;
+        a->started++;
+        return MACHINE_PORT_STARTED;
+    }
+    if (ready)
+        return machine_fabric_exec(a->m, c, ready, now, end, free_at);
+    if (c->node == HC_WN)
+        return wnode_exec(machine_wnode(a->m), p, c, now, end, free_at, e);
+    return anode_exec(machine_anode(a->m, c->node), p, c, now, end, free_at, e);
+}
+
+/* Before each time step, complete what is in flight, last started first (the events' places
+ * must restore the order), then fire the step. */
+static int aport_run(void *user, struct sim *sim, struct err *e)
+{
+    struct aport *a = user;
+    const struct hc_prog *p = machine_program(a->m);
+    sim_time_t t;
+    for (;;) {
+        while (a->n) {
+            uint32_t k = --a->n;
+            const struct hc_cmd *c = &p->cmd[a->id[k]];
+            uint64_t end = a->now[k], free_at = end;
+            struct err ce;
+            int rc = anode_exec(machine_anode(a->m, c->node), p, c, a->now[k], &end, &free_at, &ce);
+            if (a->fault == 1)
+                end = a->now[k] - 1;
+            if (a->fault == 2)
+                rc = err_set(&ce, -EIO, "test port: the core caught fire");
+            machine_port_done(a->m, c->id, rc, end, free_at, &ce);
+        }
+        if (!sim_next_time(sim, &t))
+            return 0;
+        int rc = sim_run_until(sim, t, e);
+        if (rc || sim_stopped(sim))
+            return rc;
+    }
+}
+
+/* Every GEMM completed later, out of order: the same command times, losses, counters and
+ * parameters as the synchronous machine; a bad completion fails the step with its reason. */
+static void test_async_port(void **state)
+{
+    struct machine_cfg c;
+    struct rand_data d;
+    struct err e;
+    (void)state;
+    machine_cfg_small(&c);
+    c.n_an = 2;
+    assert_int_equal(rand_data_make(&d, 2 * c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
+    struct machine *ref = make(&c), *m = make(&c);
+    struct aport a = {.m = m};
+    struct machine_port port = {aport_exec, aport_run, &a};
+    uint32_t in = dnn_model_inputs(&c.model);
+    machine_set_port(m, &port);
+    machine_record_busy(ref, true, 0);
+    machine_record_busy(m, true, 0);
+    for (uint32_t k = 0; k < 2; k++) {
+        struct machine_step_info i0, i1;
+        const uint64_t *s0, *e0, *s1, *e1;
+        size_t n0, n1;
+        const uint8_t *img = d.images + (size_t)k * c.batch * in, *lab = d.labels + k * c.batch;
+        if (machine_train_batch(ref, img, lab, &i0, &e) ||
+            machine_train_batch(m, img, lab, &i1, &e))
+            fail_msg("step %u: %s", k, e.msg);
+        assert_memory_equal(&i0.loss, &i1.loss, sizeof(float));
+        assert_int_equal(i0.end_ps, i1.end_ps);
+        assert_int_equal(i0.gemms, i1.gemms);
+        machine_cmd_times(ref, &s0, &e0, &n0);
+        machine_cmd_times(m, &s1, &e1, &n1);
+        assert_int_equal(n0, n1);
+        assert_memory_equal(s0, s1, n0 * sizeof(*s0));
+        assert_memory_equal(e0, e1, n0 * sizeof(*e0));
+    }
+    /* the commands that started synchronously started in the same order (their busy records:
+     * a started command records its interval when it completes) */
+    size_t nb0, nb1, j = 0;
+    uint64_t dropped;
+    const struct machine_busy *b0 = machine_busy(ref, &nb0, &dropped);
+    const struct machine_busy *b1 = machine_busy(m, &nb1, &dropped);
+    assert_int_equal(nb0, nb1);
+    for (size_t i = 0; i < nb0; i++) {
+        if (strstr(machine_resource_name(ref, b0[i].res), "core"))
+            continue;
+        while (j < nb1 && strstr(machine_resource_name(m, b1[j].res), "core"))
+            j++;
+        assert_true(j < nb1);
+        if (b0[i].res != b1[j].res || b0[i].start_ps != b1[j].start_ps ||
+            strcmp(b0[i].label, b1[j].label))
+            fail_msg("busy record %zu: %s at %llu, %s at %llu", i, b0[i].label,
+                     (unsigned long long)b0[i].start_ps, b1[j].label,
+                     (unsigned long long)b1[j].start_ps);
+        j++;
+    }
+    assert_true(a.started > 0);
+    assert_int_equal(a.started, counter(m, "an0.core.gemms") + counter(m, "an1.core.gemms"));
+    size_t n0, n1;
+    const struct machine_counter *c0 = machine_counters(ref, &n0);
+    struct machine_counter *cc = malloc(n0 * sizeof(*cc));
+    assert_non_null(cc);
+    memcpy(cc, c0, n0 * sizeof(*cc));
+    const struct machine_counter *c1 = machine_counters(m, &n1);
+    assert_int_equal(n0, n1);
+    for (size_t i = 0; i < n0; i++)
+        if (strcmp(cc[i].name, c1[i].name) || cc[i].u64 != c1[i].u64 ||
+            memcmp(&cc[i].f64, &c1[i].f64, sizeof(double)))
+            fail_msg("counter %s differs", cc[i].name);
+    free(cc);
+    assert_true(dnn_params_equal(machine_params(ref), machine_params(m)));
+    /* no step runs: nothing is in flight */
+    assert_int_equal(machine_port_done(m, 0, 0, 0, 0, NULL), -EINVAL);
+    machine_destroy(m);
+    machine_destroy(ref);
+
+    for (int f = 1; f <= 2; f++) {
+        m = make(&c);
+        a = (struct aport){.m = m, .fault = f};
+        machine_set_port(m, &port);
+        int rc = machine_train_batch(m, d.images, d.labels, NULL, &e);
+        assert_int_equal(rc, f == 1 ? -EPROTO : -EIO);
+        assert_non_null(strstr(e.msg, f == 1 ? "before its start" : "the core caught fire"));
+        machine_destroy(m);
+    }
+    rand_data_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_v_stream_release),
         cmocka_unit_test(test_bad_configs),
         cmocka_unit_test(test_bad_calls),
+        cmocka_unit_test(test_async_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,6 +144,31 @@ static void test_equal_time_and_priority_orders_by_insertion(void **state)
     assert_tags(&lg, want, 8);
 }
 
+/* An event scheduled later in a reserved place fires where it would have fired had it been
+ * scheduled when the place was taken; a place never given is refused. */
+static void test_reserved_place_keeps_insertion_order(void **state)
+{
+    struct sim *sim = *state;
+    struct log lg = {0};
+    struct ev e[4] = {{&lg, 0}, {&lg, 1}, {&lg, 2}, {&lg, 3}};
+    struct err er;
+    assert_int_equal(sim_schedule_at(sim, SIM_US, 0, "e", ev_log, &e[0], NULL, NULL), 0);
+    uint64_t place = sim_reserve(sim);
+    assert_int_equal(sim_schedule_at(sim, SIM_US, 0, "e", ev_log, &e[2], NULL, NULL), 0);
+    assert_int_equal(sim_run_until(sim, SIM_US / 2, NULL), 0);
+    assert_int_equal(sim_schedule_reserved(sim, place, SIM_US, 0, "e", ev_log, &e[1], NULL, NULL),
+                     0);
+    assert_int_equal(sim_schedule_at(sim, SIM_US, 0, "e", ev_log, &e[3], NULL, NULL), 0);
+    assert_int_equal(
+        sim_schedule_reserved(sim, place + 100, SIM_US, 0, "e", ev_log, &e[3], NULL, &er), -EINVAL);
+    assert_non_null(strstr(er.msg, "never gave"));
+    assert_int_equal(sim_schedule_reserved(sim, place, SIM_NS, 0, "e", ev_log, &e[3], NULL, &er),
+                     -EINVAL);
+    assert_int_equal(sim_run(sim, NULL), 0);
+    const int want[] = {0, 1, 2, 3};
+    assert_tags(&lg, want, 4);
+}
+
 /* Records the key of every fired event, to check the firing order against it. */
 struct order_rec {
     int n;
@@ -967,6 +992,7 @@ int main(void)
         T(test_events_fire_in_time_order),
         T(test_equal_time_orders_by_priority_smaller_first),
         T(test_equal_time_and_priority_orders_by_insertion),
+        T(test_reserved_place_keeps_insertion_order),
         T(test_many_events_with_cancels_fire_in_key_order),
         T(test_random_keys_fire_in_time_prio_insertion_order),
         T(test_cancel_from_callback_mid_run_keeps_key_order),

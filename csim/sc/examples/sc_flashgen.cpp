@@ -1,10 +1,15 @@
 /*
  * sc_flashgen: a SystemC traffic generator in front of an Activation Node's flash memory system
  * (fs_flash), running flashbench's workload (`flashstream flashbench`, --device fms): requests of
- * --bs bytes over --size bytes of the AN's V stream, --iodepth of them in flight, each issued the
- * moment one in flight completes; reads first fill the range at time 0 in appends of one
- * controller command's pages (one long append when a command holds whole program units), as
- * flashbench does, and start when that has drained.
+ * --bs bytes over --size bytes of the AN's V stream (or, with --range FIRST:COUNT, of a stream of
+ * those blocks of every plane, outside the layout and without spares, as flashbench makes it),
+ * --iodepth of them in flight, each issued the moment one in flight completes; reads first fill
+ * the range at time 0 in appends of one controller command's pages (one long append when a
+ * command holds whole program units), as flashbench does, and start when that has drained;
+ * randwrite writes each request at the write pointer of a random logical block of the range
+ * (the next one with room when it is full). --fault SPEC (repeatable, models/flash/flash_fault.h)
+ * models bit errors and ECC and injects faults, and the report ends with flashbench's fault
+ * counters line (not its fault cost line: that is a second run without the faults).
  *
  * Each of the iodepth requests in flight is a SystemC thread: it takes the next request number,
  * calls b_transport at its present time and waits the annotated delay. Requests issued at the
@@ -12,8 +17,8 @@
  * sees the same calls at the same times and the figures printed are flashbench's: the IOPS/BW
  * line and the latency lines in its format (scripts/check-sc.sh compares them).
  *
- * Usage: sc_flashgen [--rw write|read|randread] [--bs BYTES] [--iodepth N] [--size BYTES]
- *                    [--seed N]
+ * Usage: sc_flashgen [--rw write|read|randwrite|randread] [--bs BYTES] [--iodepth N]
+ *                    [--size BYTES] [--seed N] [--range FIRST:COUNT] [--fault SPEC]...
  * Defaults are flashbench's: write, 65536, 32, 4294967296, 1, and so are the limits (iodepth
  * 1..65536, bs up to 1 GiB, size up to 16 TiB). Sizes in bytes (no suffixes).
  */
@@ -22,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -33,17 +39,19 @@
 
 extern "C" {
 #include "csim/rng.h"
+#include "models/flash/flash_fault.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
 }
 
 using namespace sc_core;
 
-enum rw { RW_WRITE, RW_READ, RW_RANDREAD };
+enum rw { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD };
 
 struct opts {
     int rw = RW_WRITE;
     uint64_t bs = 65536, iodepth = 32, size = 4ull << 30, seed = 1;
+    uint32_t range_first = 0, range_count = 0; /* --range; count 0: the layout's V stream */
 };
 
 /* The generator: one thread per request in flight. */
@@ -52,17 +60,21 @@ struct flashgen : sc_module {
     opts o;
     uint32_t page;
     uint64_t n_req, next = 0, rng, t_start = 0, t_end = 0, prefill_pages = 0, chunk = 0;
+    uint64_t sbp = 0;         /* randwrite: pages of a logical block ... */
+    std::vector<uint64_t> wp; /* ... and the write pointer of each the range spans */
     std::vector<uint64_t> lat;
     bool failed = false;
     sc_event started;
 
     flashgen(sc_module_name n, const opts &op, uint32_t page_bytes, uint64_t cmd_pages,
-             uint32_t planes)
-        : sc_module(n), socket("socket"), o(op), page(page_bytes), rng(op.seed)
+             uint32_t planes, uint64_t lb_pages)
+        : sc_module(n), socket("socket"), o(op), page(page_bytes), rng(op.seed), sbp(lb_pages)
     {
         n_req = o.size / o.bs;
         lat.resize(n_req);
-        if (o.rw != RW_WRITE) {
+        if (o.rw == RW_RANDWRITE)
+            wp.assign((o.size / o.bs * o.bs / page + sbp - 1) / sbp, 0);
+        if (o.rw == RW_READ || o.rw == RW_RANDREAD) {
             prefill_pages = (o.size / o.bs * o.bs + page - 1) / page;
             chunk = cmd_pages % planes == 0 ? prefill_pages : cmd_pages;
         }
@@ -114,13 +126,19 @@ struct flashgen : sc_module {
                 return;
             if (o.rw == RW_WRITE) {
                 addr = fs::fs_flash::addr(0, i * (o.bs / page), 0, page);
+            } else if (o.rw == RW_RANDWRITE) {
+                uint64_t lb = rng_below(&rng, wp.size()), pages = o.bs / page;
+                while (wp[lb] + pages > sbp) /* full: the next one with room */
+                    lb = (lb + 1) % wp.size();
+                addr = fs::fs_flash::addr(0, lb * sbp + wp[lb], 0, page);
+                wp[lb] += pages;
             } else {
                 uint64_t off = (o.rw == RW_READ ? i : rng_below(&rng, o.size / o.bs)) * o.bs;
                 addr = fs::fs_flash::addr(0, off / page, (uint32_t)(off % page), page);
             }
             sc_time d;
-            if (!transfer(o.rw == RW_WRITE ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr,
-                          o.bs, d))
+            bool wr = o.rw == RW_WRITE || o.rw == RW_RANDWRITE;
+            if (!transfer(wr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr, o.bs, d))
                 return;
             lat[i] = fs::ps(d);
             wait(d);
@@ -177,9 +195,10 @@ static void report(const char *rw, flashgen &g)
 static int usage(const char *what)
 {
     std::fprintf(stderr,
-                 "sc_flashgen: %s; usage: sc_flashgen [--rw write|read|randread] [--bs BYTES] "
-                 "[--iodepth N] [--size BYTES] [--seed N] (BYTES: a multiple of the 4096-byte "
-                 "page for --bs, --size a multiple of --bs)\n",
+                 "sc_flashgen: %s; usage: sc_flashgen [--rw write|read|randwrite|randread] "
+                 "[--bs BYTES] [--iodepth N] [--size BYTES] [--seed N] [--range FIRST:COUNT] "
+                 "[--fault SPEC]... (BYTES: a multiple of the 4096-byte page for --bs, --size a "
+                 "multiple of --bs; FIRST:COUNT decimal, COUNT >= 1; SPEC as flashbench's)\n",
                  what);
     return 2;
 }
@@ -195,8 +214,12 @@ static bool num(const char *s, uint64_t *v)
 
 int sc_main(int argc, char **argv)
 {
-    static const char *const rw_names[] = {"write", "read", "randread"};
+    static const char *const rw_names[] = {"write", "read", "randwrite", "randread"};
     opts o;
+    struct flash_fault_cfg fault;
+    struct err e;
+
+    flash_fault_cfg_default(&fault);
 
     fs::fs_check_resolution();
     for (int i = 1; i < argc; i += 2) {
@@ -204,9 +227,9 @@ int sc_main(int argc, char **argv)
         bool ok = v != nullptr;
         if (!std::strcmp(k, "--rw")) {
             int j = 0;
-            while (j < 3 && std::strcmp(v ? v : "", rw_names[j]))
+            while (j < 4 && std::strcmp(v ? v : "", rw_names[j]))
                 j++;
-            ok = j < 3;
+            ok = j < 4;
             o.rw = j;
         } else if (!std::strcmp(k, "--bs")) {
             ok = num(v, &o.bs);
@@ -216,6 +239,21 @@ int sc_main(int argc, char **argv)
             ok = num(v, &o.size);
         } else if (!std::strcmp(k, "--seed")) {
             ok = num(v, &o.seed);
+        } else if (!std::strcmp(k, "--range")) {
+            uint64_t first = 0, count = 0;
+            char *colon = nullptr, *end = nullptr;
+            if (v && *v >= '0' && *v <= '9')
+                first = std::strtoull(v, &colon, 10);
+            if (colon && *colon == ':' && colon[1] >= '0' && colon[1] <= '9')
+                count = std::strtoull(colon + 1, &end, 10);
+            ok = end && !*end && count && first <= UINT32_MAX && count <= UINT32_MAX;
+            o.range_first = (uint32_t)first;
+            o.range_count = (uint32_t)count;
+        } else if (!std::strcmp(k, "--fault")) {
+            if (ok && flash_fault_parse(&fault, v, &e)) {
+                std::fprintf(stderr, "sc_flashgen: %s\n", e.msg);
+                return 2;
+            }
         } else {
             return usage((std::string("unknown option '") + k + "'").c_str());
         }
@@ -231,7 +269,6 @@ int sc_main(int argc, char **argv)
     struct ftl_stream_cfg scfg;
     struct ftl_stream *s = nullptr;
     struct flash_ctrl ctrl;
-    struct err e;
 
     if (o.iodepth > 65536 || o.bs > (1ull << 30) || o.size > (1ull << 44))
         return usage("--iodepth above 65536, --bs above 1 GiB or --size above 16 TiB "
@@ -240,22 +277,45 @@ int sc_main(int argc, char **argv)
     cfg.sw.store_payload = false; /* timing only, as flashbench's requests (they carry no data) */
     if (o.bs % cfg.geom.page_bytes || o.size % o.bs)
         return usage("--bs must be whole pages and --size whole requests");
-    ftl_layout_an(&lay);
-    const struct ftl_region *spare = ftl_layout_spare(&lay);
-    ftl_stream_cfg_from_region(&scfg, ftl_layout_find(&lay, "V"));
-    scfg.check_retention = false; /* as flashbench */
-    if (flash_fms_create(&cfg, &fms, &e) ||
-        ftl_bbm_init(&bbm, &cfg.geom, spare->first, spare->count, &e) ||
+    uint32_t sp_first = cfg.geom.blocks_per_plane, sp_count = 0; /* no spares */
+    if (o.range_count) {
+        /* flashbench's --range stream: those blocks of every plane, outside any layout */
+        if ((uint64_t)o.range_first + o.range_count > cfg.geom.blocks_per_plane)
+            return usage(("--range does not fit in a plane of " +
+                          std::to_string(cfg.geom.blocks_per_plane) + " blocks")
+                             .c_str());
+        std::memset(&scfg, 0, sizeof(scfg));
+        std::snprintf(scfg.name, sizeof(scfg.name), "V");
+        scfg.first_block = o.range_first;
+        scfg.n_blocks = o.range_count;
+        scfg.pe_budget = 2000000;
+        scfg.retention_s = FTL_SEC_PER_DAY;
+        scfg.erase_on_release = true;
+    } else {
+        ftl_layout_an(&lay);
+        const struct ftl_region *spare = ftl_layout_spare(&lay);
+        ftl_stream_cfg_from_region(&scfg, ftl_layout_find(&lay, "V"));
+        scfg.check_retention = false; /* as flashbench */
+        sp_first = spare->first;
+        sp_count = spare->count;
+    }
+    if (flash_fms_create(&cfg, &fms, &e) || flash_fms_set_faults(fms, &fault, &e) ||
+        ftl_bbm_init(&bbm, &cfg.geom, sp_first, sp_count, &e) ||
         ftl_stream_create(&scfg, fms, &bbm, &s, &e) || flash_ctrl_init(&ctrl, fms, &e)) {
         std::fprintf(stderr, "sc_flashgen: %s\n", e.msg);
         return 1;
     }
     if (o.size / o.bs * o.bs / cfg.geom.page_bytes > ftl_stream_lpages(s))
         return usage("--size is larger than the V stream");
+    uint64_t sbp = ftl_stream_sb_pages(s);
+    if (o.rw == RW_RANDWRITE && sbp % (o.bs / cfg.geom.page_bytes))
+        return usage(("randwrite needs requests that divide a logical block of " +
+                      std::to_string(sbp) + " pages")
+                         .c_str());
 
     fs::fs_flash flash("an0_flash", &ctrl, {s});
     flashgen gen("gen", o, cfg.geom.page_bytes, cfg.tim.ctrl_cmd_bytes / cfg.geom.page_bytes,
-                 cfg.geom.planes_per_die);
+                 cfg.geom.planes_per_die, sbp);
     gen.socket.bind(flash.socket);
     sc_start();
     if (gen.failed) {
@@ -263,6 +323,14 @@ int sc_main(int argc, char **argv)
         return 1;
     }
     report(rw_names[o.rw], gen);
+    struct flash_fault_stats fs;
+    if (flash_fms_fault_stats(fms, &fs)) /* flashbench's line */
+        std::printf("  faults: %" PRIu64 " pages decoded, %" PRIu64 " read again (%" PRIu64
+                    " retries, %.3f ms of array and channel time), %" PRIu64
+                    " uncorrectable; %" PRIu64 " program failures; %" PRIu64
+                    " operations refused by a dead die or channel, %" PRIu64 " by power loss\n",
+                    fs.pages_checked, fs.pages_retried, fs.retries, fs.retry_ps / 1e9,
+                    fs.uncorrectable, fs.program_failures, fs.refused_dead, fs.refused_power);
     std::printf("  simulated %.3f ms; SystemC time %s\n",
                 (double)(gen.t_end - gen.t_start) / FLASH_PS_PER_MS,
                 sc_time_stamp().to_string().c_str());
