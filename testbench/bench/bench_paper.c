@@ -12,8 +12,11 @@
  * Usage: bench_paper [flashstream-binary]
  */
 #define _DEFAULT_SOURCE /* wait4: the CPU time of the run and everything it waited for */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -42,8 +45,17 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     struct rusage ru;
     int status;
-    pid_t pid = fork();
+    pid_t pid;
 
+    if (mkdir("out", 0777) && errno != EEXIST) {
+        fprintf(stderr, "bench_paper: cannot create out/: %s\n", strerror(errno));
+        return 1;
+    }
+    if (mkdir("out/bench", 0777) && errno != EEXIST) {
+        fprintf(stderr, "bench_paper: cannot create out/bench/: %s\n", strerror(errno));
+        return 1;
+    }
+    pid = fork();
     if (pid < 0)
         return 1;
     if (pid == 0) {
