@@ -953,7 +953,7 @@ static int make_machine(struct train *t)
         return -1;
     }
     build_machine_cfg(t, t->chunk_cap * t->o.batch);
-    t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
+    t->cfg.rtl = need_rtl ? &an_be_rtl_ops : NULL;
     t->cfg.nfw_rtl = need_rtl ? &nfw_be_rtl_ops : NULL;
     if (machine_create(&t->cfg, &t->machine, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
