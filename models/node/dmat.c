@@ -276,6 +276,12 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
     uint64_t c = 0; /* probe() sets it when it returns 0 */
     int rc;
 
+    enum dma_status st = dma_desc_check(d, &t->params);
+    if (st != DMA_ST_OK) {
+        char b[160];
+        dma_desc_format(d, b, sizeof(b));
+        return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
+    }
     memset(&k, 0, sizeof(k));
     k.store = d->store;
     k.xpose = d->xpose;
@@ -295,12 +301,6 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
         t->hits++;
         *cycles = ent->cycles;
         return 0;
-    }
-    enum dma_status st = dma_desc_check(d, &t->params);
-    if (st != DMA_ST_OK) {
-        char b[160];
-        dma_desc_format(d, b, sizeof(b));
-        return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
     }
     rc = probe(t, &p, &c, e);
     if (rc)
