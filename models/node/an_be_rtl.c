@@ -319,6 +319,7 @@ static int anr_exec(void *p, const struct core_cmd *cmd, struct core_twin_result
     uint64_t n = 0;
 
     h->in.desc_valid = false;
+    h->in.mem.rsp_valid = false; /* the DMA is idle: the port has nothing to answer */
     h->in.cmd = *cmd;
     h->in.cmd_valid = true;
     h->in.done_ready = true;
