@@ -15,8 +15,11 @@
  * Lockstep: every cycle of a DMA command, the DMA twin gets the inputs the RTL gets (the same
  * descriptor, the port's responses; its SRAM port is a cycle model of the core's, backed by
  * the core twin's pads, answering CORE_DMA_LATENCY cycles after a request, as core_dma.v
- * does while no GEMM runs) and the DMA's outer outputs of both are compared. A GEMM runs on
- * both cores; status and cycles are compared.
+ * does while no GEMM runs) and the DMA's outputs of both are compared: its outer ports and
+ * its requests to the pads (observed inside an_top), so the bytes a load writes into the
+ * pads are compared as they go in and those a store writes to the tensor buffer as they go
+ * out. A GEMM runs on both cores; status and cycles are compared (the C-pad itself is read
+ * only by the DMA: a wrong result shows at the store that moves it).
  */
 #include "models/node/core_be.h"
 
@@ -177,8 +180,26 @@ static void fmt_req(const struct mem_port_req *q, char *b, size_t n)
         snprintf(b, n, "read 0x%" PRIx64 " (rsp_ready %d)", q->addr, q->rsp_ready);
 }
 
-/* The DMA's outer outputs of the RTL (o) and the twin (t) in command cycle k: 0, or -EPROTO
- * with the report. */
+static void fmt_sram(const struct dma_sram_req *q, char *b, size_t n)
+{
+    if (!q->valid)
+        snprintf(b, n, "no request");
+    else if (q->write)
+        snprintf(b, n, "write 0x%" PRIx64 " data 0x%016" PRIx64 " strb 0x%02x", q->addr, q->wdata,
+                 q->wstrb);
+    else
+        snprintf(b, n, "read 0x%" PRIx64, q->addr);
+}
+
+static bool sram_differs(const struct dma_sram_req *a, const struct dma_sram_req *b)
+{
+    return a->valid != b->valid ||
+           (a->valid && (a->write != b->write || a->addr != b->addr ||
+                         (a->write && (a->wdata != b->wdata || a->wstrb != b->wstrb))));
+}
+
+/* The DMA's outputs of the RTL (o) and the twin (t) in command cycle k, its outer ports and
+ * its requests to the pads: 0, or -EPROTO with the report. */
 static int compare(struct anl *l, const struct an_out *o, const struct dma_out *t, uint64_t k,
                    struct err *e)
 {
@@ -203,6 +224,10 @@ static int compare(struct anl *l, const struct an_out *o, const struct dma_out *
         snprintf(what, sizeof(what), "tensor-buffer request");
         fmt_req(tq, a, sizeof(a));
         fmt_req(rq, b, sizeof(b));
+    } else if (sram_differs(&o->sram, &t->sram)) {
+        snprintf(what, sizeof(what), "pad (SRAM) request");
+        fmt_sram(&t->sram, a, sizeof(a));
+        fmt_sram(&o->sram, b, sizeof(b));
     } else if (o->dma_idle != t->idle) {
         snprintf(what, sizeof(what), "idle");
         snprintf(a, sizeof(a), "%d", t->idle);

@@ -26,11 +26,12 @@
  *     (its dram model behind the port BFM) and the pads (attach, dma); a GEMM through the
  *     command port. Its lockstep form (an_be_rtl_ops.lockstep) runs the DMA twin and the core
  *     twin beside it: the DMA's outer ports (descriptor, completion, tensor-buffer requests
- *     with their write data) are compared every cycle of every DMA command, a GEMM's status
- *     and cycles after it; the first divergence fails the call (-EPROTO) naming the block, the
- *     command, the cycle and what differed. The pads themselves are not read (an_top has no
- *     port to them but the DMA): a byte the DMA loads wrongly, or a wrong GEMM result, shows
- *     where the program stores the C-pad back to the tensor buffer.
+ *     with their write data) and its requests to the pads (with the bytes a load writes
+ *     there) are compared every cycle of every DMA command, a GEMM's status and cycles after
+ *     it; the first divergence fails the call (-EPROTO) naming the block, the command, the
+ *     cycle and what differed. The C-pad is not read but by the DMA (an_top has no other
+ *     port to it): a wrong GEMM result shows where the program stores it back to the tensor
+ *     buffer.
  * Not modelled here: timing between commands (the node's scheduler owns time); for the core
  * backends, the DMA engine (the node moves bytes itself and times them with the DMA twin).
  * Units: bytes of the DMA map; cycles of the core clock.
