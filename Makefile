@@ -216,12 +216,13 @@ include $(sort $(wildcard rtl/*/block.mk))
 # block.mk).
 #
 # test_system_rtl: the machine of machine_cfg_small (an 8 x 8 core with 512-word pads:
-# rtl/core's core_8x8) with the verilated core and write lanes (nfw_lanes_small) in the loop.
-$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8 nfw_lanes_small))
+# rtl/core's core_8x8) with the verilated core and write lanes (nfw_lanes_small) in the loop, and
+# with the whole Activation Node datapath (rtl/an's an_8x8: DMA and core) in the loop.
+$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8 an_8x8 nfw_lanes_small))
 
 # The flashstream program: its commands and the verilated models they run.
 FS_SRCS   := $(wildcard testbench/flashstream/*.c)
-FS_MODELS := cmn_fifo_w32_d8 core_8x8_p4k nfw_lanes_paper
+FS_MODELS := cmn_fifo_w32_d8 an_8x8_p4k nfw_lanes_paper
 FLASHSTREAM := $(BUILD)/rel/flashstream
 $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
                 $(foreach m,$(FS_MODELS),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \

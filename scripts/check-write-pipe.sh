@@ -9,8 +9,11 @@
 # times and parameters step by step; with write_pipe = off the same steps are shorter, with the
 # same parameters (the 8 lanes move 46 GB/s, faster than the FMS's 41.9, but a lane issues a
 # program unit only once it has read all of it, so a write ends up to a unit's read, 5 us,
-# after the FTL's); the first rtl step's waves of AN 0's core and of its write lanes
-# (<waves>-nfw.fst).
+# after the FTL's); the first rtl step's waves of AN 0's datapath (rtl/an's an_top: the DMA and
+# the core, waves/an.gtkw) and of its write lanes (<waves>-nfw.fst). The rtl and lockstep runs
+# move every DMA command through the RTL DMA (lockstep: beside the DMA twin, every cycle
+# compared, every command's cycles checked against tlm's DMA timing), so equal step times mean
+# the DMA's timing is the same in all three fidelities.
 set -uo pipefail
 
 fs=${1:?usage: check-write-pipe.sh FLASHSTREAM WORKDIR}
@@ -53,16 +56,16 @@ shorter() {
 }
 check "write_pipe = off: shorter steps, the same parameters" "$work/off.log" shorter
 
-# Waves of the first rtl step: AN 0's core and, beside it, its NAND write pipeline, each with
-# the signals its GTKWave save file shows (scripts/check-waves.sh)
+# Waves of the first rtl step: AN 0's datapath (DMA and core) and, beside it, its NAND write
+# pipeline, each with the signals its GTKWave save file shows (scripts/check-waves.sh)
 waves() {
   (cd "$work" && "$fs" train --config "$configs/fc-mnist.ini" --run wp-waves --steps 2 \
     --nodes 2 --rtl-steps 1 --waves "$work/w.fst" --wave-cycles 20000 --seed 1 \
     --test-samples 64) >"$work/waves.log" 2>&1 &&
     grep -qF "$work/w-nfw.fst  the same steps of AN 0's NAND write pipeline" "$work/waves.log" &&
-    "$here/check-waves.sh" "$work/w.fst" "$here/../waves/core.gtkw" "$work/wc" >>"$work/waves.log" 2>&1 &&
+    "$here/check-waves.sh" "$work/w.fst" "$here/../waves/an.gtkw" "$work/wc" >>"$work/waves.log" 2>&1 &&
     "$here/check-waves.sh" "$work/w-nfw.fst" "$here/../waves/nfw_lanes.gtkw" "$work/wn" >>"$work/waves.log" 2>&1
 }
-check "waves of AN 0's core and write pipeline, every save-file signal in them" "$work/waves.log" waves
+check "waves of AN 0's datapath (DMA + core) and write pipeline, every save-file signal in them" "$work/waves.log" waves
 
 tap_end

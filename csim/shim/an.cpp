@@ -1,11 +1,13 @@
 // Shim: the Activation Node datapath rtl/an/an_top.v behind the C interface of an.h.
-// VTOP/VTOP_H name the verilated class and its header; P_<Param> every parameter it was
-// verilated with (rtl/an/block.mk gives them all).
+// VTOP/VTOP_H name the verilated class and its header, VROOT_H its root class's header (the
+// DMA-core port is read from it); P_<Param> every parameter it was verilated with
+// (rtl/an/block.mk gives them all).
 #include "csim/shim/an.h"
 #include "csim/shim/ports.hpp"
 #include "csim/shim/vmodel.hpp"
 
 #include VTOP_H
+#include VROOT_H /* the DMA-core port's wires, public_flat_rd in rtl/an/an_top.v */
 
 /* What an_top fixes for its DMA (rtl/an/an_top.v): a 32-bit SRAM address, the core's DMA port
  * answering 2 cycles after a request, and dma_top's default MaxWrOut, which an_top does not
@@ -53,6 +55,11 @@ static void sample(const VTOP *t, struct an_out *out)
     *out = an_out{};
     sample_dma_outer(t, out);
     out->dma_idle = t->dma_idle_o;
+    out->sram.valid = t->rootp->an_top__DOT__sram_valid;
+    out->sram.write = t->rootp->an_top__DOT__sram_write;
+    out->sram.addr = t->rootp->an_top__DOT__sram_addr;
+    out->sram.wdata = t->rootp->an_top__DOT__sram_wdata;
+    out->sram.wstrb = t->rootp->an_top__DOT__sram_wstrb;
     sample_core_cmd(t, out);
 }
 

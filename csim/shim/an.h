@@ -55,6 +55,9 @@ struct an_out {
     struct dma_cpl cpl;
     struct mem_port_req mem;
     bool dma_idle;
+    /* The DMA's request to the core's DMA port, inside an_top (observed, not a port): what the
+     * DMA writes into or reads from the pads this cycle. */
+    struct dma_sram_req sram;
     /* core */
     bool cmd_ready;
     bool done_valid;

@@ -250,6 +250,12 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
     return done;
 }
 
+void dram_idle(struct dram *d)
+{
+    for (uint32_t c = 0; c < d->cfg.channels; c++)
+        d->chan[c].busy_until = 0;
+}
+
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid)
 {
     return rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;

@@ -121,6 +121,11 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes);
  */
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write);
 
+/* Every channel's bus free from time 0 on (busy_until 0); its statistics are kept. The start of
+ * a sequence of accesses timed as if nothing had come before it (models/node/dmat.h: every DMA
+ * command starts with the tensor buffer idle). */
+void dram_idle(struct dram *d);
+
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid);
 /* Channel chan's data bus (busy_until, bus time, pieces served), or NULL past the last channel. */
 const struct res *dram_chan_stats(const struct dram *d, uint32_t chan);

@@ -27,7 +27,10 @@
  *     broadcast/reduce times, vector-unit and optimizer-unit formulas. Steps do not overlap:
  *     step k + 1 starts when every command of step k is done.
  *   - Fidelity (machine_fidelity): the AN cores run as the C twin (tlm), the verilated RTL (rtl) or
- *     both compared (lockstep), switchable between steps (machine_set_fidelity). Everything else is
+ *     both compared (lockstep), switchable between steps (machine_set_fidelity). With the AN
+ *     backend (machine_cfg.rtl = &an_be_rtl_ops, models/node/core_be.h) the RTL is the node's
+ *     whole datapath, DMA and core: DMA commands run through the RTL DMA and the node's tensor
+ *     buffer. The write pipeline follows the mode with machine_cfg.nfw_rtl; everything else is
  *     C in every mode.
  *   - Perf (MACHINE_PERF, chosen at creation, for the machine's life): payload-free. No tensor-
  *     buffer byte is read or written, no core runs (a GEMM takes core_twin_cycles of its
@@ -197,8 +200,8 @@ struct machine_cfg {
     /* ---- the simulation ---- */
     enum machine_fidelity fidelity;   /* of the first step; machine_set_fidelity() changes it
                                          (not to or from perf) */
-    const struct core_be_ops *rtl;    /* the RTL core backend (&core_be_rtl_ops) for rtl/lockstep;
-                                         NULL: tlm only */
+    const struct core_be_ops *rtl;    /* the RTL backend for rtl/lockstep: &an_be_rtl_ops (DMA
+                                         and core) or &core_be_rtl_ops (core); NULL: tlm only */
     const struct nfw_be_ops *nfw_rtl; /* the RTL write pipeline (&nfw_be_rtl_ops) for
                                          rtl/lockstep with write_pipe; NULL: tlm only */
     uint64_t seed;                    /* machine seed: RTL initial state */

@@ -17,8 +17,10 @@ struct anode {
     struct core_be core; /* the backend in use */
     void *tlm;
     void *rtl;
-    struct core_be_lockstep *ls;
-    struct nstore sto; /* its storage: the FMS, or an SSD array (perf) */
+    void *ls; /* the lockstep pair: core_be_lockstep, or the RTL backend's own form */
+    const struct core_be_ops *ls_ops;
+    struct dram_port *port; /* the tensor buffer's port for a backend's own DMA (lazily) */
+    struct nstore sto;      /* its storage: the FMS, or an SSD array (perf) */
     int s_nv, s_v;
     /* NV: loaded shards, a FIFO */
     struct slog_ext *shard;
@@ -120,7 +122,9 @@ void anode_destroy(struct anode *a)
         core_be_tlm_ops.destroy(a->tlm);
     if (a->rtl)
         a->cfg.rtl->destroy(a->rtl);
-    core_be_lockstep_destroy(a->ls);
+    if (a->ls)
+        a->ls_ops->destroy(a->ls);
+    dram_port_destroy(a->port);
     for (size_t i = 0; i < a->sh_n; i++) /* bytes of live records (record store) */
         free(a->shard[(a->sh_head + i) % a->sh_cap].data);
     for (uint32_t l = 0; l < a->cfg.n_act; l++)
@@ -136,6 +140,31 @@ void anode_destroy(struct anode *a)
     free(a->act);
     free(a->act_ok);
     free(a);
+}
+
+/* A backend with its own DMA gets the node's tensor buffer, through a port of it, and the
+ * DMA parameters of the node's timing (dmat), which its DMA must have. */
+static int attach(struct anode *a, const struct core_be_ops *ops, void *h, struct err *e)
+{
+    struct dram_port_cfg pc;
+    int rc;
+
+    if (!ops->attach)
+        return 0;
+    if (!a->dmat)
+        return err_set(e, -EINVAL,
+                       "%s: the RTL backend has its own DMA, and the DMA cannot address this "
+                       "core's map (no DMA timing)",
+                       a->name);
+    if (!a->port) {
+        dram_port_cfg_default(&pc); /* the port dmat's probes use (dmat.c) */
+        pc.period_ps = a->cfg.period_ps;
+        pc.name = "dma";
+        if ((rc = dram_port_create(&pc, a->tb, &a->port, e)))
+            return err_prefix(e, rc, "%s: the DMA's tensor-buffer port", a->name);
+    }
+    rc = ops->attach(h, a->tb, a->port, dmat_params(a->dmat), e);
+    return rc ? err_prefix(e, rc, "%s", a->name) : 0;
 }
 
 int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e)
@@ -161,30 +190,47 @@ int anode_set_mode(struct anode *a, enum anode_mode m, struct err *e)
      * so nothing is lost, and the Verilator runtime has been seen to hang destroying a model
      * while a second instance of the same model lived beside it. */
     if (m == ANODE_RTL && a->ls) {
-        core_be_lockstep_destroy(a->ls);
+        a->ls_ops->destroy(a->ls);
         a->ls = NULL;
     }
     if (m == ANODE_LOCKSTEP && a->rtl) {
         a->cfg.rtl->destroy(a->rtl);
         a->rtl = NULL;
     }
+    int rc;
     if (m == ANODE_RTL) {
         if (!a->rtl) {
-            int rc = a->cfg.rtl->create(&a->cfg.core, a->cfg.seed + a->cfg.index, &a->rtl, e);
+            rc = a->cfg.rtl->create(&a->cfg.core, a->cfg.seed + a->cfg.index, &a->rtl, e);
+            if (!rc && (rc = attach(a, a->cfg.rtl, a->rtl, e))) {
+                a->cfg.rtl->destroy(a->rtl);
+                a->rtl = NULL;
+            }
             if (rc)
                 return rc;
         }
         a->core = (struct core_be){a->cfg.rtl, a->rtl};
     } else {
-        if (!a->ls) {
-            char block[32];
-            snprintf(block, sizeof(block), "%s.core", a->name);
-            int rc = core_be_lockstep_create(&a->cfg.core, a->cfg.rtl, a->cfg.seed + a->cfg.index,
-                                             block, &a->ls, e);
+        if (!a->ls && a->cfg.rtl->lockstep) { /* the backend's own lockstep form */
+            a->ls_ops = a->cfg.rtl->lockstep;
+            rc = a->ls_ops->create(&a->cfg.core, a->cfg.seed + a->cfg.index, &a->ls, e);
+            if (!rc && (rc = attach(a, a->ls_ops, a->ls, e))) {
+                a->ls_ops->destroy(a->ls);
+                a->ls = NULL;
+            }
             if (rc)
                 return rc;
+        } else if (!a->ls) {
+            char block[32];
+            struct core_be_lockstep *ls;
+            snprintf(block, sizeof(block), "%s.core", a->name);
+            rc = core_be_lockstep_create(&a->cfg.core, a->cfg.rtl, a->cfg.seed + a->cfg.index,
+                                         block, &ls, e);
+            if (rc)
+                return rc;
+            a->ls = ls;
+            a->ls_ops = &core_be_lockstep_ops;
         }
-        a->core = (struct core_be){&core_be_lockstep_ops, a->ls};
+        a->core = (struct core_be){a->ls_ops, a->ls};
     }
     a->mode = m;
     return 0;
@@ -214,8 +260,8 @@ int anode_trace_core_close(struct anode *a, struct err *e)
     /* The RTL core keeps its trace after a switch to tlm: close whichever core exists. */
     if (a->rtl && a->cfg.rtl->trace_close)
         rc = a->cfg.rtl->trace_close(a->rtl, e);
-    if (!rc && a->ls)
-        rc = core_be_lockstep_ops.trace_close(a->ls, e);
+    if (!rc && a->ls && a->ls_ops->trace_close)
+        rc = a->ls_ops->trace_close(a->ls, e);
     if (rc)
         return err_prefix(e, rc, "%s: the core's trace", a->name);
     return 0;
@@ -338,7 +384,10 @@ static void ls_label(struct anode *a, const struct hc_cmd *c)
     if (a->mode != ANODE_LOCKSTEP)
         return;
     snprintf(buf, sizeof(buf), "%u %s", c->id, c->label);
-    core_be_lockstep_label(a->ls, buf);
+    if (a->ls_ops->label)
+        a->ls_ops->label(a->ls, a->name, buf);
+    else
+        core_be_lockstep_label(a->ls, buf);
 }
 
 /* The backend's message is in e: a lockstep divergence report stands as it is (it names the
@@ -394,6 +443,39 @@ static int dma_move(struct anode *a, const struct hc_cmd *c, struct err *e)
     return 0;
 }
 
+/* The descriptor through the backend's own DMA (the RTL's, an_be_rtl.c): its bytes move
+ * through the RTL and its cycles are the RTL's; in lockstep they must also be dmat's, the
+ * timing tlm takes (dmat.h). */
+static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                        struct err *e)
+{
+    const struct dma_desc *d = &c->u.dma;
+    uint64_t cycles = 0, t = 0;
+    int rc;
+
+    ls_label(a, c);
+    rc = a->core.ops->dma(a->core.h, d, &cycles, e);
+    if (rc)
+        return core_err(a, rc, "DMA", c, e);
+    if (a->mode == ANODE_LOCKSTEP && !c->cycles) {
+        if ((rc = dmat_cycles(a->dmat, d, &t, e)))
+            return rc;
+        if (t != cycles)
+            return err_set(e, -EPROTO,
+                           "lockstep divergence: block %s.dma, command '%u %s', cycle %" PRIu64
+                           ": the descriptor took %" PRIu64 " cycles in the RTL, the DMA "
+                           "timing (dmat, tlm's) gives %" PRIu64,
+                           a->name, c->id, c->label,
+                           a->core.ops->cycle ? a->core.ops->cycle(a->core.h) : 0, cycles, t);
+    }
+    if (c->cycles)
+        cycles = c->cycles;
+    a->st.dma_cycles += cycles;
+    a->st.dma_bytes += c->cycles ? c->bytes : (uint64_t)d->rows * d->len;
+    *end = now + cycles * a->cfg.period_ps;
+    return 0;
+}
+
 static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                     struct err *e)
 {
@@ -401,6 +483,8 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
     uint64_t cycles = c->cycles;
     int rc;
 
+    if (!a->cfg.perf && a->mode != ANODE_TLM && a->core.ops->dma)
+        return exec_dma_rtl(a, c, now, end, e);
     if (!a->cfg.perf && (rc = dma_move(a, c, e)))
         return rc;
     if (!cycles && !a->dmat)

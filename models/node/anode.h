@@ -14,9 +14,15 @@
  *   FLASH_WR  V: a layer's bf16 input from the tensor buffer appended to the V stream. Ends when
  *             programmed (ftl_stream).
  *   DMA_IN/OUT the descriptor's bytes moved between the tensor buffer (a dram model) and the
- *             core's scratchpads (through the core backend), plain or transposed, exactly as
- *             csim/shim/dma.h defines a descriptor (dma_desc_apply); its duration is the DMA
- *             twin's cycle count (models/node/dmat.h) at the core clock.
+ *             core's scratchpads, plain or transposed, exactly as csim/shim/dma.h defines a
+ *             descriptor (dma_desc_apply); its duration is the DMA twin's cycle count
+ *             (models/node/dmat.h: from idle tensor-buffer channels, at its real addresses)
+ *             at the core clock. tlm, and a backend without a DMA of its own (core_be_rtl):
+ *             the node moves the bytes itself through the backend's pad writes and reads.
+ *             rtl and lockstep with the AN backend (an_be_rtl_ops, core_be.h): the RTL DMA
+ *             moves them between this node's tensor buffer, served through a port BFM
+ *             (models/dram/dram_port.h), and the RTL pads, and its count is the duration;
+ *             lockstep also requires it to equal dmat's (-EPROTO otherwise).
  *   GEMM      on the core backend; duration = the command's cycles at the core clock (the twin's
  *             formula, the RTL's count in rtl mode).
  *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h).
@@ -32,9 +38,10 @@
  * flash streams are timing only (nflash_set_nodata): records are appended, read, freed and
  * released exactly as in tlm, so the FTL, its erases and counters behave identically. Host
  * memory does not grow with the tensors' sizes.
- * Not modelled: contention inside the node (tensor-buffer bandwidth shared by the DMA, the
- * flash and the fabric), the NAND write pipeline's RTL, the DMA's RTL (the twin gives its
- * timing).
+ * Not modelled: contention inside the node (the tensor buffer's port and channels shared by the
+ * DMA, the flash and the fabric: each DMA command is timed as the buffer's only user), a DMA
+ * command overlapping a GEMM in the RTL (the node runs each command to its end before the
+ * next; the scheduler's overlap is in simulated time only).
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_ANODE_H

@@ -319,10 +319,15 @@ static uint64_t ls_cycle(void *p)
     return rtl_cycle(p);
 }
 
+static void ls_destroy(void *p)
+{
+    core_be_lockstep_destroy(p);
+}
+
 const struct core_be_ops core_be_lockstep_ops = {
     .name = "lockstep",
     .create = NULL, /* core_be_lockstep_create */
-    .destroy = NULL,
+    .destroy = ls_destroy,
     .write = ls_write,
     .read = ls_read,
     .exec = ls_exec,

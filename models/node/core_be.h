@@ -20,8 +20,20 @@
  *     GEMM runs on both, then status, cycles and every output element of C are compared; reads
  *     are compared too. The first divergence fails the call (-EPROTO) with a report naming the
  *     block, the command (a label the caller sets), the RTL cycle, the element and both values.
- * Not modelled here: timing between commands (the node's scheduler owns time), the DMA engine
- * (the node moves bytes itself and times them with the DMA twin).
+ *   - an_be_rtl_ops (models/node/an_be_rtl.c): the verilated Activation Node datapath
+ *     (rtl/an/an_top.v: the tensor-buffer DMA and the core joined at the core's DMA port). It
+ *     has its own DMA: a DMA command runs through the RTL DMA between the node's tensor buffer
+ *     (its dram model behind the port BFM) and the pads (attach, dma); a GEMM through the
+ *     command port. Its lockstep form (an_be_rtl_ops.lockstep) runs the DMA twin and the core
+ *     twin beside it: the DMA's outer ports (descriptor, completion, tensor-buffer requests
+ *     with their write data) and its requests to the pads (with the bytes a load writes
+ *     there) are compared every cycle of every DMA command, a GEMM's status and cycles after
+ *     it; the first divergence fails the call (-EPROTO) naming the block, the command, the
+ *     cycle and what differed. The C-pad is not read but by the DMA (an_top has no other
+ *     port to it): a wrong GEMM result shows where the program stores it back to the tensor
+ *     buffer.
+ * Not modelled here: timing between commands (the node's scheduler owns time); for the core
+ * backends, the DMA engine (the node moves bytes itself and times them with the DMA twin).
  * Units: bytes of the DMA map; cycles of the core clock.
  */
 #ifndef MODELS_NODE_CORE_BE_H
@@ -31,8 +43,10 @@
 #include <stdint.h>
 
 #include "csim/err.h"
+#include "csim/shim/dma.h"
 #include "csim/shim/vtrace.h"
 #include "models/core/core_twin.h"
+#include "models/dram/dram_port.h"
 
 struct core_be_ops {
     const char *name; /* "tlm", "rtl" */
@@ -57,12 +71,36 @@ struct core_be_ops {
     int (*trace_close)(void *h, struct err *e);
     /* Optional: the core's cycle counter (RTL), for reports. */
     uint64_t (*cycle)(void *h);
+    /* ---- a backend with its own DMA (the whole Activation Node datapath, an_be_rtl.c) ---- */
+    /* Optional: give the backend the node's tensor buffer tb, served to its DMA through port
+     * (a port of tb), and the DMA parameters the node's timing (dmat) uses; the backend refuses
+     * parameters other than its DMA's (-EINVAL). Called once after create, before dma. */
+    int (*attach)(void *h, struct dram *tb, struct dram_port *port, const struct dma_params *dma,
+                  struct err *e);
+    /* Optional (NULL: the node moves a DMA command's bytes itself with write and read, and
+     * times it with dmat): run descriptor d through the backend's DMA between the tensor
+     * buffer and the pads, from an idle DMA and idle tensor-buffer channels (dmat.h's rule);
+     * *cycles = from the cycle the DMA took d to the cycle its completion came out, the
+     * quantity dmat_cycles gives. 0, or -EIO (completed with an error status, e names it),
+     * -ETIMEDOUT, -EPROTO (lockstep divergence, e says where). write and read may be NULL
+     * when dma is set: the pads are reached only through the DMA. */
+    int (*dma)(void *h, const struct dma_desc *d, uint64_t *cycles, struct err *e);
+    /* Optional: the lockstep form of this backend (its twins run beside it and are compared
+     * inside it; created with its create, named with its label); NULL: core_be_lockstep pairs
+     * this backend with the core twin. */
+    const struct core_be_ops *lockstep;
+    /* Optional: the block (the node) and the command named in divergence reports (copied). */
+    void (*label)(void *h, const char *block, const char *cmd);
 };
 
 /* The C twin. */
 extern const struct core_be_ops core_be_tlm_ops;
 /* The verilated core (defined in core_be_rtl.c; see the contract before referencing it). */
 extern const struct core_be_ops core_be_rtl_ops;
+/* The verilated Activation Node datapath, DMA and core (an_be_rtl.c, rtl/an/an_top.v; it
+ * references the an shim: the same linking rule as core_be_rtl_ops), and its lockstep form
+ * (an_be_rtl_ops.lockstep). */
+extern const struct core_be_ops an_be_rtl_ops;
 
 /* A core of some backend, as a node holds it. */
 struct core_be {

@@ -1,12 +1,19 @@
 /*
- * dmat.c - DMA timing from the DMA twin, memoised by descriptor shape; see dmat.h.
+ * dmat.c - DMA timing from the DMA twin, memoised; see dmat.h.
  *
  * A probe runs one descriptor through the twin, cycle by cycle, between the two memories the
  * DMA talks to: the tensor buffer (a dram model behind its port BFM, models/dram/dram_port.h)
- * and the core's SRAM port (sram_drive/sram_clock below). Both stay across probes, so every
- * probe starts where the last one left the tensor buffer's channels; the descriptor is offered
- * at once and its completion taken at once, and one more cycle is run after it (the DMA goes
- * idle) before the next probe.
+ * and the core's SRAM port (sram_drive/sram_clock below). Every probe starts with the tensor
+ * buffer's channels idle (dram_idle), as every DMA command does in the node (dmat.h), so a
+ * descriptor's cycles depend on it alone. The descriptor is offered at once and its completion
+ * taken at once, and one more cycle is run after it (the DMA goes idle) before the next probe.
+ *
+ * The memo's key is the descriptor with its tensor-buffer address reduced modulo the span of
+ * one round of the channel interleave (channels x interleave_bytes): the dram model's timing
+ * of an access depends on its address only through the channel it maps to and its offset in
+ * the interleave unit (models/dram/dram.h), both functions of that residue, so the probe runs
+ * at the residue and gives the cycles of the real address exactly. The SRAM address is kept
+ * whole (the map is small). The descriptor is checked at its real addresses.
  */
 #include "models/node/dmat.h"
 
@@ -23,14 +30,12 @@
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"
 
-#define TB_BASE   0x100000ull /* where a probe's tensor-buffer side is placed */
-#define TB_ALIGN  64u         /* alignment classes of the tensor-buffer address */
 #define MAX_CYCLE 100000000ull
 
 struct key {
+    uint64_t src, dst; /* the tensor-buffer side reduced modulo the interleave span */
     uint64_t src_stride, dst_stride;
     uint32_t rows, len;
-    uint32_t src_al, dst_al; /* address alignment classes */
     uint8_t store, xpose;
 };
 
@@ -49,6 +54,7 @@ struct dmat {
     struct dma_params params;
     struct dma_twin *tw;
     struct dram *tb;
+    uint64_t span; /* channels x interleave_bytes of tb */
     struct dram_port *port;
     struct sram_slot *sram; /* sram_lat slots: slot c % sram_lat answers in cycle c */
     uint64_t cyc;           /* DMA cycles run since the reset */
@@ -115,6 +121,7 @@ static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, str
     bool offered = true, done = false, taken, cpl_valid;
     struct dma_cpl cpl = {0};
 
+    dram_idle(t->tb);
     while (!done) {
         if (t->cyc >= end) {
             return err_set(e, -ETIMEDOUT, "dma timing probe: no completion after %llu cycles",
@@ -170,6 +177,7 @@ int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, 
     rc = dram_create(&tb, &t->tb, e);
     if (rc)
         goto fail;
+    t->span = (uint64_t)tb.channels * tb.interleave_bytes;
     dram_port_cfg_default(&pc);
     pc.period_ps = period_ps;
     pc.name = "dma";
@@ -268,6 +276,12 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
     uint64_t c = 0; /* probe() sets it when it returns 0 */
     int rc;
 
+    enum dma_status st = dma_desc_check(d, &t->params);
+    if (st != DMA_ST_OK) {
+        char b[160];
+        dma_desc_format(d, b, sizeof(b));
+        return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
+    }
     memset(&k, 0, sizeof(k));
     k.store = d->store;
     k.xpose = d->xpose;
@@ -275,27 +289,18 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
     k.len = d->len;
     k.src_stride = d->src_stride;
     k.dst_stride = d->dst_stride;
-    /* tensor-buffer side: alignment class only; SRAM side: the address itself (small map) */
     if (d->store) {
-        k.src_al = (uint32_t)d->src;
-        k.dst_al = (uint32_t)(d->dst % TB_ALIGN);
-        p.dst = TB_BASE + d->dst % TB_ALIGN;
+        k.src = d->src;
+        k.dst = p.dst = d->dst % t->span;
     } else {
-        k.src_al = (uint32_t)(d->src % TB_ALIGN);
-        k.dst_al = (uint32_t)d->dst;
-        p.src = TB_BASE + d->src % TB_ALIGN;
+        k.src = p.src = d->src % t->span;
+        k.dst = d->dst;
     }
     struct ent *ent = find(t, &k);
     if (ent->used) {
         t->hits++;
         *cycles = ent->cycles;
         return 0;
-    }
-    enum dma_status st = dma_desc_check(&p, &t->params);
-    if (st != DMA_ST_OK) {
-        char b[160];
-        dma_desc_format(d, b, sizeof(b));
-        return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
     }
     rc = probe(t, &p, &c, e);
     if (rc)
@@ -313,6 +318,11 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
     t->n++;
     *cycles = ent->cycles;
     return 0;
+}
+
+const struct dma_params *dmat_params(const struct dmat *t)
+{
+    return &t->params;
 }
 
 uint64_t dmat_simulated(const struct dmat *t)

@@ -99,10 +99,14 @@ module an_top #(
   localparam int W = Lrc / gcd(Lrc, 4) * 4;
   localparam int MapBytes = (AWords + BWords) * W * 2 + CWords * W * 4;
 
-  wire        sram_valid, sram_ready, sram_write;
-  wire [31:0] sram_addr;
-  wire [63:0] sram_wdata;
-  wire [ 7:0] sram_wstrb;
+  // The DMA-core port is readable from C (public_flat_rd): the lockstep backend compares the
+  // DMA's SRAM requests with its twin's every cycle (models/node/an_be_rtl.c).
+  wire sram_valid  /*verilator public_flat_rd*/;
+  wire sram_ready;
+  wire sram_write  /*verilator public_flat_rd*/;
+  wire [31:0] sram_addr  /*verilator public_flat_rd*/;
+  wire [63:0] sram_wdata  /*verilator public_flat_rd*/;
+  wire [ 7:0] sram_wstrb  /*verilator public_flat_rd*/;
   wire        sram_rsp_valid, sram_rsp_err;
   wire [63:0] sram_rsp_rdata;
 

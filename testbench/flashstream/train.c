@@ -953,7 +953,7 @@ static int make_machine(struct train *t)
         return -1;
     }
     build_machine_cfg(t, t->chunk_cap * t->o.batch);
-    t->cfg.rtl = need_rtl ? &core_be_rtl_ops : NULL;
+    t->cfg.rtl = need_rtl ? &an_be_rtl_ops : NULL;
     t->cfg.nfw_rtl = need_rtl ? &nfw_be_rtl_ops : NULL;
     if (machine_create(&t->cfg, &t->machine, &e)) {
         fprintf(stderr, "flashstream train: the machine cannot be built: %s\n", e.msg);
@@ -2033,11 +2033,11 @@ static void print_where(struct train *t)
                "--steps S]\n",
                t->ckpt_path, t->ckpt_step, t->ckpt_path);
     if (*t->waves_path) {
-        printf("  %s  the first %" PRIu64 " rtl steps of AN 0's core (up to %" PRIu64
-               " cycles): gtkwave %s",
+        printf("  %s  the first %" PRIu64
+               " rtl steps of AN 0's datapath, DMA and core (up to %" PRIu64 " cycles): gtkwave %s",
                t->waves_path, t->o.rtl_steps, t->o.wave_cycles, t->waves_path);
-        if (access("waves/core.gtkw", R_OK) == 0)
-            printf("  (signals grouped: gtkwave -a waves/core.gtkw %s)", t->waves_path);
+        if (access("waves/an.gtkw", R_OK) == 0)
+            printf("  (signals grouped: gtkwave -a waves/an.gtkw %s)", t->waves_path);
         printf("\n");
     }
     if (*t->write_waves_path) {

@@ -6,6 +6,12 @@
  * run switches from rtl to tlm between steps (as `flashstream train` does after its RTL steps);
  * rtl and tlm give the same simulated time (the twin is cycle-exact). --waves FILE writes an
  * FST of AN 0's core during the first rtl run.
+ * The same with the whole Activation Node datapath in the loop (rtl/an/an_top, the model
+ * an_8x8, an_be_rtl_ops): DMA commands run through the RTL DMA and the tensor buffer; rtl,
+ * lockstep and tlm give the same simulated time and the golden trainer's parameters; lockstep
+ * reports an RTL whose C-pad drifted from the twin's (at the DMA store that moves it) and a
+ * DMA whose cycles are not the DMA timing's, and a model whose DMA is not the machine's is
+ * refused.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,6 +30,7 @@
 #include "testbench/env/rand_data.h"
 
 static struct tb_args args;
+static const struct core_be_ops *be = &core_be_rtl_ops; /* the RTL backend of run() */
 
 static uint32_t f32_bits(float f)
 {
@@ -51,7 +58,7 @@ static uint64_t run(uint32_t n_an, int adam, uint32_t steps, const enum machine_
     machine_cfg_small(&c); /* 64-32-10, the 8x8 core with 512-word pads: the core_8x8 model */
     c.n_an = n_an;
     c.batch = B;
-    c.rtl = &core_be_rtl_ops;
+    c.rtl = be;
     c.nfw_rtl = &nfw_be_rtl_ops;
     c.seed = args.seed;
     c.init_seed = 77 + args.seed;
@@ -285,6 +292,121 @@ static void test_rtl_config_mismatch(void **state)
     machine_destroy(r);
 }
 
+/* ---- the Activation Node datapath (an_top) in the loop */
+
+static void test_an_modes(void **state)
+{
+    static const enum machine_fidelity mixed[] = {MACHINE_RTL, MACHINE_TLM, MACHINE_LOCKSTEP,
+                                                  MACHINE_RTL};
+    static const enum machine_fidelity tlm[] = {MACHINE_TLM, MACHINE_TLM, MACHINE_TLM, MACHINE_TLM};
+    (void)state;
+    be = &an_be_rtl_ops;
+    uint64_t a = run(2, 0, 4, mixed, NULL);
+    be = &core_be_rtl_ops;
+    uint64_t b = run(2, 0, 4, tlm, NULL);
+    assert_int_equal(a, b);
+}
+
+static void test_an_lockstep_n4_adam(void **state)
+{
+    static const enum machine_fidelity m[] = {MACHINE_LOCKSTEP, MACHINE_LOCKSTEP};
+    (void)state;
+    be = &an_be_rtl_ops;
+    run(4, 1, 2, m, NULL);
+    be = &core_be_rtl_ops;
+}
+
+/* A lockstep AN whose RTL core runs one GEMM twice (accumulating), once after the twin: its
+ * C-pad drifts; lockstep must stop at the DMA store that moves that C-pad to the tensor
+ * buffer, naming the block, the command, the cycle and the write data of both. The RTL
+ * backend's functions run the RTL alone on a lockstep handle (an_be_rtl.c). */
+static struct core_be_ops bad_ls, bad_an;
+static unsigned gemms_left;
+
+static int bad_exec(void *h, const struct core_cmd *cmd, struct core_twin_result *res,
+                    struct err *e)
+{
+    int rc = an_be_rtl_ops.lockstep->exec(h, cmd, res, e);
+    if (!rc && gemms_left && --gemms_left == 0) {
+        struct core_cmd again = *cmd;
+        struct core_twin_result r2;
+        again.accumulate = true;
+        rc = an_be_rtl_ops.exec(h, &again, &r2, e);
+    }
+    return rc;
+}
+
+static int bad_dma(void *h, const struct dma_desc *d, uint64_t *cycles, struct err *e)
+{
+    int rc = an_be_rtl_ops.lockstep->dma(h, d, cycles, e);
+    if (!rc && d->store)
+        (*cycles)++;
+    return rc;
+}
+
+static int an_diverge(int which, struct err *e)
+{
+    struct machine_cfg c;
+    struct machine *r;
+    struct rand_data d;
+    bad_ls = *an_be_rtl_ops.lockstep;
+    if (which == 0)
+        bad_ls.exec = bad_exec;
+    else
+        bad_ls.dma = bad_dma;
+    bad_an = an_be_rtl_ops;
+    bad_an.lockstep = &bad_ls;
+    machine_cfg_small(&c);
+    c.rtl = &bad_an;
+    c.nfw_rtl = &nfw_be_rtl_ops;
+    c.fidelity = MACHINE_LOCKSTEP;
+    assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 5), 0);
+    if (machine_create(&c, &r, e))
+        fail_msg("machine_create: %s", e->msg);
+    gemms_left = 1;
+    int rc = machine_train_batch(r, d.images, d.labels, NULL, e);
+    machine_destroy(r);
+    rand_data_free(&d);
+    return rc;
+}
+
+static void test_an_lockstep_reports_divergence(void **state)
+{
+    struct err e;
+    (void)state;
+    assert_int_equal(an_diverge(0, &e), -EPROTO);
+    if (!strstr(e.msg, "lockstep divergence") || !strstr(e.msg, "an0.dma") ||
+        !strstr(e.msg, "cycle") || !strstr(e.msg, "tensor-buffer request") ||
+        !strstr(e.msg, "tlm write 0x"))
+        fail_msg("report lacks block, command, cycle or values: %s", e.msg);
+    printf("# divergence report: %s\n", e.msg);
+    assert_int_equal(an_diverge(1, &e), -EPROTO);
+    if (!strstr(e.msg, "lockstep divergence") || !strstr(e.msg, "an0.dma") ||
+        !strstr(e.msg, "cycles in the RTL") || !strstr(e.msg, "DMA timing"))
+        fail_msg("report lacks block, command or cycles: %s", e.msg);
+    printf("# divergence report: %s\n", e.msg);
+}
+
+/* The RTL DMA must be the one the machine's DMA timing describes. */
+static void test_an_dma_config_mismatch(void **state)
+{
+    struct machine_cfg c;
+    struct machine *r;
+    struct err e;
+    (void)state;
+    machine_cfg_small(&c);
+    c.dma.max_rd_out = 32;
+    c.rtl = &an_be_rtl_ops;
+    c.nfw_rtl = &nfw_be_rtl_ops;
+    if (machine_create(&c, &r, &e))
+        fail_msg("machine_create: %s", e.msg);
+    assert_int_equal(machine_set_fidelity(r, MACHINE_RTL, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "rtl an: the linked model's DMA"));
+    assert_int_equal(machine_set_fidelity(r, MACHINE_LOCKSTEP, &e), -EINVAL);
+    assert_int_equal(machine_get_fidelity(r), MACHINE_TLM);
+    machine_destroy(r);
+}
+
 int main(int argc, char **argv)
 {
     if (tb_parse_args(argc, argv, &args) != 0)
@@ -302,6 +424,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nfw_lockstep_reports_divergence),
         cmocka_unit_test(test_nfw_rtl_missing),
         cmocka_unit_test(test_nfw_rtl_config_mismatch),
+        cmocka_unit_test(test_an_modes),
+        cmocka_unit_test(test_an_lockstep_n4_adam),
+        cmocka_unit_test(test_an_lockstep_reports_divergence),
+        cmocka_unit_test(test_an_dma_config_mismatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,6 +110,23 @@ static void test_timing_only_keeps_nothing(void **state)
     dram_destroy(d);
 }
 
+/* dram_idle: a channel busy far ahead serves the next access at once, its statistics kept. */
+static void test_idle_frees_the_channels(void **state)
+{
+    (void)state;
+    struct dram *d = make(false);
+    int a = dram_requester(d, "dma");
+    const uint64_t t0 = 5000000;
+    assert_int_equal(dram_access(d, a, t0, 0, 8, false), t0 + T_XFER8 + T_LAT);
+    /* Asked before the channel is free: it waits. */
+    assert_int_equal(dram_access(d, a, 0, 64, 8, false), t0 + 2 * T_XFER8 + T_LAT);
+    dram_idle(d);
+    assert_int_equal(dram_access(d, a, 0, 64, 8, false), T_XFER8 + T_LAT);
+    assert_int_equal(dram_chan_stats(d, 0)->n_ops, 3);
+    assert_int_equal(dram_req_stats(d, a)->accesses, 3);
+    dram_destroy(d);
+}
+
 static void test_channel_timing(void **state)
 {
     (void)state;
@@ -360,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_sparse_store),
         cmocka_unit_test(test_timing_only_keeps_nothing),
         cmocka_unit_test(test_channel_timing),
+        cmocka_unit_test(test_idle_frees_the_channels),
         cmocka_unit_test(test_port_read_write_and_order),
         cmocka_unit_test(test_port_skip_equals_idle_cycles),
         cmocka_unit_test(test_port_outstanding_limit_and_errors),
