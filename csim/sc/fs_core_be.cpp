@@ -165,8 +165,10 @@ static int sc_exec(void *h, const struct core_cmd *cmd, struct core_twin_result 
     return static_cast<fs_core_be *>(h)->exec(cmd, res, e);
 }
 
+/* No trace, cycle counter or DMA of its own: the node moves and times DMA commands itself. */
 const struct core_be_ops core_be_sc_ops = {
-    "sc", sc_create, sc_destroy, sc_write, sc_read, sc_exec, nullptr, nullptr, nullptr,
+    "sc",    sc_create, sc_destroy, sc_write, sc_read, sc_exec, nullptr,
+    nullptr, nullptr,   nullptr,    nullptr,  nullptr, nullptr,
 };
 
 } // namespace fs
