@@ -8,9 +8,12 @@
 // Block (asserted): the DMA completion, tensor-buffer request and GEMM completion ports keep
 // the contract and are idle after reset; DMA completions come one per descriptor, in
 // descriptor order, each with its descriptor's tag (fv_track on the tag); GEMM completions
-// one per command, never one without a command, at most two inside.
+// one per command, never one without a command, at most two inside. Inside, on the DMA's
+// SRAM port: the DMA keeps the contract, and the core answers every accepted request exactly
+// two cycles later and never otherwise (at most two unanswered).
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_an_top #(
     parameter int Rows      = 1,
@@ -87,48 +90,27 @@ module fv_an_top #(
       .*
   );
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
+  `FV_LIVE
 
   // ---------------------------------------------------------------- environment
-  fv_hs_sink #(.Width(2 + 8 + 40 + 40 + 16 + 24 + 40 + 40)) u_desc (
-      .clk_i, .rst_i, .valid_i(desc_valid_i), .ready_i(desc_ready_o),
-      .data_i({desc_store_i, desc_xpose_i, desc_tag_i, desc_src_i, desc_dst_i, desc_rows_i,
-               desc_len_i, desc_src_stride_i, desc_dst_stride_i})
+  `FV_SINK(u_desc, desc_valid_i, desc_ready_o, {desc_store_i, desc_xpose_i, desc_tag_i, desc_src_i,
+           desc_dst_i, desc_rows_i, desc_len_i, desc_src_stride_i, desc_dst_stride_i})
+  `FV_SINK(u_mem_rsp, mem_rsp_valid_i, mem_rsp_ready_o, {mem_rsp_err_i, mem_rsp_rdata_i})
+  `FV_SINK(u_cmd, cmd_valid_i, cmd_ready_o, {cmd_m_i, cmd_n_i, cmd_k_i, cmd_a_addr_i, cmd_b_addr_i,
+           cmd_c_addr_i, cmd_lda_i, cmd_ldb_i, cmd_ldc_i, cmd_trans_a_i, cmd_trans_b_i,
+           cmd_accumulate_i})
+  // Tensor-buffer requests accepted and not yet answered: the tensor buffer answers only those.
+  wire [7:0] mem_out_q;
+  fv_outstanding u_mem_out (
+      .clk_i, .rst_i, .live_i(live), .req_fire_i(mem_req_valid_o && mem_req_ready_i),
+      .rsp_valid_i(mem_rsp_valid_i), .rsp_ready_i(mem_rsp_ready_o), .count_o(mem_out_q)
   );
-  fv_hs_sink #(.Width(65)) u_mem_rsp (
-      .clk_i, .rst_i, .valid_i(mem_rsp_valid_i), .ready_i(mem_rsp_ready_o),
-      .data_i({mem_rsp_err_i, mem_rsp_rdata_i})
-  );
-  fv_hs_sink #(.Width(9 * 32 + 3)) u_cmd (
-      .clk_i, .rst_i, .valid_i(cmd_valid_i), .ready_i(cmd_ready_o),
-      .data_i({cmd_m_i, cmd_n_i, cmd_k_i, cmd_a_addr_i, cmd_b_addr_i, cmd_c_addr_i, cmd_lda_i,
-               cmd_ldb_i, cmd_ldc_i, cmd_trans_a_i, cmd_trans_b_i, cmd_accumulate_i})
-  );
-  // Tensor-buffer requests accepted and not yet answered (8 bits: more than the bound's
-  // cycles, so it cannot wrap).
-  reg [7:0] mem_out_q;
-  wire mem_req_fire = mem_req_valid_o && mem_req_ready_i;
-  wire mem_rsp_fire = mem_rsp_valid_i && mem_rsp_ready_o;
-  always @(posedge clk_i) begin
-    if (rst_i) mem_out_q <= '0;
-    else mem_out_q <= mem_out_q + 8'(mem_req_fire) - 8'(mem_rsp_fire);
-  end
-  always @* if (mem_out_q == '0) assume (!mem_rsp_valid_i);
 
   // ---------------------------------------------------------------- block
-  fv_hs_source #(.Width(8 + 3 + 32)) u_cpl (
-      .clk_i, .rst_i, .live_i(live), .valid_i(cpl_valid_o), .ready_i(cpl_ready_i),
-      .data_i({cpl_tag_o, cpl_status_o, cpl_cycles_o})
-  );
-  fv_hs_source #(.Width(1 + 40 + 64 + 8)) u_mem_req (
-      .clk_i, .rst_i, .live_i(live), .valid_i(mem_req_valid_o), .ready_i(mem_req_ready_i),
-      .data_i({mem_req_write_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wstrb_o})
-  );
-  fv_hs_source #(.Width(3 + 32)) u_done (
-      .clk_i, .rst_i, .live_i(live), .valid_i(done_valid_o), .ready_i(done_ready_i),
-      .data_i({done_status_o, done_cycles_o})
-  );
+  `FV_SOURCE(u_cpl, cpl_valid_o, cpl_ready_i, {cpl_tag_o, cpl_status_o, cpl_cycles_o})
+  `FV_SOURCE(u_mem_req, mem_req_valid_o, mem_req_ready_i, {mem_req_write_o, mem_req_addr_o,
+             mem_req_wdata_o, mem_req_wstrb_o})
+  `FV_SOURCE(u_done, done_valid_o, done_ready_i, {done_status_o, done_cycles_o})
   // Descriptors inside the DMA: the queue, the one running, the completion queue.
   localparam int Cap = DescDepth + 1 + CplDepth;
   wire [$clog2(Cap+1):0] held, ahead;
@@ -151,8 +133,25 @@ module fv_an_top #(
       .pick_i, .held_o(cmd_held), .armed_o(cmd_armed), .ahead_o(cmd_ahead),
       .data_o(cmd_tracked)
   );
+  // The DMA's SRAM port, inside (peek lines of rtl/an/formal/proofs): the DMA's requests keep
+  // the contract, and the core answers each accepted one exactly two cycles later, for one
+  // cycle, and never otherwise (the fixed latency the DMA counts on, dma_top's SramLat): so
+  // never more than two are unanswered.
+  (* keep *) wire sram_valid_peek, sram_ready_peek, sram_write_peek, sram_rsp_peek;
+  (* keep *) wire [31:0] sram_addr_peek;
+  (* keep *) wire [63:0] sram_wdata_peek;
+  (* keep *) wire [7:0] sram_wstrb_peek;
+  `FV_SOURCE(u_sram, sram_valid_peek, sram_ready_peek, {sram_write_peek, sram_addr_peek,
+             sram_wdata_peek, sram_wstrb_peek})
+  reg [1:0] sram_acc_q;
+  always @(posedge clk_i) begin
+    if (rst_i) sram_acc_q <= '0;
+    else sram_acc_q <= {sram_acc_q[0], sram_valid_peek && sram_ready_peek};
+  end
+
   always @* begin
     if (live) begin
+      assert (sram_rsp_peek == sram_acc_q[1]);
       if (held == 0) assert (!cpl_valid_o);
       if (cmd_held == 0) assert (!done_valid_o);
     end

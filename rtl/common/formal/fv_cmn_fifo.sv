@@ -9,6 +9,7 @@
 // `ahead` places after the read pointer.
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_cmn_fifo #(
     parameter  int Width = 4,  // payload bits
@@ -31,14 +32,9 @@ module fv_cmn_fifo #(
   (* keep *) wire [Depth*Width-1:0] mem_peek;
   (* keep *) wire [AddrW:0] rd_ptr_peek;
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
-  fv_hs_sink #(.Width(Width)) u_in (
-      .clk_i, .rst_i, .valid_i(in_valid_i), .ready_i(in_ready_o), .data_i(in_data_i)
-  );
-  fv_hs_source #(.Width(Width)) u_out (
-      .clk_i, .rst_i, .live_i(live), .valid_i(out_valid_o), .ready_i(out_ready_i), .data_i(out_data_o)
-  );
+  `FV_LIVE
+  `FV_SINK(u_in, in_valid_i, in_ready_o, in_data_i)
+  `FV_SOURCE(u_out, out_valid_o, out_ready_i, out_data_o)
 
   localparam int CntW = $clog2(Depth + 1) + 1;
   wire [CntW-1:0] held, ahead;

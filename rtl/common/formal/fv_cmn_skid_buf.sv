@@ -7,6 +7,7 @@
 // for the invariant that lets the induction close.
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_cmn_skid_buf #(
     parameter int Width = 4  // payload bits
@@ -25,14 +26,9 @@ module fv_cmn_skid_buf #(
 
   (* keep *) wire [Width-1:0] skid_data_peek;
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
-  fv_hs_sink #(.Width(Width)) u_in (
-      .clk_i, .rst_i, .valid_i(in_valid_i), .ready_i(in_ready_o), .data_i(in_data_i)
-  );
-  fv_hs_source #(.Width(Width)) u_out (
-      .clk_i, .rst_i, .live_i(live), .valid_i(out_valid_o), .ready_i(out_ready_i), .data_i(out_data_o)
-  );
+  `FV_LIVE
+  `FV_SINK(u_in, in_valid_i, in_ready_o, in_data_i)
+  `FV_SOURCE(u_out, out_valid_o, out_ready_i, out_data_o)
 
   wire [2:0] held, ahead;
   wire armed;

@@ -8,6 +8,8 @@
 //   fv_track      a scoreboard of a port pair that must pass beats through unchanged: it
 //                 counts the beats inside and follows one beat, chosen by the environment,
 //                 from entry to exit, asserting it leaves with its data and in its place.
+//   fv_outstanding  requests accepted and not yet answered: the environment answers only
+//                 those (assumed); the count, for the block's bound.
 //   fv_reset_first  the environment resets the block in the first cycle; live_o says a reset
 //                 has been seen, and every check waits for it (in an induction too).
 //
@@ -73,6 +75,27 @@ module fv_hs_sink #(
     data_q    <= data_i;
   end
   always @* if (stalled_q) assume (valid_i && data_i == data_q);
+endmodule
+
+// A memory that answers only requests it has accepted: count_o counts those not yet
+// answered (8 bits: more than any bound reaches, so it cannot wrap), and no response is
+// offered while it is zero.
+module fv_outstanding (
+    input  wire       clk_i,
+    input  wire       rst_i,
+    input  wire       live_i,       // fv_reset_first's live_o
+    input  wire       req_fire_i,   // a request accepted
+    input  wire       rsp_valid_i,
+    input  wire       rsp_ready_i,
+    output wire [7:0] count_o
+);
+  reg [7:0] count_q;
+  always @(posedge clk_i) begin
+    if (rst_i) count_q <= '0;
+    else count_q <= count_q + 8'(req_fire_i) - 8'(rsp_valid_i && rsp_ready_i);
+  end
+  always @* if (live_i && count_q == '0) assume (!rsp_valid_i);
+  assign count_o = count_q;
 endmodule
 
 // Beats enter on in_fire_i and leave on out_fire_i. held_o counts those inside (at most Cap);

@@ -9,6 +9,7 @@
 // every accepted request exactly two cycles later, for one cycle, and never otherwise.
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_core_top #(
     parameter int Rows   = 1,
@@ -59,25 +60,17 @@ module fv_core_top #(
       .*
   );
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
+  `FV_LIVE
 
   // ---------------------------------------------------------------- environment
-  fv_hs_sink #(.Width(9 * 32 + 3)) u_cmd (
-      .clk_i, .rst_i, .valid_i(cmd_valid_i), .ready_i(cmd_ready_o),
-      .data_i({cmd_m_i, cmd_n_i, cmd_k_i, cmd_a_addr_i, cmd_b_addr_i, cmd_c_addr_i, cmd_lda_i,
-               cmd_ldb_i, cmd_ldc_i, cmd_trans_a_i, cmd_trans_b_i, cmd_accumulate_i})
-  );
-  fv_hs_sink #(.Width(1 + 32 + 64 + 8)) u_dma_req (
-      .clk_i, .rst_i, .valid_i(dma_req_valid_i), .ready_i(dma_req_ready_o),
-      .data_i({dma_req_we_i, dma_req_addr_i, dma_req_wdata_i, dma_req_wstrb_i})
-  );
+  `FV_SINK(u_cmd, cmd_valid_i, cmd_ready_o, {cmd_m_i, cmd_n_i, cmd_k_i, cmd_a_addr_i, cmd_b_addr_i,
+           cmd_c_addr_i, cmd_lda_i, cmd_ldb_i, cmd_ldc_i, cmd_trans_a_i, cmd_trans_b_i,
+           cmd_accumulate_i})
+  `FV_SINK(u_dma_req, dma_req_valid_i, dma_req_ready_o, {dma_req_we_i, dma_req_addr_i,
+           dma_req_wdata_i, dma_req_wstrb_i})
 
   // ---------------------------------------------------------------- block
-  fv_hs_source #(.Width(3 + 32)) u_done (
-      .clk_i, .rst_i, .live_i(live), .valid_i(done_valid_o), .ready_i(done_ready_i),
-      .data_i({done_status_o, done_cycles_o})
-  );
+  `FV_SOURCE(u_done, done_valid_o, done_ready_i, {done_status_o, done_cycles_o})
   wire [2:0] held, ahead;
   wire armed;
   wire [0:0] tracked;

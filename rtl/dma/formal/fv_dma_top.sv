@@ -12,6 +12,7 @@
 // tensor-buffer requests are outstanding than MaxRdOut + MaxWrOut.
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_dma_top #(
     parameter int SramAddrW = 8,
@@ -76,29 +77,19 @@ module fv_dma_top #(
       .*
   );
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
+  `FV_LIVE
 
   // ---------------------------------------------------------------- environment
-  fv_hs_sink #(.Width(2 + 8 + 40 + 40 + 16 + 24 + 40 + 40)) u_desc (
-      .clk_i, .rst_i, .valid_i(desc_valid_i), .ready_i(desc_ready_o),
-      .data_i({desc_store_i, desc_xpose_i, desc_tag_i, desc_src_i, desc_dst_i, desc_rows_i,
-               desc_len_i, desc_src_stride_i, desc_dst_stride_i})
-  );
-  fv_hs_sink #(.Width(65)) u_mem_rsp (
-      .clk_i, .rst_i, .valid_i(mem_rsp_valid_i), .ready_i(mem_rsp_ready_o),
-      .data_i({mem_rsp_err_i, mem_rsp_rdata_i})
-  );
+  `FV_SINK(u_desc, desc_valid_i, desc_ready_o, {desc_store_i, desc_xpose_i, desc_tag_i, desc_src_i,
+           desc_dst_i, desc_rows_i, desc_len_i, desc_src_stride_i, desc_dst_stride_i})
+  `FV_SINK(u_mem_rsp, mem_rsp_valid_i, mem_rsp_ready_o, {mem_rsp_err_i, mem_rsp_rdata_i})
   // Tensor-buffer requests accepted and not yet answered.
   localparam int MemCap = MaxRdOut + MaxWrOut;
-  reg [7:0] mem_out_q;
-  wire mem_req_fire = mem_req_valid_o && mem_req_ready_i;
-  wire mem_rsp_fire = mem_rsp_valid_i && mem_rsp_ready_o;
-  always @(posedge clk_i) begin
-    if (rst_i) mem_out_q <= '0;
-    else mem_out_q <= mem_out_q + 8'(mem_req_fire) - 8'(mem_rsp_fire);
-  end
-  always @* if (mem_out_q == '0) assume (!mem_rsp_valid_i);
+  wire [7:0] mem_out_q;
+  fv_outstanding u_mem_out (
+      .clk_i, .rst_i, .live_i(live), .req_fire_i(mem_req_valid_o && mem_req_ready_i),
+      .rsp_valid_i(mem_rsp_valid_i), .rsp_ready_i(mem_rsp_ready_o), .count_o(mem_out_q)
+  );
   // The SRAM's fixed latency.
   reg [SramLat-1:0] sram_acc_q;
   always @(posedge clk_i) begin
@@ -108,18 +99,11 @@ module fv_dma_top #(
   always @* if (live) assume (sram_rsp_valid_i == sram_acc_q[SramLat-1]);
 
   // ---------------------------------------------------------------- block
-  fv_hs_source #(.Width(8 + 3 + 32)) u_cpl (
-      .clk_i, .rst_i, .live_i(live), .valid_i(cpl_valid_o), .ready_i(cpl_ready_i),
-      .data_i({cpl_tag_o, cpl_status_o, cpl_cycles_o})
-  );
-  fv_hs_source #(.Width(1 + 40 + 64 + 8)) u_mem_req (
-      .clk_i, .rst_i, .live_i(live), .valid_i(mem_req_valid_o), .ready_i(mem_req_ready_i),
-      .data_i({mem_req_write_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wstrb_o})
-  );
-  fv_hs_source #(.Width(1 + SramAddrW + 64 + 8)) u_sram_req (
-      .clk_i, .rst_i, .live_i(live), .valid_i(sram_req_valid_o), .ready_i(sram_req_ready_i),
-      .data_i({sram_req_write_o, sram_req_addr_o, sram_req_wdata_o, sram_req_wstrb_o})
-  );
+  `FV_SOURCE(u_cpl, cpl_valid_o, cpl_ready_i, {cpl_tag_o, cpl_status_o, cpl_cycles_o})
+  `FV_SOURCE(u_mem_req, mem_req_valid_o, mem_req_ready_i, {mem_req_write_o, mem_req_addr_o,
+             mem_req_wdata_o, mem_req_wstrb_o})
+  `FV_SOURCE(u_sram_req, sram_req_valid_o, sram_req_ready_i, {sram_req_write_o, sram_req_addr_o,
+             sram_req_wdata_o, sram_req_wstrb_o})
   // Descriptors inside: the queue, the one running, the completion queue.
   localparam int Cap = DescDepth + 1 + CplDepth;
   wire [$clog2(Cap+1):0] held, ahead;

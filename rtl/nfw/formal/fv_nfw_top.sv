@@ -9,6 +9,7 @@
 // its credits (MaxReads).
 
 `default_nettype none
+`include "fv_harness.svh"
 
 module fv_nfw_top #(
     parameter int PageBytes     = 64,
@@ -72,45 +73,25 @@ module fv_nfw_top #(
       .*
   );
 
-  wire live;
-  fv_reset_first u_rst (.clk_i, .rst_i, .live_o(live));
+  `FV_LIVE
 
   // ---------------------------------------------------------------- environment
-  fv_hs_sink #(.Width(40 + 32 + 4)) u_cmd (
-      .clk_i, .rst_i, .valid_i(cmd_valid_i), .ready_i(cmd_ready_o),
-      .data_i({cmd_addr_i, cmd_len_i, cmd_stream_i})
-  );
+  `FV_SINK(u_cmd, cmd_valid_i, cmd_ready_o, {cmd_addr_i, cmd_len_i, cmd_stream_i})
   // Requests accepted and not yet answered: the memory answers only those.
-  reg [3:0] out_q;
-  wire req_fire = mem_req_valid_o && mem_req_ready_i;
-  wire rsp_fire = mem_rsp_valid_i && mem_rsp_ready_o;
-  always @(posedge clk_i) begin
-    if (rst_i) out_q <= '0;
-    else out_q <= out_q + 4'(req_fire) - 4'(rsp_fire);
-  end
-  always @* begin
-    if (live) assume (!mem_rsp_valid_i || out_q != 0);
-  end
+  wire [7:0] out_q;
+  fv_outstanding u_reads (
+      .clk_i, .rst_i, .live_i(live), .req_fire_i(mem_req_valid_o && mem_req_ready_i),
+      .rsp_valid_i(mem_rsp_valid_i), .rsp_ready_i(mem_rsp_ready_o), .count_o(out_q)
+  );
 
   // ---------------------------------------------------------------- block
-  fv_hs_source #(.Width(1 + 40 + 64 + 8)) u_mem (
-      .clk_i, .rst_i, .live_i(live), .valid_i(mem_req_valid_o), .ready_i(mem_req_ready_i),
-      .data_i({mem_req_write_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wstrb_o})
-  );
-  fv_hs_source #(.Width(5 * 16 + 4 + 2)) u_prog (
-      .clk_i, .rst_i, .live_i(live), .valid_i(prog_valid_o), .ready_i(prog_ready_i),
-      .data_i({prog_chan_o, prog_die_o, prog_block_o, prog_page_o, prog_plane_o, prog_first_o,
-               prog_last_o, 16'd0})
-  );
-  fv_hs_source #(.Width(64 + 1)) u_pdat (
-      .clk_i, .rst_i, .live_i(live), .valid_i(pdat_valid_o), .ready_i(pdat_ready_i),
-      .data_i({pdat_data_o, pdat_last_o})
-  );
-  fv_hs_source #(.Width(4 + 32 + 4 * 16 + 4 + 1)) u_done (
-      .clk_i, .rst_i, .live_i(live), .valid_i(done_valid_o), .ready_i(done_ready_i),
-      .data_i({done_stream_o, done_lpn_o, done_pbn_o, done_die_o, done_block_o, done_page_o,
-               done_plane_o, done_err_o})
-  );
+  `FV_SOURCE(u_mem, mem_req_valid_o, mem_req_ready_i, {mem_req_write_o, mem_req_addr_o,
+             mem_req_wdata_o, mem_req_wstrb_o})
+  `FV_SOURCE(u_prog, prog_valid_o, prog_ready_i, {prog_chan_o, prog_die_o, prog_block_o,
+             prog_page_o, prog_plane_o, prog_first_o, prog_last_o})
+  `FV_SOURCE(u_pdat, pdat_valid_o, pdat_ready_i, {pdat_data_o, pdat_last_o})
+  `FV_SOURCE(u_done, done_valid_o, done_ready_i, {done_stream_o, done_lpn_o, done_pbn_o, done_die_o,
+             done_block_o, done_page_o, done_plane_o, done_err_o})
   always @* begin
     if (live) assert (32'(out_q) <= MaxReads);
   end
