@@ -241,6 +241,20 @@ static int compare(struct anl *l, const struct an_out *o, const struct dma_out *
                    l->block, l->label, an_rtl_cycle(l->r.m), k, what, a, b);
 }
 
+/* One rising edge: the tensor buffer takes the RTL's request, the RTL (and, with l, the SRAM
+ * port's responder and the DMA twin) advance a cycle. */
+static void clock_edge(struct anr *h, struct anl *l, const struct an_out *o,
+                       const struct dma_out *to)
+{
+    dram_port_clock(h->port, &o->mem);
+    an_rtl_step(h->m, 1);
+    if (l) {
+        sram_clock(l, &to->sram);
+        dma_twin_step(l->dt, 1);
+        l->tcyc++;
+    }
+}
+
 /* Run d on the RTL (and, with l, on the DMA twin beside it). */
 static int run_dma(struct anr *h, struct anl *l, const struct dma_desc *d, uint64_t *cycles,
                    struct err *e)
@@ -285,13 +299,7 @@ static int run_dma(struct anr *h, struct anl *l, const struct dma_desc *d, uint6
                 return rc;
         }
         if (done) { /* the cycle after the completion: the DMA goes idle */
-            dram_port_clock(h->port, &o.mem);
-            an_rtl_step(h->m, 1);
-            if (l) {
-                sram_clock(l, &to.sram);
-                dma_twin_step(l->dt, 1);
-                l->tcyc++;
-            }
+            clock_edge(h, l, &o, &to);
             break;
         }
         if (offered && o.desc_ready) {
@@ -307,16 +315,10 @@ static int run_dma(struct anr *h, struct anl *l, const struct dma_desc *d, uint6
             *cycles = k - accepted;
             done = true;
         }
-        dram_port_clock(h->port, &o.mem);
-        an_rtl_step(h->m, 1);
-        if (l) {
-            sram_clock(l, &to.sram);
-            dma_twin_step(l->dt, 1);
-            l->tcyc++;
-            if (dma_twin_errors(l->dt))
-                return err_set(e, -EPROTO, "lockstep: block %s.dma, command '%s': the DMA twin: %s",
-                               l->block, l->label, dma_twin_error(l->dt));
-        }
+        clock_edge(h, l, &o, &to);
+        if (l && dma_twin_errors(l->dt))
+            return err_set(e, -EPROTO, "lockstep: block %s.dma, command '%s': the DMA twin: %s",
+                           l->block, l->label, dma_twin_error(l->dt));
     }
     h->in.desc_valid = false;
     an_rtl_set(h->m, &h->in);
