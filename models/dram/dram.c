@@ -223,7 +223,7 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes)
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write)
 {
     struct dram_req_stats *r = rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
-    uint64_t done = t + d->cfg.latency_ps;
+    uint64_t done = t + d->cfg.latency_ps, seen = 0; /* channels this access has used */
     if (r) {
         r->accesses++;
         if (write)
@@ -237,11 +237,15 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
         if (n > len)
             n = len;
         uint64_t xfer = dram_xfer_ps(&d->cfg, n);
-        uint64_t end = res_claim(&d->chan[dram_channel_of(d, addr)], t, xfer);
+        uint32_t ch = dram_channel_of(d, addr);
+        uint64_t end = res_claim(&d->chan[ch], t, xfer);
         if (r) {
             r->pieces++;
             r->bus_ps += xfer;
-            r->wait_ps += end - xfer - t;
+            /* a later piece on the channel follows the access's own previous one at once */
+            if (!(seen >> (ch % 64) & 1))
+                r->wait_ps += end - xfer - t;
+            seen |= 1ull << (ch % 64);
         }
         done = res_later(done, end + d->cfg.latency_ps);
         addr += n;
@@ -256,9 +260,85 @@ void dram_idle(struct dram *d)
         d->chan[c].busy_until = 0;
 }
 
+bool dram_free_at(const struct dram *d, uint64_t t)
+{
+    return dram_free_from(d) <= t;
+}
+
+uint64_t dram_free_from(const struct dram *d)
+{
+    uint64_t t = 0;
+    for (uint32_t c = 0; c < d->cfg.channels; c++)
+        t = res_later(t, d->chan[c].busy_until);
+    return t;
+}
+
+void dram_timing_save(const struct dram *d, struct dram_timing *s)
+{
+    memcpy(s->chan, d->chan, sizeof(s->chan));
+    memcpy(s->req, d->req, sizeof(s->req));
+}
+
+void dram_timing_restore(struct dram *d, const struct dram_timing *s)
+{
+    memcpy(d->chan, s->chan, sizeof(d->chan));
+    memcpy(d->req, s->req, sizeof(d->req));
+}
+
+/* A channel the run claimed ends later than before (every claim lasts at least 1 ps); one it
+ * did not claim keeps its state. */
+void dram_run_record(const struct dram *d, int rid, uint64_t t0, const struct dram_timing *before,
+                     struct dram_run *run)
+{
+    memset(run, 0, sizeof(*run));
+    run->t0 = t0;
+    run->channels = d->cfg.channels;
+    for (uint32_t c = 0; c < d->cfg.channels; c++) {
+        const struct res *a = &before->chan[c], *b = &d->chan[c];
+        run->touched[c] = b->busy_until != a->busy_until || b->n_ops != a->n_ops;
+        run->end_off[c] = b->busy_until > t0 ? b->busy_until - t0 : 0;
+        run->busy_ps[c] = b->busy_ps - a->busy_ps;
+        run->n_ops[c] = b->n_ops - a->n_ops;
+    }
+    if (rid >= 0 && rid < d->n_req) {
+        const struct dram_req_stats *x = &before->req[rid], *y = &d->req[rid];
+        run->req.accesses = y->accesses - x->accesses;
+        run->req.pieces = y->pieces - x->pieces;
+        run->req.bytes_rd = y->bytes_rd - x->bytes_rd;
+        run->req.bytes_wr = y->bytes_wr - x->bytes_wr;
+        run->req.bus_ps = y->bus_ps - x->bus_ps;
+        run->req.wait_ps = y->wait_ps - x->wait_ps;
+    }
+}
+
+void dram_run_replay(struct dram *d, int rid, uint64_t t1, const struct dram_run *run)
+{
+    for (uint32_t c = 0; c < d->cfg.channels && c < run->channels; c++) {
+        if (!run->touched[c])
+            continue;
+        d->chan[c].busy_until = t1 + run->end_off[c];
+        d->chan[c].busy_ps += run->busy_ps[c];
+        d->chan[c].n_ops += run->n_ops[c];
+    }
+    if (rid >= 0 && rid < d->n_req) {
+        struct dram_req_stats *r = &d->req[rid];
+        r->accesses += run->req.accesses;
+        r->pieces += run->req.pieces;
+        r->bytes_rd += run->req.bytes_rd;
+        r->bytes_wr += run->req.bytes_wr;
+        r->bus_ps += run->req.bus_ps;
+        r->wait_ps += run->req.wait_ps;
+    }
+}
+
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid)
 {
     return rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
+}
+
+int dram_requesters(const struct dram *d)
+{
+    return d->n_req;
 }
 
 const struct res *dram_chan_stats(const struct dram *d, uint32_t chan)

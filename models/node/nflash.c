@@ -32,6 +32,11 @@ int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_
     memset(f, 0, sizeof(*f));
     f->layout = *l;
     f->tb = tb;
+    f->rid_rd = f->rid_wr = -1;
+    if (tb) {
+        f->rid_rd = dram_requester(tb, "flash_rd");
+        f->rid_wr = dram_requester(tb, "flash_wr");
+    }
     f->page_bytes = cfg->geom.page_bytes;
     rc = ftl_layout_validate(l, &cfg->geom, e);
     if (rc)
@@ -285,17 +290,26 @@ int nflash_write_tb(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr
     if (free_at && *free_at < end)
         *free_at = end;
     pipe_done(f, end, done);
+    if (f->tb && bytes) /* the write's bytes out of the buffer, from its start */
+        *done = res_later(*done, dram_access(f->tb, f->rid_wr, start, tb_addr, bytes, false));
     return 0;
 }
+
+/* A read's pages into the buffer: their bytes when the stream has them in the flash model's
+ * pages (payload()), and their claim of the buffer either way. */
+struct sink_ctx {
+    struct nflash *f;
+    bool data;
+};
 
 static int deliver(void *user, uint64_t addr, const void *data, uint32_t len, uint64_t t,
                    uint64_t *t_done)
 {
-    struct nflash *f = user;
-    (void)t;
-    (void)t_done;
-    if (data && dram_write(f->tb, addr, data, len))
+    const struct sink_ctx *x = user;
+    struct nflash *f = x->f;
+    if (x->data && data && dram_write(f->tb, addr, data, len))
         return -ERANGE;
+    *t_done = dram_access(f->tb, f->rid_rd, t, addr, len, true);
     return 0;
 }
 
@@ -303,14 +317,16 @@ int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog
                    uint64_t tb_addr, uint64_t *done, uint64_t *free_at, struct err *e)
 {
     struct flash_ctrl_req rq = {.lpn = x->lpn, .offset = 0, .bytes = x->bytes, .tb_addr = tb_addr};
-    struct flash_ctrl_sink sink = {deliver, f};
+    struct sink_ctx ctx = {f, payload(f, i)};
+    struct flash_ctrl_sink sink = {deliver, &ctx};
     int rc;
 
     *done = now;
     set_free(free_at, now, 0, now);
     if (!x->bytes)
         return 0;
-    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, payload(f, i) ? &sink : NULL, done, e);
+    /* Every page is delivered (and claims the buffer), with or without its bytes. */
+    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, f->tb ? &sink : NULL, done, e);
     if (rc)
         return err_prefix(e, rc, "flash read of stream '%s' at LPN %" PRIu64, f->name[i], x->lpn);
     if (store(f, i) && x->data && dram_write(f->tb, tb_addr, x->data, x->bytes))

@@ -23,8 +23,15 @@
  * nflash_set_write_mode says; models/nfw/nfw_time.h) and the FTL's write path. The pipeline
  * is one resource: a write starts when it is free, and the FTL write starts then. Without
  * it, writes are timed by the FTL's write path alone.
+ * The tensor buffer's channels (a dram model shared with the node's other agents, claimed first
+ * come first served in call order): a read claims each page's bytes as a write to the buffer
+ * when the page comes off its flash channel (flash_ctrl's per-page delivery, requester
+ * "flash_rd"), and is done no earlier than the buffer has the last of them; a write claims its
+ * bytes as one read of the buffer when its transfer starts (the pipeline takes it; requester
+ * "flash_wr"), and is done no earlier than that read ends. Timing-only streams claim the same.
  * Not modelled: the pipeline moving the bytes: it runs timing-only on zeros, the payload goes
- * the two ways above.
+ * the two ways above; its own reads of the buffer (models/nfw reads a timing-only copy of it):
+ * the write's one claim above stands for them, at the write's start rather than page by page.
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_NFLASH_H
@@ -56,7 +63,8 @@ struct nflash {
     struct ftl_stream *s[NFLASH_MAX_STREAMS];
     struct slog log[NFLASH_MAX_STREAMS];
     bool nodata[NFLASH_MAX_STREAMS]; /* stream keeps no payload (timing only) */
-    struct dram *tb;                 /* where reads deliver */
+    struct dram *tb;                 /* where reads deliver, and writes take their bytes */
+    int rid_rd, rid_wr;              /* its requesters of tb: flash reads, flash writes */
     uint32_t page_bytes;
     unsigned char *page_buf; /* write staging */
     uint64_t page_cap;
