@@ -659,11 +659,11 @@ int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_
         *end = now;
     last = *end;
     for (uint32_t n = 0; n < r->cfg.n_an; n++)
-        last = res_later(last, fabric_claim(r, true, n, res_later(now, ready[n]), c->u.fab.src,
-                                            bytes, false));
+        last = res_later(
+            last, fabric_claim(r, true, n, res_later(now, ready[n]), c->u.fab.src, bytes, false));
     if (c->kind != HC_LOSS_GATHER)
-        last = res_later(last, fabric_claim(r, false, 0, arrival(r, now, *end, bytes),
-                                            c->u.fab.dst, bytes, true));
+        last = res_later(last, fabric_claim(r, false, 0, arrival(r, now, *end, bytes), c->u.fab.dst,
+                                            bytes, true));
     *end = last;
     *free_at = *end;
     return 0;
@@ -1999,8 +1999,7 @@ static void tb_ctrs(struct machine *r, const char *node, const struct dram *tb)
     CU(r, busy, "ps", "bus time of the tensor buffer's channels, summed over channels",
        "%s.tb.bus_ps", node);
     CF(r, n && sim_now(r->sim) ? (double)busy / n / (double)sim_now(r->sim) : 0.0, "ratio",
-       "tensor buffer utilisation: bus time over channels x simulated time",
-       "%s.tb.util", node);
+       "tensor buffer utilisation: bus time over channels x simulated time", "%s.tb.util", node);
     for (int i = 0; i < dram_requesters(tb); i++) {
         const struct dram_req_stats *s = dram_req_stats(tb, i);
         CU(r, s->bytes_rd + s->bytes_wr, "bytes", "bytes the requester moved through the buffer",

@@ -698,8 +698,8 @@ static uint64_t vu_claim(struct anode *a, const struct hc_cmd *c, uint64_t now)
 
     for (int i = 0; i < k; i++)
         if (v[i].bytes)
-            end = res_later(end, dram_access(a->tb, a->rid_vu, now, v[i].addr, v[i].bytes,
-                                             v[i].write));
+            end = res_later(end,
+                            dram_access(a->tb, a->rid_vu, now, v[i].addr, v[i].bytes, v[i].write));
     return end;
 }
 

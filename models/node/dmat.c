@@ -59,12 +59,12 @@ struct sram_slot {
 struct dmat {
     struct dma_params params;
     struct dma_twin *tw;
-    struct dram *tb;         /* dmat_cycles' own buffer */
-    struct dram_cfg tb_cfg;  /* the configuration the memo's runs are exact for */
-    uint64_t span;           /* channels x interleave_bytes of tb */
+    struct dram *tb;        /* dmat_cycles' own buffer */
+    struct dram_cfg tb_cfg; /* the configuration the memo's runs are exact for */
+    uint64_t span;          /* channels x interleave_bytes of tb */
     uint64_t period_ps;
-    struct dram_port *port;  /* dmat_cycles' port of tb */
-    struct dram_port *cur;   /* the port of the probe running */
+    struct dram_port *port; /* dmat_cycles' port of tb */
+    struct dram_port *cur;  /* the port of the probe running */
     struct sram_slot *sram; /* sram_lat slots: slot c % sram_lat answers in cycle c */
     uint64_t cyc;           /* DMA cycles run since the reset */
     struct ent *tab;
@@ -125,8 +125,8 @@ static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool
 
 /* Run descriptor d on port (its time base set): *cycles from the cycle it was taken to the
  * cycle its completion was. */
-static int probe(struct dmat *t, struct dram_port *port, const struct dma_desc *d,
-                 uint64_t *cycles, struct err *e)
+static int probe(struct dmat *t, struct dram_port *port, const struct dma_desc *d, uint64_t *cycles,
+                 struct err *e)
 {
     uint64_t end = t->cyc + MAX_CYCLE, accepted = 0;
     bool offered = true, done = false, taken, cpl_valid;
@@ -292,8 +292,7 @@ static int check_tb(const struct dmat *t, const struct dram *tb, struct err *e)
         c->latency_ps != m->latency_ps || c->interleave_bytes != m->interleave_bytes)
         return err_set(e, -EINVAL,
                        "dma timing: a tensor buffer of %u channels of %u MB/s, latency %" PRIu64
-                       " ps, interleave %u B; accepted: the timing's own (%u, %u, %" PRIu64
-                       ", %u)",
+                       " ps, interleave %u B; accepted: the timing's own (%u, %u, %" PRIu64 ", %u)",
                        c->channels, c->chan_mbps, c->latency_ps, c->interleave_bytes, m->channels,
                        m->chan_mbps, m->latency_ps, m->interleave_bytes);
     return 0;
@@ -301,8 +300,7 @@ static int check_tb(const struct dmat *t, const struct dram *tb, struct err *e)
 
 /* Probe d at now on port of tb, timing only; with run, record what it did to tb's timing. */
 static int probe_at(struct dmat *t, struct dram_port *port, struct dram *tb, uint64_t now,
-                    const struct dma_desc *d, uint64_t *cycles, struct dram_run *run,
-                    struct err *e)
+                    const struct dma_desc *d, uint64_t *cycles, struct dram_run *run, struct err *e)
 {
     struct dram_timing *before = NULL;
     int rc;

@@ -6,8 +6,9 @@
  * descriptor's cycles alone (dmat_cycles) do not depend on what ran before it, and a
  * descriptor the DMA rejects is an error, also when one in range with the same residue was
  * memoised. On a node's buffer (dmat_run), a flash read holding a channel delays a command by
- * the picoseconds worked out below, and the memo replays such a command exactly. That the residue gives the real address's cycles is checked
- * against the RTL DMA at the real addresses (test_system_rtl's lockstep runs).
+ * the picoseconds worked out below, and the memo replays such a command exactly. That the residue
+ * gives the real address's cycles is checked against the RTL DMA at the real addresses
+ * (test_system_rtl's lockstep runs).
  */
 #include <errno.h>
 #include <setjmp.h>
