@@ -220,10 +220,20 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes)
     return (bytes * 1000000ull + c->chan_mbps - 1) / c->chan_mbps;
 }
 
+/*
+ * Every piece of one access is asked for at t, so a channel serves its pieces of the access back
+ * to back from max(t, busy_until): its bus ends after the sum of their transfer times, and only
+ * the first can have waited for others. The pieces are counted per channel (the whole interleave
+ * units in closed form: a long transfer costs one claim per channel, not one per unit), then each
+ * channel is claimed once; the result is the piece-by-piece claims' exactly.
+ */
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write)
 {
     struct dram_req_stats *r = rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
-    uint64_t done = t + d->cfg.latency_ps, seen = 0; /* channels this access has used */
+    const uint64_t unit = d->cfg.interleave_bytes, nch = d->cfg.channels;
+    uint64_t xfer[DRAM_MAX_CHANNELS], pieces[DRAM_MAX_CHANNELS];
+    uint64_t done = t + d->cfg.latency_ps, head, tail = 0, full = 0;
+
     if (r) {
         r->accesses++;
         if (write)
@@ -231,25 +241,58 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
         else
             r->bytes_rd += len;
     }
-    while (len) {
-        uint64_t unit = d->cfg.interleave_bytes;
-        uint64_t n = unit - addr % unit;
-        if (n > len)
-            n = len;
-        uint64_t xfer = dram_xfer_ps(&d->cfg, n);
-        uint32_t ch = dram_channel_of(d, addr);
-        uint64_t end = res_claim(&d->chan[ch], t, xfer);
+    if (!len)
+        return done;
+    head = unit - addr % unit; /* the first piece, up to the unit's end */
+    if (head >= len) {         /* one piece (a port's beat): its channel alone */
+        struct res *ch = &d->chan[dram_channel_of(d, addr)];
+        uint64_t x = dram_xfer_ps(&d->cfg, len), start = res_later(t, ch->busy_until);
+        ch->busy_until = start + x;
+        ch->busy_ps += x;
+        ch->n_ops++;
         if (r) {
             r->pieces++;
-            r->bus_ps += xfer;
-            /* a later piece on the channel follows the access's own previous one at once */
-            if (!(seen >> (ch % 64) & 1))
-                r->wait_ps += end - xfer - t;
-            seen |= 1ull << (ch % 64);
+            r->bus_ps += x;
+            r->wait_ps += start - t;
         }
-        done = res_later(done, end + d->cfg.latency_ps);
-        addr += n;
-        len -= n;
+        return ch->busy_until + d->cfg.latency_ps;
+    }
+    memset(xfer, 0, nch * sizeof(xfer[0]));
+    memset(pieces, 0, nch * sizeof(pieces[0]));
+    {
+        full = (len - head) / unit;
+        tail = (len - head) % unit;
+    }
+    uint32_t c0 = dram_channel_of(d, addr);
+    xfer[c0] += dram_xfer_ps(&d->cfg, head);
+    pieces[c0]++;
+    if (full) {
+        uint64_t x = dram_xfer_ps(&d->cfg, unit), each = full / nch, more = full % nch;
+        for (uint64_t k = 0; k < nch && k < full; k++) {
+            uint64_t c = (c0 + 1 + k) % nch, n = each + (k < more);
+            xfer[c] += n * x;
+            pieces[c] += n;
+        }
+    }
+    if (tail) {
+        uint32_t c = dram_channel_of(d, addr + head + full * unit);
+        xfer[c] += dram_xfer_ps(&d->cfg, tail);
+        pieces[c]++;
+    }
+    for (uint32_t c = 0; c < nch; c++) {
+        if (!pieces[c])
+            continue;
+        struct res *ch = &d->chan[c];
+        uint64_t start = res_later(t, ch->busy_until);
+        ch->busy_until = start + xfer[c];
+        ch->busy_ps += xfer[c];
+        ch->n_ops += pieces[c];
+        if (r) {
+            r->pieces += pieces[c];
+            r->bus_ps += xfer[c];
+            r->wait_ps += start - t;
+        }
+        done = res_later(done, ch->busy_until + d->cfg.latency_ps);
     }
     return done;
 }

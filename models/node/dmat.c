@@ -251,11 +251,11 @@ void dmat_destroy(struct dmat *t)
 
 static uint64_t hash(const struct key *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *p = (const unsigned char *)k;
-    for (size_t i = 0; i < sizeof(*k); i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 1469598103934665603ull, w[sizeof(*k) / 8];
+    memcpy(w, k, sizeof(w));
+    for (size_t i = 0; i < sizeof(w) / 8; i++)
+        h = (h ^ w[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
 }
 
 static struct ent *find(struct dmat *t, const struct key *k)
