@@ -24,14 +24,20 @@
  * is one resource: a write starts when it is free, and the FTL write starts then. Without
  * it, writes are timed by the FTL's write path alone.
  * The tensor buffer's channels (a dram model shared with the node's other agents, claimed first
- * come first served in call order): a read claims each page's bytes as a write to the buffer
- * when the page comes off its flash channel (flash_ctrl's per-page delivery, requester
- * "flash_rd"), and is done no earlier than the buffer has the last of them; a write claims its
- * bytes as one read of the buffer when its transfer starts (the pipeline takes it; requester
- * "flash_wr"), and is done no earlier than that read ends. Timing-only streams claim the same.
+ * come first served in call order): a read claims its bytes as one write to the buffer asked
+ * for at the read's start (requester "flash_rd"), and is done no earlier than that write ends;
+ * a write claims its bytes as one read of the buffer asked for at the write's call (requester
+ * "flash_wr"), and is done no earlier than that read ends. Both at the call's time: the
+ * machine calls in simulated-time order, so such a claim delays nothing asked for earlier.
+ * Timing-only streams claim the same.
  * Not modelled: the pipeline moving the bytes: it runs timing-only on zeros, the payload goes
  * the two ways above; its own reads of the buffer (models/nfw reads a timing-only copy of it):
- * the write's one claim above stands for them, at the write's start rather than page by page.
+ * the write's one claim above stands for them, at its call rather than as the pipeline reads;
+ * a read's pages landing in the buffer one by one as the controller delivers them (the one
+ * claim stands for them, as a burst at the buffer's rate: per-page claims would cost the
+ * controller's fast path for long timing-only reads, and, served in call order, delay every
+ * claim made after them for an earlier time until the read's last page: tried, it put 70 us
+ * on fc-mnist's layer-2 gradient sum, queued at the WN behind the optimizer's reads).
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_NFLASH_H
