@@ -220,10 +220,20 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes)
     return (bytes * 1000000ull + c->chan_mbps - 1) / c->chan_mbps;
 }
 
+/*
+ * Every piece of one access is asked for at t, so a channel serves its pieces of the access back
+ * to back from max(t, busy_until): its bus ends after the sum of their transfer times, and only
+ * the first can have waited for others. The pieces are counted per channel (the whole interleave
+ * units in closed form: a long transfer costs one claim per channel, not one per unit), then each
+ * channel is claimed once; the result is the piece-by-piece claims' exactly.
+ */
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write)
 {
     struct dram_req_stats *r = rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
-    uint64_t done = t + d->cfg.latency_ps;
+    const uint64_t unit = d->cfg.interleave_bytes, nch = d->cfg.channels;
+    uint64_t xfer[DRAM_MAX_CHANNELS], pieces[DRAM_MAX_CHANNELS];
+    uint64_t done = t + d->cfg.latency_ps, head, tail = 0, full = 0;
+
     if (r) {
         r->accesses++;
         if (write)
@@ -231,21 +241,58 @@ uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_
         else
             r->bytes_rd += len;
     }
-    while (len) {
-        uint64_t unit = d->cfg.interleave_bytes;
-        uint64_t n = unit - addr % unit;
-        if (n > len)
-            n = len;
-        uint64_t xfer = dram_xfer_ps(&d->cfg, n);
-        uint64_t end = res_claim(&d->chan[dram_channel_of(d, addr)], t, xfer);
+    if (!len)
+        return done;
+    head = unit - addr % unit; /* the first piece, up to the unit's end */
+    if (head >= len) {         /* one piece (a port's beat): its channel alone */
+        struct res *ch = &d->chan[dram_channel_of(d, addr)];
+        uint64_t x = dram_xfer_ps(&d->cfg, len), start = res_later(t, ch->busy_until);
+        ch->busy_until = start + x;
+        ch->busy_ps += x;
+        ch->n_ops++;
         if (r) {
             r->pieces++;
-            r->bus_ps += xfer;
-            r->wait_ps += end - xfer - t;
+            r->bus_ps += x;
+            r->wait_ps += start - t;
         }
-        done = res_later(done, end + d->cfg.latency_ps);
-        addr += n;
-        len -= n;
+        return ch->busy_until + d->cfg.latency_ps;
+    }
+    memset(xfer, 0, nch * sizeof(xfer[0]));
+    memset(pieces, 0, nch * sizeof(pieces[0]));
+    {
+        full = (len - head) / unit;
+        tail = (len - head) % unit;
+    }
+    uint32_t c0 = dram_channel_of(d, addr);
+    xfer[c0] += dram_xfer_ps(&d->cfg, head);
+    pieces[c0]++;
+    if (full) {
+        uint64_t x = dram_xfer_ps(&d->cfg, unit), each = full / nch, more = full % nch;
+        for (uint64_t k = 0; k < nch && k < full; k++) {
+            uint64_t c = (c0 + 1 + k) % nch, n = each + (k < more);
+            xfer[c] += n * x;
+            pieces[c] += n;
+        }
+    }
+    if (tail) {
+        uint32_t c = dram_channel_of(d, addr + head + full * unit);
+        xfer[c] += dram_xfer_ps(&d->cfg, tail);
+        pieces[c]++;
+    }
+    for (uint32_t c = 0; c < nch; c++) {
+        if (!pieces[c])
+            continue;
+        struct res *ch = &d->chan[c];
+        uint64_t start = res_later(t, ch->busy_until);
+        ch->busy_until = start + xfer[c];
+        ch->busy_ps += xfer[c];
+        ch->n_ops += pieces[c];
+        if (r) {
+            r->pieces += pieces[c];
+            r->bus_ps += xfer[c];
+            r->wait_ps += start - t;
+        }
+        done = res_later(done, ch->busy_until + d->cfg.latency_ps);
     }
     return done;
 }
@@ -256,9 +303,85 @@ void dram_idle(struct dram *d)
         d->chan[c].busy_until = 0;
 }
 
+bool dram_free_at(const struct dram *d, uint64_t t)
+{
+    return dram_free_from(d) <= t;
+}
+
+uint64_t dram_free_from(const struct dram *d)
+{
+    uint64_t t = 0;
+    for (uint32_t c = 0; c < d->cfg.channels; c++)
+        t = res_later(t, d->chan[c].busy_until);
+    return t;
+}
+
+void dram_timing_save(const struct dram *d, struct dram_timing *s)
+{
+    memcpy(s->chan, d->chan, sizeof(s->chan));
+    memcpy(s->req, d->req, sizeof(s->req));
+}
+
+void dram_timing_restore(struct dram *d, const struct dram_timing *s)
+{
+    memcpy(d->chan, s->chan, sizeof(d->chan));
+    memcpy(d->req, s->req, sizeof(d->req));
+}
+
+/* A channel the run claimed ends later than before (every claim lasts at least 1 ps); one it
+ * did not claim keeps its state. */
+void dram_run_record(const struct dram *d, int rid, uint64_t t0, const struct dram_timing *before,
+                     struct dram_run *run)
+{
+    memset(run, 0, sizeof(*run));
+    run->t0 = t0;
+    run->channels = d->cfg.channels;
+    for (uint32_t c = 0; c < d->cfg.channels; c++) {
+        const struct res *a = &before->chan[c], *b = &d->chan[c];
+        run->touched[c] = b->busy_until != a->busy_until || b->n_ops != a->n_ops;
+        run->end_off[c] = b->busy_until > t0 ? b->busy_until - t0 : 0;
+        run->busy_ps[c] = b->busy_ps - a->busy_ps;
+        run->n_ops[c] = b->n_ops - a->n_ops;
+    }
+    if (rid >= 0 && rid < d->n_req) {
+        const struct dram_req_stats *x = &before->req[rid], *y = &d->req[rid];
+        run->req.accesses = y->accesses - x->accesses;
+        run->req.pieces = y->pieces - x->pieces;
+        run->req.bytes_rd = y->bytes_rd - x->bytes_rd;
+        run->req.bytes_wr = y->bytes_wr - x->bytes_wr;
+        run->req.bus_ps = y->bus_ps - x->bus_ps;
+        run->req.wait_ps = y->wait_ps - x->wait_ps;
+    }
+}
+
+void dram_run_replay(struct dram *d, int rid, uint64_t t1, const struct dram_run *run)
+{
+    for (uint32_t c = 0; c < d->cfg.channels && c < run->channels; c++) {
+        if (!run->touched[c])
+            continue;
+        d->chan[c].busy_until = t1 + run->end_off[c];
+        d->chan[c].busy_ps += run->busy_ps[c];
+        d->chan[c].n_ops += run->n_ops[c];
+    }
+    if (rid >= 0 && rid < d->n_req) {
+        struct dram_req_stats *r = &d->req[rid];
+        r->accesses += run->req.accesses;
+        r->pieces += run->req.pieces;
+        r->bytes_rd += run->req.bytes_rd;
+        r->bytes_wr += run->req.bytes_wr;
+        r->bus_ps += run->req.bus_ps;
+        r->wait_ps += run->req.wait_ps;
+    }
+}
+
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid)
 {
     return rid >= 0 && rid < d->n_req ? &d->req[rid] : NULL;
+}
+
+int dram_requesters(const struct dram *d)
+{
+    return d->n_req;
 }
 
 const struct res *dram_chan_stats(const struct dram *d, uint32_t chan)

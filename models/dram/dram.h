@@ -18,7 +18,8 @@
  *     last piece does.
  *   - Contention: requesters (the DMA, the NAND write pipeline, the fabric, ...) register by
  *     name and get an id; each keeps counts of accesses, bytes, bus time and queueing delay
- *     (start - asked), so a run shows who waited for whom.
+ *     (start - asked of an access's first piece on each channel it uses), so a run shows who
+ *     waited for whom.
  * Not modelled: banks, rows and their open/close cost, refresh, read/write turnaround, burst
  * granularity (an 8-byte access costs 8 bytes of bus time: the controller is assumed to
  * coalesce sequential beats), and reordering: each channel serves accesses first come, first
@@ -72,7 +73,9 @@ struct dram_req_stats {
     uint64_t bytes_rd;
     uint64_t bytes_wr;
     uint64_t bus_ps;  /* bus time used */
-    uint64_t wait_ps; /* sum over pieces of start - asked: time spent queued behind others */
+    uint64_t wait_ps; /* queueing behind others: over every access and channel it used, the
+                         start of its first piece there less the time asked (its later
+                         pieces on that channel follow it at once and add none) */
 };
 
 struct dram;
@@ -121,12 +124,53 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes);
  */
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write);
 
-/* Every channel's bus free from time 0 on (busy_until 0); its statistics are kept. The start of
- * a sequence of accesses timed as if nothing had come before it (models/node/dmat.h: every DMA
- * command starts with the tensor buffer idle). */
+/* Every channel's bus free from time 0 on (busy_until 0); its statistics are kept. For tests
+ * and tools that time accesses as if nothing had come before them (no node model uses it: its
+ * agents share the channels' real state). */
 void dram_idle(struct dram *d);
 
+/* True when every channel's bus is free at t (busy_until <= t). */
+bool dram_free_at(const struct dram *d, uint64_t t);
+/* The latest busy_until of the channels: every bus is free from then on. */
+uint64_t dram_free_from(const struct dram *d);
+
+/*
+ * The timing state of a memory: its channels' buses and its requesters' statistics. Saved and
+ * restored around accesses to be undone (a second timing of the same command, models/node:
+ * lockstep's check of the DMA timing).
+ */
+struct dram_timing {
+    struct res chan[DRAM_MAX_CHANNELS];
+    struct dram_req_stats req[DRAM_MAX_REQUESTERS];
+};
+void dram_timing_save(const struct dram *d, struct dram_timing *s);
+void dram_timing_restore(struct dram *d, const struct dram_timing *s);
+
+/*
+ * A recorded run: what a sequence of accesses of one requester (rid), started at t0 and met by
+ * no other requester's access, did to the memory's timing. Replayed at t1 on a memory of the
+ * same configuration whose channels are busy until t1 + (b - t0) wherever they were busy until
+ * b > t0 at the recording (and free at t1 wherever they were free at t0), for requester rid,
+ * it leaves the channels and statistics exactly as the same accesses shifted by t1 - t0 would:
+ * a channel's timing is a function of its busy_until alone (busy-until, first come first
+ * served), so the accesses meet the same waits.
+ */
+struct dram_run {
+    uint64_t t0;
+    uint32_t channels;
+    bool touched[DRAM_MAX_CHANNELS];     /* the run claimed the channel */
+    uint64_t end_off[DRAM_MAX_CHANNELS]; /* its busy_until after the run, less t0 */
+    uint64_t busy_ps[DRAM_MAX_CHANNELS], n_ops[DRAM_MAX_CHANNELS];
+    struct dram_req_stats req; /* the requester's statistics grew by these */
+};
+/* The run from state before (saved at t0) to d's state now, of requester rid. */
+void dram_run_record(const struct dram *d, int rid, uint64_t t0, const struct dram_timing *before,
+                     struct dram_run *run);
+void dram_run_replay(struct dram *d, int rid, uint64_t t1, const struct dram_run *run);
+
 const struct dram_req_stats *dram_req_stats(const struct dram *d, int rid);
+/* Requesters registered (ids 0 .. n - 1). */
+int dram_requesters(const struct dram *d);
 /* Channel chan's data bus (busy_until, bus time, pieces served), or NULL past the last channel. */
 const struct res *dram_chan_stats(const struct dram *d, uint32_t chan);
 

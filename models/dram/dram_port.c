@@ -19,6 +19,8 @@ struct dram_port {
     struct rsp_slot *q; /* ring of max_outstanding */
     unsigned head, len;
     uint64_t cyc;
+    uint64_t base_cyc, base_ps; /* cycle base_cyc's edge is at base_ps */
+    bool nodata;
     uint64_t rng;
     bool req_stall, rsp_stall; /* drawn for the current cycle */
     struct mem_port_rsp driven;
@@ -95,7 +97,7 @@ void dram_port_drive(struct dram_port *p, struct mem_port_rsp *out)
 
 static void accept(struct dram_port *p, const struct mem_port_req *in)
 {
-    uint64_t now = p->cyc * p->cfg.period_ps;
+    uint64_t now = p->base_ps + (p->cyc - p->base_cyc) * p->cfg.period_ps;
     const struct dram_cfg *dc = dram_get_cfg(p->d);
     struct rsp_slot s = {0};
     uint64_t done;
@@ -106,7 +108,9 @@ static void accept(struct dram_port *p, const struct mem_port_req *in)
         p->st.errors++;
     } else {
         done = dram_access(p->d, p->rid, now, in->addr, 8, in->write);
-        if (in->write) {
+        if (p->nodata) {
+            /* timing only: nothing read, nothing written */
+        } else if (in->write) {
             int rc = dram_write_beat(p->d, in->addr, in->wdata, in->wstrb);
             s.err = rc != 0; /* only -ENOMEM can be left here */
         } else {
@@ -117,7 +121,7 @@ static void accept(struct dram_port *p, const struct mem_port_req *in)
         p->st.writes++;
     else
         p->st.reads++;
-    s.due = (done + p->cfg.period_ps - 1) / p->cfg.period_ps;
+    s.due = p->base_cyc + (done - p->base_ps + p->cfg.period_ps - 1) / p->cfg.period_ps;
     if (s.due < p->cyc + 1)
         s.due = p->cyc + 1;
     /* In order: never due before the response ahead of it. */
@@ -164,6 +168,18 @@ void dram_port_skip(struct dram_port *p, uint64_t cycles)
 uint64_t dram_port_cycle(const struct dram_port *p)
 {
     return p->cyc;
+}
+
+void dram_port_set_time(struct dram_port *p, uint64_t t_ps)
+{
+    /* Responses pending keep their due cycles; the next ones are timed on the new base. */
+    p->base_cyc = p->cyc;
+    p->base_ps = t_ps;
+}
+
+void dram_port_set_nodata(struct dram_port *p, bool nodata)
+{
+    p->nodata = nodata;
 }
 
 unsigned dram_port_pending(const struct dram_port *p)

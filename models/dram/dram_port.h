@@ -7,7 +7,8 @@
  * Contract
  * --------
  * Modelled, per clock cycle of the block (period_ps; cycle c has its rising edge at
- * c * period_ps):
+ * c * period_ps, or, after dram_port_set_time(t) in cycle c0, at t + (c - c0) * period_ps: one
+ * time base with the memory's other users, so the block claims the channels at real times):
  *   - req_ready is high while fewer than max_outstanding requests are waiting for their
  *     response, and (tests only) unless a seeded random stall holds it low this cycle.
  *   - An accepted request is served at once functionally (a read samples the memory at
@@ -17,6 +18,8 @@
  *   - Responses come back in request order, one per request (the write response is the
  *     acknowledgement); a due response is presented with rsp_valid until the block takes it
  *     (rsp_ready), unless (tests only) a seeded random stall holds it back for a cycle.
+ *   - Timing-only (dram_port_set_nodata): reads return 0 and writes are dropped; the timing is
+ *     the same (a block timed on data it does not have: models/node/dmat.h).
  *   - An address outside the memory, or not a multiple of 8, gets an error response (err = 1,
  *     rdata = 0) after latency_ps; it touches neither contents nor channel time.
  * All outputs of a cycle depend only on the port's state (nothing combinational from the
@@ -77,6 +80,10 @@ void dram_port_clock(struct dram_port *p, const struct mem_port_req *in);
  * caller that serves many mostly idle ports). */
 void dram_port_skip(struct dram_port *p, uint64_t cycles);
 uint64_t dram_port_cycle(const struct dram_port *p);
+/* The current cycle's rising edge is at t_ps (the time base of the cycles from now on). */
+void dram_port_set_time(struct dram_port *p, uint64_t t_ps);
+/* Timing only (see the contract) from now on, or functional again. */
+void dram_port_set_nodata(struct dram_port *p, bool nodata);
 unsigned dram_port_pending(const struct dram_port *p);
 const struct dram_port_stats *dram_port_stats(const struct dram_port *p);
 int dram_port_requester(const struct dram_port *p);

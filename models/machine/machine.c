@@ -71,6 +71,7 @@ struct machine {
     struct anode *an[MACHINE_MAX_AN];
     struct wnode *wn;
     struct fabric *fab;
+    int rid_fab[MACHINE_MAX_AN], rid_fab_wn; /* the fabric's requester of each tensor buffer */
     struct dmat *dmat;
     enum machine_fidelity fid;
     char (*resname)[24];
@@ -605,31 +606,67 @@ int machine_fabric_exec(struct machine *r, const struct hc_cmd *c, const uint64_
     return machine_fabric_time(r, c, ready, now, end, free_at);
 }
 
+/*
+ * The fabric's bytes through the nodes' tensor buffers (first come, first served with the
+ * nodes' other agents): a node sends from its buffer as one read asked for when its send
+ * starts, and takes a stream into its buffer as one write asked for when the first byte can
+ * arrive (the stream's end less one link's time for its bytes). The transfer ends no earlier
+ * than the last of these claims.
+ */
+static uint64_t fabric_claim(struct machine *r, bool an, uint32_t n, uint64_t t, uint64_t addr,
+                             uint64_t bytes, bool write)
+{
+    struct dram *tb = an ? anode_tb(r->an[n]) : wnode_tb(r->wn);
+    return bytes ? dram_access(tb, an ? r->rid_fab[n] : r->rid_fab_wn, t, addr, bytes, write) : t;
+}
+
+static uint64_t arrival(const struct machine *r, uint64_t now, uint64_t end, uint64_t bytes)
+{
+    uint64_t link = fabric_xfer_ps(fabric_cfg(r->fab), bytes);
+    return end > now + link ? end - link : now;
+}
+
 int machine_fabric_time(struct machine *r, const struct hc_cmd *c, const uint64_t *ready,
                         uint64_t now, uint64_t *end, uint64_t *free_at)
 {
+    uint64_t done[MACHINE_MAX_AN], last;
     int rc;
 
     if (c->kind == HC_FABRIC_BCAST) {
-        rc = fabric_broadcast(r->fab, now, c->bytes, NULL, end, r->run_err);
+        rc = fabric_broadcast(r->fab, now, c->bytes, done, end, r->run_err);
         if (rc)
-            err_prefix(r->run_err, rc, "fabric broadcast");
+            return err_prefix(r->run_err, rc, "fabric broadcast");
+        last = fabric_claim(r, false, 0, now, c->u.fab.src, c->bytes, false);
+        for (uint32_t n = 0; n < r->cfg.n_an; n++)
+            last = res_later(last, fabric_claim(r, true, n, arrival(r, now, done[n], c->bytes),
+                                                c->u.fab.dst, c->bytes, true));
+        *end = res_later(*end, last);
         /* the WN's down link is free once it has sent every chunk; the tree forwards them */
         *free_at = now + fabric_xfer_ps(fabric_cfg(r->fab), c->bytes);
         if (*free_at > *end)
             *free_at = *end;
-        return rc;
+        return 0;
     }
+    /* a loss gather's sum goes to the host, not into the WN's buffer */
+    uint64_t bytes = c->kind == HC_LOSS_GATHER ? 4 : c->bytes;
     if (c->kind == HC_LOSS_GATHER)
         rc = fabric_gather_loss(r->fab, ready, end, r->run_err);
     else
         rc = fabric_reduce(r->fab, ready, c->bytes, end, r->run_err);
     if (rc)
-        err_prefix(r->run_err, rc, "fabric");
+        return err_prefix(r->run_err, rc, "fabric");
     if (*end < now)
         *end = now;
+    last = *end;
+    for (uint32_t n = 0; n < r->cfg.n_an; n++)
+        last = res_later(
+            last, fabric_claim(r, true, n, res_later(now, ready[n]), c->u.fab.src, bytes, false));
+    if (c->kind != HC_LOSS_GATHER)
+        last = res_later(last, fabric_claim(r, false, 0, arrival(r, now, *end, bytes), c->u.fab.dst,
+                                            bytes, true));
+    *end = last;
     *free_at = *end;
-    return rc;
+    return 0;
 }
 
 /* The ideal storage's free commands: every memory and storage access (perf only). */
@@ -1230,8 +1267,12 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
         flash_fault_cfg_for_node(&ac.flash.fault, n);
         if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
             return rc;
+        r->rid_fab[n] = dram_requester(anode_tb(r->an[n]), "fabric");
     }
-    return build_wnode(r, c, e);
+    if ((rc = build_wnode(r, c, e)))
+        return rc;
+    r->rid_fab_wn = dram_requester(wnode_tb(r->wn), "fabric");
+    return 0;
 }
 
 /* A machine of configuration c before anything is built: perf or not, for its life. */
@@ -1944,6 +1985,32 @@ static void store_ctrs(struct machine *r, const char *node, struct nstore *s)
         stream_ctrs(r, node, nstore_flash(s));
 }
 
+/* The tensor buffer's channels and each requester's share of them (models/dram/dram.h). */
+static void tb_ctrs(struct machine *r, const char *node, const struct dram *tb)
+{
+    const struct res *ch;
+    uint64_t busy = 0;
+    uint32_t n = 0;
+
+    while ((ch = dram_chan_stats(tb, n)) != NULL) {
+        busy += ch->busy_ps;
+        n++;
+    }
+    CU(r, busy, "ps", "bus time of the tensor buffer's channels, summed over channels",
+       "%s.tb.bus_ps", node);
+    CF(r, n && sim_now(r->sim) ? (double)busy / n / (double)sim_now(r->sim) : 0.0, "ratio",
+       "tensor buffer utilisation: bus time over channels x simulated time", "%s.tb.util", node);
+    for (int i = 0; i < dram_requesters(tb); i++) {
+        const struct dram_req_stats *s = dram_req_stats(tb, i);
+        CU(r, s->bytes_rd + s->bytes_wr, "bytes", "bytes the requester moved through the buffer",
+           "%s.tb.%s.bytes", node, s->name);
+        CU(r, s->bus_ps, "ps", "bus time the requester used", "%s.tb.%s.bus_ps", node, s->name);
+        CU(r, s->wait_ps, "ps",
+           "queueing delay: the requester's pieces waited for a busy channel, summed",
+           "%s.tb.%s.wait_ps", node, s->name);
+    }
+}
+
 const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 {
     struct fabric_stats fs;
@@ -1963,6 +2030,9 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
        "distinct DMA descriptors run on the DMA twin", "dma_timing.simulated");
     CU(r, r->dmat ? dmat_hits(r->dmat) : 0, "count", "DMA timings answered from the memo",
        "dma_timing.hits");
+    CU(r, r->dmat ? dmat_contended(r->dmat) : 0, "count",
+       "DMA commands run on the DMA twin because a tensor-buffer channel was busy at their start",
+       "dma_timing.contended");
     for (uint32_t k = 0; k < r->n_res; k++)
         CU(r, r->res_busy_ps[k], "ps", "time the resource was busy", "%s.busy_ps", r->resname[k]);
     for (uint32_t n = 0; n < r->cfg.n_an; n++) {
@@ -1978,6 +2048,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
         CU(r, s->flash_rd_bytes, "bytes", "bytes read from flash", "%s.flash.bytes_read", node);
         CU(r, s->flash_wr_bytes, "bytes", "bytes written to flash", "%s.flash.bytes_written", node);
         store_ctrs(r, node, anode_store(r->an[n]));
+        tb_ctrs(r, node, anode_tb(r->an[n]));
     }
     const struct wnode_stats *w = wnode_get_stats(r->wn);
     CU(r, w->updates, "count", "layer updates", "wn.opt.updates");
@@ -1986,6 +2057,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     CU(r, w->flash_wr_bytes, "bytes", "bytes written to flash", "wn.flash.bytes_written");
     CU(r, wnode_steps(r->wn), "count", "optimizer steps completed", "wn.opt.step");
     store_ctrs(r, "wn", wnode_store(r->wn));
+    tb_ctrs(r, "wn", wnode_tb(r->wn));
     fabric_get_stats(r->fab, &fs);
     CU(r, fs.broadcasts, "count", "broadcasts", "fabric.broadcasts");
     CU(r, fs.reduces, "count", "reduces (loss gathers included)", "fabric.reduces");

@@ -5,12 +5,15 @@
  * shim (csim/shim/an.h): link it only into a program that also links one verilated an_top
  * model (e.g. an_8x8). Nothing else in the library refers to an_be_rtl_ops.
  *
- * A DMA command: the tensor buffer's channels are made idle (dram_idle, the rule of dmat.h),
+ * A DMA command: the node has set the port's time base to the command's start
+ * (dram_port_set_time), so the RTL's beats claim the node's tensor-buffer channels at real
+ * times, behind whatever the node's other agents (flash, fabric, vector unit) claimed before;
  * the descriptor is offered from the first cycle and its completion taken at once; its cycles
  * are counted from the cycle the DMA took it to the cycle the completion came out, and one
  * more cycle is run after it (the DMA goes idle), exactly as dmat's probe does, so the count
- * is dmat_cycles' for the same descriptor. The tensor buffer is the node's own dram model
- * behind its port BFM (models/dram/dram_port.h): the bytes really move through the RTL.
+ * is dmat_run's for the same descriptor on the same buffer state (models/node/dmat.h). The
+ * tensor buffer is the node's own dram model behind its port BFM (models/dram/dram_port.h):
+ * the bytes really move through the RTL.
  *
  * Lockstep: every cycle of a DMA command, the DMA twin gets the inputs the RTL gets (the same
  * descriptor, the port's responses; its SRAM port is a cycle model of the core's, backed by
@@ -272,7 +275,6 @@ static int run_dma(struct anr *h, struct anl *l, const struct dma_desc *d, uint6
     if (dram_port_pending(h->port))
         return err_set(e, -EIO, "rtl an: the tensor-buffer port has %u responses pending",
                        dram_port_pending(h->port));
-    dram_idle(h->tb);
     h->in.cmd_valid = false;
     h->in.done_ready = true;
     h->in.cpl_ready = true;

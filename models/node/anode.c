@@ -19,7 +19,8 @@ struct anode {
     void *rtl;
     void *ls; /* the lockstep pair: core_be_lockstep, or the RTL backend's own form */
     const struct core_be_ops *ls_ops;
-    struct dram_port *port; /* the tensor buffer's port for a backend's own DMA (lazily) */
+    struct dram_port *port; /* the tensor buffer's port of the DMA (its twin's or RTL's) */
+    int rid_vu;             /* the vector unit's requester of the tensor buffer */
     struct nstore sto;      /* its storage: the FMS, or an SSD array (perf) */
     int s_nv, s_v;
     /* NV: loaded shards, a FIFO */
@@ -76,6 +77,17 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     rc = dram_create(&tb, &a->tb, e);
     if (rc)
         goto out_free;
+    a->rid_vu = dram_requester(a->tb, "vu");
+    if (dmat) { /* the DMA's port: the twin's in tlm and perf, the RTL's in rtl and lockstep */
+        struct dram_port_cfg pc;
+        dram_port_cfg_default(&pc);
+        pc.period_ps = cfg->period_ps;
+        pc.name = "dma";
+        if ((rc = dram_port_create(&pc, a->tb, &a->port, e))) {
+            err_prefix(e, rc, "%s: the DMA's tensor-buffer port", a->name);
+            goto out_tb;
+        }
+    }
     ftl_layout_an(&lay);
     if (cfg->ssd)
         rc = nstore_init_ssd(&a->sto, a->name, cfg->ssd, cfg->ssd_grain, &lay, anode_streams, 2, e);
@@ -106,6 +118,7 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
 out_fl:
     nstore_fini(&a->sto);
 out_tb:
+    dram_port_destroy(a->port);
     dram_destroy(a->tb);
 out_free:
     free(a->act);
@@ -142,11 +155,11 @@ void anode_destroy(struct anode *a)
     free(a);
 }
 
-/* A backend with its own DMA gets the node's tensor buffer, through a port of it, and the
- * DMA parameters of the node's timing (dmat), which its DMA must have. */
+/* A backend with its own DMA gets the node's tensor buffer, through the DMA's port of it (the
+ * one the twin uses in tlm), and the DMA parameters of the node's timing (dmat), which its DMA
+ * must have. */
 static int attach(struct anode *a, const struct core_be_ops *ops, void *h, struct err *e)
 {
-    struct dram_port_cfg pc;
     int rc;
 
     if (!ops->attach)
@@ -156,13 +169,6 @@ static int attach(struct anode *a, const struct core_be_ops *ops, void *h, struc
                        "%s: the RTL backend has its own DMA, and the DMA cannot address this "
                        "core's map (no DMA timing)",
                        a->name);
-    if (!a->port) {
-        dram_port_cfg_default(&pc); /* the port dmat's probes use (dmat.c) */
-        pc.period_ps = a->cfg.period_ps;
-        pc.name = "dma";
-        if ((rc = dram_port_create(&pc, a->tb, &a->port, e)))
-            return err_prefix(e, rc, "%s: the DMA's tensor-buffer port", a->name);
-    }
     rc = ops->attach(h, a->tb, a->port, dmat_params(a->dmat), e);
     return rc ? err_prefix(e, rc, "%s", a->name) : 0;
 }
@@ -443,22 +449,38 @@ static int dma_move(struct anode *a, const struct hc_cmd *c, struct err *e)
     return 0;
 }
 
-/* The descriptor through the backend's own DMA (the RTL's, an_be_rtl.c): its bytes move
- * through the RTL and its cycles are the RTL's; in lockstep they must also be dmat's, the
- * timing tlm takes (dmat.h). */
+/* The descriptor through the backend's own DMA (the RTL's, an_be_rtl.c), started at now on the
+ * node's tensor buffer as its other agents left it: its bytes move through the RTL and its
+ * cycles are the RTL's. In lockstep they must also be dmat_run's on the same buffer state (the
+ * timing tlm takes): the buffer's timing is saved before the RTL runs, put back for dmat, and
+ * the RTL's result kept. */
 static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                         struct err *e)
 {
     const struct dma_desc *d = &c->u.dma;
     uint64_t cycles = 0, t = 0;
+    bool check = a->mode == ANODE_LOCKSTEP && !c->cycles;
+    struct dram_timing *s = NULL;
     int rc;
 
+    if (check && !(s = malloc(2 * sizeof(*s))))
+        return err_set(e, -ENOMEM, "%s: out of memory for the lockstep DMA check", a->name);
+    if (s)
+        dram_timing_save(a->tb, &s[0]);
     ls_label(a, c);
+    dram_port_set_time(a->port, now);
     rc = a->core.ops->dma(a->core.h, d, &cycles, e);
-    if (rc)
+    if (rc) {
+        free(s);
         return core_err(a, rc, "DMA", c, e);
-    if (a->mode == ANODE_LOCKSTEP && !c->cycles) {
-        if ((rc = dmat_cycles(a->dmat, d, &t, e)))
+    }
+    if (s) {
+        dram_timing_save(a->tb, &s[1]);
+        dram_timing_restore(a->tb, &s[0]);
+        rc = dmat_run(a->dmat, d, a->port, a->tb, now, &t, e);
+        dram_timing_restore(a->tb, &s[1]);
+        free(s);
+        if (rc)
             return rc;
         if (t != cycles)
             return err_set(e, -EPROTO,
@@ -492,7 +514,7 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
                        "%s: command %u '%s' has no cycles and the DMA has no timing for this core "
                        "(its map is beyond what the DMA addresses)",
                        a->name, c->id, c->label);
-    if (!cycles && (rc = dmat_cycles(a->dmat, d, &cycles, e)))
+    if (!cycles && (rc = dmat_run(a->dmat, d, a->port, a->tb, now, &cycles, e)))
         return rc;
     a->st.dma_cycles += cycles;
     a->st.dma_bytes += c->cycles ? c->bytes : (uint64_t)d->rows * d->len;
@@ -611,6 +633,76 @@ static int vu_run(struct anode *a, const struct hc_cmd *c, struct err *e)
     }
 }
 
+/* One stream of a vector-unit operation over the tensor buffer. */
+struct vu_stream {
+    uint64_t addr, bytes;
+    bool write;
+};
+
+/* The tensor-buffer streams of vector-unit command c (what vu_run reads and writes); returns
+ * their number (at most 4). */
+static int vu_streams(const struct hc_cmd *c, struct vu_stream *v)
+{
+    uint64_t r = c->u.vu.rows, cols = c->u.vu.cols, n = r * cols;
+    int k = 0;
+
+#define VS(a, b, w) (v[k++] = (struct vu_stream){(a), (b), (w)})
+    switch ((enum vu_op)c->op) {
+    case VU_INPUT:
+        VS(c->u.vu.src, n, false);
+        VS(c->u.vu.dst, n * 2, true);
+        break;
+    case VU_BIAS_ACT:
+        VS(c->u.vu.src, n * 4, false);
+        VS(c->u.vu.src2, cols * 4, false);
+        VS(c->u.vu.dst, n * (c->u.vu.relu ? 2 : 4), true);
+        break;
+    case VU_LOSS:
+        VS(c->u.vu.src, n * 4, false);
+        VS(c->u.vu.src2, r, false);
+        VS(c->u.vu.dst, n * 4, true);
+        VS(c->u.vu.dst2, 4, true);
+        break;
+    case VU_GRAD:
+        VS(c->u.vu.src, n * 4, false);
+        VS(c->u.vu.dst, n * 2, true);
+        VS(c->u.vu.dst2, cols * 4, true);
+        break;
+    case VU_MASK:
+        VS(c->u.vu.src, n * 4, false);
+        VS(c->u.vu.src2, n * 2, false);
+        VS(c->u.vu.dst, n * 4, true);
+        break;
+    case VU_ARGMAX:
+        VS(c->u.vu.src, n * 4, false);
+        VS(c->u.vu.dst, r, true);
+        break;
+    default:
+        break;
+    }
+#undef VS
+    return k;
+}
+
+/*
+ * The vector unit streams its operands through the tensor buffer: every stream is asked for at
+ * the command's start, in the order above (first come, first served behind the buffer's other
+ * users), and the command ends no earlier than its last stream (ours: the papers describe no
+ * vector unit; a stream's bytes are claimed as one access, split over the channels).
+ */
+static uint64_t vu_claim(struct anode *a, const struct hc_cmd *c, uint64_t now)
+{
+    struct vu_stream v[4];
+    uint64_t end = now;
+    int k = vu_streams(c, v);
+
+    for (int i = 0; i < k; i++)
+        if (v[i].bytes)
+            end = res_later(end,
+                            dram_access(a->tb, a->rid_vu, now, v[i].addr, v[i].bytes, v[i].write));
+    return end;
+}
+
 static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                    struct err *e)
 {
@@ -625,7 +717,7 @@ static int exec_vu(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64
         cy = vu_cycles(&a->cfg.vu, (enum vu_op)c->op, (uint64_t)c->u.vu.rows * c->u.vu.cols);
     }
     a->st.vu_cycles += cy;
-    *end = now + cy * a->cfg.period_ps;
+    *end = res_later(now + cy * a->cfg.period_ps, vu_claim(a, c, now));
     return 0;
 }
 

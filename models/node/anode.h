@@ -10,22 +10,31 @@
  * one command, functionally and in time, and returns when it ends:
  *   FLASH_RD  NV: the next loaded input shard (u8 pixels, then labels) into the tensor buffer;
  *             V: the bf16 input of a layer, written in this step's forward pass, back into the
- *             tensor buffer. Ends when the last byte is there (flash_ctrl).
+ *             tensor buffer. Ends when the last byte is there (flash_ctrl; each page claims the
+ *             buffer's channels when it comes off its flash channel, nflash.h).
  *   FLASH_WR  V: a layer's bf16 input from the tensor buffer appended to the V stream. Ends when
- *             programmed (ftl_stream).
+ *             programmed (ftl_stream), and no earlier than its bytes are read out of the buffer
+ *             (one claim at the write's start, nflash.h).
  *   DMA_IN/OUT the descriptor's bytes moved between the tensor buffer (a dram model) and the
  *             core's scratchpads, plain or transposed, exactly as csim/shim/dma.h defines a
- *             descriptor (dma_desc_apply); its duration is the DMA twin's cycle count
- *             (models/node/dmat.h: from idle tensor-buffer channels, at its real addresses)
- *             at the core clock. tlm, and a backend without a DMA of its own (core_be_rtl):
- *             the node moves the bytes itself through the backend's pad writes and reads.
+ *             descriptor (dma_desc_apply); its duration is the DMA twin's cycle count at the
+ *             core clock (models/node/dmat.h: dmat_run, the command started at its real time
+ *             on the buffer's channels as the node's other agents left them, at its real
+ *             addresses; its beats claim the channels). tlm, and a backend without a DMA of its
+ *             own (core_be_rtl): the node moves the bytes itself through the backend's pad
+ *             writes and reads, and the twin times them on no data; the copy is exact because
+ *             the twin moves a descriptor's bytes as dma_desc_apply does (test_dma_twin) and
+ *             its timing does not depend on them.
  *             rtl and lockstep with the AN backend (an_be_rtl_ops, core_be.h): the RTL DMA
  *             moves them between this node's tensor buffer, served through a port BFM
- *             (models/dram/dram_port.h), and the RTL pads, and its count is the duration;
- *             lockstep also requires it to equal dmat's (-EPROTO otherwise).
+ *             (models/dram/dram_port.h, its cycle 0 at the command's start), and the RTL
+ *             pads, and its count is the duration; lockstep also requires it to equal
+ *             dmat_run's on the same buffer state (-EPROTO otherwise).
  *   GEMM      on the core backend; duration = the command's cycles at the core clock (the twin's
  *             formula, the RTL's count in rtl mode).
- *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h).
+ *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h); its operand
+ *             streams claim the buffer's channels at the command's start (requester "vu"),
+ *             and it ends no earlier than the last of them.
  *   HOST_WR   evaluation inputs already placed by the host: no time.
  * Records written in a step (V) and the shards read (NV) are freed at anode_end_step(), which
  * releases their logical blocks to the FTL. V records are numbered 0..n_act - 1 (the program's
@@ -38,10 +47,17 @@
  * flash streams are timing only (nflash_set_nodata): records are appended, read, freed and
  * released exactly as in tlm, so the FTL, its erases and counters behave identically. Host
  * memory does not grow with the tensors' sizes.
- * Not modelled: contention inside the node (the tensor buffer's port and channels shared by the
- * DMA, the flash and the fabric: each DMA command is timed as the buffer's only user), a DMA
- * command overlapping a GEMM in the RTL (the node runs each command to its end before the
- * next; the scheduler's overlap is in simulated time only).
+ * The tensor buffer is shared (models/dram/dram.h): the DMA ("dma", through its port), the
+ * flash ("flash_rd", "flash_wr"), the fabric ("fabric", models/machine) and the vector unit
+ * ("vu") claim its channels at the times their bytes move, first come first served in call
+ * order, and each keeps its bytes, bus time and queueing delay. rtl, lockstep and tlm make the
+ * same claims, so they give the same times. A perf command with its own `cycles` (DMA, GEMM,
+ * VU) is timed by them; a DMA command so timed claims no channel time (its duration was taken
+ * alone, compile_zoo).
+ * Not modelled: reordering among the buffer's users (a claim made earlier for a later time,
+ * e.g. a flash read's last pages, delays a claim made after it for an earlier time: res.h's
+ * call order, conservative); a DMA command overlapping a GEMM in the RTL (the node runs each
+ * command to its end before the next; the scheduler's overlap is in simulated time only).
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_ANODE_H

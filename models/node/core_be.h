@@ -79,11 +79,12 @@ struct core_be_ops {
                   struct err *e);
     /* Optional (NULL: the node moves a DMA command's bytes itself with write and read, and
      * times it with dmat): run descriptor d through the backend's DMA between the tensor
-     * buffer and the pads, from an idle DMA and idle tensor-buffer channels (dmat.h's rule);
+     * buffer and the pads, from an idle DMA, on the tensor buffer's channels as they are (the
+     * node has set the port's time base to the command's start, dram_port_set_time);
      * *cycles = from the cycle the DMA took d to the cycle its completion came out, the
-     * quantity dmat_cycles gives. 0, or -EIO (completed with an error status, e names it),
-     * -ETIMEDOUT, -EPROTO (lockstep divergence, e says where). write and read may be NULL
-     * when dma is set: the pads are reached only through the DMA. */
+     * quantity dmat_run gives on the same buffer state. 0, or -EIO (completed with an error
+     * status, e names it), -ETIMEDOUT, -EPROTO (lockstep divergence, e says where). write and
+     * read may be NULL when dma is set: the pads are reached only through the DMA. */
     int (*dma)(void *h, const struct dma_desc *d, uint64_t *cycles, struct err *e);
     /* Optional: the lockstep form of this backend (its twins run beside it and are compared
      * inside it; created with its create, named with its label); NULL: core_be_lockstep pairs

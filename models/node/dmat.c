@@ -1,25 +1,28 @@
 /*
- * dmat.c - DMA timing from the DMA twin, memoised; see dmat.h.
+ * dmat.c - DMA timing from the DMA twin, memoised where that is exact; see dmat.h.
  *
  * A probe runs one descriptor through the twin, cycle by cycle, between the two memories the
- * DMA talks to: the tensor buffer (a dram model behind its port BFM, models/dram/dram_port.h)
- * and the core's SRAM port (sram_drive/sram_clock below). Every probe starts with the tensor
- * buffer's channels idle (dram_idle), as every DMA command does in the node (dmat.h), so a
- * descriptor's cycles depend on it alone. The descriptor is offered at once and its completion
- * taken at once, and one more cycle is run after it (the DMA goes idle) before the next probe.
+ * DMA talks to: a tensor buffer (a dram model behind a port BFM, models/dram/dram_port.h, its
+ * cycle 0 at the command's start time and timing only: the twin's SRAM holds no data) and the
+ * core's SRAM port (sram_drive/sram_clock below). The descriptor is offered at once and its
+ * completion taken at once, and one more cycle is run after it (the DMA goes idle).
  *
  * The memo's key is the descriptor with its tensor-buffer address reduced modulo the span of
  * one round of the channel interleave (channels x interleave_bytes): the dram model's timing
  * of an access depends on its address only through the channel it maps to and its offset in
- * the interleave unit (models/dram/dram.h), both functions of that residue, so the probe runs
- * at the residue and gives the cycles of the real address exactly. The SRAM address is kept
- * whole (the map is small). The descriptor is checked at its real addresses.
+ * the interleave unit (models/dram/dram.h), both functions of that residue; and by how long
+ * after the command's start each channel stays busy with what came before it (0: free), the
+ * whole of a busy-until channel's timing state. A probe records what it did to the buffer's
+ * timing (a dram_run); a later command with the same key takes the same cycles and replays the
+ * run at its own start (dram_run_replay: exact, see dram.h). The SRAM address is kept whole
+ * (the map is small). The descriptor is checked at its real addresses.
  */
 #include "models/node/dmat.h"
 
 #include "models/core/core_twin.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +34,10 @@
 #include "models/dram/dram_port.h"
 
 #define MAX_CYCLE 100000000ull
+#define MEMO_MAX  (1u << 16) /* runs kept: about 2.6 KB each */
 
 struct key {
+    uint64_t busy[DRAM_MAX_CHANNELS]; /* each channel busy for this long after the start */
     uint64_t src, dst; /* the tensor-buffer side reduced modulo the interleave span */
     uint64_t src_stride, dst_stride;
     uint32_t rows, len;
@@ -42,6 +47,7 @@ struct key {
 struct ent {
     struct key k;
     uint64_t cycles;
+    struct dram_run *run; /* what the probe did to a free buffer */
     uint8_t used;
 };
 
@@ -53,14 +59,17 @@ struct sram_slot {
 struct dmat {
     struct dma_params params;
     struct dma_twin *tw;
-    struct dram *tb;
-    uint64_t span; /* channels x interleave_bytes of tb */
-    struct dram_port *port;
+    struct dram *tb;        /* dmat_cycles' own buffer */
+    struct dram_cfg tb_cfg; /* the configuration the memo's runs are exact for */
+    uint64_t span;          /* channels x interleave_bytes of tb */
+    uint64_t period_ps;
+    struct dram_port *port; /* dmat_cycles' port of tb */
+    struct dram_port *cur;  /* the port of the probe running */
     struct sram_slot *sram; /* sram_lat slots: slot c % sram_lat answers in cycle c */
     uint64_t cyc;           /* DMA cycles run since the reset */
     struct ent *tab;
     size_t cap, n;
-    uint64_t simulated, hits;
+    uint64_t simulated, hits, contended;
 };
 
 /*
@@ -96,7 +105,7 @@ static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool
     struct dma_in in = {0};
     struct dma_out o;
 
-    dram_port_drive(t->port, &in.mem);
+    dram_port_drive(t->cur, &in.mem);
     sram_drive(t, &in.sram);
     in.desc_valid = desc != NULL;
     if (desc)
@@ -108,20 +117,22 @@ static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool
     *cpl_valid = o.cpl_valid;
     if (o.cpl_valid)
         *cpl = o.cpl;
-    dram_port_clock(t->port, &o.mem);
+    dram_port_clock(t->cur, &o.mem);
     sram_clock(t, &o.sram);
     dma_twin_step(t->tw, 1);
     t->cyc++;
 }
 
-/* Run descriptor d alone: *cycles from the cycle it was taken to the cycle its completion was. */
-static int probe(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
+/* Run descriptor d on port (its time base set): *cycles from the cycle it was taken to the
+ * cycle its completion was. */
+static int probe(struct dmat *t, struct dram_port *port, const struct dma_desc *d, uint64_t *cycles,
+                 struct err *e)
 {
     uint64_t end = t->cyc + MAX_CYCLE, accepted = 0;
     bool offered = true, done = false, taken, cpl_valid;
     struct dma_cpl cpl = {0};
 
-    dram_idle(t->tb);
+    t->cur = port;
     while (!done) {
         if (t->cyc >= end) {
             return err_set(e, -ETIMEDOUT, "dma timing probe: no completion after %llu cycles",
@@ -177,7 +188,9 @@ int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, 
     rc = dram_create(&tb, &t->tb, e);
     if (rc)
         goto fail;
+    t->tb_cfg = tb;
     t->span = (uint64_t)tb.channels * tb.interleave_bytes;
+    t->period_ps = period_ps;
     dram_port_cfg_default(&pc);
     pc.period_ps = period_ps;
     pc.name = "dma";
@@ -230,17 +243,19 @@ void dmat_destroy(struct dmat *t)
     dram_destroy(t->tb);
     dma_twin_destroy(t->tw);
     free(t->sram);
+    for (size_t i = 0; t->tab && i < t->cap; i++)
+        free(t->tab[i].run);
     free(t->tab);
     free(t);
 }
 
 static uint64_t hash(const struct key *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *p = (const unsigned char *)k;
-    for (size_t i = 0; i < sizeof(*k); i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 1469598103934665603ull, w[sizeof(*k) / 8];
+    memcpy(w, k, sizeof(w));
+    for (size_t i = 0; i < sizeof(w) / 8; i++)
+        h = (h ^ w[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
 }
 
 static struct ent *find(struct dmat *t, const struct key *k)
@@ -269,11 +284,48 @@ static int grow(struct dmat *t)
     return 0;
 }
 
-int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
+/* The memo's runs were recorded on a buffer of this timing; another would make them wrong. */
+static int check_tb(const struct dmat *t, const struct dram *tb, struct err *e)
+{
+    const struct dram_cfg *c = dram_get_cfg(tb), *m = &t->tb_cfg;
+    if (c->channels != m->channels || c->chan_mbps != m->chan_mbps ||
+        c->latency_ps != m->latency_ps || c->interleave_bytes != m->interleave_bytes)
+        return err_set(e, -EINVAL,
+                       "dma timing: a tensor buffer of %u channels of %u MB/s, latency %" PRIu64
+                       " ps, interleave %u B; accepted: the timing's own (%u, %u, %" PRIu64 ", %u)",
+                       c->channels, c->chan_mbps, c->latency_ps, c->interleave_bytes, m->channels,
+                       m->chan_mbps, m->latency_ps, m->interleave_bytes);
+    return 0;
+}
+
+/* Probe d at now on port of tb, timing only; with run, record what it did to tb's timing. */
+static int probe_at(struct dmat *t, struct dram_port *port, struct dram *tb, uint64_t now,
+                    const struct dma_desc *d, uint64_t *cycles, struct dram_run *run, struct err *e)
+{
+    struct dram_timing *before = NULL;
+    int rc;
+
+    if (run && !(before = malloc(sizeof(*before))))
+        return err_set(e, -ENOMEM, "dma timing: out of memory");
+    if (before)
+        dram_timing_save(tb, before);
+    dram_port_set_time(port, now);
+    dram_port_set_nodata(port, true);
+    rc = probe(t, port, d, cycles, e);
+    dram_port_set_nodata(port, false);
+    if (!rc && run)
+        dram_run_record(tb, dram_port_requester(port), now, before, run);
+    free(before);
+    return rc;
+}
+
+int dmat_run(struct dmat *t, const struct dma_desc *d, struct dram_port *port, struct dram *tb,
+             uint64_t now, uint64_t *cycles, struct err *e)
 {
     struct key k;
-    struct dma_desc p = *d;
+    struct dram_run *run = NULL;
     uint64_t c = 0; /* probe() sets it when it returns 0 */
+    bool fresh = true;
     int rc;
 
     enum dma_status st = dma_desc_check(d, &t->params);
@@ -282,6 +334,11 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
         dma_desc_format(d, b, sizeof(b));
         return err_set(e, -EINVAL, "dma: descriptor rejected (%s): %s", dma_status_name(st), b);
     }
+    if ((rc = check_tb(t, tb, e)))
+        return rc;
+    if (dram_port_pending(port))
+        return err_set(e, -EIO, "dma timing: the tensor-buffer port has %u responses pending",
+                       dram_port_pending(port));
     memset(&k, 0, sizeof(k));
     k.store = d->store;
     k.xpose = d->xpose;
@@ -289,35 +346,52 @@ int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, stru
     k.len = d->len;
     k.src_stride = d->src_stride;
     k.dst_stride = d->dst_stride;
-    if (d->store) {
-        k.src = d->src;
-        k.dst = p.dst = d->dst % t->span;
-    } else {
-        k.src = p.src = d->src % t->span;
-        k.dst = d->dst;
+    k.src = d->store ? d->src : d->src % t->span;
+    k.dst = d->store ? d->dst % t->span : d->dst;
+    const struct dram_cfg *tc = dram_get_cfg(tb);
+    for (uint32_t ch = 0; ch < tc->channels; ch++) {
+        uint64_t b = dram_chan_stats(tb, ch)->busy_until;
+        k.busy[ch] = b > now ? b - now : 0;
+        fresh = fresh && !k.busy[ch];
     }
+    t->contended += !fresh;
     struct ent *ent = find(t, &k);
     if (ent->used) {
         t->hits++;
+        dram_run_replay(tb, dram_port_requester(port), now, ent->run);
         *cycles = ent->cycles;
         return 0;
     }
-    rc = probe(t, &p, &c, e);
-    if (rc)
-        return rc;
     t->simulated++;
+    if (t->n >= MEMO_MAX) /* a bound on host memory: from then on, the twin runs them all */
+        return probe_at(t, port, tb, now, d, cycles, NULL, e);
+    if (!(run = malloc(sizeof(*run))))
+        return err_set(e, -ENOMEM, "dma timing: out of memory");
+    rc = probe_at(t, port, tb, now, d, &c, run, e);
+    if (rc) {
+        free(run);
+        return rc;
+    }
+    *cycles = c;
     if ((t->n + 1) * 2 > t->cap) {
         if (grow(t)) {
+            free(run);
             return err_set(e, -ENOMEM, "dma timing: out of memory");
         }
         ent = find(t, &k);
     }
     ent->k = k;
     ent->cycles = c;
+    ent->run = run;
     ent->used = 1;
     t->n++;
-    *cycles = ent->cycles;
     return 0;
+}
+
+int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
+{
+    /* Its own buffer, from the time every channel of it is free: the descriptor alone. */
+    return dmat_run(t, d, t->port, t->tb, dram_free_from(t->tb), cycles, e);
 }
 
 const struct dma_params *dmat_params(const struct dmat *t)
@@ -333,4 +407,9 @@ uint64_t dmat_simulated(const struct dmat *t)
 uint64_t dmat_hits(const struct dmat *t)
 {
     return t->hits;
+}
+
+uint64_t dmat_contended(const struct dmat *t)
+{
+    return t->contended;
 }

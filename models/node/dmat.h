@@ -6,21 +6,33 @@
  * Modelled: the number of DMA clock cycles a descriptor takes, from the cycle the DMA takes it
  * (offered at once, its queue empty) to the cycle its completion comes out (taken at once), as
  * the DMA twin (models/dma/dma_twin, cycle-exact with rtl/dma) reports it when it runs the
- * descriptor alone against the node's tensor buffer model (its DDR4 channels, dram_cfg) and
- * the core's SRAM port (latency and size of the core's DMA map; always ready, as the core is
- * when no GEMM runs).
- * Every DMA command starts with the tensor buffer's channels idle (dram_idle): a command's
- * cycles are a function of its descriptor alone, at its real tensor-buffer and SRAM addresses.
- * The node's RTL backend (models/node/an_be_rtl.c) runs the verilated DMA under the same
- * rule, so rtl, lockstep and tlm give the same cycles for every command (lockstep checks it).
- * Results are memoised by the descriptor (its tensor-buffer address modulo the channel
- * interleave span, channels x interleave_bytes, which determines the timing exactly; dmat.c),
- * so a training run, which repeats its transfers every step, simulates each one once.
- * Deterministic: the same descriptor always gives the same cycles.
- * Not modelled: contention for the tensor buffer with the flash, the fabric or the vector unit
- * (each transfer is timed as if alone: the channels idle when it starts), the DMA's descriptor
- * queue (the node issues one descriptor at a time), a DMA overlapping a GEMM (the core would
- * hold its port back).
+ * descriptor against a node's tensor buffer (a dram model: its DDR4 channels, their state at
+ * the command's start) and the core's SRAM port (latency and size of the core's DMA map;
+ * always ready, as the core is when no GEMM runs).
+ * dmat_run: the command starts at `now` on the node's buffer as the node's other agents left
+ * it (flash reads and writes, fabric transfers, the vector unit: claims made before this call,
+ * first come first served, csim/res.h). The buffer's port maps the command's cycle 0 to now
+ * (dram_port_set_time), so the DMA claims the channels at the times its beats move, and a
+ * channel busy with another agent's bytes delays it. The node's RTL backend
+ * (models/node/an_be_rtl.c) runs the verilated DMA the same way on the same buffer, so rtl,
+ * lockstep and tlm give the same cycles for every command (lockstep checks it).
+ * The twin times the command on no data (the port is timing only while it runs): its timing
+ * does not depend on the bytes; the node moves them itself (models/node/anode.h).
+ * Memo, exact: a command takes the cycles, and leaves the buffer's timing as, the first command
+ * met with the same key did, shifted to its own start (dram_run_replay, models/dram/dram.h).
+ * The key is the descriptor (its tensor-buffer address modulo channels x interleave_bytes: the
+ * timing depends on the address only through that residue, dmat.c) and, per channel, how long
+ * after the start the channel stays busy with what came before (0: free): the whole timing
+ * state of a busy-until channel. Nothing else claims the buffer while a command runs (it is
+ * timed in one call), so the same key meets the same waits. A training step repeats its
+ * transfers and, mostly, their neighbours, so most commands are answered from the memo; the
+ * memo holds at most 65536 runs (then the twin runs every new key).
+ * dmat_cycles: the descriptor alone, on the timing's own buffer from the time all its channels
+ * are free (the compiler's perf timing, models/host/compile_zoo.c).
+ * Deterministic: the same descriptor on the same buffer state gives the same cycles.
+ * Not modelled: the DMA's descriptor queue (the node issues one descriptor at a time), a DMA
+ * overlapping a GEMM (the core would hold its port back), another agent's access that would
+ * arrive while the command runs (it is timed after it, in call order).
  * Units: cycles of the DMA clock (the core clock).
  */
 #ifndef MODELS_NODE_DMAT_H
@@ -33,6 +45,7 @@
 #include "csim/shim/core.h"
 #include "csim/shim/dma.h"
 #include "models/dram/dram.h"
+#include "models/dram/dram_port.h"
 
 struct dmat;
 
@@ -48,14 +61,23 @@ int dmat_create_core(const struct dma_params *params, const struct core_params *
                      struct err *e);
 void dmat_destroy(struct dmat *t);
 
-/* Cycles of descriptor d (an error for a descriptor the DMA rejects). */
+/* Cycles of descriptor d started at now on tensor buffer tb, through its port (a port of tb
+ * with the timing's clock period and nothing pending; its requester is the DMA's), claiming
+ * tb's channels. An error for a descriptor the DMA rejects or a tb whose timing is not the
+ * one the timing was created with (-EINVAL). */
+int dmat_run(struct dmat *t, const struct dma_desc *d, struct dram_port *port, struct dram *tb,
+             uint64_t now, uint64_t *cycles, struct err *e);
+/* Cycles of descriptor d alone (an error for a descriptor the DMA rejects). */
 int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e);
 
 /* The DMA's parameters the timing is taken with (the node's RTL DMA must have the same). */
 const struct dma_params *dmat_params(const struct dmat *t);
 
-/* Distinct descriptors simulated, and lookups answered from the memo. */
+/* Commands run on the twin (a descriptor and buffer state not met before), commands answered
+ * from the memo, and commands that found a tensor-buffer channel busy at their start (either
+ * way). */
 uint64_t dmat_simulated(const struct dmat *t);
 uint64_t dmat_hits(const struct dmat *t);
+uint64_t dmat_contended(const struct dmat *t);
 
 #endif

@@ -23,8 +23,21 @@
  * nflash_set_write_mode says; models/nfw/nfw_time.h) and the FTL's write path. The pipeline
  * is one resource: a write starts when it is free, and the FTL write starts then. Without
  * it, writes are timed by the FTL's write path alone.
+ * The tensor buffer's channels (a dram model shared with the node's other agents, claimed first
+ * come first served in call order): a read claims its bytes as one write to the buffer asked
+ * for at the read's start (requester "flash_rd"), and is done no earlier than that write ends;
+ * a write claims its bytes as one read of the buffer asked for at the write's call (requester
+ * "flash_wr"), and is done no earlier than that read ends. Both at the call's time: the
+ * machine calls in simulated-time order, so such a claim delays nothing asked for earlier.
+ * Timing-only streams claim the same.
  * Not modelled: the pipeline moving the bytes: it runs timing-only on zeros, the payload goes
- * the two ways above.
+ * the two ways above; its own reads of the buffer (models/nfw reads a timing-only copy of it):
+ * the write's one claim above stands for them, at its call rather than as the pipeline reads;
+ * a read's pages landing in the buffer one by one as the controller delivers them (the one
+ * claim stands for them, as a burst at the buffer's rate: per-page claims would cost the
+ * controller's fast path for long timing-only reads, and, served in call order, delay every
+ * claim made after them for an earlier time until the read's last page: tried, it put 70 us
+ * on fc-mnist's layer-2 gradient sum, queued at the WN behind the optimizer's reads).
  * Units: picoseconds, bytes.
  */
 #ifndef MODELS_NODE_NFLASH_H
@@ -56,7 +69,8 @@ struct nflash {
     struct ftl_stream *s[NFLASH_MAX_STREAMS];
     struct slog log[NFLASH_MAX_STREAMS];
     bool nodata[NFLASH_MAX_STREAMS]; /* stream keeps no payload (timing only) */
-    struct dram *tb;                 /* where reads deliver */
+    struct dram *tb;                 /* where reads deliver, and writes take their bytes */
+    int rid_rd, rid_wr;              /* its requesters of tb: flash reads, flash writes */
     uint32_t page_bytes;
     unsigned char *page_buf; /* write staging */
     uint64_t page_cap;

@@ -21,7 +21,7 @@
  * with cost 1 per element for add/ReLU/convert/mask/column-sum work and cost_exp per element
  * for the softmax (exp, divide, log). vu_cycles() gives it.
  * Not modelled: the unit's own SRAM (it reads and writes the tensor buffer as a stream next to
- * the DMA), contention with the DMA for the tensor buffer.
+ * the DMA; the node claims the buffer's channels for those streams, models/node/anode.h).
  * Units: elements, cycles of the core clock; matrices row-major with the given row counts and
  * widths (no padding).
  */

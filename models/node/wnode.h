@@ -30,8 +30,10 @@
  * the order the program writes them back (so each stream's log is first in, first out).
  * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
  * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
- * Not modelled: the trained-weights stream T (written at the end of training), contention in
- * the tensor buffer, PCIe.
+ * The tensor buffer's channels are claimed by the flash reads and writes (nflash.h) and the
+ * fabric (models/machine); not by the optimizer unit's own reads and writes of it.
+ * Not modelled: the trained-weights stream T (written at the end of training), the optimizer
+ * unit's share of the tensor buffer, PCIe.
  * Units: picoseconds, bytes, parameters.
  */
 #ifndef MODELS_NODE_WNODE_H

@@ -11,7 +11,8 @@
  * lockstep and tlm give the same simulated time and the golden trainer's parameters; lockstep
  * reports an RTL whose C-pad drifted from the twin's (at the DMA store that moves it) and a
  * DMA whose cycles are not the DMA timing's, and a model whose DMA is not the machine's is
- * refused.
+ * refused. A DMA command behind a flash read holding a tensor-buffer channel is delayed by
+ * the same, worked-out, cycles in tlm (dmat_run), rtl and lockstep.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,6 +27,7 @@
 
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
+#include "models/node/dmat.h"
 #include "testbench/rtl/tb_util.h"
 #include "testbench/env/rand_data.h"
 
@@ -307,6 +309,105 @@ static void test_an_modes(void **state)
     assert_int_equal(a, b);
 }
 
+/*
+ * One DMA command behind a flash read that holds a tensor-buffer channel, on the RTL DMA
+ * (an_be_rtl_ops, rtl and lockstep) and on the DMA timing tlm takes (dmat_run): the same
+ * cycles alone, the same cycles behind the read, 27 cycles more, and the same channel state
+ * after. The picoseconds are worked out in test_node_dmat (test_flash_read_delays_dma): at
+ * t0 a 4 KiB page lands at address 0 and holds channel 0 until t0 + 40 000 ps; the DMA's one
+ * beat at address 0, asked in cycle 5, waits 33 750 ps and answers in cycle 73 instead of 46.
+ */
+struct an_tb {
+    struct dram *tb;
+    struct dram_port *port;
+    int flash;
+};
+
+static void an_tb_open(const struct machine_cfg *c, struct an_tb *f, bool behind, uint64_t t0)
+{
+    struct dram_port_cfg pc;
+    struct dram_cfg dc = c->tb;
+    struct err e = {""};
+    assert_int_equal(dram_create(&dc, &f->tb, &e), 0);
+    dram_port_cfg_default(&pc);
+    pc.period_ps = c->core_period_ps;
+    pc.name = "dma";
+    assert_int_equal(dram_port_create(&pc, f->tb, &f->port, &e), 0);
+    f->flash = dram_requester(f->tb, "flash_rd");
+    if (behind)
+        assert_int_equal(dram_access(f->tb, f->flash, t0, 0, 4096, true), t0 + 90000);
+}
+
+static void an_tb_close(struct an_tb *f)
+{
+    dram_port_destroy(f->port);
+    dram_destroy(f->tb);
+}
+
+/* The command at t0 on ops (NULL: dmat_run), alone or behind the page: its cycles, and
+ * channel 0's busy_until and the DMA's queueing after it. */
+static uint64_t an_tb_dma(const struct machine_cfg *c, struct dmat *dm,
+                          const struct core_be_ops *ops, bool behind, uint64_t *busy,
+                          uint64_t *wait)
+{
+    const uint64_t t0 = 1000000;
+    struct an_tb f;
+    struct err e = {""};
+    uint64_t cycles = 0;
+    void *h = NULL;
+    struct dma_desc d = {.src = 0, .dst = 0, .rows = 1, .len = 8, .src_stride = 8, .dst_stride = 8};
+
+    an_tb_open(c, &f, behind, t0);
+    if (!ops) {
+        if (dmat_run(dm, &d, f.port, f.tb, t0, &cycles, &e))
+            fail_msg("dmat_run: %s", e.msg);
+    } else {
+        if (ops->create(&c->core, 1, &h, &e) || ops->attach(h, f.tb, f.port, dmat_params(dm), &e))
+            fail_msg("%s: %s", ops->name, e.msg);
+        dram_port_set_time(f.port, t0);
+        if (ops->dma(h, &d, &cycles, &e))
+            fail_msg("%s: %s", ops->name, e.msg);
+        ops->destroy(h);
+    }
+    *busy = dram_chan_stats(f.tb, 0)->busy_until;
+    *wait = dram_req_stats(f.tb, 0)->wait_ps;
+    an_tb_close(&f);
+    return cycles;
+}
+
+static void test_an_dma_behind_flash_read(void **state)
+{
+    const struct core_be_ops *ops[] = {NULL, &an_be_rtl_ops, an_be_rtl_ops.lockstep};
+    struct machine_cfg c;
+    struct dmat *dm;
+    struct err e = {""};
+    uint64_t a0 = 0, b0 = 0, busy0 = 0, wait0 = 0;
+    (void)state;
+
+    machine_cfg_small(&c);
+    assert_int_equal(dmat_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
+    for (int i = 0; i < 3; i++) {
+        uint64_t busy, wait, a, b;
+        a = an_tb_dma(&c, dm, ops[i], false, &busy, &wait);
+        assert_int_equal(wait, 0);
+        b = an_tb_dma(&c, dm, ops[i], true, &busy, &wait);
+        assert_int_equal(b, a + 27);
+        assert_int_equal(wait, 33750);
+        assert_int_equal(busy, 1000000 + 40313);
+        if (i == 0) {
+            a0 = a;
+            b0 = b;
+            busy0 = busy;
+            wait0 = wait;
+        }
+        assert_int_equal(a, a0);
+        assert_int_equal(b, b0);
+        assert_int_equal(busy, busy0);
+        assert_int_equal(wait, wait0);
+    }
+    dmat_destroy(dm);
+}
+
 static void test_an_lockstep_n4_adam(void **state)
 {
     static const enum machine_fidelity m[] = {MACHINE_LOCKSTEP, MACHINE_LOCKSTEP};
@@ -426,6 +527,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nfw_rtl_config_mismatch),
         cmocka_unit_test(test_an_modes),
         cmocka_unit_test(test_an_lockstep_n4_adam),
+        cmocka_unit_test(test_an_dma_behind_flash_read),
         cmocka_unit_test(test_an_lockstep_reports_divergence),
         cmocka_unit_test(test_an_dma_config_mismatch),
     };

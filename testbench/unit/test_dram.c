@@ -3,7 +3,8 @@
  * functional store (pages on first write, zeros for bytes never written, a 16 GiB buffer that
  * costs only what was written); timing-only mode; channel timing written as sums of named
  * phases (T_XFER + T_LAT), queueing on a busy channel, channel interleave, contention
- * statistics per requester; the port BFM: response cycle, order, outstanding limit, error
+ * statistics per requester; an access's per-channel claims equal its pieces claimed one by
+ * one; the port BFM: response cycle, order, outstanding limit, error
  * responses, seeded stalls, two ports contending for one channel.
  */
 #include <errno.h>
@@ -370,6 +371,70 @@ static void test_ports_contend_for_a_channel(void **state)
     dram_destroy(d);
 }
 
+/* The reference of dram_access's timing: every piece claimed on its own (res_claim), at t. */
+static uint64_t ref_access(struct res *ch, const struct dram_cfg *c, uint64_t t, uint64_t addr,
+                           uint64_t len, uint64_t *wait)
+{
+    uint64_t done = t + c->latency_ps, seen = 0;
+    while (len) {
+        uint64_t n = c->interleave_bytes - addr % c->interleave_bytes;
+        if (n > len)
+            n = len;
+        uint32_t k = (uint32_t)(addr / c->interleave_bytes % c->channels);
+        uint64_t x = dram_xfer_ps(c, n), end = res_claim(&ch[k], t, x);
+        if (!(seen >> k & 1))
+            *wait += end - x - t;
+        seen |= 1ull << k;
+        done = res_later(done, end + c->latency_ps);
+        addr += n;
+        len -= n;
+    }
+    return done;
+}
+
+/* dram_access claims each channel once per access, its pieces in closed form: the same ends,
+ * busy times, piece counts and queueing as claiming the pieces one by one, over random
+ * accesses (lengths from a beat to many interleave rounds, any alignment, asked for at times
+ * that overlap), on 4 and on 3 channels. */
+static void test_access_equals_piecewise(void **state)
+{
+    (void)state;
+    for (uint32_t nch = 3; nch <= 4; nch++) {
+        struct dram_cfg c;
+        struct dram *d;
+        struct err e;
+        struct res ref[4] = {{0}};
+        uint64_t rng = 12345 + nch, t = 0, wait = 0;
+        dram_cfg_default(&c);
+        c.channels = nch;
+        c.store_payload = false;
+        assert_int_equal(dram_create(&c, &d, &e), 0);
+        int rid = dram_requester(d, "x");
+        for (int i = 0; i < 5000; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t addr = (rng >> 20) % (1u << 20);
+            uint64_t len = 1 + (rng >> 44) % (i % 3 == 0 ? 8 : i % 3 == 1 ? 600 : 20000);
+            t += (rng >> 8) % 30000;
+            uint64_t got = dram_access(d, rid, t, addr, len, i & 1);
+            uint64_t want = ref_access(ref, &c, t, addr, len, &wait);
+            assert_int_equal(got, want);
+        }
+        uint64_t pieces = 0, bus = 0;
+        for (uint32_t k = 0; k < nch; k++) {
+            const struct res *r = dram_chan_stats(d, k);
+            assert_int_equal(r->busy_until, ref[k].busy_until);
+            assert_int_equal(r->busy_ps, ref[k].busy_ps);
+            assert_int_equal(r->n_ops, ref[k].n_ops);
+            pieces += ref[k].n_ops;
+            bus += ref[k].busy_ps;
+        }
+        assert_int_equal(dram_req_stats(d, rid)->pieces, pieces);
+        assert_int_equal(dram_req_stats(d, rid)->bus_ps, bus);
+        assert_int_equal(dram_req_stats(d, rid)->wait_ps, wait);
+        dram_destroy(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_sparse_store),
         cmocka_unit_test(test_timing_only_keeps_nothing),
         cmocka_unit_test(test_channel_timing),
+        cmocka_unit_test(test_access_equals_piecewise),
         cmocka_unit_test(test_idle_frees_the_channels),
         cmocka_unit_test(test_port_read_write_and_order),
         cmocka_unit_test(test_port_skip_equals_idle_cycles),

@@ -4,7 +4,8 @@
  * every loss and every master weight, bf16 copy and optimizer state are identical, for 1, 2 and
  * 4 Activation Nodes, SGD (momentum, weight decay) and Adam, with the output layer streamed
  * twice or kept resident. Also: evaluation counts, the checkpoint round trip through
- * machine_params / machine_set_params, timing records, counters and busy intervals.
+ * machine_params / machine_set_params, timing records, counters and busy intervals; every
+ * tensor buffer's per-requester counters carry what its agents moved.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +86,46 @@ static void cfg_for(const struct run *ru, struct machine_cfg *c)
     }
 }
 
+/* Counter `name` of r (fails if missing). */
+static uint64_t ctr_u(struct machine *r, const char *name)
+{
+    size_t n;
+    const struct machine_counter *c = machine_counters(r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].name, name))
+            return c[i].is_f64 ? (uint64_t)c[i].f64 : c[i].u64;
+    fail_msg("no counter %s", name);
+    return 0;
+}
+
+/* Every AN's tensor buffer carried what its agents moved: the flash's reads and writes byte for
+ * byte, the DMA's in whole 8-byte beats, the broadcasts, the vector unit's streams; the WN's
+ * the broadcasts it sent and the flash's bytes. */
+static void check_tb_counters(struct machine *r, uint32_t n_an)
+{
+    char a[64], b[64];
+    uint64_t down = ctr_u(r, "fabric.bytes_down");
+    for (uint32_t n = 0; n < n_an; n++) {
+        static const char *const same[][2] = {{"tb.flash_rd.bytes", "flash.bytes_read"},
+                                              {"tb.flash_wr.bytes", "flash.bytes_written"}};
+        for (int k = 0; k < 2; k++) {
+            snprintf(a, sizeof(a), "an%u.%s", n, same[k][0]);
+            snprintf(b, sizeof(b), "an%u.%s", n, same[k][1]);
+            assert_int_equal(ctr_u(r, a), ctr_u(r, b));
+        }
+        snprintf(a, sizeof(a), "an%u.tb.dma.bytes", n);
+        snprintf(b, sizeof(b), "an%u.dma.bytes", n);
+        assert_true(ctr_u(r, a) >= ctr_u(r, b) && ctr_u(r, b) > 0);
+        snprintf(a, sizeof(a), "an%u.tb.fabric.bytes", n);
+        assert_true(ctr_u(r, a) > down);
+        snprintf(a, sizeof(a), "an%u.tb.vu.bytes", n);
+        assert_true(ctr_u(r, a) > 0);
+    }
+    assert_int_equal(ctr_u(r, "wn.tb.flash_rd.bytes"), ctr_u(r, "wn.flash.bytes_read"));
+    assert_int_equal(ctr_u(r, "wn.tb.flash_wr.bytes"), ctr_u(r, "wn.flash.bytes_written"));
+    assert_true(ctr_u(r, "wn.tb.fabric.bytes") > down);
+}
+
 /* Train ru->steps steps on both and compare every loss and the parameters after each step. */
 static void check_run(const struct run *ru)
 {
@@ -129,6 +170,7 @@ static void check_run(const struct run *ru)
         assert_int_equal(info.step, k);
         assert_true(info.end_ps > info.start_ps);
     }
+    check_tb_counters(r, ru->n_an);
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
     machine_destroy(r);
