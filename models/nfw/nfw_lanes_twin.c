@@ -283,6 +283,25 @@ void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles)
         step1(t);
 }
 
+int nfw_lanes_twin_state(const struct nfw_lanes_twin *t, struct nfw_lanes_state *s)
+{
+    if (t->have || t->mvalid)
+        return -EBUSY;
+    memset(s, 0, sizeof(*s));
+    s->idle = t->idle;
+    for (unsigned i = 0; i < t->p.p.streams && i < NFW_STATE_STREAMS; i++) {
+        s->split_plane[i] = t->plane[i];
+        s->split_lane[i] = t->lane[i];
+    }
+    s->rr = t->rr;
+    for (unsigned l = 0; l < t->lanes; l++) {
+        int rc = nfw_twin_state(t->t[l], &s->l[l]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b, unsigned lanes,
                        char *buf, size_t len)
 {

@@ -37,6 +37,10 @@ void nfw_lanes_twin_set(struct nfw_lanes_twin *t, const struct nfw_lanes_in *in)
 void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out);
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles);
 
+/* The lanes' history-dependent state (csim/shim/nfw_lanes.h, struct nfw_lanes_state): 0, or
+ * -EBUSY when they are not at rest: a command held, a completion in the merger, a lane busy. */
+int nfw_lanes_twin_state(const struct nfw_lanes_twin *t, struct nfw_lanes_state *s);
+
 /* Compare the outputs of `lanes` lanes (nfw_out_diff per lane). 0 when they agree, else 1
  * with "lane L: field: a vs b" of the first difference in buf. */
 int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b, unsigned lanes,

@@ -60,6 +60,11 @@ struct nfw_be_ops {
     void (*set)(void *h, const struct nfw_lanes_in *in);
     void (*get)(void *h, struct nfw_lanes_out *out);
     void (*step)(void *h, uint64_t cycles);
+    /* Optional: the model's history-dependent state while it is idle (0, or -EBUSY), and
+     * the loading of one into an idle model reset and configured alike (csim/shim/nfw_lanes.h,
+     * struct nfw_lanes_state). The twin gives its state, the RTL takes one. */
+    int (*state)(void *h, struct nfw_lanes_state *s);
+    void (*load)(void *h, const struct nfw_lanes_state *s);
     /* Optional (NULL: none, the twin): start an FST trace; finish it (0 also when none). */
     int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
     int (*trace_close)(void *h, struct err *e);
@@ -122,5 +127,7 @@ int nfw_time_trace_close(struct nfw_time *t, struct err *e);
 uint64_t nfw_time_period_ps(const struct nfw_time *t);
 /* Cycles run in all (for the wall-clock cost). */
 uint64_t nfw_time_total_cycles(const struct nfw_time *t);
+/* Writes a model replayed to catch up (those the RTL took as a state copy are not counted). */
+uint64_t nfw_time_replayed(const struct nfw_time *t);
 
 #endif

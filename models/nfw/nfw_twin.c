@@ -755,6 +755,49 @@ void nfw_twin_step(struct nfw_twin *t, uint64_t cycles)
         clock_one(t);
 }
 
+/* ------------------------------------------------------------------ state */
+
+int nfw_twin_state(const struct nfw_twin *t, struct nfw_state *s)
+{
+    /* At rest: what clock_one's idle asks of the registers (idle_q then goes high at the next
+     * edge), the page buffers empty. */
+    bool rest =
+        cmn_fifo_empty(&t->cmd_q) && !t->rd_active && !t->req_valid &&
+        t->credit == t->p.max_reads && cmn_fifo_empty(&t->desc_q) && cmn_fifo_empty(&t->rsp_q) &&
+        !t->align_active && t->slots_used == 0 && t->units == 0 && t->write_beat == 0 && !t->scan &&
+        !t->prog_valid && !t->data_pending && !t->data_active && !t->rdata_valid && !t->in_unit &&
+        cmn_fifo_empty(&t->pdat_q) && cmn_fifo_empty(&t->flight_q) && cmn_fifo_empty(&t->done_q);
+
+    if (!rest || t->p.max_pbs > 64 || t->p.streams > NFW_STATE_STREAMS)
+        return -EBUSY;
+    memset(s, 0, sizeof(*s));
+    s->idle = t->idle;
+    for (unsigned i = 0; i < t->p.streams; i++) {
+        s->lpn[i] = t->lpn[i];
+        s->lblock[i] = t->lblock[i];
+        s->page[i] = t->page[i];
+        s->die[i] = t->die[i];
+        s->pbn[i] = t->pbn[i];
+        s->plane[i] = t->plane[i];
+        s->open[i] = t->open[i];
+        for (unsigned b = 0; b < t->p.max_pbs; b++)
+            s->busy[i] |= (uint64_t)(t->busy[(size_t)i * t->p.max_pbs + b] != 0) << b;
+        s->cursor[i] = t->cursor[i];
+    }
+    s->write_slot = t->write_slot;
+    s->cmd_first = t->cmd_first;
+    s->page_err = t->page_err;
+    s->load_slot = t->load_slot;
+    s->data_slot = t->data_slot;
+    s->cmd_head = t->cmd_q.head;
+    s->desc_head = t->desc_q.head;
+    s->rsp_head = t->rsp_q.head;
+    s->pdat_head = t->pdat_q.head;
+    s->flight_head = t->flight_q.head;
+    s->done_head = t->done_q.head;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ comparison */
 
 int nfw_out_diff(const struct nfw_out *a, const struct nfw_out *b, char *buf, size_t len)
