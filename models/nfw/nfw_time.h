@@ -60,6 +60,9 @@ struct nfw_be_ops {
     void (*set)(void *h, const struct nfw_lanes_in *in);
     void (*get)(void *h, struct nfw_lanes_out *out);
     void (*step)(void *h, uint64_t cycles);
+    /* Optional (the twin): its inputs and outputs in place, for a model run alone (set and
+     * get without the copies: write *in before step, read *out after it). */
+    void (*io)(void *h, struct nfw_lanes_in **in, const struct nfw_lanes_out **out);
     /* Optional: the model's history-dependent state while it is idle (0, or -EBUSY), and
      * the loading of one into an idle model reset and configured alike (csim/shim/nfw_lanes.h,
      * struct nfw_lanes_state). The twin gives its state, the RTL takes one. */

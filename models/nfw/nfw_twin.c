@@ -269,6 +269,11 @@ void nfw_twin_set(struct nfw_twin *t, const struct nfw_in *in)
     t->in.cfg_stream &= 0xf;
 }
 
+struct nfw_in *nfw_twin_in(struct nfw_twin *t)
+{
+    return &t->in;
+}
+
 uint64_t nfw_twin_cycle(const struct nfw_twin *t)
 {
     return t->cycle;
