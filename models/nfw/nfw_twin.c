@@ -286,6 +286,30 @@ static inline unsigned next_mod(unsigned x, unsigned m)
     return x + 1 == m ? 0 : x + 1;
 }
 
+/* cmn_fifo_clock with the entry's type known: a copy of a fixed size the compiler inlines,
+ * where cmn_fifo_push calls memcpy for f->size bytes (the response, page-data and completion
+ * FIFOs move an entry in most cycles of a write; the calls showed in profiles). Same
+ * semantics: push if it was not full, pop if it was not empty. */
+#define FIFO_CLOCK(name, type)                                                                     \
+    static inline void name(struct cmn_fifo *f, bool push, const type *in, bool pop)               \
+    {                                                                                              \
+        bool out_fire = pop && f->count; /* as the FIFO was before the push */                     \
+        if (push && f->count != f->depth) {                                                        \
+            unsigned slot = f->head + f->count;                                                    \
+            if (slot >= f->depth)                                                                  \
+                slot -= f->depth;                                                                  \
+            ((type *)(void *)f->mem)[slot] = *in;                                                  \
+            f->count++;                                                                            \
+        }                                                                                          \
+        if (out_fire)                                                                              \
+            cmn_fifo_pop(f);                                                                       \
+    }
+FIFO_CLOCK(clock_cmd_q, struct cmd_rec)
+FIFO_CLOCK(clock_desc_q, struct desc_rec)
+FIFO_CLOCK(clock_rsp_q, struct rsp_rec)
+FIFO_CLOCK(clock_pdat_q, struct pdat_rec)
+FIFO_CLOCK(clock_page_q, struct page_rec)
+
 /* ------------------------------------------------------------------ combinational */
 
 static uint8_t *busy_bit(struct nfw_twin *t, unsigned stream, uint32_t pbn)
@@ -488,8 +512,8 @@ static void clock_rd(struct nfw_twin *t, const struct comb *c)
     struct desc_rec desc_in = {(uint8_t)(c->cmd_q_data.addr & 7), c->cmd_q_data.stream,
                                c->cmd_q_data.len};
 
-    cmn_fifo_clock(&t->cmd_q, in->cmd_valid, &cmd_in, c->cmd_q_pop);
-    cmn_fifo_clock(&t->desc_q, c->desc_q_push, &desc_in, c->desc_take);
+    clock_cmd_q(&t->cmd_q, in->cmd_valid, &cmd_in, c->cmd_q_pop);
+    clock_desc_q(&t->desc_q, c->desc_q_push, &desc_in, c->desc_take);
     if (c->cmd_q_pop) {
         t->rd_active = c->cmd_q_data.len != 0;
         t->next_beat = c->cmd_q_data.addr >> 3;
@@ -671,9 +695,9 @@ static void clock_issue(struct nfw_twin *t, const struct comb *c)
         flight_data = *(const struct page_rec *)cmn_fifo_head(&t->flight_q);
     else
         memset(&flight_data, 0, sizeof(flight_data));
-    cmn_fifo_clock(&t->done_q, c->page_data_end, &flight_data, t->in.done_ready);
-    cmn_fifo_clock(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
-    cmn_fifo_clock(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
+    clock_page_q(&t->done_q, c->page_data_end, &flight_data, t->in.done_ready);
+    clock_page_q(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
+    clock_pdat_q(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
     if (c->read_issue)
         t->ram_rdata = t->ram[t->data_slot * t->beats_per_page + t->read_beat];
     if (c->load_cmd) {
@@ -746,7 +770,7 @@ static void clock_one(struct nfw_twin *t)
     {
         struct rsp_rec rsp_in = {t->in.mem_rsp_rdata, t->in.mem_rsp_err};
 
-        cmn_fifo_clock(&t->rsp_q, t->in.mem_rsp_valid, &rsp_in, c.rsp_pop);
+        clock_rsp_q(&t->rsp_q, t->in.mem_rsp_valid, &rsp_in, c.rsp_pop);
     }
     clock_pack(t, &c);
     clock_align(t, &c);
