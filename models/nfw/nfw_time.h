@@ -33,9 +33,16 @@
  *   cycle compared with nfw_out_diff; the first difference stops the write with a report:
  *   write, stream, length, cycle, field, both values). The environment is one: in lockstep it
  *   answers the RTL's requests and both see its answers. A model that was not running (the
- *   RTL before its first rtl step, the twin during rtl steps) first replays, alone, the writes
- *   it missed, so that both always hold the state of the same write history; the replay costs
- *   the missed writes' cycles of that model.
+ *   RTL before its first rtl step, the twin during rtl steps) first catches up, so that both
+ *   always hold the state of the same write history: the RTL, when the twin has run that
+ *   history, takes a copy of the twin's state (the lanes are at rest between writes, and
+ *   their history then lives in the registers of struct nfw_lanes_state, which the shim
+ *   writes into the verilated model: nfw_lanes_rtl_load); otherwise a model replays, alone,
+ *   the writes it missed, at their cycles' cost (the twin after rtl steps: it is cheap). The
+ *   copy runs nothing in the environment, the replay did; a write starts with every memory
+ *   port empty and every tensor-buffer channel free, so its cycles do not depend on that.
+ *   Lockstep after a copy compares every cycle as after a replay (test_nfw_time_paper,
+ *   test_nfw_time_small).
  * Units: cycles of the pipeline clock, bytes.
  */
 #ifndef MODELS_NFW_NFW_TIME_H

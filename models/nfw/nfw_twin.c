@@ -91,6 +91,11 @@ struct nfw_twin {
     bool page_err, cmd_first;
     struct page_rec *slot; /* [slots] */
     uint64_t *ram;         /* [slots x beats_per_page] */
+    /* Simulation only: some beat other than zero was ever written. Until then every word of
+     * ram is zero (calloc), so a zero write changes nothing and a read gives zero: the loop's
+     * timing-only writes move zeros, and their half-megabyte of page buffers per node stays
+     * out of the caches. */
+    bool ram_nonzero;
     uint64_t ram_rdata;
 
     /* nfw_alloc */
@@ -403,9 +408,11 @@ static void eval(struct nfw_twin *t, struct comb *c)
     c->unit_last = c->align_last_cmd || c->plane_wrap;
 
     /* nfw_alloc */
-    c->candidate_free = !*busy_bit(t, t->scan_stream, t->candidate);
-    c->candidate_next = t->candidate == t->last_pbn[t->scan_stream] ? 0 : t->candidate + 1;
-    c->alloc_gnt = t->scan && c->candidate_free;
+    /* Read only while scanning (clock_alloc uses them only then: a grant needs the scan). */
+    c->candidate_free = t->scan && !*busy_bit(t, t->scan_stream, t->candidate);
+    c->candidate_next =
+        t->scan && t->candidate != t->last_pbn[t->scan_stream] ? t->candidate + 1 : 0;
+    c->alloc_gnt = c->candidate_free;
 
     /* nfw_issue */
     c->slot = &t->slot[t->load_slot];
@@ -602,7 +609,10 @@ static void clock_pack(struct nfw_twin *t, const struct comb *c)
         slot->last = c->unit_last;
     }
     if (c->align_fire) {
-        t->ram[t->write_slot * t->beats_per_page + t->write_beat] = c->align_data;
+        if (c->align_data || t->ram_nonzero) {
+            t->ram[t->write_slot * t->beats_per_page + t->write_beat] = c->align_data;
+            t->ram_nonzero = true;
+        }
         t->page_err = (t->page_err && !c->page_start) || c->align_err;
         t->write_beat = next_mod(t->write_beat, t->beats_per_page);
     }
@@ -699,7 +709,7 @@ static void clock_issue(struct nfw_twin *t, const struct comb *c)
     clock_page_q(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
     clock_pdat_q(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
     if (c->read_issue)
-        t->ram_rdata = t->ram[t->data_slot * t->beats_per_page + t->read_beat];
+        t->ram_rdata = t->ram_nonzero ? t->ram[t->data_slot * t->beats_per_page + t->read_beat] : 0;
     if (c->load_cmd) {
         t->prog_valid = true;
         t->prog = *c->slot;
