@@ -136,9 +136,7 @@ struct comb {
     /* nfw_alloc */
     bool candidate_free, alloc_gnt;
     uint32_t candidate_next;
-    /* nfw_issue: the descriptor of page buffer load_slot, its block after the BBT */
-    const struct page_rec *slot;
-    uint16_t bbt_spare;
+    /* nfw_issue */
     bool load_cmd, unit_take, prog_fire, read_issue, read_last, data_start, page_data_end;
     /* nfw_top: configuration */
     bool cfg_set_stream, cfg_free_pb, cfg_use_pb, cfg_bbt;
@@ -415,8 +413,6 @@ static void eval(struct nfw_twin *t, struct comb *c)
     c->alloc_gnt = c->candidate_free;
 
     /* nfw_issue */
-    c->slot = &t->slot[t->load_slot];
-    c->bbt_spare = bbt_lookup(t, c->slot->die, c->slot->plane, c->slot->block);
     c->page_data_end = !cmn_fifo_empty(&t->pdat_q) && in->pdat_ready &&
                        ((const struct pdat_rec *)cmn_fifo_head(&t->pdat_q))->last;
     c->load_cmd = !t->prog_valid && !t->data_pending &&
@@ -697,25 +693,28 @@ static void clock_issue(struct nfw_twin *t, const struct comb *c)
 {
     struct pdat_rec pdat_in = {t->ram_rdata, t->rdata_last};
 
-    struct page_rec flight_data;
+    static const struct page_rec none; /* an empty FIFO's head reads as zeros */
+    const struct page_rec *flight_head =
+        cmn_fifo_empty(&t->flight_q) ? &none : cmn_fifo_head(&t->flight_q);
 
     /* Completions and page data FIFOs first: they use this cycle's registers. A completion
-     * moves from the in-flight FIFO to the done FIFO with the last beat of its page. */
-    if (!cmn_fifo_empty(&t->flight_q))
-        flight_data = *(const struct page_rec *)cmn_fifo_head(&t->flight_q);
-    else
-        memset(&flight_data, 0, sizeof(flight_data));
-    clock_page_q(&t->done_q, c->page_data_end, &flight_data, t->in.done_ready);
+     * moves from the in-flight FIFO to the done FIFO with the last beat of its page (read in
+     * place: the in-flight FIFO is clocked after). */
+    clock_page_q(&t->done_q, c->page_data_end, flight_head, t->in.done_ready);
     clock_page_q(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
     clock_pdat_q(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
     if (c->read_issue)
         t->ram_rdata = t->ram_nonzero ? t->ram[t->data_slot * t->beats_per_page + t->read_beat] : 0;
     if (c->load_cmd) {
+        /* The descriptor of page buffer load_slot, its block after the BBT: read here, only
+         * when loaded (clock_pack writes the descriptors and clock_cfg the BBT after this). */
+        const struct page_rec *slot = &t->slot[t->load_slot];
+
         t->prog_valid = true;
-        t->prog = *c->slot;
-        t->prog.block = c->bbt_spare;
+        t->prog = *slot;
+        t->prog.block = bbt_lookup(t, slot->die, slot->plane, slot->block);
         t->load_slot = next_mod(t->load_slot, t->p.slots);
-        t->in_unit = !c->slot->last;
+        t->in_unit = !slot->last;
     } else if (c->prog_fire) {
         t->prog_valid = false;
     }
