@@ -1,6 +1,8 @@
 // Shim: the NAND write lanes (rtl/nfw/nfw_lanes.v) behind the nfw_lanes C interface
 // (nfw_lanes.h). Lane l's fields are bits [l*W +: W] of the verilated vectors, which are
-// plain integers up to 64 bits and VlWide words beyond.
+// plain integers up to 64 bits and VlWide words beyond. nfw_lanes_rtl_load writes the lanes'
+// history-dependent registers (struct nfw_lanes_state) by the names Verilator gives them, for a
+// model joining the loop without replaying the writes it missed (models/nfw/nfw_time.h).
 #include "csim/shim/nfw_lanes.h"
 #include "csim/shim/vmodel.hpp"
 

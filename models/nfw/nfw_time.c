@@ -365,11 +365,11 @@ static int run_write(struct nfw_time *t, struct dut **d, unsigned n, uint64_t in
 }
 
 /* Model d takes the state the write history up to write `upto` left: the RTL by a copy of
- * the twin's state when the twin has run that history (the lanes are idle between writes, so
- * the history-dependent registers are all there is to carry: struct nfw_lanes_state), else
- * by running, alone, the writes it missed. The copy runs no cycles of the environment; the
- * replay ran the missed writes' on it, but a write starts with every memory port empty and
- * every tensor-buffer channel free, so its cycles do not depend on how many went before. */
+ * the twin's state when the twin has run that history (the lanes are at rest between writes,
+ * so the history-dependent registers are all there is to carry: struct nfw_lanes_state), else
+ * by running, alone, the writes it missed. The copy runs no cycles in the environment, where
+ * the replay ran the missed writes' cycles; but a write starts with every memory port empty
+ * and every tensor-buffer channel free, so its cycles do not depend on how many went before. */
 static int catch_up(struct nfw_time *t, struct dut *d, uint64_t upto, struct err *e)
 {
     uint64_t c;
