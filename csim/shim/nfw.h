@@ -108,6 +108,36 @@ struct nfw_out {
     bool idle;
 };
 
+/*
+ * The state of one pipeline that depends on its write history once it is at rest (every stage
+ * empty: idle_o is high from the next edge on): every other register is then at its reset or
+ * configuration value, or holds data that is rewritten before it is read (rtl/nfw/README.md,
+ * "Limits"), but for idle_o itself, which follows the stages a cycle late. A model reset and
+ * configured alike, then loaded with another's state, continues that model's write history:
+ * nfw_time uses it to bring the RTL to the twin's state without replaying the writes. Arrays
+ * are per stream (the first `streams` entries count).
+ */
+#define NFW_STATE_STREAMS 16
+struct nfw_state {
+    bool idle; /* idle_q: low in the cycle after the last stage emptied */
+    /* nfw_page_pack: each stream's append point, the page-buffer ring, the unit flags */
+    uint32_t lpn[NFW_STATE_STREAMS];
+    uint16_t lblock[NFW_STATE_STREAMS], page[NFW_STATE_STREAMS], die[NFW_STATE_STREAMS];
+    uint16_t pbn[NFW_STATE_STREAMS];
+    uint8_t plane[NFW_STATE_STREAMS];
+    bool open[NFW_STATE_STREAMS];
+    unsigned write_slot;
+    bool cmd_first, page_err;
+    /* nfw_alloc: each stream's busy blocks (bit b: block b; max_pbs <= 64) and scan start */
+    uint64_t busy[NFW_STATE_STREAMS];
+    uint32_t cursor[NFW_STATE_STREAMS];
+    /* nfw_issue: the next page buffer to load and to read */
+    unsigned load_slot, data_slot;
+    /* The FIFOs, all empty: the entry each reads next (the RTL's read pointer without its wrap
+     * bit: an empty FIFO whose two pointers are equal behaves alike for either wrap bit). */
+    unsigned cmd_head, desc_head, rsp_head, pdat_head, flight_head, done_head;
+};
+
 /* The memory port's fields as the structs of csim/shim/mem_port.h, for a memory model that
  * answers in those (models/dram/dram_port.h): the memory's answer into the inputs, and the
  * request out of the outputs. */

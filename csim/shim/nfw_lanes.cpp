@@ -1,12 +1,25 @@
 // Shim: the NAND write lanes (rtl/nfw/nfw_lanes.v) behind the nfw_lanes C interface
 // (nfw_lanes.h). Lane l's fields are bits [l*W +: W] of the verilated vectors, which are
-// plain integers up to 64 bits and VlWide words beyond.
+// plain integers up to 64 bits and VlWide words beyond. nfw_lanes_rtl_load writes the lanes'
+// history-dependent registers (struct nfw_lanes_state) by the names Verilator gives them, for a
+// model joining the loop without replaying the writes it missed (models/nfw/nfw_time.h).
 #include "csim/shim/nfw_lanes.h"
 #include "csim/shim/vmodel.hpp"
 
 #include <cstring>
 
 #include VTOP_H
+
+// The model's registers by their Verilator names, for nfw_lanes_rtl_load: the root class
+// V<model>___024root, and its settle function (it recomputes the logic that depends on the
+// registers; Verilator runs it once, on the first eval).
+#define NFW_STR_(x)    #x
+#define NFW_STR(x)     NFW_STR_(x)
+#define NFW_CAT_(a, b) a##b
+#define NFW_CAT(a, b)  NFW_CAT_(a, b)
+#define VROOT          NFW_CAT(VTOP, ___024root)
+#include NFW_STR(VROOT.h)
+void NFW_CAT(VROOT, ___eval_settle)(VROOT *vlSelf);
 
 static uint64_t mask(unsigned w)
 {
@@ -128,5 +141,89 @@ static void sample(const VTOP *t, struct nfw_lanes_out *out)
     s->idle = t->idle_o;
 }
 
+// Lane n's register reg (nfw_lanes' generate block g_lane[n], its nfw_top u_nfw).
+#define LREG(n, reg) r->nfw_lanes__DOT__g_lane__BRA__##n##__KET____DOT__u_nfw__DOT__##reg
+// An empty FIFO whose next read is entry head: both pointers at head, wrap bits clear.
+#define LFIFO(n, f, head)                                                                          \
+    do {                                                                                           \
+        LREG(n, f##__DOT__rd_ptr_q) = (head);                                                      \
+        LREG(n, f##__DOT__wr_ptr_q) = (head);                                                      \
+    } while (0)
+#define LOAD_LANE(n)                                                                               \
+    do {                                                                                           \
+        const struct nfw_state *l = &s->l[n];                                                      \
+        for (unsigned i = 0; i < P_Streams; i++) {                                                 \
+            LREG(n, u_pack__DOT__lpn_q)[i] = l->lpn[i];                                            \
+            LREG(n, u_pack__DOT__lblock_q)[i] = l->lblock[i];                                      \
+            LREG(n, u_pack__DOT__page_q)[i] = l->page[i];                                          \
+            LREG(n, u_pack__DOT__die_q)[i] = l->die[i];                                            \
+            LREG(n, u_pack__DOT__plane_q)[i] = l->plane[i];                                        \
+            LREG(n, u_pack__DOT__pbn_q)[i] = l->pbn[i];                                            \
+            LREG(n, u_pack__DOT__open_q)[i] = l->open[i];                                          \
+            LREG(n, u_alloc__DOT__busy_q)[i] = l->busy[i];                                         \
+            LREG(n, u_alloc__DOT__cursor_q)[i] = l->cursor[i];                                     \
+        }                                                                                          \
+        LREG(n, idle_q) = l->idle;                                                                 \
+        LREG(n, u_pack__DOT__write_slot_q) = l->write_slot;                                        \
+        LREG(n, u_pack__DOT__cmd_first_q) = l->cmd_first;                                          \
+        LREG(n, u_pack__DOT__page_err_q) = l->page_err;                                            \
+        LREG(n, u_issue__DOT__load_slot_q) = l->load_slot;                                         \
+        LREG(n, u_issue__DOT__data_slot_q) = l->data_slot;                                         \
+        LFIFO(n, u_rd__DOT__u_cmd_q, l->cmd_head);                                                 \
+        LFIFO(n, u_rd__DOT__u_desc_q, l->desc_head);                                               \
+        LFIFO(n, u_rsp_q, l->rsp_head);                                                            \
+        LFIFO(n, u_issue__DOT__u_pdat_q, l->pdat_head);                                            \
+        LFIFO(n, u_issue__DOT__u_flight_q, l->flight_head);                                        \
+        LFIFO(n, u_issue__DOT__u_done_q, l->done_head);                                            \
+    } while (0)
+
+// The registers nfw_lanes_state lists, lane by lane (their names differ by the lane's index,
+// so each lane the build has is written out), then the logic that depends on them.
+static void load(VTOP *t, const struct nfw_lanes_state *s)
+{
+    VROOT *r = t->rootp;
+
+    for (unsigned i = 0; i < P_Streams; i++) {
+        r->nfw_lanes__DOT__u_split__DOT__plane_q[i] = s->split_plane[i];
+        r->nfw_lanes__DOT__u_split__DOT__lane_q[i] = s->split_lane[i];
+    }
+    r->nfw_lanes__DOT__u_merge__DOT__rr_q = s->rr;
+    r->nfw_lanes__DOT__idle_q = s->idle;
+#if P_Lanes > 0
+    LOAD_LANE(0);
+#endif
+#if P_Lanes > 1
+    LOAD_LANE(1);
+#endif
+#if P_Lanes > 2
+    LOAD_LANE(2);
+    LOAD_LANE(3);
+#endif
+#if P_Lanes > 4
+    LOAD_LANE(4);
+    LOAD_LANE(5);
+    LOAD_LANE(6);
+    LOAD_LANE(7);
+#endif
+#if P_Lanes > 8
+    LOAD_LANE(8);
+    LOAD_LANE(9);
+    LOAD_LANE(10);
+    LOAD_LANE(11);
+    LOAD_LANE(12);
+    LOAD_LANE(13);
+    LOAD_LANE(14);
+    LOAD_LANE(15);
+#endif
+    NFW_CAT(VROOT, ___eval_settle)(r);
+}
+
 VMODEL_SHIM(nfw_lanes)
 VMODEL_SHIM_PARAMS(nfw_lanes)
+
+extern "C" void nfw_lanes_rtl_load(struct nfw_lanes_rtl *p, const struct nfw_lanes_state *s)
+{
+    assert(p);
+    assert(s);
+    load(p->m.top(), s);
+}

@@ -44,6 +44,16 @@ struct nfw_lanes_out {
     struct nfw_out l[NFW_MAX_LANES];
 };
 
+/* The lanes' state that depends on their write history once they are at rest (see struct
+ * nfw_state: no command held, no completion in the merger, every lane at rest): the splitter's
+ * cursor per stream, the merger's round-robin pointer, and each lane's pipeline state. */
+struct nfw_lanes_state {
+    uint8_t split_plane[NFW_STATE_STREAMS], split_lane[NFW_STATE_STREAMS]; /* plane_q, lane_q */
+    unsigned rr;                                                           /* rr_q */
+    bool idle; /* idle_q, a cycle late as the lanes' */
+    struct nfw_state l[NFW_MAX_LANES];
+};
+
 struct nfw_lanes_rtl;
 
 struct nfw_lanes_rtl *nfw_lanes_rtl_create(uint64_t seed);
@@ -54,6 +64,9 @@ void nfw_lanes_rtl_get(struct nfw_lanes_rtl *p, struct nfw_lanes_out *out);
 void nfw_lanes_rtl_step(struct nfw_lanes_rtl *p, uint64_t cycles);
 uint64_t nfw_lanes_rtl_cycle(const struct nfw_lanes_rtl *p);
 int nfw_lanes_rtl_trace(struct nfw_lanes_rtl *p, const struct vtrace_opts *opts);
+/* Load s into the history-dependent registers of a model at rest, reset and configured as the
+ * one s was taken from (its other outputs are unchanged), then settle its logic. */
+void nfw_lanes_rtl_load(struct nfw_lanes_rtl *p, const struct nfw_lanes_state *s);
 int nfw_lanes_rtl_trace_close(struct nfw_lanes_rtl *p);
 
 #ifdef __cplusplus

@@ -99,6 +99,11 @@ static void rtl_step(void *h, uint64_t cycles)
     nfw_lanes_rtl_step(h, cycles);
 }
 
+static void rtl_load(void *h, const struct nfw_lanes_state *s)
+{
+    nfw_lanes_rtl_load(h, s);
+}
+
 static int rtl_trace(void *h, const struct vtrace_opts *o, struct err *e)
 {
     int rc = nfw_lanes_rtl_trace(h, o);
@@ -120,5 +125,6 @@ const struct nfw_be_ops nfw_be_rtl_ops = {.name = "rtl",
                                           .set = rtl_set,
                                           .get = rtl_get,
                                           .step = rtl_step,
+                                          .load = rtl_load,
                                           .trace = rtl_trace,
                                           .trace_close = rtl_trace_close};

@@ -20,6 +20,9 @@ struct nfw_lanes_twin {
     struct nfw_twin *t[NFW_MAX_LANES];
     struct nfw_out lo[NFW_MAX_LANES]; /* each lane's outputs now (they change only on a step) */
     struct nfw_lanes_in in;
+    /* The outputs now, as nfw_lanes_twin_get gives them: a lane's entry is remapped when it
+     * steps, the shared fields (lane 0's) every step; the other lanes' shared fields stay 0. */
+    struct nfw_lanes_out out;
     /* nfw_split */
     bool have;                                     /* have_q */
     uint64_t addr;                                 /* addr_q */
@@ -38,6 +41,9 @@ struct nfw_lanes_twin {
     /* Simulation only: lane l's inputs were quiet in the last cycle it ran. */
     bool was_quiet[NFW_MAX_LANES];
 };
+
+static void map_lane(struct nfw_lanes_twin *t, unsigned l);
+static void map_shared(struct nfw_lanes_twin *t);
 
 /* A lane's inputs that move nothing: no reset, command, response or configuration. */
 static bool quiet_in(const struct nfw_in *i)
@@ -87,7 +93,9 @@ int nfw_lanes_twin_create(const struct nfw_lanes_params *p, struct nfw_lanes_twi
             return err_prefix(e, rc, "nfw lanes: lane %u", l);
         }
         nfw_twin_get(t->t[l], &t->lo[l]);
+        map_lane(t, l);
     }
+    map_shared(t);
     *out = t;
     return 0;
 }
@@ -106,33 +114,37 @@ void nfw_lanes_twin_set(struct nfw_lanes_twin *t, const struct nfw_lanes_in *in)
     memcpy(t->in.l, in->l, t->lanes * sizeof(in->l[0]));
 }
 
-void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
+/* Lane l's own fields of the outputs from its pipeline's, in the FMS's channel and die
+ * numbers. */
+static void map_lane(struct nfw_lanes_twin *t, unsigned l)
 {
-    struct nfw_out *s = &out->l[0];
+    const struct nfw_out *lo = &t->lo[l];
+    struct nfw_out *o = &t->out.l[l];
 
-    memset(out->l, 0, t->lanes * sizeof(out->l[0])); /* the entries from lanes on: untouched */
-    for (unsigned l = 0; l < t->lanes; l++) {
-        const struct nfw_out lo = t->lo[l];
-        struct nfw_out *o = &out->l[l];
+    o->mem_req_valid = lo->mem_req_valid;
+    o->mem_req_write = lo->mem_req_write;
+    o->mem_req_addr = lo->mem_req_addr;
+    o->mem_req_wdata = lo->mem_req_wdata;
+    o->mem_req_wstrb = lo->mem_req_wstrb;
+    o->mem_rsp_ready = lo->mem_rsp_ready;
+    o->prog_valid = lo->prog_valid;
+    o->prog_chan = (uint16_t)(lo->prog_chan * t->lanes + l);
+    o->prog_die = (uint16_t)(lo->prog_die * t->lanes + l);
+    o->prog_plane = lo->prog_plane;
+    o->prog_block = lo->prog_block;
+    o->prog_page = lo->prog_page;
+    o->prog_first = lo->prog_first;
+    o->prog_last = lo->prog_last;
+    o->pdat_valid = lo->pdat_valid;
+    o->pdat_data = lo->pdat_data;
+    o->pdat_last = lo->pdat_last;
+}
 
-        o->mem_req_valid = lo.mem_req_valid;
-        o->mem_req_write = lo.mem_req_write;
-        o->mem_req_addr = lo.mem_req_addr;
-        o->mem_req_wdata = lo.mem_req_wdata;
-        o->mem_req_wstrb = lo.mem_req_wstrb;
-        o->mem_rsp_ready = lo.mem_rsp_ready;
-        o->prog_valid = lo.prog_valid;
-        o->prog_chan = (uint16_t)(lo.prog_chan * t->lanes + l);
-        o->prog_die = (uint16_t)(lo.prog_die * t->lanes + l);
-        o->prog_plane = lo.prog_plane;
-        o->prog_block = lo.prog_block;
-        o->prog_page = lo.prog_page;
-        o->prog_first = lo.prog_first;
-        o->prog_last = lo.prog_last;
-        o->pdat_valid = lo.pdat_valid;
-        o->pdat_data = lo.pdat_data;
-        o->pdat_last = lo.pdat_last;
-    }
+/* The ports the lanes share: lane 0's entry. */
+static void map_shared(struct nfw_lanes_twin *t)
+{
+    struct nfw_out *s = &t->out.l[0];
+
     s->cmd_ready = !t->have;
     s->done_valid = t->mvalid;
     s->done_stream = t->m_stream;
@@ -145,6 +157,21 @@ void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
     s->done_err = t->m_err;
     s->cfg_ready = true;
     s->idle = t->idle;
+}
+
+void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out)
+{
+    memcpy(out->l, t->out.l, t->lanes * sizeof(out->l[0]));
+}
+
+struct nfw_lanes_in *nfw_lanes_twin_in(struct nfw_lanes_twin *t)
+{
+    return &t->in;
+}
+
+const struct nfw_lanes_out *nfw_lanes_twin_out(const struct nfw_lanes_twin *t)
+{
+    return &t->out;
 }
 
 /* One cycle of nfw_lanes: the lanes' inputs from the splitter, the merger and the outer
@@ -192,32 +219,32 @@ static void step1(struct nfw_lanes_twin *t)
         const struct nfw_in *i = &t->in.l[l];
         bool cmd_l = t->have && lane == l;
         bool cfg_l = s->cfg_valid && (!is_bbt || (bbt_die & (L - 1)) == l);
-        struct nfw_in li;
+        struct nfw_in *li;
 
-        /* quiet_in(&li) of the li built below, decided before building it */
+        /* quiet_in(li) of the li built below, decided before building it */
         if (t->was_quiet[l] && !s->rst && !cmd_l && !i->mem_rsp_valid && !cfg_l && at_rest(&lo[l]))
             continue; /* skipped: see at_rest */
-        memset(&li, 0, sizeof(li));
-        li.rst = s->rst;
-        li.cmd_valid = cmd_l;
-        li.cmd_addr = t->addr;
-        li.cmd_len = piece;
-        li.cmd_stream = t->stream;
-        li.mem_req_ready = i->mem_req_ready;
-        li.mem_rsp_valid = i->mem_rsp_valid;
-        li.mem_rsp_rdata = i->mem_rsp_rdata;
-        li.mem_rsp_err = i->mem_rsp_err;
-        li.prog_ready = i->prog_ready;
-        li.pdat_ready = i->pdat_ready;
-        li.done_ready = mtake && g == l;
-        li.cfg_valid = cfg_l;
-        li.cfg_op = s->cfg_op & 3;
-        li.cfg_stream = s->cfg_stream & 0xf;
-        li.cfg_idx = s->cfg_idx;
-        li.cfg_a = is_bbt ? (uint32_t)(bbt_die / L) << 20 | (s->cfg_a & 0xfffff) : s->cfg_a;
-        li.cfg_b = s->cfg_b;
-        t->was_quiet[l] = quiet_in(&li);
-        nfw_twin_set(t->t[l], &li);
+        /* Every field, in place (what nfw_twin_set would copy; these are in range already). */
+        li = nfw_twin_in(t->t[l]);
+        li->rst = s->rst;
+        li->cmd_valid = cmd_l;
+        li->cmd_addr = t->addr;
+        li->cmd_len = piece;
+        li->cmd_stream = t->stream;
+        li->mem_req_ready = i->mem_req_ready;
+        li->mem_rsp_valid = i->mem_rsp_valid;
+        li->mem_rsp_rdata = i->mem_rsp_rdata;
+        li->mem_rsp_err = i->mem_rsp_err;
+        li->prog_ready = i->prog_ready;
+        li->pdat_ready = i->pdat_ready;
+        li->done_ready = mtake && g == l;
+        li->cfg_valid = cfg_l;
+        li->cfg_op = s->cfg_op & 3;
+        li->cfg_stream = s->cfg_stream & 0xf;
+        li->cfg_idx = s->cfg_idx;
+        li->cfg_a = is_bbt ? (uint32_t)(bbt_die / L) << 20 | (s->cfg_a & 0xfffff) : s->cfg_a;
+        li->cfg_b = s->cfg_b;
+        t->was_quiet[l] = quiet_in(li);
         nfw_twin_step(t->t[l], 1);
         step[l] = true;
     }
@@ -273,14 +300,36 @@ static void step1(struct nfw_lanes_twin *t)
         t->mvalid = false;
     }
     for (unsigned l = 0; l < L; l++)
-        if (step[l])
+        if (step[l]) {
             nfw_twin_get(t->t[l], &t->lo[l]);
+            map_lane(t, l);
+        }
+    map_shared(t);
 }
 
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles)
 {
     while (cycles--)
         step1(t);
+}
+
+int nfw_lanes_twin_state(const struct nfw_lanes_twin *t, struct nfw_lanes_state *s)
+{
+    if (t->have || t->mvalid)
+        return -EBUSY;
+    memset(s, 0, sizeof(*s));
+    s->idle = t->idle;
+    for (unsigned i = 0; i < t->p.p.streams && i < NFW_STATE_STREAMS; i++) {
+        s->split_plane[i] = t->plane[i];
+        s->split_lane[i] = t->lane[i];
+    }
+    s->rr = t->rr;
+    for (unsigned l = 0; l < t->lanes; l++) {
+        int rc = nfw_twin_state(t->t[l], &s->l[l]);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 int nfw_lanes_out_diff(const struct nfw_lanes_out *a, const struct nfw_lanes_out *b, unsigned lanes,

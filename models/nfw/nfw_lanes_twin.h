@@ -36,6 +36,15 @@ void nfw_lanes_twin_destroy(struct nfw_lanes_twin *t);
 void nfw_lanes_twin_set(struct nfw_lanes_twin *t, const struct nfw_lanes_in *in);
 void nfw_lanes_twin_get(struct nfw_lanes_twin *t, struct nfw_lanes_out *out);
 void nfw_lanes_twin_step(struct nfw_lanes_twin *t, uint64_t cycles);
+/* The same ports in place, for a caller that runs the twin alone (no copies per cycle): the
+ * inputs the next step reads (write the lanes' entries; set copies into them), and the
+ * outputs now (what get copies; they change on a step). */
+struct nfw_lanes_in *nfw_lanes_twin_in(struct nfw_lanes_twin *t);
+const struct nfw_lanes_out *nfw_lanes_twin_out(const struct nfw_lanes_twin *t);
+
+/* The lanes' history-dependent state (csim/shim/nfw_lanes.h, struct nfw_lanes_state): 0, or
+ * -EBUSY when they are not at rest: a command held, a completion in the merger, a lane busy. */
+int nfw_lanes_twin_state(const struct nfw_lanes_twin *t, struct nfw_lanes_state *s);
 
 /* Compare the outputs of `lanes` lanes (nfw_out_diff per lane). 0 when they agree, else 1
  * with "lane L: field: a vs b" of the first difference in buf. */

@@ -55,7 +55,7 @@ struct nfw_time {
     struct dram *tb;                       /* timing-only copy of the tensor buffer */
     struct dram_port *port[NFW_MAX_LANES]; /* a memory port per lane */
     uint64_t owed[NFW_MAX_LANES];          /* idle cycles not yet applied to port[l] */
-    uint64_t period_ps, total;
+    uint64_t period_ps, total, replayed;
     unsigned streams;
     uint32_t lblocks[MAX_STREAMS];
     struct hist *hist; /* every write, for a model that has to catch up */
@@ -90,12 +90,25 @@ static void twin_step(void *h, uint64_t cycles)
     nfw_lanes_twin_step(h, cycles);
 }
 
+static void twin_io(void *h, struct nfw_lanes_in **in, const struct nfw_lanes_out **out)
+{
+    *in = nfw_lanes_twin_in(h);
+    *out = nfw_lanes_twin_out(h);
+}
+
+static int twin_state(void *h, struct nfw_lanes_state *s)
+{
+    return nfw_lanes_twin_state(h, s);
+}
+
 const struct nfw_be_ops nfw_be_twin_ops = {.name = "twin",
                                            .create = twin_create,
                                            .destroy = twin_destroy,
                                            .set = twin_set,
                                            .get = twin_get,
-                                           .step = twin_step};
+                                           .step = twin_step,
+                                           .io = twin_io,
+                                           .state = twin_state};
 
 /* ------------------------------------------------------------------ parameters */
 
@@ -218,19 +231,28 @@ struct run {
  * outputs are compared first. */
 static int cycle(struct nfw_time *t, struct run *r, struct err *e)
 {
-    struct nfw_lanes_out o, o2;
-    struct nfw_lanes_in in;
-    struct nfw_in *si = &in.l[0];
-    const struct nfw_out *so = &o.l[0];
+    struct nfw_lanes_out ob, o2;
+    struct nfw_lanes_in ib;
+    const struct nfw_lanes_out *o = &ob;
+    struct nfw_lanes_in *in = &ib;
+    /* One model with its ports in place (the twin alone): no copies of the ports per cycle. */
+    const bool direct = r->n == 1 && r->d[0]->ops->io;
+    struct nfw_in *si;
+    const struct nfw_out *so;
     struct fw *fw = &r->d[0]->fw;
     const unsigned lanes = t->p.lanes;
     bool rest[NFW_MAX_LANES];
 
-    r->d[0]->ops->get(r->d[0]->h, &o);
+    if (direct)
+        r->d[0]->ops->io(r->d[0]->h, &in, &o);
+    else
+        r->d[0]->ops->get(r->d[0]->h, &ob);
+    si = &in->l[0];
+    so = &o->l[0];
     for (unsigned k = 1; k < r->n; k++) {
         char diff[192];
         r->d[k]->ops->get(r->d[k]->h, &o2);
-        if (nfw_lanes_out_diff(&o, &o2, lanes, diff, sizeof(diff)))
+        if (nfw_lanes_out_diff(o, &o2, lanes, diff, sizeof(diff)))
             return err_set(e, -EPROTO,
                            "nfw lockstep: write %" PRIu64 " (stream %u, %" PRIu32
                            " bytes at tensor-buffer 0x%" PRIx64 "), cycle %" PRIu64
@@ -239,22 +261,22 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
                            r->d[0]->ops->name, r->d[k]->ops->name);
     }
     /* Only the lanes' entries: the models read no others (lanes is the model's lane count). */
-    memset(in.l, 0, lanes * sizeof(in.l[0]));
+    memset(in->l, 0, lanes * sizeof(in->l[0]));
     for (unsigned l = 0; l < lanes; l++) {
         /* A port with nothing pending whose lane offers nothing: its outputs are known (ready,
          * no response) and its cycle is applied later, at once (dram_port_skip). */
         struct mem_port_rsp mr = {.req_ready = true};
 
-        rest[l] = !o.l[l].mem_req_valid && !dram_port_pending(t->port[l]);
+        rest[l] = !o->l[l].mem_req_valid && !dram_port_pending(t->port[l]);
         if (!rest[l]) {
             if (t->owed[l])
                 dram_port_skip(t->port[l], t->owed[l]);
             t->owed[l] = 0;
             dram_port_drive(t->port[l], &mr);
         }
-        nfw_in_mem(&in.l[l], &mr);
-        in.l[l].prog_ready = true;
-        in.l[l].pdat_ready = true;
+        nfw_in_mem(&in->l[l], &mr);
+        in->l[l].prog_ready = true;
+        in->l[l].pdat_ready = true;
     }
     si->done_ready = true;
     if (r->offer && !r->took) {
@@ -269,8 +291,8 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
         si->cfg_stream = fw->freeq_stream[fw->fq_head];
         si->cfg_a = fw->freeq[fw->fq_head];
     }
-    for (unsigned k = 0; k < r->n; k++)
-        r->d[k]->ops->set(r->d[k]->h, &in);
+    for (unsigned k = 0; k < r->n && !direct; k++)
+        r->d[k]->ops->set(r->d[k]->h, in);
     for (unsigned l = 0; l < lanes; l++) {
         struct mem_port_req rq;
 
@@ -278,7 +300,7 @@ static int cycle(struct nfw_time *t, struct run *r, struct err *e)
             t->owed[l]++;
             continue;
         }
-        nfw_out_mem(&o.l[l], &rq);
+        nfw_out_mem(&o->l[l], &rq);
         dram_port_clock(t->port[l], &rq);
     }
     if (si->cfg_valid && so->cfg_ready) {
@@ -342,14 +364,30 @@ static int run_write(struct nfw_time *t, struct dut **d, unsigned n, uint64_t in
     return 0;
 }
 
-/* Model d runs, alone, the writes of the history it missed before write `upto`. */
+/* Model d takes the state the write history up to write `upto` left: the RTL by a copy of
+ * the twin's state when the twin has run that history (the lanes are at rest between writes,
+ * so the history-dependent registers are all there is to carry: struct nfw_lanes_state), else
+ * by running, alone, the writes it missed. The copy runs no cycles in the environment, where
+ * the replay ran the missed writes' cycles; but a write starts with every memory port empty
+ * and every tensor-buffer channel free, so its cycles do not depend on how many went before. */
 static int catch_up(struct nfw_time *t, struct dut *d, uint64_t upto, struct err *e)
 {
     uint64_t c;
+    if (d->pos < upto && d != &t->twin && d->ops->load && t->twin.pos == upto) {
+        struct nfw_lanes_state s;
+
+        if (!t->twin.ops->state(t->twin.h, &s)) {
+            d->ops->load(d->h, &s);
+            d->fw = t->twin.fw;
+            d->pos = upto;
+            return 0;
+        }
+    }
     while (d->pos < upto) {
         int rc = run_write(t, &d, 1, d->pos, &c, e);
         if (rc)
             return err_prefix(e, rc, "nfw: replaying the writes %s missed", d->ops->name);
+        t->replayed++;
     }
     return 0;
 }
@@ -480,6 +518,11 @@ uint64_t nfw_time_period_ps(const struct nfw_time *t)
 uint64_t nfw_time_total_cycles(const struct nfw_time *t)
 {
     return t->total;
+}
+
+uint64_t nfw_time_replayed(const struct nfw_time *t)
+{
+    return t->replayed;
 }
 
 int nfw_time_write(struct nfw_time *t, unsigned stream, uint64_t tb_addr, uint64_t bytes,

@@ -33,9 +33,16 @@
  *   cycle compared with nfw_out_diff; the first difference stops the write with a report:
  *   write, stream, length, cycle, field, both values). The environment is one: in lockstep it
  *   answers the RTL's requests and both see its answers. A model that was not running (the
- *   RTL before its first rtl step, the twin during rtl steps) first replays, alone, the writes
- *   it missed, so that both always hold the state of the same write history; the replay costs
- *   the missed writes' cycles of that model.
+ *   RTL before its first rtl step, the twin during rtl steps) first catches up, so that both
+ *   always hold the state of the same write history: the RTL, when the twin has run that
+ *   history, takes a copy of the twin's state (the lanes are at rest between writes, and
+ *   their history then lives in the registers of struct nfw_lanes_state, which the shim
+ *   writes into the verilated model: nfw_lanes_rtl_load); otherwise a model replays, alone,
+ *   the writes it missed, at their cycles' cost (the twin after rtl steps: it is cheap). The
+ *   copy runs nothing in the environment, the replay did; a write starts with every memory
+ *   port empty and every tensor-buffer channel free, so its cycles do not depend on that.
+ *   Lockstep after a copy compares every cycle as after a replay (test_nfw_time_paper,
+ *   test_nfw_time_small).
  * Units: cycles of the pipeline clock, bytes.
  */
 #ifndef MODELS_NFW_NFW_TIME_H
@@ -60,6 +67,14 @@ struct nfw_be_ops {
     void (*set)(void *h, const struct nfw_lanes_in *in);
     void (*get)(void *h, struct nfw_lanes_out *out);
     void (*step)(void *h, uint64_t cycles);
+    /* Optional (the twin): its inputs and outputs in place, for a model run alone (set and
+     * get without the copies: write *in before step, read *out after it). */
+    void (*io)(void *h, struct nfw_lanes_in **in, const struct nfw_lanes_out **out);
+    /* Optional: the model's history-dependent state while it is idle (0, or -EBUSY), and
+     * the loading of one into an idle model reset and configured alike (csim/shim/nfw_lanes.h,
+     * struct nfw_lanes_state). The twin gives its state, the RTL takes one. */
+    int (*state)(void *h, struct nfw_lanes_state *s);
+    void (*load)(void *h, const struct nfw_lanes_state *s);
     /* Optional (NULL: none, the twin): start an FST trace; finish it (0 also when none). */
     int (*trace)(void *h, const struct vtrace_opts *o, struct err *e);
     int (*trace_close)(void *h, struct err *e);
@@ -122,5 +137,7 @@ int nfw_time_trace_close(struct nfw_time *t, struct err *e);
 uint64_t nfw_time_period_ps(const struct nfw_time *t);
 /* Cycles run in all (for the wall-clock cost). */
 uint64_t nfw_time_total_cycles(const struct nfw_time *t);
+/* Writes a model replayed to catch up (those the RTL took as a state copy are not counted). */
+uint64_t nfw_time_replayed(const struct nfw_time *t);
 
 #endif

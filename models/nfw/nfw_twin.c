@@ -91,6 +91,11 @@ struct nfw_twin {
     bool page_err, cmd_first;
     struct page_rec *slot; /* [slots] */
     uint64_t *ram;         /* [slots x beats_per_page] */
+    /* Simulation only: some beat other than zero was ever written. Until then every word of
+     * ram is zero (calloc), so a zero write changes nothing and a read gives zero: the loop's
+     * timing-only writes move zeros, and their half-megabyte of page buffers per node stays
+     * out of the caches. */
+    bool ram_nonzero;
     uint64_t ram_rdata;
 
     /* nfw_alloc */
@@ -131,9 +136,7 @@ struct comb {
     /* nfw_alloc */
     bool candidate_free, alloc_gnt;
     uint32_t candidate_next;
-    /* nfw_issue: the descriptor of page buffer load_slot, its block after the BBT */
-    const struct page_rec *slot;
-    uint16_t bbt_spare;
+    /* nfw_issue */
     bool load_cmd, unit_take, prog_fire, read_issue, read_last, data_start, page_data_end;
     /* nfw_top: configuration */
     bool cfg_set_stream, cfg_free_pb, cfg_use_pb, cfg_bbt;
@@ -269,6 +272,11 @@ void nfw_twin_set(struct nfw_twin *t, const struct nfw_in *in)
     t->in.cfg_stream &= 0xf;
 }
 
+struct nfw_in *nfw_twin_in(struct nfw_twin *t)
+{
+    return &t->in;
+}
+
 uint64_t nfw_twin_cycle(const struct nfw_twin *t)
 {
     return t->cycle;
@@ -280,6 +288,30 @@ static inline unsigned next_mod(unsigned x, unsigned m)
 {
     return x + 1 == m ? 0 : x + 1;
 }
+
+/* cmn_fifo_clock with the entry's type known: a copy of a fixed size the compiler inlines,
+ * where cmn_fifo_push calls memcpy for f->size bytes (the response, page-data and completion
+ * FIFOs move an entry in most cycles of a write; the calls showed in profiles). Same
+ * semantics: push if it was not full, pop if it was not empty. */
+#define FIFO_CLOCK(name, type)                                                                     \
+    static inline void name(struct cmn_fifo *f, bool push, const type *in, bool pop)               \
+    {                                                                                              \
+        bool out_fire = pop && f->count; /* as the FIFO was before the push */                     \
+        if (push && f->count != f->depth) {                                                        \
+            unsigned slot = f->head + f->count;                                                    \
+            if (slot >= f->depth)                                                                  \
+                slot -= f->depth;                                                                  \
+            ((type *)(void *)f->mem)[slot] = *in;                                                  \
+            f->count++;                                                                            \
+        }                                                                                          \
+        if (out_fire)                                                                              \
+            cmn_fifo_pop(f);                                                                       \
+    }
+FIFO_CLOCK(clock_cmd_q, struct cmd_rec)
+FIFO_CLOCK(clock_desc_q, struct desc_rec)
+FIFO_CLOCK(clock_rsp_q, struct rsp_rec)
+FIFO_CLOCK(clock_pdat_q, struct pdat_rec)
+FIFO_CLOCK(clock_page_q, struct page_rec)
 
 /* ------------------------------------------------------------------ combinational */
 
@@ -374,13 +406,13 @@ static void eval(struct nfw_twin *t, struct comb *c)
     c->unit_last = c->align_last_cmd || c->plane_wrap;
 
     /* nfw_alloc */
-    c->candidate_free = !*busy_bit(t, t->scan_stream, t->candidate);
-    c->candidate_next = t->candidate == t->last_pbn[t->scan_stream] ? 0 : t->candidate + 1;
-    c->alloc_gnt = t->scan && c->candidate_free;
+    /* Read only while scanning (clock_alloc uses them only then: a grant needs the scan). */
+    c->candidate_free = t->scan && !*busy_bit(t, t->scan_stream, t->candidate);
+    c->candidate_next =
+        t->scan && t->candidate != t->last_pbn[t->scan_stream] ? t->candidate + 1 : 0;
+    c->alloc_gnt = c->candidate_free;
 
     /* nfw_issue */
-    c->slot = &t->slot[t->load_slot];
-    c->bbt_spare = bbt_lookup(t, c->slot->die, c->slot->plane, c->slot->block);
     c->page_data_end = !cmn_fifo_empty(&t->pdat_q) && in->pdat_ready &&
                        ((const struct pdat_rec *)cmn_fifo_head(&t->pdat_q))->last;
     c->load_cmd = !t->prog_valid && !t->data_pending &&
@@ -483,8 +515,8 @@ static void clock_rd(struct nfw_twin *t, const struct comb *c)
     struct desc_rec desc_in = {(uint8_t)(c->cmd_q_data.addr & 7), c->cmd_q_data.stream,
                                c->cmd_q_data.len};
 
-    cmn_fifo_clock(&t->cmd_q, in->cmd_valid, &cmd_in, c->cmd_q_pop);
-    cmn_fifo_clock(&t->desc_q, c->desc_q_push, &desc_in, c->desc_take);
+    clock_cmd_q(&t->cmd_q, in->cmd_valid, &cmd_in, c->cmd_q_pop);
+    clock_desc_q(&t->desc_q, c->desc_q_push, &desc_in, c->desc_take);
     if (c->cmd_q_pop) {
         t->rd_active = c->cmd_q_data.len != 0;
         t->next_beat = c->cmd_q_data.addr >> 3;
@@ -573,7 +605,10 @@ static void clock_pack(struct nfw_twin *t, const struct comb *c)
         slot->last = c->unit_last;
     }
     if (c->align_fire) {
-        t->ram[t->write_slot * t->beats_per_page + t->write_beat] = c->align_data;
+        if (c->align_data || t->ram_nonzero) {
+            t->ram[t->write_slot * t->beats_per_page + t->write_beat] = c->align_data;
+            t->ram_nonzero = true;
+        }
         t->page_err = (t->page_err && !c->page_start) || c->align_err;
         t->write_beat = next_mod(t->write_beat, t->beats_per_page);
     }
@@ -658,25 +693,28 @@ static void clock_issue(struct nfw_twin *t, const struct comb *c)
 {
     struct pdat_rec pdat_in = {t->ram_rdata, t->rdata_last};
 
-    struct page_rec flight_data;
+    static const struct page_rec none; /* an empty FIFO's head reads as zeros */
+    const struct page_rec *flight_head =
+        cmn_fifo_empty(&t->flight_q) ? &none : cmn_fifo_head(&t->flight_q);
 
     /* Completions and page data FIFOs first: they use this cycle's registers. A completion
-     * moves from the in-flight FIFO to the done FIFO with the last beat of its page. */
-    if (!cmn_fifo_empty(&t->flight_q))
-        flight_data = *(const struct page_rec *)cmn_fifo_head(&t->flight_q);
-    else
-        memset(&flight_data, 0, sizeof(flight_data));
-    cmn_fifo_clock(&t->done_q, c->page_data_end, &flight_data, t->in.done_ready);
-    cmn_fifo_clock(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
-    cmn_fifo_clock(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
+     * moves from the in-flight FIFO to the done FIFO with the last beat of its page (read in
+     * place: the in-flight FIFO is clocked after). */
+    clock_page_q(&t->done_q, c->page_data_end, flight_head, t->in.done_ready);
+    clock_page_q(&t->flight_q, c->prog_fire, &t->prog, c->page_data_end);
+    clock_pdat_q(&t->pdat_q, t->rdata_valid, &pdat_in, t->in.pdat_ready);
     if (c->read_issue)
-        t->ram_rdata = t->ram[t->data_slot * t->beats_per_page + t->read_beat];
+        t->ram_rdata = t->ram_nonzero ? t->ram[t->data_slot * t->beats_per_page + t->read_beat] : 0;
     if (c->load_cmd) {
+        /* The descriptor of page buffer load_slot, its block after the BBT: read here, only
+         * when loaded (clock_pack writes the descriptors and clock_cfg the BBT after this). */
+        const struct page_rec *slot = &t->slot[t->load_slot];
+
         t->prog_valid = true;
-        t->prog = *c->slot;
-        t->prog.block = c->bbt_spare;
+        t->prog = *slot;
+        t->prog.block = bbt_lookup(t, slot->die, slot->plane, slot->block);
         t->load_slot = next_mod(t->load_slot, t->p.slots);
-        t->in_unit = !c->slot->last;
+        t->in_unit = !slot->last;
     } else if (c->prog_fire) {
         t->prog_valid = false;
     }
@@ -741,7 +779,7 @@ static void clock_one(struct nfw_twin *t)
     {
         struct rsp_rec rsp_in = {t->in.mem_rsp_rdata, t->in.mem_rsp_err};
 
-        cmn_fifo_clock(&t->rsp_q, t->in.mem_rsp_valid, &rsp_in, c.rsp_pop);
+        clock_rsp_q(&t->rsp_q, t->in.mem_rsp_valid, &rsp_in, c.rsp_pop);
     }
     clock_pack(t, &c);
     clock_align(t, &c);
@@ -753,6 +791,49 @@ void nfw_twin_step(struct nfw_twin *t, uint64_t cycles)
 {
     while (cycles--)
         clock_one(t);
+}
+
+/* ------------------------------------------------------------------ state */
+
+int nfw_twin_state(const struct nfw_twin *t, struct nfw_state *s)
+{
+    /* At rest: what clock_one's idle asks of the registers (idle_q then goes high at the next
+     * edge), the page buffers empty. */
+    bool rest =
+        cmn_fifo_empty(&t->cmd_q) && !t->rd_active && !t->req_valid &&
+        t->credit == t->p.max_reads && cmn_fifo_empty(&t->desc_q) && cmn_fifo_empty(&t->rsp_q) &&
+        !t->align_active && t->slots_used == 0 && t->units == 0 && t->write_beat == 0 && !t->scan &&
+        !t->prog_valid && !t->data_pending && !t->data_active && !t->rdata_valid && !t->in_unit &&
+        cmn_fifo_empty(&t->pdat_q) && cmn_fifo_empty(&t->flight_q) && cmn_fifo_empty(&t->done_q);
+
+    if (!rest || t->p.max_pbs > 64 || t->p.streams > NFW_STATE_STREAMS)
+        return -EBUSY;
+    memset(s, 0, sizeof(*s));
+    s->idle = t->idle;
+    for (unsigned i = 0; i < t->p.streams; i++) {
+        s->lpn[i] = t->lpn[i];
+        s->lblock[i] = t->lblock[i];
+        s->page[i] = t->page[i];
+        s->die[i] = t->die[i];
+        s->pbn[i] = t->pbn[i];
+        s->plane[i] = t->plane[i];
+        s->open[i] = t->open[i];
+        for (unsigned b = 0; b < t->p.max_pbs; b++)
+            s->busy[i] |= (uint64_t)(t->busy[(size_t)i * t->p.max_pbs + b] != 0) << b;
+        s->cursor[i] = t->cursor[i];
+    }
+    s->write_slot = t->write_slot;
+    s->cmd_first = t->cmd_first;
+    s->page_err = t->page_err;
+    s->load_slot = t->load_slot;
+    s->data_slot = t->data_slot;
+    s->cmd_head = t->cmd_q.head;
+    s->desc_head = t->desc_q.head;
+    s->rsp_head = t->rsp_q.head;
+    s->pdat_head = t->pdat_q.head;
+    s->flight_head = t->flight_q.head;
+    s->done_head = t->done_q.head;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ comparison */

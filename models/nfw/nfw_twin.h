@@ -38,7 +38,14 @@ void nfw_twin_params(const struct nfw_twin *t, struct nfw_params *out);
 void nfw_twin_set(struct nfw_twin *t, const struct nfw_in *in);
 void nfw_twin_get(struct nfw_twin *t, struct nfw_out *out);
 void nfw_twin_step(struct nfw_twin *t, uint64_t cycles);
+/* The inputs the next step reads, in place: what nfw_twin_set writes, for a caller that keeps
+ * every field in the ports' range (cmd_addr 40 bits, streams 4, cfg_op 2) itself. */
+struct nfw_in *nfw_twin_in(struct nfw_twin *t);
 uint64_t nfw_twin_cycle(const struct nfw_twin *t);
+
+/* The pipeline's history-dependent state (csim/shim/nfw.h, struct nfw_state): 0, or -EBUSY
+ * when it is not at rest (a stage holds work; nothing is written). */
+int nfw_twin_state(const struct nfw_twin *t, struct nfw_state *s);
 
 /* Parameters of the RTL's defaults (rtl/nfw/nfw_top.v). */
 void nfw_params_default(struct nfw_params *p);

@@ -50,3 +50,8 @@ $(eval $(call vmodel,nfw_lanes4,nfw_lanes,$(NFW_P_LANES4),nfw_lanes))
 $(eval $(call vtest,test_nfw_lanes,test_nfw_lanes,nfw_lanes))
 $(eval $(call vtest,test_nfw_lanes4,test_nfw_lanes,nfw_lanes4))
 SUITES += "waves-nfw-lanes::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_lanes waves/nfw_lanes.gtkw $(BUILD)/waves-nfw-lanes"
+
+# The write lanes in the loop (models/nfw/nfw_time.h) on the loop's two builds: the RTL brought
+# to the twin's state by a copy, then lockstep with it.
+$(eval $(call vtest,test_nfw_time_paper,test_nfw_time_rtl,nfw_lanes_paper))
+$(eval $(call vtest,test_nfw_time_small,test_nfw_time_rtl,nfw_lanes_small))
