@@ -11,7 +11,8 @@
 # point's --set in its stats.json, the iteration longer with the smaller pad, a PNG per key;
 # the same grid through the serial engine, and through a Slurm job array on a one-node Slurm
 # (munged, slurmctld and slurmd under WORKDIR, started by scripts/local-slurm.sh and stopped
-# by their pid files whatever happens), gives the same sweep.csv but the wall time; a failing
+# by their pid files whatever happens), gives the same sweep.csv but the wall time; the points
+# start longest expected first (GPT3-like 2x1 before 1x1) with the rows in point order; a failing
 # point is named with its log's end while the others are merged, and the exit status is 1.
 # Slurm needs root and a host name that resolves: where it cannot start, its cases fail
 # saying what did not start.
@@ -129,6 +130,18 @@ check "parallel: a PNG per swept key, no temporary file left" "$work/parallel.lo
 run serial --engine serial
 serial_ok() { [ "$rc" -eq 0 ] && same_csv "$csv" "$work/serial/sweep.csv"; }
 check "serial: the same sweep.csv as parallel but wall_s" "$work/serial.log" serial_ok
+
+# ---- the start order: the larger model first, the rows still in point order
+"$sweep" --flashstream "$fs" --out "$work/order" --storage ideal --engine serial \
+  --model gpt3-like:1x1,gpt3-like:2x1 >"$work/order.log" 2>&1
+rc=$?
+order_ok() {
+  [ "$rc" -eq 0 ] && [ "$(grep -o "^sweep: p00[01] done" "$work/order.log" | tr "\n" " ")" = \
+    "sweep: p001 done sweep: p000 done " ] &&
+    [ "$(tail -n +2 "$work/order/sweep.csv" | cut -d, -f1,2 | tr "\n" " ")" = \
+      "p000,gpt3-like:1x1 p001,gpt3-like:2x1 " ]
+}
+check "start order: the 2x1 model's point runs first, sweep.csv in point order" "$work/order.log" order_ok
 
 # ---- a failing point among good ones
 "$sweep" --flashstream "$fs" --out "$work/partial" --storage ideal --set core.rows=128,0 \

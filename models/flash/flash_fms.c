@@ -711,6 +711,25 @@ const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t di
     return flash_die_block_c(&f->die[die], plane, block);
 }
 
+void flash_fms_prefetch(const struct flash_fms *f, uint32_t die, uint32_t block)
+{
+    const struct flash_die *d;
+    const char *b;
+
+    if (die >= f->n_dies)
+        return;
+    d = &f->die[die];
+    if (block >= f->cfg.geom.blocks_per_plane) {
+        __builtin_prefetch(d, 1);
+        __builtin_prefetch(&d->plane_busy[FLASH_MAX_PLANES - 1], 1);
+        return;
+    }
+    /* Block-major: the block's planes are one run of bytes. */
+    b = (const char *)flash_die_block_c(d, 0, block);
+    for (size_t at = 0; at < (size_t)d->planes * sizeof(struct flash_block); at += 64)
+        __builtin_prefetch(b + at, 1);
+}
+
 const struct flash_die *flash_fms_die(const struct flash_fms *f, uint32_t die)
 {
     return die < f->n_dies ? &f->die[die] : NULL;
