@@ -67,5 +67,13 @@ waves() {
     "$here/check-waves.sh" "$work/w-nfw.fst" "$here/../waves/nfw_lanes.gtkw" "$work/wn" >>"$work/waves.log" 2>&1
 }
 check "waves of AN 0's datapath (DMA + core) and write pipeline, every save-file signal in them" "$work/waves.log" waves
+# That run's rtl step had its inputs preloaded in tlm and the RTL lanes joined by a copy of the
+# twin's state (train.c, feed_step): still the tlm run's times and parameters.
+joined() {
+  { sed -n 's/^step .* sim \([0-9.]*\) ms .*/\1/p' "$work/waves.log"
+    sed -n 's/.*params digest \([0-9a-f]*\).*/\1/p' "$work/waves.log"; } >"$work/joined.sim"
+  cmp -s "$work/tlm.sim" "$work/joined.sim"
+}
+check "--rtl-steps 1 (preload in tlm, lanes joined by copy): the same step times and parameters as tlm" "$work/waves.log" joined
 
 tap_end

@@ -1466,6 +1466,30 @@ static int feed(struct train *t, uint64_t k)
     return 0;
 }
 
+/* feed() for step k. In the --rtl-steps steps the preload runs in tlm: it is the host's
+ * traffic, not the steps the RTL was asked to run, and tlm times it to the same picosecond.
+ * The RTL write lanes then join by a copy of the twin's state (models/nfw/nfw_time.h) instead
+ * of running every preload write verilated: an epoch's inputs are about 15 M lane cycles. */
+static int feed_step(struct train *t, uint64_t k)
+{
+    enum machine_fidelity f = machine_get_fidelity(t->machine);
+    struct err e;
+    int rc;
+
+    if (!t->o.rtl_steps || f != MACHINE_RTL || machine_batches_pending(t->machine))
+        return feed(t, k);
+    if (machine_set_fidelity(t->machine, MACHINE_TLM, &e)) {
+        fprintf(stderr, "flashstream train: step %" PRIu64 ": preload in tlm: %s\n", k, e.msg);
+        return -1;
+    }
+    rc = feed(t, k);
+    if (machine_set_fidelity(t->machine, f, &e)) {
+        fprintf(stderr, "flashstream train: step %" PRIu64 ": back to rtl: %s\n", k, e.msg);
+        return -1;
+    }
+    return rc;
+}
+
 /* The batch of step k, for the golden check (the same gather as feed). */
 static void batch_of(struct train *t, uint64_t k, uint8_t *images, uint8_t *labels)
 {
@@ -1825,7 +1849,7 @@ static int train_loop(struct train *t, uint64_t *done)
                               "fidelity switch", &TRACE_STR("to", fid_names[t->o.fidelity]), 1,
                               NULL);
         }
-        if (feed(t, k))
+        if (feed_step(t, k))
             return -1;
         if (t->trace)
             machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
