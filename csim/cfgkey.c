@@ -389,6 +389,10 @@ static const char *type_noun(enum cfgkey_type t)
     return "?";
 }
 
+/* refusal()'s reason for a value off the key's multiple: refuse() adds the multiple after it,
+ * recognising the reason by this address (a reworded text keeps the number). */
+static const char not_multiple[] = "is not a multiple of";
+
 /* Why v is not accepted, NULL when it is. */
 static const char *refusal(const struct cfgkey *k, uint64_t v)
 {
@@ -397,7 +401,7 @@ static const char *refusal(const struct cfgkey *k, uint64_t v)
     if (k->pow2 && (v & (v - 1)))
         return "is not a power of two";
     if (k->mult > 1 && v % k->mult)
-        return "is not a multiple of";
+        return not_multiple;
     return NULL;
 }
 
@@ -408,7 +412,7 @@ static int refuse(const struct cfgkey *k, int code, const char *label, const cha
     char rng[CFGKEY_TEXT_MAX * 3], mult[32] = "";
 
     cfgkey_range(k, rng, sizeof(rng));
-    if (!strcmp(why, "is not a multiple of"))
+    if (why == not_multiple)
         snprintf(mult, sizeof(mult), " %" PRIu64, k->mult);
     return err_set(e, code, "%s = %s %s%s; accepted %s%s%s%s", label, value, why, mult, rng,
                    with_help ? " (" : "", with_help ? k->help : "", with_help ? ")" : "");

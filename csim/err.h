@@ -13,13 +13,24 @@
  *     struct err *e) (without a configuration: x_create(struct x **out, struct err *e)); extra
  *     required arguments, such as the model an object sits on, go between cfg and out.
  *   - A layer that passes a lower layer's failure on adds its own context in front with
- *     err_prefix ("stream 'W': <the lower message>").
+ *     err_prefix ("stream 'W': <the lower message>") and returns the lower layer's code
+ *     unchanged, also where it copies the text into another err (err_set(e, rc, "%s", ...)).
+ *   - A caller that must tell one failure from another tests the code, never the text: the
+ *     message is for people and is reworded freely. The module that sets a code someone acts
+ *     on says what it means in its contract; the one that crosses the most layers:
+ *       -EBADMSG  a flash page failed every read retry, its data are lost (the code Linux's MTD
+ *                 layer gives an uncorrectable ECC error). Set by flash_fms's reads only;
+ *                 passed up by flash_ctrl, ftl_stream, nflash (or ssd, nssd), the nodes and
+ *                 the machine's run; read by flashstream train, whose step falls back to its
+ *                 last checkpoint. test_flash_fms checks the flash model sets it and
+ *                 test_machine that it reaches machine_step from either kind of node.
  *   - Read e->msg only after a non-zero return: a call that succeeds may have written to it
  *     on the way (a failure it recovered from).
  *   - Functions on hot paths that cannot fail take no err. Accessors that model what a memory
  *     or port answers (dram_read/dram_write and their beats, core_twin_dma_*) return the code
  *     the hardware sees, with no message: their caller says what it was moving.
- * Not modelled: logging (the caller prints e->msg), error codes beyond errno, chains of causes.
+ * Not modelled: logging (the caller prints e->msg), error codes beyond errno (the code is the
+ *   one kind of a failure a program reads), chains of causes.
  * Units: none.
  */
 #ifndef CSIM_ERR_H

@@ -1855,7 +1855,8 @@ static int train_loop(struct train *t, uint64_t *done)
             machine_record_busy(t->machine, tr, tr ? (size_t)t->o.trace_max : 0);
         if ((rc = machine_step(t->machine, &info, &e))) {
             fprintf(stderr, "\nflashstream train: step %" PRIu64 " failed: %s\n", k, e.msg);
-            /* a page failed every read retry (flash_fms): the step's data are lost */
+            /* a page failed every read retry (flash_fms): the step's data are lost; the code,
+             * not the message, says so (csim/err.h) */
             t->flash_lost = rc == -EBADMSG;
             return -1;
         }

@@ -1,8 +1,9 @@
 /*
  * test_machine: the machine API (models/machine/machine.h) around the bit-exact core of
  * test_system: evaluation against the golden trainer, the checkpoint round trip, the records
- * for layers.csv / trace.json / stats.json, the V-stream release policy, and every bad input
- * giving its error with a message that says what and what is accepted.
+ * for layers.csv / trace.json / stats.json, the V-stream release policy, every bad input
+ * giving its error with a message that says what and what is accepted, and an uncorrectable
+ * flash read failing the step with its code.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include "csim/rng.h"
 #include "csim/sim.h"
 #include "models/dnn/dnn_golden.h"
+#include "models/flash/flash_fault.h"
 #include "models/machine/machine.h"
 #include "models/node/anode.h"
 #include "models/node/wnode.h"
@@ -525,6 +527,48 @@ static void test_async_port(void **state)
     rand_data_free(&d);
 }
 
+/*
+ * A page that fails every read retry fails the step with -EBADMSG, the code flashstream train's
+ * checkpoint fallback tests (the message is for people): the flash model sets it, and the
+ * controller, the node's store, the Activation or Weight Node and the machine's run pass it on
+ * unchanged with their context in front of the message. Faults on one kind of node at a time,
+ * so each node's path is the one taken.
+ */
+static void test_uncorrectable_read_keeps_its_code(void **state)
+{
+    static const char *const specs[] = {"rber:x=100", "age:pe=2000000,days=30"};
+    static const char *const prefix[] = {"an0: ", "wn: "};
+    struct machine_cfg c;
+    struct rand_data d;
+    struct err e;
+
+    (void)state;
+    machine_cfg_small(&c);
+    assert_int_equal(rand_data_make(&d, c.batch, dnn_model_inputs(&c.model), 10, 7), 0);
+    for (int wn = 0; wn <= 1; wn++) {
+        struct flash_fault_cfg f;
+
+        flash_fault_cfg_default(&f);
+        for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+            if (flash_fault_parse(&f, specs[i], &e))
+                fail_msg("%s: %s", specs[i], e.msg);
+        machine_cfg_small(&c);
+        flash_fault_cfg_default(&c.an_flash.fault);
+        flash_fault_cfg_default(&c.wn_flash.fault);
+        if (wn)
+            c.wn_flash.fault = f;
+        else
+            c.an_flash.fault = f;
+        struct machine *m = make(&c);
+        int rc = machine_train_batch(m, d.images, d.labels, NULL, &e);
+        if (rc != -EBADMSG || strncmp(e.msg, prefix[wn], strlen(prefix[wn])) ||
+            !strstr(e.msg, "flash controller: uncorrectable read: channel "))
+            fail_msg("faults on the %s: code %d, message '%s'", wn ? "WN" : "AN", rc, e.msg);
+        machine_destroy(m);
+    }
+    rand_data_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_bad_configs),
         cmocka_unit_test(test_bad_calls),
         cmocka_unit_test(test_async_port),
+        cmocka_unit_test(test_uncorrectable_read_keeps_its_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
