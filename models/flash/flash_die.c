@@ -7,8 +7,7 @@
 
 #include "csim/res.h"
 
-int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
-                   struct err *e)
+static void init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index)
 {
     const struct flash_geom *g = &c->geom;
 
@@ -19,6 +18,12 @@ int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_
     d->pages = g->pages_per_block;
     d->page_bytes = g->page_bytes;
     d->store_payload = c->sw.store_payload;
+}
+
+int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
+                   struct err *e)
+{
+    init(d, c, die_index);
     /* A new die is erased: every write pointer 0, every P/E count 0. Block-major: a
      * multi-plane operation's blocks (the same block number in every plane, as the FTLs use
      * them) are neighbours in memory, a few cache lines instead of one per plane. */
@@ -26,7 +31,18 @@ int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_
     if (!d->blk)
         return err_set(e, -ENOMEM, "flash die %u: out of memory for %u x %u blocks", die_index,
                        d->planes, d->blocks);
+    d->stride = d->planes;
+    d->own_blk = true;
     return 0;
+}
+
+void flash_die_init_shared(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
+                           struct flash_block *blk, size_t stride)
+{
+    init(d, c, die_index);
+    assert(stride >= d->planes);
+    d->blk = blk;
+    d->stride = stride;
 }
 
 static void block_free_data(struct flash_die *d, struct flash_block *b)
@@ -46,23 +62,12 @@ void flash_die_fini(struct flash_die *d)
 {
     if (!d->blk)
         return;
-    for (size_t i = 0; i < (size_t)d->planes * d->blocks; i++)
-        block_free_data(d, &d->blk[i]);
-    free(d->blk);
+    for (uint32_t b = 0; b < d->blocks; b++)
+        for (uint32_t p = 0; p < d->planes; p++)
+            block_free_data(d, flash_die_block(d, p, b));
+    if (d->own_blk)
+        free(d->blk);
     d->blk = NULL;
-}
-
-struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block)
-{
-    assert(plane < d->planes && block < d->blocks);
-    return &d->blk[(size_t)block * d->planes + plane];
-}
-
-const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
-                                            uint32_t block)
-{
-    assert(plane < d->planes && block < d->blocks);
-    return &d->blk[(size_t)block * d->planes + plane];
 }
 
 static const char *where(const struct flash_die *d, uint32_t plane, uint32_t block, uint32_t page,

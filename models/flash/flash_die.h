@@ -26,7 +26,9 @@
 #ifndef MODELS_FLASH_FLASH_DIE_H
 #define MODELS_FLASH_FLASH_DIE_H
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "csim/err.h"
@@ -51,7 +53,9 @@ struct flash_die {
     uint64_t busy_until;  /* array busy (R/B#) until the running array phase ends */
     uint64_t reg_free_at; /* data/cache register free for the next data-in or read */
     uint64_t plane_busy[FLASH_MAX_PLANES];
-    struct flash_block *blk; /* [block * planes + plane] */
+    struct flash_block *blk; /* block b of plane p at blk[b x stride + p] */
+    size_t stride;           /* planes, or the planes of every die of a shared table */
+    bool own_blk;            /* blk is this die's own allocation */
     /* statistics */
     uint64_t n_read_pages, n_prog_pages, n_erase_blocks;
     uint64_t array_busy_ps; /* sum of array phase durations */
@@ -60,11 +64,28 @@ struct flash_die {
 
 int flash_die_init(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
                    struct err *e);
+/* The same on a table the caller owns, zeroed, of blocks_per_plane rows of `stride` blocks, this
+ * die's planes at the start of each row: flash_fms lays its dies' blocks out block-major across
+ * dies, so that one block number on every die and plane (a stream FTL's superblock) is one run
+ * of memory instead of a cache miss per die. */
+void flash_die_init_shared(struct flash_die *d, const struct flash_cfg *c, uint32_t die_index,
+                           struct flash_block *blk, size_t stride);
 void flash_die_fini(struct flash_die *d);
 
-struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane, uint32_t block);
-const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
-                                            uint32_t block);
+/* Block `block` of plane `plane` (inline: the FTLs' hottest lookup). */
+static inline struct flash_block *flash_die_block(struct flash_die *d, uint32_t plane,
+                                                  uint32_t block)
+{
+    assert(plane < d->planes && block < d->blocks);
+    return &d->blk[(size_t)block * d->stride + plane];
+}
+
+static inline const struct flash_block *flash_die_block_c(const struct flash_die *d, uint32_t plane,
+                                                          uint32_t block)
+{
+    assert(plane < d->planes && block < d->blocks);
+    return &d->blk[(size_t)block * d->stride + plane];
+}
 
 /*
  * Program page `page` of blocks[p] in every plane p of plane_mask. data: NULL, or an array

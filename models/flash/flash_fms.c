@@ -12,6 +12,7 @@ struct flash_fms {
     struct flash_cfg cfg;
     uint32_t n_dies;
     struct flash_die *die;
+    struct flash_block *blocks; /* every die's blocks, [block][die][plane] (flash_die.h) */
     struct flash_chan *chan;
     struct res ctrl;
     /* Fast path of long transfers (flash_fms_run_*). */
@@ -34,7 +35,8 @@ struct flash_fms {
 int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct err *e)
 {
     struct flash_fms *f;
-    uint32_t i;
+    uint32_t i, planes;
+    size_t blocks;
     int rc;
 
     *out = NULL;
@@ -46,36 +48,38 @@ int flash_fms_create(const struct flash_cfg *cfg, struct flash_fms **out, struct
         return err_set(e, -ENOMEM, "flash fms: out of memory");
     f->cfg = *cfg;
     f->n_dies = flash_geom_dies(&cfg->geom);
+    planes = cfg->geom.planes_per_die;
+    blocks = (size_t)f->n_dies * planes * cfg->geom.blocks_per_plane;
     f->fast = f->want_fast = true;
     f->slack = UINT64_MAX;
     f->n_times = (size_t)f->n_dies * (2 + cfg->geom.planes_per_die) + cfg->geom.channels;
     f->n_cnts = (size_t)f->n_dies * DIE_CNTS + (size_t)cfg->geom.channels * CHAN_CNTS;
     f->chan = calloc(cfg->geom.channels, sizeof(*f->chan));
     f->die = calloc(f->n_dies, sizeof(*f->die));
+    f->blocks = calloc(blocks, sizeof(*f->blocks));
     f->snap = calloc(2 * (f->n_times + f->n_cnts), sizeof(*f->snap));
     f->inc = calloc(f->n_cnts, sizeof(*f->inc));
-    if (!f->chan || !f->die || !f->snap || !f->inc) {
+    if (!f->chan || !f->die || !f->blocks || !f->snap || !f->inc) {
         rc = err_set(e, -ENOMEM, "flash fms: out of memory for %u dies", f->n_dies);
         goto out_free;
     }
     for (i = 0; i < cfg->geom.channels; i++)
         flash_chan_init(&f->chan[i], cfg);
-    for (i = 0; i < f->n_dies; i++) {
-        rc = flash_die_init(&f->die[i], cfg, i, e);
-        if (rc)
-            goto out_fini_dies;
+    for (i = 0; i < f->n_dies; i++)
+        flash_die_init_shared(&f->die[i], cfg, i, f->blocks + (size_t)i * planes,
+                              (size_t)f->n_dies * planes);
+    if ((rc = flash_fms_set_faults(f, &cfg->fault, e))) {
+        for (i = 0; i < f->n_dies; i++)
+            flash_die_fini(&f->die[i]);
+        goto out_free;
     }
-    if ((rc = flash_fms_set_faults(f, &cfg->fault, e)))
-        goto out_fini_dies;
     *out = f;
     return 0;
 
-out_fini_dies:
-    while (i--)
-        flash_die_fini(&f->die[i]);
 out_free:
     free(f->inc);
     free(f->snap);
+    free(f->blocks);
     free(f->die);
     free(f->chan);
     free(f);
@@ -91,6 +95,7 @@ void flash_fms_destroy(struct flash_fms *f)
     flash_fault_destroy(f->fault);
     free(f->inc);
     free(f->snap);
+    free(f->blocks);
     free(f->die);
     free(f->chan);
     free(f);
@@ -709,25 +714,6 @@ const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t di
         block >= f->cfg.geom.blocks_per_plane)
         return NULL;
     return flash_die_block_c(&f->die[die], plane, block);
-}
-
-void flash_fms_prefetch(const struct flash_fms *f, uint32_t die, uint32_t block)
-{
-    const struct flash_die *d;
-    const char *b;
-
-    if (die >= f->n_dies)
-        return;
-    d = &f->die[die];
-    if (block >= f->cfg.geom.blocks_per_plane) {
-        __builtin_prefetch(d, 1);
-        __builtin_prefetch(&d->plane_busy[FLASH_MAX_PLANES - 1], 1);
-        return;
-    }
-    /* Block-major: the block's planes are one run of bytes. */
-    b = (const char *)flash_die_block_c(d, 0, block);
-    for (size_t at = 0; at < (size_t)d->planes * sizeof(struct flash_block); at += 64)
-        __builtin_prefetch(b + at, 1);
 }
 
 const struct flash_die *flash_fms_die(const struct flash_fms *f, uint32_t die)

@@ -196,12 +196,6 @@ bool flash_fms_fault_stats(const struct flash_fms *f, struct flash_fault_stats *
  * marked bad. False without a fault model. For an FTL's scan of its blocks at start. */
 bool flash_fms_worn_out(struct flash_fms *f, uint32_t die, uint32_t plane, uint32_t block);
 
-/* Ask the cache for die `die`'s block `block` (every plane; the die's own state must be in the
- * cache already to find it), or with block out of range for the die's own state, a few
- * operations ahead of using them: a stripe walks thousands of dies, each one's blocks a cache
- * miss otherwise. Changes nothing; a die out of range is ignored. */
-void flash_fms_prefetch(const struct flash_fms *f, uint32_t die, uint32_t block);
-
 /* Inspection and fault injection. NULL / -EINVAL for an address out of range. */
 const struct flash_block *flash_fms_block(const struct flash_fms *f, uint32_t die, uint32_t plane,
                                           uint32_t block);

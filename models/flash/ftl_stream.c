@@ -134,23 +134,6 @@ static void unit_op(const struct ftl_stream *s, uint64_t off, uint32_t n, uint32
         op->block[p] = ftl_bbm_resolve(s->bbm, dp_of(s, op->die, p), blk);
 }
 
-/* Consecutive operations of a transfer go die after die (the layout above): the state of the
- * die 2 x PREFETCH_DIES ahead and then the block of the die PREFETCH_DIES ahead are asked for
- * now, so that their cache misses overlap this operation's work (a stripe of the paper's Weight
- * Node spans thousands of dies: every die and block is a miss). The block is the one before any
- * spare remap: for a remapped one the prefetch is only wasted. */
-#define PREFETCH_DIES 4
-
-static void prefetch_ahead(const struct ftl_stream *s, const struct flash_mpop *op, uint32_t pbn)
-{
-    uint32_t d = op->die + PREFETCH_DIES, d2 = op->die + 2 * PREFETCH_DIES;
-
-    if (s->dies <= 2 * PREFETCH_DIES)
-        return;
-    flash_fms_prefetch(s->fms, d2 < s->dies ? d2 : d2 - s->dies, UINT32_MAX);
-    flash_fms_prefetch(s->fms, d < s->dies ? d : d - s->dies, s->cfg.first_block + pbn);
-}
-
 /* Erase superblock pbn on every die; replace worn-out or failed blocks from spares. */
 static int erase_sb(struct ftl_stream *s, uint64_t now, uint32_t pbn, uint64_t *done, struct err *e)
 {
@@ -654,7 +637,6 @@ int ftl_stream_write(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t 
         flash_ctrl_cmds_take(&cmds, n);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
-        prefetch_ahead(s, &op, (uint32_t)l->pbn);
         for (uint32_t q = 0; src && q < n; q++)
             data[plane0 + q] = src + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_program(s->fms, cmds.t_ready, &op, src ? data : NULL, &t, e);
@@ -781,7 +763,6 @@ int ftl_stream_read(struct ftl_stream *s, uint64_t now, uint64_t lpn, uint64_t n
         flash_ctrl_cmds_take(&cmds, n);
 
         unit_op(s, off, n, (uint32_t)l->pbn, &op);
-        prefetch_ahead(s, &op, (uint32_t)l->pbn);
         for (uint32_t q = 0; dst && q < n; q++)
             data[plane0 + q] = dst + (cur - lpn + q) * s->page_bytes;
         rc = flash_fms_read(s->fms, cmds.t_ready, &op, dst ? data : NULL, &t, e);
@@ -883,7 +864,6 @@ int ftl_stream_lookup_unit(struct ftl_stream *s, uint64_t now, uint64_t lpn, uin
         return rc;
     memset(op, 0, sizeof(*op));
     unit_op(s, off, k, (uint32_t)s->lb[lpn / s->sbp].pbn, op);
-    prefetch_ahead(s, op, (uint32_t)s->lb[lpn / s->sbp].pbn);
     s->pages_read += k;
     *n = k;
     return 0;

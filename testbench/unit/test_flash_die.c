@@ -1,7 +1,8 @@
 /*
  * test_flash_die: NAND state and rules of one die: program only erased pages, pages in order,
  * whole-block erase, bad blocks, reads of unwritten pages, multi-plane checks before any
- * change, P/E counters, sparse payloads, timing-only mode without payloads.
+ * change, P/E counters, sparse payloads, timing-only mode without payloads, dies sharing one
+ * block table.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -246,6 +247,34 @@ static void test_array_timing_busy_until(void **state)
     assert_int_equal(f->die.array_busy_ps, 205);
 }
 
+/* Two dies on one table, block-major across dies (flash_fms's layout): each die sees only its
+ * own blocks, and fini frees each die's payloads but not the table. */
+static void test_shared_table_keeps_dies_apart(void **state)
+{
+    struct fixture *f = *state;
+    const uint32_t planes = 4, blocks = 8;
+    struct flash_block *table = calloc((size_t)2 * planes * blocks, sizeof(*table));
+    struct flash_die d[2];
+    uint32_t blk[FLASH_MAX_PLANES] = {5, 5, 5, 5};
+    void *bufs[FLASH_MAX_PLANES] = {f->back[0]};
+
+    assert_non_null(table);
+    for (uint32_t i = 0; i < 2; i++)
+        flash_die_init_shared(&d[i], &f->cfg, i, table + (size_t)i * planes, 2 * planes);
+    assert_int_equal(flash_die_program(&d[1], 0xf, blk, 0, one(f->page[1], 0), &f->err), 0);
+    assert_int_equal(flash_die_block(&d[1], 3, 5)->wp, 1);
+    assert_ptr_equal(flash_die_block(&d[1], 3, 5), &table[(5 * 2 + 1) * planes + 3]);
+    for (uint32_t b = 0; b < blocks; b++)
+        for (uint32_t p = 0; p < planes; p++)
+            assert_int_equal(flash_die_block(&d[0], p, b)->wp, 0);
+    assert_int_equal(flash_die_read(&d[0], 1, blk, 0, bufs, &f->err), -ENODATA);
+    assert_int_equal(flash_die_read(&d[1], 1, blk, 0, bufs, &f->err), 0);
+    assert_memory_equal(f->back[0], f->page[1], 4096);
+    for (uint32_t i = 0; i < 2; i++)
+        flash_die_fini(&d[i]);
+    free(table);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +290,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timing_only_keeps_no_payload, setup_timing_only,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_array_timing_busy_until, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_table_keeps_dies_apart, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
