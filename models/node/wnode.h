@@ -26,8 +26,10 @@
  * for timing; wnode_preload() writes every record (at creation and after a restore).
  * Records of each stream are numbered 0..n_rec - 1 (the program's n_rec; a fully connected
  * program's record l is layer l). A command whose `cycles` is nonzero takes that many cycles of
- * its resource's clock (OPT_UPDATE: the optimizer unit's) instead of its operands' timing; an
- * OPT_UPDATE's parameters are u.opt.params when nonzero, else the layer's.
+ * its resource's clock (OPT_UPDATE: the optimizer unit's, as its compute; its tensor-buffer
+ * streams still bound it) instead of its operands' timing; an OPT_UPDATE's parameters are
+ * u.opt.params when nonzero, else the layer's (a perf program's command has no addresses: its
+ * streams run from address 0).
  * Perf (wnode_cfg.perf): payload-free. No dnn_params, no numerics: OPT_UPDATE only takes its
  * time (from the number of parameters); the tensor buffer keeps no contents; the streams are
  * timing only (nflash_set_nodata) with the records appended, read, freed and released exactly
