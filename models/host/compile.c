@@ -843,6 +843,7 @@ static int emit_update(struct cc *c, uint32_t l, uint32_t j)
         if (!cmd)
             return c->err;
         cmd->u.opt.grad = c->w_grad[s];
+        cmd->u.opt.state = c->w_mo[s];
         cmd->u.opt.wout = c->w_wout[s];
         cmd->bytes = params * 4;
         snprintf(cmd->label, HC_LABEL, "OPT_UPDATE L%u", l + 1);
@@ -1246,8 +1247,9 @@ void hc_format(const struct hc_prog *p, const struct hc_cmd *c, char *buf, size_
                  c->u.fab.src, c->u.fab.dst, c->bytes);
         break;
     case HC_OPT_UPDATE:
-        snprintf(ops, sizeof(ops), "grad 0x%" PRIx64 " out 0x%" PRIx64 " %" PRIu64 " params",
-                 c->u.opt.grad, c->u.opt.wout, c->bytes / 4);
+        snprintf(ops, sizeof(ops),
+                 "grad 0x%" PRIx64 " state 0x%" PRIx64 " out 0x%" PRIx64 " %" PRIu64 " params",
+                 c->u.opt.grad, c->u.opt.state, c->u.opt.wout, c->bytes / 4);
         break;
     default:
         break;

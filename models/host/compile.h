@@ -158,8 +158,11 @@ struct hc_cmd {
             uint64_t src, dst; /* TB address on the sending side / receiving side */
         } fab;
         struct {
-            uint64_t grad, wout; /* WN TB: reduced gradient slot, write-back slot */
-            uint64_t params;     /* parameters updated (perf programs; else the layer's) */
+            uint64_t grad;   /* WN TB: the reduced gradients (fp32 dW then db) */
+            uint64_t state;  /* WN TB: the M record, then the O record at the next TB_ALIGN
+                                boundary (as the FLASH_RDs of M and O placed them) */
+            uint64_t wout;   /* WN TB: the write-back slot (W, M, O records, each aligned) */
+            uint64_t params; /* parameters updated (perf programs; else the layer's) */
         } opt;
     } u;
     char label[HC_LABEL];

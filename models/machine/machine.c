@@ -1210,6 +1210,7 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .write_pipe = c->write_pipe,
                            .perf = r->perf,
                            .adam = c->opt.kind == DNN_OPT_ADAM,
+                           .opt_tb_free = r->ideal,
                            .ssd = ssd_of(r, &c->wn_ssd),
                            .ssd_grain = c->ssd_grain};
     flash_fault_cfg_for_node(&wc.flash.fault, FLASH_FAULT_NODE_WN);
@@ -2053,6 +2054,10 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     const struct wnode_stats *w = wnode_get_stats(r->wn);
     CU(r, w->updates, "count", "layer updates", "wn.opt.updates");
     CU(r, w->params_updated, "count", "parameters updated", "wn.opt.params");
+    CU(r, w->opt_compute_ps, "ps",
+       "optimizer unit's compute (latency + params x cost / lanes cycles); an update lasts the "
+       "later of it and its tensor-buffer streams",
+       "wn.opt.compute_ps");
     CU(r, w->flash_rd_bytes, "bytes", "bytes read from flash", "wn.flash.bytes_read");
     CU(r, w->flash_wr_bytes, "bytes", "bytes written to flash", "wn.flash.bytes_written");
     CU(r, wnode_steps(r->wn), "count", "optimizer steps completed", "wn.opt.step");

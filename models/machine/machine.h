@@ -44,13 +44,15 @@
  *     limits: the compiler's tiling needs them) or a perf program of any size
  *     (machine_create_program: arrays and cores the RTL does not build, thousands of layers).
  *     With storage MACHINE_STORAGE_IDEAL every flash, DMA and fabric command takes no time (the
- *     compute bound: only GEMMs, vector-unit operations and optimizer updates take time). With
+ *     compute bound: only GEMMs, vector-unit operations and optimizer updates take time, the
+ *     updates their compute: their tensor-buffer streams are free too). With
  *     MACHINE_STORAGE_SSD_RAID0 every node's streams are on its own RAID 0 of SSDs
  *     (models/node/nssd.h, models/ssd): a flash command is the array's reads or writes of the
  *     record, timed by the SSD model; its counters are "<node>.ssd.*".
  *   - A command whose `cycles` is nonzero (perf programs) takes that many cycles of its
  *     resource's clock instead of its operands' timing (DMA, GEMM, VU: the core clock;
- *     OPT_UPDATE: the optimizer unit's, its parameters u.opt.params).
+ *     OPT_UPDATE: the optimizer unit's compute, its parameters u.opt.params; it still ends no
+ *     earlier than its tensor-buffer streams).
  * Not modelled: see README.md "Execution model, what is weak" (PCIe, DRAM contention, the NAND
  * write pipeline's RTL, the DMA's RTL, overlap between steps).
  * Units: simulated time in picoseconds (uint64_t), sizes in bytes, losses fp32.
@@ -121,8 +123,10 @@ enum machine_fidelity {
 };
 
 /* Timing of the WN's reduce + optimizer unit (ours): a pipelined fp32 unit of `lanes` elements
- * per cycle at period_ps; updating n parameters takes latency + ceil(n * cost / lanes) cycles,
- * cost = cost_sgd or cost_adam (the Adam update needs a divide and a square root). */
+ * per cycle at period_ps; updating n parameters computes for latency + ceil(n * cost / lanes)
+ * cycles, cost = cost_sgd or cost_adam (the Adam update needs a divide and a square root), and
+ * ends no earlier than its operand streams through the WN's tensor buffer (22 B per parameter
+ * for SGD, 30 B for Adam: models/node/wnode.h). */
 struct machine_optu_cfg {
     uint64_t period_ps; /* 1250 (0.8 GHz, like the cores) */
     uint32_t lanes;     /* 16 */

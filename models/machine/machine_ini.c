@@ -161,8 +161,10 @@ static const struct section sections[] = {
              "operation over n elements takes latency + ceil(n x cost / lanes) core cycles, "
              "cost 1, or cost_exp for the softmax."},
     {"optimizer", IN_MACHINE_CFG(optu_keys),
-     .help = "The Weight Node's reduce and optimizer unit: updating n parameters takes latency "
-             "+ ceil(n x cost / lanes) cycles of its clock, cost cost_sgd or cost_adam."},
+     .help = "The Weight Node's reduce and optimizer unit: updating n parameters computes for "
+             "latency + ceil(n x cost / lanes) cycles of its clock, cost cost_sgd or cost_adam, "
+             "and streams its operands through the Weight Node's tensor buffer (22 B per "
+             "parameter for SGD, 30 B for Adam); the update takes the later of the two."},
     {"dma", IN_MACHINE_CFG(dma_keys),
      .help = "The Activation Node's tensor-buffer DMA: the parameters of rtl/dma that are free "
              "(its SRAM map and latency follow from [core], its buffer size from "

@@ -16,6 +16,7 @@ enum { R_W = 0, R_M, R_O, R_N };
 struct wnode {
     struct wnode_cfg cfg;
     struct dram *tb;
+    int rid_opt;       /* the optimizer unit's requester of tb */
     struct nstore sto; /* its storage: the FMS, or an SSD array (perf) */
     int s[R_N];
     struct dnn_params *p;      /* NULL in perf */
@@ -143,6 +144,7 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
         dram_destroy(w->tb);
         goto out_free;
     }
+    w->rid_opt = dram_requester(w->tb, "optimizer");
     for (int i = 0; i < R_N; i++) {
         w->s[i] = nstore_stream(&w->sto, wnode_streams[i]);
         if (cfg->perf)
@@ -366,6 +368,72 @@ static uint64_t opt_params(const struct wnode *w, const struct hc_prog *p, const
     return ((uint64_t)m->layer[c->layer].in + 1) * m->layer[c->layer].out;
 }
 
+/*
+ * The optimizer unit's operand streams through the WN's tensor buffer, as the WN stores them.
+ * An update of P = nw + nb parameters (nw matrix weights, nb biases), with s fp32 state words
+ * per parameter (the machine's opt_state_words: SGD keeps its velocity v, momentum 0 included,
+ * since the O record always holds it; Adam keeps m and v), reads
+ *   the reduced gradients  4 P       fp32 dW then db, at u.opt.grad
+ *   the masters (M)        4 P       fp32, at u.opt.state
+ *   the state (O)          4 s P     fp32, at the next TB_ALIGN boundary after M
+ * and writes the new records into the write-back slot at u.opt.wout, each TB_ALIGN-aligned:
+ *   W  2 nw + 4 nb  bf16 weights and fp32 biases (a perf program's W records are all bf16: 2 P)
+ *   M  4 P,  O  4 s P.
+ * Per parameter: SGD reads 4 + 4 + 4 = 12 B and writes 2 + 4 + 4 = 10 B, 22 B; Adam reads
+ * 4 + 4 + 8 = 16 B and writes 2 + 4 + 8 = 14 B, 30 B (a bias 2 B more, its W entry fp32). A
+ * perf program's command carries only P (u.opt.params) and no addresses (its tensor buffer is
+ * not allocated: 0, as its flash and fabric claims use), so its streams are the same bytes
+ * from address 0.
+ */
+struct opt_stream {
+    uint64_t addr, bytes;
+};
+
+static void opt_streams(const struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
+                        uint64_t params, bool adam, struct opt_stream rd[3],
+                        struct opt_stream wr[3])
+{
+    const struct dnn_model *m = w->p ? &w->p->model : &p->cfg.model;
+    uint64_t s = adam ? 2 : 1, nb = 0;
+    if (!c->u.opt.params && c->layer < m->n_layers)
+        nb = m->layer[c->layer].out; /* the layer's biases: fp32 in its W record */
+    uint64_t wb = 2 * (params - nb) + 4 * nb, mb = 4 * params, ob = 4 * s * params;
+
+    rd[0] = (struct opt_stream){c->u.opt.grad, 4 * params};
+    rd[1] = (struct opt_stream){c->u.opt.state, mb};
+    rd[2] = (struct opt_stream){c->u.opt.state + ru(mb, TB_ALIGN), ob};
+    wr[0] = (struct opt_stream){c->u.opt.wout, wb};
+    wr[1] = (struct opt_stream){c->u.opt.wout + ru(wb, TB_ALIGN), mb};
+    wr[2] = (struct opt_stream){c->u.opt.wout + ru(wb, TB_ALIGN) + ru(mb, TB_ALIGN), ob};
+}
+
+/*
+ * Claim the streams, every one asked for at the update's start: the reads in the order above,
+ * then the writes. Each stream is one access (dram_access splits it over the channels and
+ * serves each channel's pieces back to back), and on each channel the writes follow the reads,
+ * so on an idle buffer the last byte moves after (read + write bytes) / bandwidth, plus the
+ * buffer's latency: the unit interleaves reads and writes block by block, the same bus time
+ * (ours: the unit's buffering is not modelled, only its bus time and its place in the queue).
+ * Returns when the last write is acknowledged; the ideal storage's buffer takes no time.
+ */
+static uint64_t opt_claim(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
+                          uint64_t params, bool adam, uint64_t now)
+{
+    struct opt_stream rd[3], wr[3];
+    uint64_t end = now;
+
+    if (w->cfg.opt_tb_free)
+        return now;
+    opt_streams(w, p, c, params, adam, rd, wr);
+    for (int i = 0; i < 3; i++)
+        end = res_later(end, dram_access(w->tb, w->rid_opt, now, rd[i].addr, rd[i].bytes, false));
+    for (int i = 0; i < 3; i++)
+        end = res_later(end, dram_access(w->tb, w->rid_opt, now, wr[i].addr, wr[i].bytes, true));
+    return end;
+}
+
+/* Duration: the later of the unit's compute (latency + ceil(params x cost / lanes) cycles, or
+ * the command's own cycles) and its streams' last claim. */
 static int exec_opt(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c, uint64_t now,
                     uint64_t *end, struct err *e)
 {
@@ -380,7 +448,8 @@ static int exec_opt(struct wnode *w, const struct hc_prog *p, const struct hc_cm
         uint64_t lanes = w->cfg.lanes ? w->cfg.lanes : 1;
         cycles = w->cfg.latency + (params * cost + lanes - 1) / lanes;
     }
-    *end = now + cycles * w->cfg.period_ps;
+    w->st.opt_compute_ps += cycles * w->cfg.period_ps;
+    *end = res_later(now + cycles * w->cfg.period_ps, opt_claim(w, p, c, params, adam, now));
     w->st.updates++;
     w->st.params_updated += params;
     w->st.busy_ps[2] += *end - now;

@@ -13,7 +13,12 @@
  *   OPT_UPDATE  the reduced gradients (fp32 dW then db) from the tensor buffer through
  *               dnn_params_update_layer (models/dnn/dnn_params: the only optimizer), then the
  *               layer's new W, M and O records laid out in the tensor buffer's write-back slot.
- *               Duration: latency + ceil(params * cost / lanes) cycles of the unit (ours).
+ *               Duration: the later of the unit's compute, latency + ceil(params * cost /
+ *               lanes) cycles (ours), and its streams through the tensor buffer (requester
+ *               "optimizer"): it reads the gradients, masters and state and writes the new W,
+ *               M and O records, 22 B per parameter for SGD and 30 B for Adam (wnode.c has the
+ *               arithmetic), at their TB addresses (u.opt.grad, .state, .wout), the reads
+ *               claimed before the writes, all asked for at the update's start.
  *   FLASH_WR    W, M or O: the new record appended to its stream; the previous version of the
  *               record is freed (its logical blocks are released once empty).
  * The fp32 masters and optimizer state the optimizer works on are a struct dnn_params owned
@@ -21,8 +26,10 @@
  * for timing; wnode_preload() writes every record (at creation and after a restore).
  * Records of each stream are numbered 0..n_rec - 1 (the program's n_rec; a fully connected
  * program's record l is layer l). A command whose `cycles` is nonzero takes that many cycles of
- * its resource's clock (OPT_UPDATE: the optimizer unit's) instead of its operands' timing; an
- * OPT_UPDATE's parameters are u.opt.params when nonzero, else the layer's.
+ * its resource's clock (OPT_UPDATE: the optimizer unit's, as its compute; its tensor-buffer
+ * streams still bound it) instead of its operands' timing; an OPT_UPDATE's parameters are
+ * u.opt.params when nonzero, else the layer's (a perf program's command has no addresses: its
+ * streams run from address 0).
  * Perf (wnode_cfg.perf): payload-free. No dnn_params, no numerics: OPT_UPDATE only takes its
  * time (from the number of parameters); the tensor buffer keeps no contents; the streams are
  * timing only (nflash_set_nodata) with the records appended, read, freed and released exactly
@@ -30,10 +37,11 @@
  * the order the program writes them back (so each stream's log is first in, first out).
  * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
  * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
- * The tensor buffer's channels are claimed by the flash reads and writes (nflash.h) and the
- * fabric (models/machine); not by the optimizer unit's own reads and writes of it.
+ * The tensor buffer's channels are claimed by the flash reads and writes (nflash.h), the
+ * fabric (models/machine) and the optimizer unit's streams (with opt_tb_free, the ideal
+ * storage's, they take no time and claim nothing).
  * Not modelled: the trained-weights stream T (written at the end of training), the optimizer
- * unit's share of the tensor buffer, PCIe.
+ * unit's buffering (its streams are whole accesses, not blocks interleaved), PCIe.
  * Units: picoseconds, bytes, parameters.
  */
 #ifndef MODELS_NODE_WNODE_H
@@ -60,6 +68,8 @@ struct wnode_cfg {
     bool perf;                    /* payload-free (see the contract) */
     bool adam;                    /* perf: the update costs cost_adam per parameter, else
                                      cost_sgd (tlm: the optimizer of the dnn_params) */
+    bool opt_tb_free;             /* the optimizer's tensor-buffer streams take no time (the
+                                     ideal storage: every memory access is free) */
     const uint64_t *rec_bytes[HC_N_STREAMS]; /* perf: bytes of each W, M and O record, n_rec
                                                 of each (0: the record is not preloaded);
                                                 copied */
@@ -71,6 +81,7 @@ struct wnode_cfg {
 struct wnode_stats {
     uint64_t busy_ps[3]; /* flash read, flash write, optimizer */
     uint64_t updates, params_updated;
+    uint64_t opt_compute_ps; /* the optimizer unit's compute time, its streams aside */
     uint64_t flash_rd_bytes, flash_wr_bytes;
 };
 

@@ -1,9 +1,10 @@
 /*
  * test_machine: the machine API (models/machine/machine.h) around the bit-exact core of
  * test_system: evaluation against the golden trainer, the checkpoint round trip, the records
- * for layers.csv / trace.json / stats.json, the V-stream release policy, every bad input
- * giving its error with a message that says what and what is accepted, and an uncorrectable
- * flash read failing the step with its code.
+ * for layers.csv / trace.json / stats.json, the V-stream release policy, the WN optimizer
+ * unit's streams through its tensor buffer (exact times, idle and behind a broadcast), every bad
+ * input giving its error with a message that says what and what is accepted, and an
+ * uncorrectable flash read failing the step with its code.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -569,6 +570,112 @@ static void test_uncorrectable_read_keeps_its_code(void **state)
     rand_data_free(&d);
 }
 
+/* ---- the optimizer unit's streams through the WN's tensor buffer ---- */
+
+#define OPT_N   (1ull << 16) /* parameters: every stream a whole number of rounds of the channels */
+#define OPT_RGN (1ull << 20) /* the streams' regions, 1 MiB apart */
+
+/* The optimizer's requester statistics on the WN's buffer. */
+static const struct dram_req_stats *opt_req(struct dram *tb)
+{
+    for (int i = 0; i < dram_requesters(tb); i++)
+        if (!strcmp(dram_req_stats(tb, i)->name, "optimizer"))
+            return dram_req_stats(tb, i);
+    fail_msg("no requester 'optimizer' on the WN's tensor buffer");
+    return NULL;
+}
+
+/* An update of OPT_N parameters at t (its own cycles when cycles is nonzero); returns its end. */
+static uint64_t opt_at(struct machine *r, uint64_t t, uint64_t cycles)
+{
+    struct hc_cmd up = {.kind = HC_OPT_UPDATE, .node = HC_WN, .res = HC_RES_WN_OPT};
+    uint64_t end, free_at;
+    struct err e;
+    up.cycles = cycles;
+    up.u.opt.params = OPT_N;
+    up.u.opt.grad = OPT_RGN;
+    up.u.opt.state = 2 * OPT_RGN;
+    up.u.opt.wout = 4 * OPT_RGN;
+    if (wnode_exec(machine_wnode(r), machine_program(r), &up, t, &end, &free_at, &e))
+        fail_msg("wnode_exec: %s", e.msg);
+    assert_int_equal(free_at, end);
+    return end;
+}
+
+/* Bus time of `bytes` spread evenly over the buffer's channels (from the configuration). */
+static uint64_t spread_ps(const struct dram_cfg *tb, uint64_t bytes)
+{
+    uint64_t per_chan = bytes / tb->channels;
+    assert_int_equal(per_chan * tb->channels, bytes);
+    assert_int_equal(per_chan * 1000000 % tb->chan_mbps, 0); /* whole picoseconds */
+    return per_chan * 1000000 / tb->chan_mbps;
+}
+
+/*
+ * An update takes the later of its compute and its streams: on an idle buffer exactly
+ * max(compute, bytes / bandwidth + latency), 22 B per parameter for SGD (read gradient, master,
+ * velocity: 12; write bf16 weight, master, velocity: 10) and 30 B for Adam (16 + 14); behind a
+ * broadcast's read of the same channels it waits for it; the ideal storage's streams are free.
+ * Expected values from the configuration: 4 channels of 25.6 GB/s, 50 ns, 16 lanes at 1.25 ns.
+ */
+static void test_optimizer_tb(void **state)
+{
+    struct machine_cfg c;
+    (void)state;
+
+    for (int adam = 0; adam < 2; adam++) {
+        machine_cfg_small(&c);
+        c.fidelity = MACHINE_PERF; /* the update's timing alone: no numerics on OPT_N params */
+        if (adam) {
+            dnn_params_opt_adam(&c.opt, 0.001f);
+            c.optu.lanes = 64; /* else Adam's cost of 4 is about the buffer's bound */
+        }
+        struct machine *r = make(&c);
+        struct dram *tb = wnode_tb(machine_wnode(r));
+        uint64_t bytes = (adam ? 30 : 22) * OPT_N;
+        uint64_t mem = spread_ps(&c.tb, bytes) + c.tb.latency_ps;
+        uint64_t cost = adam ? c.optu.cost_adam : c.optu.cost_sgd;
+        uint64_t compute =
+            (c.optu.latency + (OPT_N * cost + c.optu.lanes - 1) / c.optu.lanes) * c.optu.period_ps;
+        assert_true(mem > compute); /* the buffer bounds it */
+
+        /* idle: the streams' bytes at the buffer's bandwidth */
+        uint64_t t = dram_free_from(tb) + 1000000;
+        assert_int_equal(opt_at(r, t, 0), t + mem);
+        assert_int_equal(opt_req(tb)->bytes_rd, (adam ? 16 : 12) * OPT_N);
+        assert_int_equal(opt_req(tb)->bytes_wr, (adam ? 14 : 10) * OPT_N);
+        assert_int_equal(opt_req(tb)->bus_ps, c.tb.channels * spread_ps(&c.tb, bytes));
+
+        /* a command of its own cycles longer than its streams: the cycles */
+        uint64_t cy = 2 * mem / c.optu.period_ps;
+        t = dram_free_from(tb) + 1000000;
+        assert_int_equal(opt_at(r, t, cy), t + cy * c.optu.period_ps);
+
+        /* behind a broadcast of F bytes sent from the WN's buffer at t: F / bandwidth later */
+        const uint64_t F = 256 * 1024;
+        struct hc_cmd bc = {.kind = HC_FABRIC_BCAST, .node = HC_WN, .bytes = F};
+        uint64_t bend, bfree;
+        bc.u.fab.src = 8 * OPT_RGN;
+        bc.u.fab.dst = OPT_RGN;
+        t = dram_free_from(tb) + 1000000;
+        assert_int_equal(machine_fabric_time(r, &bc, NULL, t, &bend, &bfree), 0);
+        assert_int_equal(opt_at(r, t, 0), t + spread_ps(&c.tb, F) + mem);
+        machine_destroy(r);
+    }
+
+    /* the ideal storage: every memory access free, the update its compute alone */
+    machine_cfg_small(&c);
+    c.fidelity = MACHINE_PERF;
+    c.storage = MACHINE_STORAGE_IDEAL;
+    struct machine *r = make(&c);
+    uint64_t compute =
+        (c.optu.latency + (OPT_N * c.optu.cost_sgd + c.optu.lanes - 1) / c.optu.lanes) *
+        c.optu.period_ps;
+    assert_int_equal(opt_at(r, 1000, 0), 1000 + compute);
+    assert_int_equal(opt_req(wnode_tb(machine_wnode(r)))->accesses, 0);
+    machine_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_bad_calls),
         cmocka_unit_test(test_async_port),
         cmocka_unit_test(test_uncorrectable_read_keeps_its_code),
+        cmocka_unit_test(test_optimizer_tb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

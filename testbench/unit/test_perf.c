@@ -554,8 +554,15 @@ static void test_program_many_layers(void **state)
     assert_int_equal(mcounter(r, "an0.dma.bytes"), 3ull * L * 4096);
     assert_int_equal(mcounter(r, "wn.opt.params"), 3ull * L * OPT_PARAM);
     uint64_t formula = c.optu.latency + (OPT_PARAM * c.optu.cost_sgd + 15) / 16;
-    assert_int_equal(mcounter(r, "wn.opt.busy_ps"),
+    assert_int_equal(mcounter(r, "wn.opt.compute_ps"),
                      3ull * c.optu.period_ps * (L / 2 * OPT_CY + (L - L / 2) * formula));
+    /* each update also streams 22 B per parameter (SGD) through the WN's buffer: it lasts at
+     * least those bytes over the 4 channels' 102.4 GB/s plus 50 ns, more than its compute */
+    assert_int_equal(mcounter(r, "wn.tb.optimizer.bytes"), 3ull * L * 22 * OPT_PARAM);
+    uint64_t stream =
+        22ull * OPT_PARAM * 1000000 / (c.tb.channels * (uint64_t)c.tb.chan_mbps) + c.tb.latency_ps;
+    assert_true(stream > formula * c.optu.period_ps);
+    assert_true(mcounter(r, "wn.opt.busy_ps") >= 3ull * L * stream);
     assert_int_equal(mcounter(r, "wn.opt.step"), 3);
     /* the V records of a step are freed at its end; W, M, O keep one version each */
     assert_int_equal(mcounter(r, "an0.flash.V.live_pages"), 0);
@@ -571,7 +578,8 @@ static void test_program_many_layers(void **state)
     machine_destroy(r);
 }
 
-/* The ideal storage with a program: only GEMMs, VU operations and updates take time. */
+/* The ideal storage with a program: only GEMMs, VU operations and updates (their compute: the
+ * optimizer's tensor-buffer streams are free like every memory access) take time. */
 static void test_program_ideal(void **state)
 {
     struct machine_cfg c;
@@ -597,6 +605,7 @@ static void test_program_ideal(void **state)
     assert_int_equal(mcounter(r, "wn.flash.W.pages_written"), 0);
     assert_int_equal(mcounter(r, "fabric.bytes_down"), 0);
     assert_int_equal(mcounter(r, "an0.flash_rd.busy_ps"), 0);
+    assert_int_equal(mcounter(r, "wn.tb.optimizer.bytes"), 0); /* its streams are free too */
     machine_destroy(r);
 }
 

@@ -5,7 +5,8 @@
  * 4 Activation Nodes, SGD (momentum, weight decay) and Adam, with the output layer streamed
  * twice or kept resident. Also: evaluation counts, the checkpoint round trip through
  * machine_params / machine_set_params, timing records, counters and busy intervals; every
- * tensor buffer's per-requester counters carry what its agents moved.
+ * tensor buffer's per-requester counters carry what its agents moved (the WN optimizer's
+ * streams byte for byte).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,8 +101,12 @@ static uint64_t ctr_u(struct machine *r, const char *name)
 
 /* Every AN's tensor buffer carried what its agents moved: the flash's reads and writes byte for
  * byte, the DMA's in whole 8-byte beats, the broadcasts, the vector unit's streams; the WN's
- * the broadcasts it sent and the flash's bytes. */
-static void check_tb_counters(struct machine *r, uint32_t n_an)
+ * the broadcasts it sent, the flash's bytes and the optimizer's streams: per update of a
+ * layer of nw weights and nb biases with s state words per parameter, it reads the fp32
+ * gradients, masters and state, 4 (nw + nb) (2 + s), and writes the new records, bf16
+ * weights and fp32 biases 2 nw + 4 nb, masters and state 4 (nw + nb) (1 + s). */
+static void check_tb_counters(struct machine *r, uint32_t n_an, const struct machine_cfg *c,
+                              uint32_t steps)
 {
     char a[64], b[64];
     uint64_t down = ctr_u(r, "fabric.bytes_down");
@@ -124,6 +129,13 @@ static void check_tb_counters(struct machine *r, uint32_t n_an)
     assert_int_equal(ctr_u(r, "wn.tb.flash_rd.bytes"), ctr_u(r, "wn.flash.bytes_read"));
     assert_int_equal(ctr_u(r, "wn.tb.flash_wr.bytes"), ctr_u(r, "wn.flash.bytes_written"));
     assert_true(ctr_u(r, "wn.tb.fabric.bytes") > down);
+    uint64_t opt = 0, st = c->opt.kind == DNN_OPT_ADAM ? 2 : 1;
+    for (uint32_t l = 0; l < c->model.n_layers; l++) {
+        uint64_t nw = (uint64_t)c->model.layer[l].in * c->model.layer[l].out,
+                 nb = c->model.layer[l].out;
+        opt += 4 * (nw + nb) * (2 + st) + 2 * nw + 4 * nb + 4 * (nw + nb) * (1 + st);
+    }
+    assert_int_equal(ctr_u(r, "wn.tb.optimizer.bytes"), steps * opt);
 }
 
 /* Train ru->steps steps on both and compare every loss and the parameters after each step. */
@@ -170,7 +182,7 @@ static void check_run(const struct run *ru)
         assert_int_equal(info.step, k);
         assert_true(info.end_ps > info.start_ps);
     }
-    check_tb_counters(r, ru->n_an);
+    check_tb_counters(r, ru->n_an, &c, ru->steps);
     dnn_golden_fini(&g);
     dnn_params_destroy(gp);
     machine_destroy(r);
