@@ -8,7 +8,7 @@
 
 int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct err *e)
 {
-    size_t units = g->units, heads = (size_t)g->dies * (g->unit_pages + 1);
+    size_t units = g->units;
 
     memset(m, 0, sizeof(*m));
     m->dies = g->dies;
@@ -21,21 +21,15 @@ int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct err *e)
     m->l2p = calloc(g->user_pages, sizeof(*m->l2p));
     m->p2l = calloc(g->phys_pages, sizeof(*m->p2l));
     m->unit = calloc(units, sizeof(*m->unit));
-    m->bucket = malloc(heads * sizeof(*m->bucket));
-    m->min_valid = calloc(g->dies, sizeof(*m->min_valid));
     m->free_pool = malloc(units * sizeof(*m->free_pool));
     m->n_free = calloc(g->dies, sizeof(*m->n_free));
-    if (!m->l2p || !m->p2l || !m->unit || !m->bucket || !m->min_valid || !m->free_pool ||
-        !m->n_free) {
+    if (!m->l2p || !m->p2l || !m->unit || !m->free_pool || !m->n_free) {
         ssd_map_fini(m);
         return err_set(e, -ENOMEM,
                        "ssd map: out of memory for %llu logical and %llu physical pages",
                        (unsigned long long)g->user_pages, (unsigned long long)g->phys_pages);
     }
-    for (size_t i = 0; i < heads; i++)
-        m->bucket[i] = SSD_NONE;
     for (uint32_t d = 0; d < g->dies; d++) {
-        m->min_valid[d] = g->unit_pages;
         for (uint32_t k = 0; k < g->units_per_die; k++)
             m->free_pool[d * g->units_per_die + k] = d * g->units_per_die + k;
         m->n_free[d] = g->units_per_die;
@@ -49,42 +43,9 @@ void ssd_map_fini(struct ssd_map *m)
     free(m->l2p);
     free(m->p2l);
     free(m->unit);
-    free(m->bucket);
-    free(m->min_valid);
     free(m->free_pool);
     free(m->n_free);
     memset(m, 0, sizeof(*m));
-}
-
-static uint32_t *head_of(struct ssd_map *m, uint32_t die, uint32_t valid)
-{
-    return &m->bucket[(size_t)die * (m->unit_pages + 1) + valid];
-}
-
-static void bucket_insert(struct ssd_map *m, uint32_t u)
-{
-    uint32_t die = u / m->units_per_die, v = m->unit[u].valid;
-    uint32_t *head = head_of(m, die, v);
-
-    m->unit[u].prev = SSD_NONE;
-    m->unit[u].next = *head;
-    if (*head != SSD_NONE)
-        m->unit[*head].prev = u;
-    *head = u;
-    if (v < m->min_valid[die])
-        m->min_valid[die] = v;
-}
-
-static void bucket_remove(struct ssd_map *m, uint32_t u)
-{
-    struct ssd_unit *x = &m->unit[u];
-
-    if (x->prev != SSD_NONE)
-        m->unit[x->prev].next = x->next;
-    else
-        *head_of(m, u / m->units_per_die, x->valid) = x->next;
-    if (x->next != SSD_NONE)
-        m->unit[x->next].prev = x->prev;
 }
 
 static void invalidate(struct ssd_map *m, uint32_t ppn)
@@ -94,13 +55,9 @@ static void invalidate(struct ssd_map *m, uint32_t ppn)
 
     m->p2l[ppn] = 0;
     assert(x->valid > 0);
-    if (x->state != SSD_UNIT_CLOSED) {
-        x->valid--;
-        return;
-    }
-    bucket_remove(m, u);
     x->valid--;
-    bucket_insert(m, u);
+    if (x->state == SSD_UNIT_CLOSED)
+        x->seq = ++m->seq;
 }
 
 /* The write path's checks hold by construction: ssd.c (buffer_page, gc_put, ssd_fast_skip)
@@ -181,26 +138,28 @@ void ssd_map_close(struct ssd_map *m, uint32_t unit)
 {
     assert(m->unit[unit].state == SSD_UNIT_OPEN);
     m->unit[unit].state = SSD_UNIT_CLOSED;
-    bucket_insert(m, unit);
+    m->unit[unit].seq = ++m->seq;
     m->n_closed++;
 }
 
 uint32_t ssd_map_pick_victim(struct ssd_map *m, uint32_t die)
 {
-    uint32_t v = m->min_valid[die], u;
+    const struct ssd_unit *x = &m->unit[(size_t)die * m->units_per_die];
+    uint32_t best = SSD_NONE;
 
-    while (v <= m->unit_pages && *head_of(m, die, v) == SSD_NONE)
-        v++;
-    if (v > m->unit_pages) {
-        m->min_valid[die] = m->unit_pages;
-        return SSD_NONE;
+    for (uint32_t k = 0; k < m->units_per_die; k++) {
+        if (x[k].state != SSD_UNIT_CLOSED)
+            continue;
+        if (best == SSD_NONE || x[k].valid < x[best].valid ||
+            (x[k].valid == x[best].valid && x[k].seq > x[best].seq))
+            best = k;
     }
-    m->min_valid[die] = v;
-    u = *head_of(m, die, v);
-    bucket_remove(m, u);
-    m->unit[u].state = SSD_UNIT_VICTIM;
+    if (best == SSD_NONE)
+        return SSD_NONE;
+    best += die * m->units_per_die;
+    m->unit[best].state = SSD_UNIT_VICTIM;
     m->n_closed--;
-    return u;
+    return best;
 }
 
 void ssd_map_release(struct ssd_map *m, uint32_t unit)

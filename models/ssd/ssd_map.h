@@ -13,12 +13,13 @@
  *     written (one multi-plane program per row, so its pages always line up) and erased whole.
  *   - Unit states: FREE -> OPEN (a write frontier) -> CLOSED (full, a GC candidate) -> VICTIM
  *     (being collected) -> FREE after its erase.
- *   - Greedy victim selection (fewest valid pages) per die, O(1): closed units sit in buckets
- *     indexed by their valid count (doubly linked lists, one array of unit_pages + 1 heads per
- *     die) with a cursor at or below the lowest non-empty bucket. An invalidation moves a unit
- *     one bucket down and the cursor with it (O(1)); picking scans up from the cursor to the
- *     first non-empty bucket, so its cost is paid by the downward moves before it (amortized
- *     O(1) per page write). Ties: the unit that entered its bucket last.
+ *   - Greedy victim selection (fewest valid pages) per die. Ties: the unit whose valid count
+ *     last changed while closed (or that closed last), the newest `seq`. Picking scans the
+ *     die's units (a few hundred, one run of memory); an invalidation only counts down and
+ *     stamps the unit (O(1), one cache line). A victim is picked once per unit collected, after
+ *     hundreds or thousands of invalidations, and in the paper study's runs never (they fill
+ *     no drive), so the scan costs less than keeping the units sorted on every write did (a
+ *     bucket list per valid count: a tenth of an SSD point's time in its link updates).
  *   - Wear levelling (dynamic): a die's free unit with the fewest erases is allocated (ties: the
  *     lowest unit number), the top of the die's free pool, a heap (a fresh drive's pool holds
  *     every unit; in steady state a few, the GC thresholds). Why not FIFO: under skewed
@@ -42,10 +43,10 @@
 enum ssd_unit_state { SSD_UNIT_FREE, SSD_UNIT_OPEN, SSD_UNIT_CLOSED, SSD_UNIT_VICTIM };
 
 struct ssd_unit {
-    uint32_t valid;      /* valid pages */
-    uint32_t erases;     /* erase count (all its blocks are erased together) */
-    uint32_t prev, next; /* bucket list links (CLOSED) */
-    uint8_t state;       /* enum ssd_unit_state */
+    uint32_t valid;  /* valid pages */
+    uint32_t erases; /* erase count (all its blocks are erased together) */
+    uint64_t seq;    /* CLOSED: when it closed or its valid count last changed */
+    uint8_t state;   /* enum ssd_unit_state */
 };
 
 struct ssd_map {
@@ -54,13 +55,12 @@ struct ssd_map {
     uint32_t *l2p;         /* [user_pages]: ppn + 1, 0 = unmapped */
     uint32_t *p2l;         /* [phys_pages]: lpn + 1, 0 = invalid */
     struct ssd_unit *unit; /* [dies x units_per_die] */
-    uint32_t *bucket;      /* [dies x (unit_pages + 1)]: head of the closed units by valid */
-    uint32_t *min_valid;   /* [dies]: at or below the lowest non-empty bucket */
     uint32_t *free_pool;   /* [dies x units_per_die]: each die's free units, a binary
                             * min-heap by (erases, unit number) */
     uint32_t *n_free;      /* [dies] */
     uint64_t n_free_total; /* over all dies */
     uint64_t n_closed;     /* closed units over all dies */
+    uint64_t seq;          /* the last unit's seq stamped */
 };
 
 int ssd_map_init(struct ssd_map *m, const struct ssd_geom *g, struct err *e);

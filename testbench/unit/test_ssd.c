@@ -111,27 +111,35 @@ static void test_keys_set_and_refuse(void **state)
 
 /* ------------------------------------------------------------------ FTL tables */
 
-static void test_map_greedy_and_least_erased(void **state)
+/* The tables alone on a tiny geometry (no SSD is built on it): one die of 8 units of 4 pages
+ * (2 planes x 2 pages), 12 user pages. */
+static void tiny_map(struct ssd_map *m)
 {
     struct ssd_cfg c;
     struct ssd_geom g;
-    struct ssd_map m;
     struct err e = {{0}};
-    uint32_t u0, u1, u2;
 
-    (void)state;
     ssd_cfg_default(&c);
     c.nand.geom.channels = 1;
     c.nand.geom.chips_per_chan = 1;
     c.nand.geom.planes_per_die = 2;
     c.nand.geom.blocks_per_plane = 8;
-    c.nand.geom.pages_per_block = 2; /* units of 4 pages */
-    c.op_ppm = 1500000;              /* 12 user pages */
+    c.nand.geom.pages_per_block = 2;
+    c.op_ppm = 1500000;
     c.gc_free_urgent = 1;
     c.gc_free_low = 2;
     c.gc_free_high = 2;
-    ssd_cfg_geom(&c, &g); /* the tables alone: no SSD is built on this tiny geometry */
-    assert_int_equal(ssd_map_init(&m, &g, &e), 0);
+    ssd_cfg_geom(&c, &g);
+    assert_int_equal(ssd_map_init(m, &g, &e), 0);
+}
+
+static void test_map_greedy_and_least_erased(void **state)
+{
+    struct ssd_map m;
+    uint32_t u0, u1, u2;
+
+    (void)state;
+    tiny_map(&m);
 
     /* Fresh: the lowest unit first. Three full units, then overwrites. */
     u0 = ssd_map_alloc(&m, 0);
@@ -175,6 +183,32 @@ static void test_map_greedy_and_least_erased(void **state)
     assert_int_equal(ssd_map_alloc(&m, 0), 1);
     assert_int_equal(ssd_map_alloc(&m, 0), 2);
     assert_int_equal(ssd_map_alloc(&m, 0), SSD_NONE);
+    ssd_map_fini(&m);
+}
+
+/* Greedy ties go to the unit whose valid count changed last while closed, or that closed last. */
+static void test_map_victim_ties(void **state)
+{
+    struct ssd_map m;
+    uint32_t u[3];
+
+    (void)state;
+    tiny_map(&m);
+    for (uint32_t i = 0; i < 3; i++)
+        u[i] = ssd_map_alloc(&m, 0);
+    for (uint32_t i = 0; i < 12; i++)
+        ssd_map_write(&m, i, i);
+    for (uint32_t i = 0; i < 3; i++)
+        ssd_map_close(&m, u[i]);
+    /* All full: the last closed. */
+    assert_int_equal(ssd_map_pick_victim(&m, 0), u[2]);
+    /* Units 0 and 1 lose a page each, unit 1 last: 1, then 0, then none. */
+    assert_int_equal(ssd_map_alloc(&m, 0), 3);
+    ssd_map_write(&m, 0, 12);
+    ssd_map_write(&m, 4, 13);
+    assert_int_equal(ssd_map_pick_victim(&m, 0), u[1]);
+    assert_int_equal(ssd_map_pick_victim(&m, 0), u[0]);
+    assert_int_equal(ssd_map_pick_victim(&m, 0), SSD_NONE);
     ssd_map_fini(&m);
 }
 
@@ -559,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_defaults_are_the_papers_ssd),
         cmocka_unit_test(test_keys_set_and_refuse),
         cmocka_unit_test(test_map_greedy_and_least_erased),
+        cmocka_unit_test(test_map_victim_ties),
         cmocka_unit_test(test_wa_models_against_published_values),
         T(test_qd1_write_is_firmware_time),
         T(test_qd1_read_phases),
