@@ -8,7 +8,8 @@
 # a missing binary), and a key flashstream does not know named by the points that failed on
 # it, with no sweep.csv; a 4-point sweep of GPT3-like 1x1 on the ideal storage (2 tensor-buffer
 # channel counts x 2 pad sizes) through GNU parallel: 4 rows sorted by point, the columns, each
-# point's --set in its stats.json, the iteration longer with the smaller pad, a PNG per key;
+# point's --set in its stats.json, the iteration longer with the smaller pad, a PNG per key,
+# every point run from the sweep's copy of the binary;
 # the same grid through the serial engine, and through a Slurm job array on a one-node Slurm
 # (munged, slurmctld and slurmd under WORKDIR, started by scripts/local-slurm.sh and stopped
 # by their pid files whatever happens), gives the same sweep.csv but the wall time; the points
@@ -125,6 +126,16 @@ plots_ok() {
     ! find "$work/parallel" -name "*.tmp*" | grep -q .
 }
 check "parallel: a PNG per swept key, no temporary file left" "$work/parallel.log" plots_ok
+# The points ran the sweep's own copy of the binary (a rebuild meanwhile cannot fail them).
+copy_ok() {
+  cmp -s "$fs" "$work/parallel/flashstream" && python3 - "$work/parallel" <<'EOF'
+import json, sys
+out = sys.argv[1]
+points = json.load(open(f"{out}/points.json"))["points"]
+assert points and all(p["argv"][0] == f"{out}/flashstream" for p in points), points[0]["argv"]
+EOF
+}
+check "parallel: every point ran the sweep's copy of the binary" "$work/parallel.log" copy_ok
 
 # ---- the same grid, serially
 run serial --engine serial
