@@ -53,8 +53,8 @@
  *     resource's clock instead of its operands' timing (DMA, GEMM, VU: the core clock;
  *     OPT_UPDATE: the optimizer unit's compute, its parameters u.opt.params; it still ends no
  *     earlier than its tensor-buffer streams).
- * Not modelled: see README.md "Execution model, what is weak" (PCIe, DRAM contention, the NAND
- * write pipeline's RTL, the DMA's RTL, overlap between steps).
+ * Not modelled: see README.md "What is weak" (PCIe; the tensor buffer's banks, refresh and gap
+ * filling, served in call order; agents without claims on it; overlap between steps).
  * Units: simulated time in picoseconds (uint64_t), sizes in bytes, losses fp32.
  *
  * Data for the stats/trace writers (csim/stats*, csim/trace*): plain C arrays, valid until the
