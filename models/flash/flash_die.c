@@ -62,7 +62,9 @@ void flash_die_fini(struct flash_die *d)
 {
     if (!d->blk)
         return;
-    for (uint32_t b = 0; b < d->blocks; b++)
+    /* Payloads exist only in functional mode: a timing-only die (the perf models' thousands,
+     * strided through a shared table) is not walked. */
+    for (uint32_t b = 0; d->store_payload && b < d->blocks; b++)
         for (uint32_t p = 0; p < d->planes; p++)
             block_free_data(d, flash_die_block(d, p, b));
     if (d->own_blk)
