@@ -124,6 +124,11 @@ uint64_t dram_xfer_ps(const struct dram_cfg *c, uint64_t bytes);
  */
 uint64_t dram_access(struct dram *d, int rid, uint64_t t, uint64_t addr, uint64_t len, bool write);
 
+/* free: every access takes no time from now on (returns the time it is asked for) and claims
+ * nothing, its requester's statistics untouched: the ideal storage's buffer, where every memory
+ * access is free (models/machine). Off by default. */
+void dram_set_free(struct dram *d, bool free);
+
 /* Every channel's bus free from time 0 on (busy_until 0); its statistics are kept. For tests
  * and tools that time accesses as if nothing had come before them (no node model uses it: its
  * agents share the channels' real state). */

@@ -1210,7 +1210,6 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
                            .write_pipe = c->write_pipe,
                            .perf = r->perf,
                            .adam = c->opt.kind == DNN_OPT_ADAM,
-                           .opt_tb_free = r->ideal,
                            .ssd = ssd_of(r, &c->wn_ssd),
                            .ssd_grain = c->ssd_grain};
     flash_fault_cfg_for_node(&wc.flash.fault, FLASH_FAULT_NODE_WN);
@@ -1273,6 +1272,11 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
     if ((rc = build_wnode(r, c, e)))
         return rc;
     r->rid_fab_wn = dram_requester(wnode_tb(r->wn), "fabric");
+    /* The ideal storage: every memory access free, the optimizer unit's streams included (the
+     * flash, DMA and fabric commands are not performed at all: ideal_free). */
+    for (uint32_t n = 0; n < c->n_an; n++)
+        dram_set_free(anode_tb(r->an[n]), r->ideal);
+    dram_set_free(wnode_tb(r->wn), r->ideal);
     return 0;
 }
 

@@ -414,7 +414,7 @@ static void opt_streams(const struct wnode *w, const struct hc_prog *p, const st
  * so on an idle buffer the last byte moves after (read + write bytes) / bandwidth, plus the
  * buffer's latency: the unit interleaves reads and writes block by block, the same bus time
  * (ours: the unit's buffering is not modelled, only its bus time and its place in the queue).
- * Returns when the last write is acknowledged; the ideal storage's buffer takes no time.
+ * Returns when the last write is acknowledged (at once on the ideal storage's free buffer).
  */
 static uint64_t opt_claim(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
                           uint64_t params, bool adam, uint64_t now)
@@ -422,8 +422,6 @@ static uint64_t opt_claim(struct wnode *w, const struct hc_prog *p, const struct
     struct opt_stream rd[3], wr[3];
     uint64_t end = now;
 
-    if (w->cfg.opt_tb_free)
-        return now;
     opt_streams(w, p, c, params, adam, rd, wr);
     for (int i = 0; i < 3; i++)
         end = res_later(end, dram_access(w->tb, w->rid_opt, now, rd[i].addr, rd[i].bytes, false));

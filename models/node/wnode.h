@@ -38,8 +38,8 @@
  * Records: W = [Wq bf16 in x out][b fp32 out]; M = [w fp32 in x out][b fp32 out];
  * O = SGD [v_w][v_b], Adam [m_w][v_w][m_b][v_b] (fp32).
  * The tensor buffer's channels are claimed by the flash reads and writes (nflash.h), the
- * fabric (models/machine) and the optimizer unit's streams (with opt_tb_free, the ideal
- * storage's, they take no time and claim nothing).
+ * fabric (models/machine) and the optimizer unit's streams (the ideal storage's buffer takes no
+ * time for any of them: dram_set_free).
  * Not modelled: the trained-weights stream T (written at the end of training), the optimizer
  * unit's buffering (its streams are whole accesses, not blocks interleaved), PCIe.
  * Units: picoseconds, bytes, parameters.
@@ -68,8 +68,6 @@ struct wnode_cfg {
     bool perf;                    /* payload-free (see the contract) */
     bool adam;                    /* perf: the update costs cost_adam per parameter, else
                                      cost_sgd (tlm: the optimizer of the dnn_params) */
-    bool opt_tb_free;             /* the optimizer's tensor-buffer streams take no time (the
-                                     ideal storage: every memory access is free) */
     const uint64_t *rec_bytes[HC_N_STREAMS]; /* perf: bytes of each W, M and O record, n_rec
                                                 of each (0: the record is not preloaded);
                                                 copied */

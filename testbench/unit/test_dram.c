@@ -4,8 +4,9 @@
  * costs only what was written); timing-only mode; channel timing written as sums of named
  * phases (T_XFER + T_LAT), queueing on a busy channel, channel interleave, contention
  * statistics per requester; an access's per-channel claims equal its pieces claimed one by
- * one; the port BFM: response cycle, order, outstanding limit, error
- * responses, seeded stalls, two ports contending for one channel.
+ * one; a free buffer (the ideal storage's) taking no time; the port BFM: response cycle,
+ * order, outstanding limit, error responses, seeded stalls, two ports contending for one
+ * channel.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -125,6 +126,25 @@ static void test_idle_frees_the_channels(void **state)
     assert_int_equal(dram_access(d, a, 0, 64, 8, false), T_XFER8 + T_LAT);
     assert_int_equal(dram_chan_stats(d, 0)->n_ops, 3);
     assert_int_equal(dram_req_stats(d, a)->accesses, 3);
+    dram_destroy(d);
+}
+
+/* A free buffer (the ideal storage's) answers every access at once and claims nothing; set
+ * back, the channels are where the last real access left them. */
+static void test_free_buffer_takes_no_time(void **state)
+{
+    (void)state;
+    struct dram *d = make(false);
+    int a = dram_requester(d, "optimizer");
+    const uint64_t t0 = 5000000;
+    assert_int_equal(dram_access(d, a, t0, 0, 8, false), t0 + T_XFER8 + T_LAT);
+    dram_set_free(d, true);
+    assert_int_equal(dram_access(d, a, 0, 0, 1u << 20, false), 0);
+    assert_int_equal(dram_access(d, a, t0, 64, 8, true), t0);
+    assert_int_equal(dram_req_stats(d, a)->accesses, 1);
+    assert_int_equal(dram_chan_stats(d, 0)->n_ops, 1);
+    dram_set_free(d, false);
+    assert_int_equal(dram_access(d, a, 0, 64, 8, false), t0 + 2 * T_XFER8 + T_LAT);
     dram_destroy(d);
 }
 
@@ -444,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_channel_timing),
         cmocka_unit_test(test_access_equals_piecewise),
         cmocka_unit_test(test_idle_frees_the_channels),
+        cmocka_unit_test(test_free_buffer_takes_no_time),
         cmocka_unit_test(test_port_read_write_and_order),
         cmocka_unit_test(test_port_skip_equals_idle_cycles),
         cmocka_unit_test(test_port_outstanding_limit_and_errors),
