@@ -8,7 +8,9 @@
 # GPT3-like 1x1 iteration on the paper's machine, ideal, on the Behemoth storage and on the SSD
 # arrays (storage ssd-raid0): the last line's format, every output file written and none left
 # half-written, layers.csv with its blocks, gemms.csv with every GEMM kind, lifespan.csv with
-# every activation read back after it was written, the ideal run the faster; the same run twice
+# every activation read back after it was written, the ideal run the faster; the bandwidth
+# budget's bytes the resources' counters; --validate_only's table, and a tensor buffer too small
+# refused naming the layer, neither writing output; the same run twice
 # gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
 # names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
 # naming the stream.
@@ -42,7 +44,7 @@ run() { # NAME OUTDIR ARGS...
   shift 2
   "$fs" perf --config "$paper" --model gpt3-like:1x1 --out "$out" "$@" >"$out.log" 2>&1
 }
-line_re='^perf: gpt3-like:1x1 on [a-z0-9-]+: [0-9.]+ s per iteration simulated, [0-9.e+-]+ sequences/s, wall [0-9.]+ s$'
+line_re='^perf: gpt3-like:1x1 on [a-z0-9-]+: [0-9.]+ s per iteration simulated, [0-9.e+-]+ sequences/s \([0-9.e+-]+ per Activation Node\), wall [0-9.]+ s$'
 sim_s() { sed -n 's/^perf: .*: \([0-9.]*\) s per iteration simulated.*/\1/p' "$1"; }
 
 run ideal "$work/ideal" --storage ideal
@@ -75,6 +77,45 @@ check "the ideal storage is the faster" "$work/beh.log" \
 check "the flash endurance table lists the streams" "$work/beh.log" \
   grep -q "wn.flash.O" "$work/beh.log"
 
+# ---- the bandwidth budget: each path's bytes per iteration are its resources' counters, and
+# its table is printed
+budget_ok() {
+  grep -q '^bandwidth budget per iteration' "$work/beh.log" && python3 - "$work/beh/stats.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))["stats"]
+b, v = s["budget"], lambda d: d["value"]
+tb = lambda n: sum(v(x["bytes"]) for x in s[n]["tb"].values() if isinstance(x, dict) and "bytes" in x)
+want = {
+    "wn_flash_read": v(s["wn"]["flash"]["bytes_read"]),
+    "wn_flash_write": v(s["wn"]["flash"]["bytes_written"]),
+    "wn_tensor_buffer": tb("wn"),
+    "fabric_down": v(s["fabric"]["bytes_down"]),
+    "fabric_up": v(s["fabric"]["bytes_up"]),
+    "an_tensor_buffer": tb("an0"),
+    "an_flash_write": v(s["an0"]["flash"]["bytes_written"]),
+    "an_flash_read": v(s["an0"]["flash"]["bytes_read"]),
+}
+for path, bytes_ in want.items():
+    assert bytes_ > 0 and v(b[path]["amount"]) == bytes_, (path, v(b[path]["amount"]), bytes_)
+busy = v(b["an_core_array"]["busy_s"]) * 1e12
+assert abs(busy - v(s["an0"]["core"]["busy_ps"])) <= 1, busy
+it = v(s["perf"]["iteration_ps"]) * 1e-12
+for path in want:
+    assert 0 <= v(b[path]["util"]) <= 1 and v(b[path]["busy_s"]) <= it * 1.000001, path
+EOF
+}
+check "the bandwidth budget's bytes are the resources' counters" "$work/beh.log" budget_ok
+
+# ---- --validate_only: what every layer holds against the capacities; a buffer too small is
+# refused naming the first layer that does not fit, with no output written
+expect "--validate_only prints what each layer holds" 0 "2-96 decoder       bwd" \
+  -- --config "$paper" --model gpt3-like:1x1 --validate_only --out "$work/val"
+expect "a tensor buffer too small is refused naming the layer" 1 \
+  "compile: layer 2, forward: the tensor buffer would hold" \
+  -- --config "$paper" --model gpt3-like:1x1 --set tensor_buffer.size_bytes=4GiB --out "$work/small-tb"
+nothing_written() { [ ! -e "$work/small-tb" ] && [ ! -e "$work/val" ]; }
+check "a refused program and --validate_only write no output" "$work/small-tb.log" nothing_written
+
 # ---- the same on every node's SSD RAID 0 (the paper's baseline, at the file's grain of 16 pages)
 run ssd "$work/ssd" --storage ssd-raid0
 rc_ssd=$?
@@ -93,7 +134,7 @@ check "the same run twice gives the same files" "$work/ideal2.log" same
 
 # ---- --flash-fit: the smallest flash that holds the model
 expect "--flash-fit sizes the Weight Node to GPT3-like 1x2" 0 \
-  "flash     Weight Node 6.00 TiB (6 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
+  "flash     Weight Node 6.00 TiB (3 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
   -- --config "$paper" --model gpt3-like:1x2 --flash-fit --storage behemoth --out "$work/fit" --trace-max 0
 
 # ---- a drive the SSD grain cannot make is named as such, not as one too small to fit

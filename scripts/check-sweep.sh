@@ -7,8 +7,8 @@
 # Bad input refused in one line before anything runs (an unknown engine, an empty value list,
 # a missing binary), and a key flashstream does not know named by the points that failed on
 # it, with no sweep.csv; a 4-point sweep of GPT3-like 1x1 on the ideal storage (2 tensor-buffer
-# channel counts x 2 pad sizes) through GNU parallel: 4 rows sorted by point, the columns, each
-# point's --set in its stats.json, the iteration longer with the smaller pad, a PNG per key,
+# channel counts x 2 SRAM sizes) through GNU parallel: 4 rows sorted by point, the columns, each
+# point's --set in its stats.json, the iteration longer with the smaller SRAM, a PNG per key,
 # every point run from the sweep's copy of the binary;
 # the same grid through the serial engine, and through a Slurm job array on a one-node Slurm
 # (munged, slurmctld and slurmd under WORKDIR, started by scripts/local-slurm.sh and stopped
@@ -58,7 +58,7 @@ same_csv() {
 
 # shellcheck disable=SC2054 # the commas are the sweep's value lists
 grid=(--config "$here/../configs/behemoth-paper.ini" --model gpt3-like:1x1 --storage ideal
-  --set tensor_buffer.channels=4,8 --set core.pad_a_words=4096,8192)
+  --set tensor_buffer.channels=4,8 --set core.sram_bytes=268435456,536870912)
 # run NAME ARGS...: the sweep of the grid into WORKDIR/NAME; sets rc; output in NAME.log.
 run() {
   local name=$1
@@ -89,11 +89,11 @@ check "an unknown key: flashstream's error named by point, exit 1, no sweep.csv"
 # ---- 4 points through GNU parallel
 run parallel --engine parallel -j 2
 csv=$work/parallel/sweep.csv
-columns="point,model,storage,tensor_buffer.channels,core.pad_a_words,iteration_s,sequences_per_s,wall_s,compute_s,weight_fetch_s,broadcast_s,act_write_s,act_read_s,reduce_s,optimizer_s,waited_on"
+columns="point,model,storage,tensor_buffer.channels,core.sram_bytes,iteration_s,sequences_per_s,wall_s,compute_s,weight_fetch_s,broadcast_s,act_write_s,act_read_s,reduce_s,optimizer_s,waited_on"
 parallel_ok() {
   [ "$rc" -eq 0 ] && [ "$(head -1 "$csv")" = "$columns" ] &&
     [ "$(tail -n +2 "$csv" | cut -d, -f1 | tr "\n" " ")" = "p000 p001 p002 p003 " ] &&
-    [ "$(tail -n +2 "$csv" | cut -d, -f4,5 | tr "\n" " ")" = "4,4096 4,8192 8,4096 8,8192 " ]
+    [ "$(tail -n +2 "$csv" | cut -d, -f4,5 | tr "\n" " ")" = "4,268435456 4,536870912 8,268435456 8,536870912 " ]
 }
 check "parallel: exit 0, 4 rows sorted by point, the columns" "$work/parallel.log" parallel_ok
 # Each row: its figures numbers, waited_on a phase; the point's --set in its stats.json.
@@ -110,19 +110,20 @@ for r in rows:
     assert r["waited_on"] in phases, r
     cfg = json.load(open(f"{out}/points/{r['point']}/stats.json"))["config"]
     assert str(cfg["tensor_buffer"]["channels"]) == r["tensor_buffer.channels"], r
-    assert str(cfg["core"]["pad_a_words"]) == r["core.pad_a_words"], r
+    assert str(cfg["core"]["sram_bytes"]) == r["core.sram_bytes"], r
     assert cfg["storage"]["backend"] == "ideal", r
-by = {(r["tensor_buffer.channels"], r["core.pad_a_words"]): r for r in rows}
-for ch in ("4", "8"):  # the larger pad allows larger tiles: a shorter iteration
-    assert float(by[(ch, "4096")]["iteration_s"]) > float(by[(ch, "8192")]["iteration_s"]), ch
-    assert float(by[(ch, "4096")]["sequences_per_s"]) < float(by[(ch, "8192")]["sequences_per_s"]), ch
+by = {(r["tensor_buffer.channels"], r["core.sram_bytes"]): r for r in rows}
+small, large = "268435456", "536870912"
+for ch in ("4", "8"):  # the larger SRAM holds a layer whole: a shorter iteration
+    assert float(by[(ch, small)]["iteration_s"]) > float(by[(ch, large)]["iteration_s"]), ch
+    assert float(by[(ch, small)]["sequences_per_s"]) < float(by[(ch, large)]["sequences_per_s"]), ch
 EOF
 }
-check "parallel: every figure a number, each point's --set in its stats.json, the larger pad faster" \
+check "parallel: every figure a number, each point's --set in its stats.json, the larger SRAM faster" \
   "$work/parallel.log" rows_ok
 png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
 plots_ok() {
-  png "$work/parallel/plots/tensor_buffer.channels.png" && png "$work/parallel/plots/core.pad_a_words.png" &&
+  png "$work/parallel/plots/tensor_buffer.channels.png" && png "$work/parallel/plots/core.sram_bytes.png" &&
     ! find "$work/parallel" -name "*.tmp*" | grep -q .
 }
 check "parallel: a PNG per swept key, no temporary file left" "$work/parallel.log" plots_ok

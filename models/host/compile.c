@@ -48,7 +48,8 @@ void hc_res_name(uint32_t res, char *buf, size_t len)
 {
     static const char *const fixed[HC_RES_FIXED] = {"wn.flash_rd", "wn.flash_wr", "wn.opt",
                                                     "fabric.down", "fabric.up",   "host"};
-    static const char *const an[HC_RES_AN_N] = {"flash_rd", "flash_wr", "dma", "core", "vu"};
+    static const char *const an[HC_RES_AN_N] = {"flash_rd", "flash_wr", "dma",
+                                                "core",     "vu",       "dma_act"};
 
     if (res < HC_RES_FIXED)
         snprintf(buf, len, "%s", fixed[res]);

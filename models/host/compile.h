@@ -116,6 +116,8 @@ enum hc_res_an {
     HC_RES_AN_DMA,
     HC_RES_AN_CORE,
     HC_RES_AN_VU,
+    HC_RES_AN_DMA_ACT, /* the DMA's second queue: perf programs' activations between the cores'
+                          SRAM and the buffer, beside the weight streams of the first */
     HC_RES_AN_N
 };
 
@@ -142,6 +144,8 @@ struct hc_cmd {
                             0: from the operands, as the blocks' timing models give it */
     uint8_t sub;         /* perf programs: GEMM and DMA: enum zoo_gemm_role (op holds the
                             enum zoo_gemm_kind); VU: 0 (op holds the enum zoo_vec_kind) */
+    bool banked;         /* perf programs: GEMM and DMA on the scaled core's banked SRAM, not
+                            the RTL's pads, so the pads' port rule does not apply */
     union {
         struct dma_desc dma; /* DMA_IN / DMA_OUT: TB and SRAM byte addresses */
         struct core_cmd gemm;

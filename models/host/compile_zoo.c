@@ -8,13 +8,16 @@
 #include <string.h>
 
 #include "models/core/core_twin.h"
+#include "models/host/zoo_live.h"
 
 #define NONE UINT32_MAX
 
 /* A weight record in one of the two weight slots of every node. */
 struct wslot {
     uint32_t rec;   /* W record, NONE: empty */
-    uint32_t bcast; /* its broadcast */
+    uint32_t read;  /* its read at the WN */
+    uint32_t bcast; /* its (last piece's) broadcast; NONE while a streamed GEMM has yet to send
+                       its pieces */
     uint32_t user;  /* first id of the group of AN commands that used it last (NONE: none) */
 };
 
@@ -40,7 +43,7 @@ struct zc {
     uint32_t layer; /* block instance, 0-based */
     enum hc_pass pass;
     uint32_t last;      /* group of the AN commands that ended the previous operation */
-    struct wslot ws[2]; /* weight slots */
+    struct wslot ws[3]; /* weight slots: two for matrices, one for a layer's vectors */
     uint32_t w_next;    /* slot the next weight goes to */
     struct gslot gs[2];
     uint32_t g_next;
@@ -55,6 +58,25 @@ struct zc {
     uint32_t cap_v;
     struct xrec x[8];
     uint32_t n_x;
+    /* the memory hierarchy */
+    struct hz_report *rep; /* what was chosen (never NULL: a private one if not wanted) */
+    uint64_t live[256];    /* bytes a core holds in SRAM at each operation of the list run */
+    uint64_t sram_now;     /* the most SRAM the current layer's operations hold so far */
+    bool stream_layer;     /* the current layer ran a GEMM streamed (its activations in SRAM) */
+    uint64_t w_max, g_max; /* the layer's largest weight record and its gradient, bytes */
+    struct pending {       /* updates waiting for the next weight's read (defer_update) */
+        uint32_t rec, producer, reduced, layer;
+        const char *name;
+    } pend[4];
+    uint32_t n_pend;
+    uint32_t reduced; /* the last GEMM's gradient, reduced piece by piece: its last piece */
+    /* what an AN's buffer holds of streamed tensors: two pieces of weights (their loads), two
+     * pieces of weight gradients (their reduces), two saved activations on their way to flash
+     * (their writes), one on its way back (its load into SRAM) */
+    uint32_t w_credit[2], g_credit[2], v_credit[2], load_in;
+    uint32_t panel[2]; /* the GEMM pieces after which a core's two weight panels are free */
+    uint64_t w_piece, g_piece, v_out, v_in; /* the layer's largest of each, bytes */
+    uint64_t v_out_prev, v_in_prev;         /* the same of the layer before */
 };
 
 static int fail(struct zc *z, int rc, const char *fmt, ...)
@@ -213,6 +235,12 @@ static uint64_t dma_cycles(struct zc *z, const struct dma_desc *d)
     return cy;
 }
 
+/* The AN's tensor buffer, bytes per core cycle. */
+static double tb_per_cycle(const struct zc *z)
+{
+    return (double)z->cfg->tb_bytes_per_s * (double)z->cfg->core_period_ps * 1e-12;
+}
+
 /* One dimension cut into tiles of t: `full` of them, and the last of size `rest` (0: none). */
 struct cut {
     uint64_t t, full, rest;
@@ -226,9 +254,18 @@ static struct cut cut_of(uint64_t x, uint64_t t)
 /* What a GEMM costs one core. */
 struct gcost {
     uint64_t core, dma_in, dma_out; /* cycles */
-    uint64_t in_bytes, out_bytes;
-    uint64_t tiles; /* C tiles over all instances */
+    uint64_t in_bytes, out_bytes;   /* one core's, through its DMA */
+    uint64_t tiles;                 /* C tiles over all instances */
+    enum hz_dataflow flow;
+    uint64_t chunks;        /* HZ_STREAM: the sequence cut into this many, each streaming it */
+    uint64_t held;          /* SRAM bytes per core while it runs */
+    uint64_t tb_in, tb_out; /* through the AN's tensor buffer, all cores together */
+    uint64_t tb_class[5];   /* the same, per enum zoo_operand */
+    uint64_t cls_in[5], cls_out[5]; /* one core's bytes in and out, per enum zoo_operand */
+    uint64_t sram;                  /* bytes the array and the DMA move in one core's SRAM */
 };
+
+static void share_tb(const struct zc *z, struct gcost *gc);
 
 /* A tiling: C tiles of mt x nt, K in chunks of kc (accumulated in the C-pad). */
 struct tiling {
@@ -312,12 +349,14 @@ static void plan_cost(struct zc *z, const struct zoo_gemm *g, const struct tilin
                 struct dma_desc b = panel(mk, mn, xb, map.b_base, w);
                 gc->dma_in += cnt * desc_cycles(z, &b, exact);
                 gc->in_bytes += cnt * 2 * mk * mn;
+                gc->cls_in[g->b.role] += cnt * 2 * mk * mn;
                 bool first_col = j == (cn.full == 0);
                 uint64_t acnt = tk > 1 ? cnt : first_col ? nm * g->count : 0;
                 struct dma_desc a = panel(mm, mk, xa, map.a_base, w);
                 if (acnt)
                     gc->dma_in += acnt * desc_cycles(z, &a, exact);
                 gc->in_bytes += acnt * 2 * mm * mk;
+                gc->cls_in[g->a.role] += acnt * 2 * mm * mk;
                 if (l == (ck.rest > 0)) { /* the last K chunk: the tile leaves */
                     struct dma_desc c = {.store = true,
                                          .src = map.c_base,
@@ -328,13 +367,33 @@ static void plan_cost(struct zc *z, const struct zoo_gemm *g, const struct tilin
                     uint64_t tiles = nm * nn * g->count;
                     gc->dma_out += tiles * desc_cycles(z, &c, exact);
                     gc->out_bytes += tiles * 4 * mm * mn;
+                    gc->cls_out[g->c.role] += tiles * 4 * mm * mn;
                     gc->tiles += tiles;
                 }
             }
-    /* the cores of an AN share its tensor buffer */
-    double per_cycle = (double)z->cfg->tb_bytes_per_s * (double)z->cfg->core_period_ps * 1e-12;
-    uint64_t tb_in = (uint64_t)ceil((double)(gc->in_bytes * z->cfg->cores) / per_cycle);
-    uint64_t tb_out = (uint64_t)ceil((double)(gc->out_bytes * z->cfg->cores) / per_cycle);
+    gc->flow = HZ_TILED;
+    gc->chunks = 1;
+    gc->held = (uint64_t)2 * (map.a_elems + map.b_elems) + 4ull * map.c_elems;
+    gc->sram = 0; /* the pads are the RTL's: their bandwidth is the array's by construction */
+    share_tb(z, gc);
+}
+
+/* The tensor buffer's side of a GEMM: every core's operands, but a weight (in) or a weight
+ * gradient (out) once for all with multicast; the DMA waits for the buffer's rate. */
+static void share_tb(const struct zc *z, struct gcost *gc)
+{
+    const struct hz_cfg *c = z->cfg;
+    gc->tb_in = gc->tb_out = 0;
+    for (int r = 0; r < 5; r++) {
+        bool once = c->multicast && (r == ZOO_OPND_WEIGHT || r == ZOO_OPND_WGRAD);
+        uint64_t f = once ? 1 : c->cores;
+        gc->tb_class[r] = (gc->cls_in[r] + gc->cls_out[r]) * f;
+        gc->tb_in += gc->cls_in[r] * f;
+        gc->tb_out += gc->cls_out[r] * f;
+    }
+    double per_cycle = tb_per_cycle(z);
+    uint64_t tb_in = (uint64_t)ceil((double)gc->tb_in / per_cycle);
+    uint64_t tb_out = (uint64_t)ceil((double)gc->tb_out / per_cycle);
     if (tb_in > gc->dma_in)
         gc->dma_in = tb_in;
     if (tb_out > gc->dma_out)
@@ -402,18 +461,140 @@ static int tile_gemm(struct zc *z, const struct zoo_gemm *g, struct tiling *best
     return best_t == UINT64_MAX ? -ENOSPC : 0;
 }
 
-static void gemm_cost(struct zc *z, const struct zoo_gemm *g, struct gcost *gc)
+/* Cycles of one command of the scaled core, its operands anywhere in its SRAM: the RTL's formula
+ * with pads as deep as the command needs. */
+static uint64_t sram_cmd_cycles(const struct zc *z, uint64_t m, uint64_t n, uint64_t k)
+{
+    struct core_params cp = z->cfg->core;
+    unsigned w = core_twin_w(&cp);
+    uint64_t lda = round_up(k, w), ldn = round_up(n, w);
+    cp.a_words = (uint32_t)ceil_div(m * lda, w);
+    cp.b_words = (uint32_t)ceil_div(k * ldn, w);
+    cp.c_words = (uint32_t)ceil_div(m * ldn, w);
+    struct core_cmd c = {.m = (uint32_t)m,
+                         .n = (uint32_t)n,
+                         .k = (uint32_t)k,
+                         .lda = (uint32_t)lda,
+                         .ldb = (uint32_t)ldn,
+                         .ldc = (uint32_t)ldn};
+    return core_twin_cycles(&cp, &c);
+}
+
+/* The same for a GEMM of any size: commands of at most CORE_DIM_MAX in each dimension (whole
+ * tiles and words), the K parts accumulating. 0 if a command is refused. */
+static uint64_t sram_core_cycles(const struct zc *z, uint64_t m, uint64_t n, uint64_t k)
+{
+    const struct core_params *cp = &z->cfg->core;
+    unsigned w = core_twin_w(cp);
+    struct cut c[3] = {cut_of(m, CORE_DIM_MAX / cp->rows * cp->rows),
+                       cut_of(n, CORE_DIM_MAX / cp->cols * cp->cols),
+                       cut_of(k, CORE_DIM_MAX / w * w)};
+    uint64_t total = 0;
+    for (int i = 0; i < 8; i++) {
+        uint64_t cnt = 1, dim[3];
+        for (int d = 0; d < 3; d++) {
+            bool rest = i >> d & 1;
+            cnt *= rest ? (c[d].rest > 0) : c[d].full;
+            dim[d] = rest ? c[d].rest : c[d].t;
+        }
+        if (!cnt)
+            continue;
+        uint64_t cy = sram_cmd_cycles(z, dim[0], dim[1], dim[2]);
+        if (!cy)
+            return 0;
+        total += cnt * cy;
+    }
+    return total;
+}
+
+/* x cut into `chunks` parts of ceil(x / chunks) and the rest: the cycles of f over them. */
+static uint64_t over_chunks(const struct zc *z, uint64_t m, uint64_t n, uint64_t k, int along,
+                            uint64_t chunks)
+{
+    uint64_t x = along == 0 ? m : k, part = ceil_div(x, chunks), cy = 0;
+    for (uint64_t done = 0; done < x; done += part) {
+        uint64_t p = x - done < part ? x - done : part;
+        cy += sram_core_cycles(z, along == 0 ? p : m, n, along == 0 ? k : p);
+    }
+    return cy;
+}
+
+/*
+ * Weight streaming: the operands that are activations stay in the core's SRAM (`live` bytes of
+ * the layer's tensors at this operation), the weight streams in panels of K x cols (forward,
+ * gradient of A), or the weight's gradient streams out tile by tile (gradient of B), each
+ * double-buffered; an attention GEMM moves nothing. If the layer's tensors do not fit, the
+ * sequence is cut into 2, 4, ... chunks of at least `rows` tokens, each streaming the weight
+ * once. false if no chunking fits.
+ */
+static bool stream_cost(struct zc *z, const struct zoo_gemm *g, uint64_t live, struct gcost *gc)
+{
+    const struct hz_cfg *c = z->cfg;
+    const struct core_params *cp = &c->core;
+    bool win = g->b.role == ZOO_OPND_WEIGHT, wout = g->c.role == ZOO_OPND_WGRAD;
+    uint64_t tokens = win ? g->m : wout ? g->k : 0;
+    /* a weight panel serves every row tile of the chunk; a gradient tile leaves when done */
+    uint64_t panel = win ? 2 * g->k * cp->cols : wout ? 4ull * cp->rows * cp->cols : 0;
+    uint64_t chunks = 1, dma_w = c->dma_bytes_per_cycle ? c->dma_bytes_per_cycle : CORE_DMA_BEAT;
+    uint64_t sram_bw =
+        c->sram_bytes_per_cycle ? c->sram_bytes_per_cycle : 2ull * (cp->rows + cp->cols) + dma_w;
+
+    memset(gc, 0, sizeof(*gc));
+    while (ceil_div(live, chunks) + 2 * panel > c->sram_bytes) {
+        if (!tokens || ceil_div(tokens, 2 * chunks) < cp->rows)
+            return false;
+        chunks *= 2;
+    }
+    uint64_t cy = over_chunks(z, g->m, g->n, g->k, win ? 0 : 2, chunks);
+    if (!cy)
+        return false;
+    gc->flow = HZ_STREAM;
+    gc->chunks = chunks;
+    gc->held = ceil_div(live, chunks) + 2 * panel;
+    gc->core = g->count * cy;
+    gc->tiles = g->count * chunks * ceil_div(g->m, cp->rows) * ceil_div(g->n, cp->cols);
+    if (win)
+        gc->cls_in[ZOO_OPND_WEIGHT] = gc->in_bytes = 2 * g->k * g->n * chunks;
+    if (wout)
+        gc->cls_out[ZOO_OPND_WGRAD] = gc->out_bytes = 4 * g->m * g->n * chunks;
+    gc->dma_in = ceil_div(gc->in_bytes, dma_w);
+    gc->dma_out = ceil_div(gc->out_bytes, dma_w);
+    /* the array reads a column of A and a row of B a cycle at its full rate */
+    uint64_t steps = g->count * g->m * g->n * g->k / ((uint64_t)cp->rows * cp->cols);
+    gc->sram = steps * 2 * (cp->rows + cp->cols) + gc->in_bytes + gc->out_bytes;
+    uint64_t sram_cy = ceil_div(gc->sram, sram_bw);
+    if (sram_cy > gc->core)
+        gc->core = sram_cy;
+    share_tb(z, gc);
+    return true;
+}
+
+static uint64_t span(const struct gcost *gc)
+{
+    uint64_t dma = gc->dma_in + gc->dma_out;
+    return gc->core > dma ? gc->core : dma;
+}
+
+/* The faster of the dataflows that fit: tiled in the pads, or streamed (with an SRAM). */
+static void gemm_cost(struct zc *z, const struct zoo_gemm *g, uint64_t live, struct gcost *gc)
 {
     struct tiling t;
+    struct gcost ws;
+    bool tiled = !tile_gemm(z, g, &t);
+    bool stream = z->cfg->sram_bytes && stream_cost(z, g, live, &ws);
+
     memset(gc, 0, sizeof(*gc));
-    if (tile_gemm(z, g, &t)) {
-        fail(z, -EINVAL, "GEMM %s %s [%llu x %llu x %llu] does not fit the %ux%u core's pads",
+    if (!tiled && !stream) {
+        fail(z, -EINVAL, "GEMM %s %s [%llu x %llu x %llu] does not fit the %ux%u core's pads%s",
              zoo_gemm_kind_name(g->kind), zoo_gemm_role_name(g->role), (unsigned long long)g->m,
              (unsigned long long)g->n, (unsigned long long)g->k, z->cfg->core.rows,
-             z->cfg->core.cols);
+             z->cfg->core.cols, z->cfg->sram_bytes ? " nor its SRAM" : "");
         return;
     }
-    plan_cost(z, g, &t, true, gc);
+    if (tiled)
+        plan_cost(z, g, &t, true, gc);
+    if (stream && (!tiled || span(&ws) <= span(gc)))
+        *gc = ws;
 }
 
 /* Share i of total over n parts (the parts sum to total). */
@@ -465,39 +646,84 @@ static uint64_t rec_params(const struct zc *z, uint32_t rec)
     return z->p->rec_size[HC_S_W][rec] / 2;
 }
 
-/* Read W record rec at the WN and broadcast it into the next weight slot; returns the slot. */
-static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name)
+/* Read W record rec at the WN and broadcast it into the next weight slot (a layer's vectors, a
+ * fraction of a megabyte, into a slot of their own, so that they never hold a matrix back);
+ * returns the slot. */
+static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name, bool vec,
+                                   bool by_piece)
 {
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < 3; s++)
         if (z->ws[s].rec == rec)
             return &z->ws[s];
-    struct wslot *ws = &z->ws[z->w_next];
-    z->w_next ^= 1;
+    struct wslot *ws = &z->ws[vec ? 2 : z->w_next];
+    if (!vec)
+        z->w_next ^= 1;
     uint64_t bytes = z->p->rec_size[HC_S_W][rec];
     uint32_t rd = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, bytes, 0,
                        "RD W L%u %s", z->layer + 1, name);
     set_rec(z, rd, HC_S_W, rec);
     dep(z, rd, ws->bcast); /* the WN's slot is free once its last broadcast is done */
-    uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST, bytes, 0,
-                       "BCAST L%u %s", z->layer + 1, name);
-    dep(z, bc, rd);
-    dep_all_an(z, bc, ws->user); /* ... and the ANs' once its last user is done */
-    *ws = (struct wslot){rec, bc, NONE};
+    uint32_t bc = NONE;
+    if (!by_piece) {
+        bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST, bytes, 0,
+                  "BCAST L%u %s", z->layer + 1, name);
+        dep(z, bc, rd);
+        dep_all_an(z, bc, ws->user); /* ... and the ANs' once its last user is done */
+    }
+    *ws = (struct wslot){rec, rd, bc, NONE};
     return ws;
 }
 
-/* Reduce record rec's gradient, update it at the WN, write W, M and O back. */
-static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, const char *name)
+/* The oldest of a two-entry credit ring, replaced by id (the ring's entries: NONE when free). */
+static uint32_t credit_take(uint32_t ring[2])
+{
+    return ring[0];
+}
+
+static void credit_give(uint32_t ring[2], uint32_t id)
+{
+    ring[0] = ring[1];
+    ring[1] = id;
+}
+
+/*
+ * Piece i of P of a streamed GEMM's weight, broadcast as the GEMM's loads take it: an AN's
+ * buffer holds at most two streamed weight pieces, so a piece waits for the load of the piece
+ * two before it (of this weight or the one before).
+ */
+static uint32_t bcast_piece(struct zc *z, struct wslot *ws, uint32_t i, uint32_t P,
+                            const char *name)
+{
+    uint64_t bytes = z->p->rec_size[HC_S_W][ws->rec];
+    uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST,
+                       share(bytes, i, P), 0, "BCAST L%u %s p%u", z->layer + 1, name, i);
+    dep(z, bc, ws->read);
+    dep_all_an(z, bc, credit_take(z->w_credit));
+    if (share(bytes, i, P) > z->w_piece)
+        z->w_piece = share(bytes, i, P);
+    ws->bcast = bc;
+    return bc;
+}
+
+/* Reduce record rec's gradient (unless `reduced`, its last piece, says the GEMM that made it
+ * did), update it at the WN, write W, M and O back. */
+static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, uint32_t reduced,
+                          const char *name)
 {
     const struct hz_cfg *c = z->cfg;
     uint64_t params = rec_params(z, rec);
     struct gslot *gs = &z->gs[z->g_next];
+    if (reduced == NONE && 4 * params > z->g_max)
+        z->g_max = 4 * params;
     z->g_next ^= 1;
 
-    uint32_t red = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4 * params, 0,
-                        "REDUCE L%u %s", z->layer + 1, name);
-    dep_all_an(z, red, producer);
-    dep(z, red, gs->update); /* the WN's gradient slot */
+    uint32_t red = reduced;
+    if (red == NONE) {
+        red = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4 * params, 0,
+                   "REDUCE L%u %s", z->layer + 1, name);
+        dep_all_an(z, red, producer);
+        dep(z, red, gs->update); /* the WN's gradient slot */
+    }
     uint32_t rm = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, 4 * params, 0,
                        "RD M L%u %s", z->layer + 1, name);
     set_rec(z, rm, HC_S_M, rec);
@@ -524,6 +750,34 @@ static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, const c
     }
     *gs = (struct gslot){red, up};
     z->w_done[rec] = true;
+}
+
+/*
+ * A weight's update once its gradient is complete, emitted after the next weight's read: the
+ * Weight Node's flash serves reads in program order, and the Activation Nodes wait on the next
+ * weight, not on the masters and state of this one (12 B a parameter with Adam against 2).
+ */
+static void defer_update(struct zc *z, uint32_t rec, uint32_t producer, uint32_t reduced,
+                         const char *name)
+{
+    if (z->n_pend == sizeof(z->pend) / sizeof(z->pend[0])) {
+        fail(z, -EINVAL, "layer %u: more than %zu weight updates waiting", z->layer + 1,
+             sizeof(z->pend) / sizeof(z->pend[0]));
+        return;
+    }
+    z->pend[z->n_pend++] = (struct pending){rec, producer, reduced, z->layer, name};
+    z->w_done[rec] = true;
+}
+
+static void flush_updates(struct zc *z)
+{
+    uint32_t layer = z->layer;
+    for (uint32_t i = 0; i < z->n_pend && !z->err; i++) {
+        z->layer = z->pend[i].layer;
+        update_weight(z, z->pend[i].rec, z->pend[i].producer, z->pend[i].reduced, z->pend[i].name);
+    }
+    z->n_pend = 0;
+    z->layer = layer;
 }
 
 /* ---------------------------------------------------------------- operations */
@@ -558,8 +812,10 @@ static uint32_t saved_dep(struct zc *z, const struct opctx *o, const char *name)
     return r == NONE ? NONE : z->v_rd[r];
 }
 
-/* The weight operand: streamed (matrix or the layer's vectors), its slot marked as used. */
-static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char *name)
+/* The weight operand: streamed (matrix or the layer's vectors), its slot marked as used;
+ * by_piece: its broadcast left to the streamed GEMM that takes it (bcast_piece). */
+static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char *name,
+                                bool by_piece)
 {
     bool vec = false, tied = false;
     uint32_t rec = find_weight(z, o->b, z->layer, name, &vec, &tied);
@@ -571,7 +827,12 @@ static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char 
         fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer + 1, name);
         return NULL;
     }
-    return stream_weight(z, rec, vec ? "vectors" : name);
+    bool pieces = by_piece && !vec;
+    if (!pieces && z->p->rec_size[HC_S_W][rec] > z->w_max) /* whole, in one of two slots */
+        z->w_max = z->p->rec_size[HC_S_W][rec];
+    struct wslot *ws = stream_weight(z, rec, vec ? "vectors" : name, vec, pieces);
+    flush_updates(z); /* the updates waiting for the next weight (defer_update) */
+    return ws;
 }
 
 /* Piece i of a GEMM on every AN: loads, compute, store, double-buffered in the pads. */
@@ -579,15 +840,33 @@ struct pieces {
     uint32_t in[HZ_MAX_PIECES], gemm[HZ_MAX_PIECES], out[HZ_MAX_PIECES];
 };
 
-static void tag_gemm(struct zc *z, uint32_t group, const struct zoo_gemm *g)
+static void tag_gemm(struct zc *z, uint32_t group, const struct zoo_gemm *g, bool banked)
 {
     for (uint32_t n = 0; n < z->N && group != NONE && !z->err; n++) {
         z->p->cmd[group + n].op = (uint8_t)g->kind;
         z->p->cmd[group + n].sub = (uint8_t)g->role;
+        z->p->cmd[group + n].banked = banked;
     }
 }
 
-static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *g)
+/* What the report keeps of a GEMM: its class's choices and bytes, the layer's SRAM. */
+static void note_gemm(struct zc *z, const struct zoo_gemm *g, const struct gcost *gc)
+{
+    struct hz_gemm_class *k = &z->rep->cls[g->kind][g->role];
+    k->ops[gc->flow]++;
+    if (gc->chunks > k->chunks_max)
+        k->chunks_max = gc->chunks;
+    if (gc->held > k->sram_held)
+        k->sram_held = gc->held;
+    for (int r = 0; r < 5; r++)
+        k->tb_bytes[r] += gc->tb_class[r];
+    k->sram_traffic += gc->sram;
+    if (gc->held > z->sram_now)
+        z->sram_now = gc->held;
+    z->stream_layer |= gc->flow == HZ_STREAM;
+}
+
+static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *g, uint64_t live)
 {
     const struct zoo_opnd *opnd[2] = {&g->a, &g->b};
     uint32_t on[3] = {z->last, NONE, NONE}, bcast = NONE;
@@ -596,47 +875,106 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     struct pieces pc;
     char lb[HC_LABEL];
 
-    gemm_cost(z, g, &gc);
+    gemm_cost(z, g, live, &gc);
+    if (z->err)
+        return;
+    note_gemm(z, g, &gc);
+    bool pads = gc.flow == HZ_TILED;
     for (int i = 0; i < 2; i++) {
-        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name)))
+        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name, !pads)))
             bcast = ws->bcast;
         else if (opnd[i]->role == ZOO_OPND_SAVED)
             on[1 + i] = saved_dep(z, o, opnd[i]->name);
     }
-    if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) /* the gradient slot it fills */
+    /* a streamed weight not yet broadcast goes piece by piece; so does a streamed gradient */
+    bool w_pieces = ws && bcast == NONE, g_pieces = !pads && g->c.role == ZOO_OPND_WGRAD;
+    uint32_t wrec = NONE;
+    const char *wname = NULL;
+    if (g_pieces) {
+        bool v, t;
+        wname = g->c.name;
+        wrec = find_weight(z, o->b, z->layer, wname, &v, &t);
+        g_pieces = wrec != NONE && !v && !t;
+    }
+    z->reduced = NONE;
+    if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) { /* the gradient slot it fills */
+        flush_updates(z);
         bcast = z->gs[z->g_next].reduce;
+    }
     uint32_t P = z->cfg->pieces;
     if (gc.tiles < P)
         P = (uint32_t)(gc.tiles ? gc.tiles : 1);
     const char *kn = zoo_gemm_kind_name(g->kind), *rn = zoo_gemm_role_name(g->role);
+    /* the core's port rule: the C-pad is read out only while no command runs (the scaled core's
+     * SRAM is banked: the DMA reads one bank while the array fills another); a streamed GEMM
+     * whose operands are all resident moves nothing, so it has no DMA of its own */
+    bool has_in = pads || gc.dma_in, has_out = pads || gc.dma_out;
+    uint32_t red[HZ_MAX_PIECES];
     /* program order on the DMA: in0, in1, out0, in2, out1, ...: loads run one piece ahead */
     for (uint32_t i = 0; i <= P; i++) {
         if (i < P) {
-            snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer + 1, kn, rn, i);
-            uint32_t lo[4] = {on[0], on[1], on[2], i >= 2 ? pc.gemm[i - 2] : NONE};
-            pc.in[i] = an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE,
-                                share(gc.in_bytes * z->cfg->cores, i, P), share(gc.dma_in, i, P),
-                                lo, 4, bcast, lb);
-            tag_gemm(z, pc.in[i], g);
+            pc.in[i] = NONE;
+            if (w_pieces)
+                bcast = bcast_piece(z, ws, i, P, opnd[1]->name);
+            if (has_in) {
+                snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer + 1, kn, rn, i);
+                /* a load into a pad or panel buffer waits for the GEMM two pieces back (of
+                 * this GEMM, or a streamed weight's of the one before) to free it; a tiled
+                 * GEMM's operands are the operation before's output */
+                uint32_t lo[4] = {on[0], on[1], on[2], i >= 2 ? pc.gemm[i - 2] : NONE};
+                if (w_pieces) {
+                    lo[0] = lo[1] = lo[2] = NONE;
+                    if (i < 2)
+                        lo[3] = z->panel[i];
+                }
+                pc.in[i] =
+                    an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE, share(gc.tb_in, i, P),
+                             share(gc.dma_in, i, P), lo, 4, bcast, lb);
+                tag_gemm(z, pc.in[i], g, !pads);
+            }
+            if (w_pieces)
+                credit_give(z->w_credit, pc.in[i]);
         }
         if (i == 0)
             continue;
         uint32_t k = i - 1;
         snprintf(lb, sizeof(lb), "GEMM L%u %s %s p%u", z->layer + 1, kn, rn, k);
-        /* the core's port rule: the C-pad is read out only while no command runs */
-        uint32_t go[2] = {pc.in[k], k >= 1 ? pc.out[k - 1] : NONE};
+        uint32_t go[5] = {pc.in[k], pads && k >= 1 ? pc.out[k - 1] : NONE, NONE, NONE, NONE};
+        if (!has_in || w_pieces)
+            memcpy(&go[2], on, sizeof(on));
         pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
-                              go, 2, NONE, lb);
-        tag_gemm(z, pc.gemm[k], g);
-        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer + 1, kn, rn, k);
-        pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
-                             share(gc.out_bytes * z->cfg->cores, k, P), share(gc.dma_out, k, P),
-                             &pc.gemm[k], 1, NONE, lb);
-        tag_gemm(z, pc.out[k], g);
+                              go, 5, has_in ? NONE : bcast, lb);
+        tag_gemm(z, pc.gemm[k], g, !pads);
+        pc.out[k] = NONE;
+        if (has_out) {
+            snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer + 1, kn, rn, k);
+            /* a gradient piece has room in the buffer once the piece two before is reduced */
+            uint32_t oo[2] = {pc.gemm[k], NONE};
+            pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
+                                 share(gc.tb_out, k, P), share(gc.dma_out, k, P), oo, 2,
+                                 g_pieces ? credit_take(z->g_credit) : NONE, lb);
+            tag_gemm(z, pc.out[k], g, !pads);
+        }
+        if (g_pieces) {
+            uint64_t bytes = 4 * rec_params(z, wrec);
+            red[k] = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE,
+                          share(bytes, k, P), 0, "REDUCE L%u %s p%u", z->layer + 1, wname, k);
+            dep_all_an(z, red[k], has_out ? pc.out[k] : pc.gemm[k]);
+            dep(z, red[k], k ? red[k - 1] : z->gs[z->g_next].update); /* the WN's slot */
+            if (share(bytes, k, P) > z->g_piece)
+                z->g_piece = share(bytes, k, P);
+            credit_give(z->g_credit, red[k]);
+            z->reduced = red[k];
+        }
     }
     if (ws)
         ws->user = pc.gemm[P - 1];
-    z->last = pc.out[P - 1];
+    if (w_pieces) { /* the panel buffers this GEMM frees last */
+        z->panel[0] = P >= 2 ? pc.gemm[P - 2] : pc.gemm[P - 1];
+        z->panel[1] = pc.gemm[P - 1];
+    }
+    /* what comes next waits for a tiled GEMM's tiles in the buffer, a streamed one's array */
+    z->last = has_out && pads ? pc.out[P - 1] : pc.gemm[P - 1];
 }
 
 static bool exp_class(enum zoo_vec_kind k)
@@ -651,7 +989,7 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
     uint64_t cost = exp_class(v->kind) ? vu->cost_exp : 1;
     uint64_t cy = vu->latency + ceil_div(v->rows * v->cols * cost, vu->lanes);
     uint32_t on[3] = {z->last, saved_dep(z, o, v->in), v->in2 ? saved_dep(z, o, v->in2) : NONE};
-    struct wslot *ws = v->weight ? weight_for(z, o, v->weight) : NULL;
+    struct wslot *ws = v->weight ? weight_for(z, o, v->weight, false) : NULL;
     char lb[HC_LABEL];
 
     snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer + 1, zoo_vec_kind_name(v->kind),
@@ -663,6 +1001,25 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
     if (ws)
         ws->user = g;
     z->last = g;
+}
+
+/* A saved tensor of `bytes` (all the AN's cores) between SRAM and the buffer: each core's
+ * share at its DMA's width, or the buffer's rate for all of them. */
+static uint64_t act_dma_cycles(const struct zc *z, uint64_t bytes)
+{
+    uint64_t w = z->cfg->dma_bytes_per_cycle ? z->cfg->dma_bytes_per_cycle : CORE_DMA_BEAT;
+    uint64_t core = ceil_div(ceil_div(bytes, z->cfg->cores), w);
+    uint64_t tb = (uint64_t)ceil((double)bytes / tb_per_cycle(z));
+    return core > tb ? core : tb;
+}
+
+/* An activation's DMA: on the banked SRAM, and no GEMM's (op past the GEMM kinds). */
+static void mark_banked(struct zc *z, uint32_t group)
+{
+    for (uint32_t n = 0; n < z->N && group != NONE && !z->err; n++) {
+        z->p->cmd[group + n].banked = true;
+        z->p->cmd[group + n].op = ZOO_GEMM_KINDS;
+    }
 }
 
 static void grow_v(struct zc *z, uint32_t need)
@@ -686,9 +1043,22 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     grow_v(z, rec + 1);
     if (z->err)
         return;
+    uint32_t src = z->last;
+    if (z->cfg->sram_bytes) { /* the tensor is in the cores' SRAM: out to the buffer first, once
+                                 the write two saves back has left room */
+        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s", z->layer + 1, x->tensor);
+        uint32_t on[2] = {z->last, credit_take(z->v_credit)};
+        src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
+                       act_dma_cycles(z, bytes), on, 2, NONE, lb);
+        mark_banked(z, src);
+        if (bytes > z->v_out)
+            z->v_out = bytes;
+    }
     snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer + 1, x->tensor);
-    uint32_t g = an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &z->last,
-                          1, NONE, lb);
+    uint32_t g =
+        an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &src, 1, NONE, lb);
+    if (z->cfg->sram_bytes)
+        credit_give(z->v_credit, g);
     set_rec(z, g, HC_S_V, rec);
     z->v_wr[rec] = g;
     z->v_rd[rec] = NONE;
@@ -712,10 +1082,25 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
         return;
     }
     snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer + 1, x->tensor);
-    uint32_t on[2] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE};
+    /* with an SRAM, one tensor at a time waits in the buffer: the read follows the previous
+     * load into SRAM */
+    uint32_t on[3] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE,
+                      z->cfg->sram_bytes ? z->load_in : NONE};
     uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
-                          z->p->rec_size[HC_S_V][rec], 0, on, 2, NONE, lb);
+                          z->p->rec_size[HC_S_V][rec], 0, on, 3, NONE, lb);
     set_rec(z, g, HC_S_V, rec);
+    if (z->cfg->sram_bytes) { /* ... and on into the cores' SRAM */
+        uint64_t bytes = z->p->rec_size[HC_S_V][rec];
+        /* into SRAM when the layer that reads it starts (the one before it is done) */
+        snprintf(lb, sizeof(lb), "DMA_IN L%u %s", z->layer + 1, x->tensor);
+        uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
+        g = an_group(z, HC_DMA_IN, HC_RES_AN_DMA_ACT, HC_PH_ACT_READ, bytes,
+                     act_dma_cycles(z, bytes), on2, 2, NONE, lb);
+        mark_banked(z, g);
+        z->load_in = g;
+        if (bytes > z->v_in)
+            z->v_in = bytes;
+    }
     z->v_rd[rec] = g;
 }
 
@@ -738,12 +1123,24 @@ static uint32_t grad_done(struct zc *z, const struct opctx *o, const struct zoo_
 
 static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *ops, uint32_t n)
 {
+    if (n > sizeof(z->live) / sizeof(z->live[0])) {
+        fail(z, -EINVAL, "block %s: %u operations; accepted up to %zu", o->b->name, n,
+             sizeof(z->live) / sizeof(z->live[0]));
+        return;
+    }
+    int rc = zoo_live(ops, n, ZOO_SEQ, z->live, z->e);
+    if (rc) {
+        fail(z, rc, "%s", z->e->msg);
+        return;
+    }
+    z->sram_now = 0;
+    z->stream_layer = false;
     for (uint32_t i = 0; i < n && !z->err; i++) {
         const struct zoo_op *op = &ops[i];
         const char *name = NULL;
         switch (op->type) {
         case ZOO_OP_GEMM:
-            op_gemm(z, o, &op->gemm);
+            op_gemm(z, o, &op->gemm, z->live[i]);
             break;
         case ZOO_OP_VEC:
             op_vec(z, o, &op->vec);
@@ -758,7 +1155,7 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
         if (z->pass == HC_BWD) {
             uint32_t rec = grad_done(z, o, op, &name);
             if (rec != NONE)
-                update_weight(z, rec, z->last, name);
+                defer_update(z, rec, z->last, op->type == ZOO_OP_GEMM ? z->reduced : NONE, name);
         }
     }
 }
@@ -768,7 +1165,7 @@ static void finish_bwd_layer(struct zc *z)
 {
     for (uint32_t r = z->w_rec[z->layer]; r < z->w_rec[z->layer + 1] && !z->err; r++)
         if (!z->w_done[r])
-            update_weight(z, r, z->last, "vectors");
+            update_weight(z, r, z->last, NONE, "vectors");
     z->bwd_end[0] = z->bwd_end[1];
     z->bwd_end[1] = z->last;
 }
@@ -806,6 +1203,69 @@ static void make_weight_records(struct zc *z)
     z->w_rec[l] = z->p->n_rec[HC_S_W];
 }
 
+/* Bytes of the V records layer l saved (all the AN's cores); in forward, l is the last layer
+ * compiled so far. */
+static uint64_t layer_saved(const struct zc *z, uint32_t l)
+{
+    bool last = z->pass == HC_FWD || l + 1 == z->p->n_layers;
+    uint32_t end = last ? z->p->n_rec[HC_S_V] : z->v_rec[l + 1];
+    uint64_t sum = 0;
+    for (uint32_t r = z->v_rec[l]; r < end; r++)
+        sum += z->p->rec_size[HC_S_V][r];
+    return sum;
+}
+
+/* What layer l kept in SRAM and in the tensor buffer in pass `pass` (0 forward). */
+static void note_layer(struct zc *z, int pass, uint32_t l)
+{
+    struct hz_layer_use *u = &z->rep->use[pass][l];
+    const struct hz_cfg *c = z->cfg;
+    u->sram_peak = c->sram_bytes ? z->sram_now : 0;
+    /* whole records in two slots, and two streamed pieces (the credits of z) */
+    u->tb_weights = 2 * z->w_max + 2 * z->w_piece;
+    u->tb_grads = 2 * (z->g_max + z->g_piece) * (c->multicast ? 1 : c->cores);
+    uint64_t out = z->v_out > z->v_out_prev ? z->v_out : z->v_out_prev;
+    uint64_t in = z->v_in > z->v_in_prev ? z->v_in : z->v_in_prev;
+    if (pass == 0)
+        u->tb_acts = c->sram_bytes ? 2 * out : layer_saved(z, l);
+    else if (c->sram_bytes && z->stream_layer)
+        u->tb_acts = in; /* one on its way into SRAM */
+    else                 /* read from the buffer by this layer, and the next one's on their way */
+        u->tb_acts = layer_saved(z, l) + (l ? layer_saved(z, l - 1) : 0);
+    u->tb_peak = u->tb_weights + u->tb_grads + u->tb_acts;
+}
+
+/* A layer starts: its own largest of each buffer use (the last layer's kept for the credits
+ * that reach back into it). */
+static void begin_layer(struct zc *z)
+{
+    z->w_max = z->g_max = z->w_piece = z->g_piece = 0;
+    z->v_out_prev = z->v_out;
+    z->v_in_prev = z->v_in;
+    z->v_out = z->v_in = 0;
+}
+
+/* A program whose buffer would overflow is refused at the first layer that does. */
+static void check_capacity(struct zc *z)
+{
+    static const char *const pass_name[2] = {"forward", "backward"};
+    uint64_t cap = z->cfg->tb_size_bytes;
+    for (int pass = 0; pass < 2 && cap && !z->err; pass++)
+        for (uint32_t i = 0; i < z->p->n_layers; i++) {
+            uint32_t l = pass ? z->p->n_layers - 1 - i : i;
+            const struct hz_layer_use *u = &z->rep->use[pass][l];
+            if (u->tb_peak <= cap)
+                continue;
+            fail(z, -ENOSPC,
+                 "layer %u, %s: the tensor buffer would hold %.2f GB, %.2f GB more than its "
+                 "%.2f GB (weight slots %.2f GB, gradient slots %.2f GB, activations %.2f GB)",
+                 l + 1, pass_name[pass], (double)u->tb_peak / 1e9, (double)(u->tb_peak - cap) / 1e9,
+                 (double)cap / 1e9, (double)u->tb_weights / 1e9, (double)u->tb_grads / 1e9,
+                 (double)u->tb_acts / 1e9);
+            return;
+        }
+}
+
 static void forward(struct zc *z)
 {
     const struct zoo_model *m = z->cfg->model;
@@ -817,7 +1277,9 @@ static void forward(struct zc *z)
             z->layer = l;
             z->v_rec[l] = z->p->n_rec[HC_S_V];
             struct opctx o = {b, l - i, z->v_rec[l]};
+            begin_layer(z);
             run_ops(z, &o, b->fwd, b->n_fwd);
+            note_layer(z, 0, l);
         }
     }
     /* the shard losses, summed over the ANs */
@@ -835,8 +1297,10 @@ static void backward(struct zc *z)
         for (uint32_t i = b->repeat; i-- > 0 && !z->err;) {
             z->layer = --l;
             struct opctx o = {b, l - i, z->v_rec[l]};
+            begin_layer(z);
             run_ops(z, &o, b->bwd, b->n_bwd);
             finish_bwd_layer(z);
+            note_layer(z, 1, l);
         }
     }
 }
@@ -857,18 +1321,43 @@ static int check_cfg(const struct hz_cfg *c, struct err *e)
         return err_set(e, -EINVAL,
                        "compile: vector-unit or optimizer lanes, tensor-buffer rate, "
                        "clock or DMA timing missing");
+    struct core_twin_map map;
+    core_twin_map(&c->core, &map);
+    uint64_t pads = 2ull * (map.a_elems + map.b_elems) + 4ull * map.c_elems;
+    if (c->sram_bytes && c->sram_bytes < pads)
+        return err_set(e, -EINVAL,
+                       "compile: core.sram_bytes = %llu is less than the core's pads (%llu "
+                       "bytes), which it holds; accepted 0 (the pads alone) or at least that",
+                       (unsigned long long)c->sram_bytes, (unsigned long long)pads);
     if (c->opt_state_words < 1 || c->opt_state_words > 2)
         return err_set(e, -EINVAL, "compile: %u optimizer state words; accepted 1 or 2",
                        c->opt_state_words);
     return 0;
 }
 
+void hz_report_fini(struct hz_report *rep)
+{
+    if (!rep)
+        return;
+    free(rep->use[0]);
+    free(rep->use[1]);
+    memset(rep, 0, sizeof(*rep));
+}
+
 int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
 {
-    struct zc z = {.cfg = c, .e = e, .N = c->n_an, .last = NONE};
+    return hz_compile_report(c, out, NULL, e);
+}
+
+int hz_compile_report(const struct hz_cfg *c, struct hc_prog **out, struct hz_report *rep,
+                      struct err *e)
+{
+    struct hz_report own;
+    struct zc z = {.cfg = c, .e = e, .N = c->n_an, .last = NONE, .rep = rep ? rep : &own};
     int rc = check_cfg(c, e);
 
     *out = NULL;
+    memset(z.rep, 0, sizeof(*z.rep));
     if (rc)
         return rc;
     uint32_t layers = 0;
@@ -879,7 +1368,10 @@ int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
     z.p = calloc(1, sizeof(*z.p));
     z.w_rec = calloc(layers + 1, sizeof(*z.w_rec));
     z.v_rec = calloc(layers, sizeof(*z.v_rec));
-    if (!z.p || !z.w_rec || !z.v_rec) {
+    z.rep->n_layers = layers;
+    z.rep->use[0] = calloc(layers, sizeof(*z.rep->use[0]));
+    z.rep->use[1] = calloc(layers, sizeof(*z.rep->use[1]));
+    if (!z.p || !z.w_rec || !z.v_rec || !z.rep->use[0] || !z.rep->use[1]) {
         rc = err_set(e, -ENOMEM, "compile: out of memory");
         goto out;
     }
@@ -889,8 +1381,12 @@ int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
     z.p->cfg.core = c->core;
     z.p->cfg.opt_state_words = c->opt_state_words;
     z.p->n_res = HC_RES_FIXED + c->n_an * HC_RES_AN_N;
+    for (int s = 0; s < 3; s++)
+        z.ws[s] = (struct wslot){NONE, NONE, NONE, NONE};
+    z.load_in = z.reduced = NONE;
+    for (int s = 0; s < 2; s++)
+        z.w_credit[s] = z.g_credit[s] = z.v_credit[s] = z.panel[s] = NONE;
     for (int s = 0; s < 2; s++) {
-        z.ws[s] = (struct wslot){NONE, NONE, NONE};
         z.gs[s] = (struct gslot){NONE, NONE};
         z.bwd_end[s] = NONE;
     }
@@ -901,6 +1397,10 @@ int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e)
         forward(&z);
     if (!z.err)
         backward(&z);
+    flush_updates(&z);
+    for (uint32_t r = 0; r < z.p->n_rec[HC_S_V]; r++)
+        z.rep->saved_bytes += z.p->rec_size[HC_S_V][r];
+    check_capacity(&z);
     rc = z.err;
 out:
     free(z.w_rec);
@@ -908,6 +1408,8 @@ out:
     free(z.w_done);
     free(z.v_wr);
     free(z.v_rd);
+    if (!rep || (rc && rc != -ENOSPC)) /* the report says where it does not fit */
+        hz_report_fini(z.rep);
     if (rc) {
         hc_prog_free(z.p);
         return rc;

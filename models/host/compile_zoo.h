@@ -68,9 +68,55 @@ struct hz_cfg {
     uint32_t opt_state_words;                  /* fp32 state words per parameter (1 or 2) */
     uint32_t pieces;                           /* pipeline stages per GEMM, 1..HZ_MAX_PIECES */
     struct dmat *dmat;                         /* one core's DMA (not owned) */
+    /* the memory hierarchy of the scaled perf-mode core (docs/perf-mode.md) */
+    uint64_t sram_bytes;           /* each core's SRAM; 0: the pads only (every GEMM tiled) */
+    uint32_t sram_bytes_per_cycle; /* its bandwidth; 0: the array's appetite, 2 (rows + cols),
+                                      plus the DMA's width (never binds) */
+    uint32_t dma_bytes_per_cycle;  /* each core's DMA into its SRAM (with sram_bytes); 0: the
+                                      RTL's beat, CORE_DMA_BEAT */
+    uint64_t tb_size_bytes; /* an AN's tensor buffer, for the capacity check (0: unchecked) */
+    bool multicast; /* one tensor-buffer read of a weight feeds every core of the AN, and the
+                       cores' weight gradients are summed on their way into the buffer */
+};
+
+enum hz_dataflow {
+    HZ_TILED,  /* A and B panels and a C tile in the pads, everything through the buffer */
+    HZ_STREAM, /* weight streaming: the sequence's activations resident in SRAM, the weight
+                  (or the weight gradient) streamed through once per chunk of the sequence */
+    HZ_DATAFLOWS,
+};
+
+/* One GEMM kind and role over an iteration, one core (what gemms.csv prints). */
+struct hz_gemm_class {
+    uint64_t ops[HZ_DATAFLOWS]; /* GEMM operations (of `count` instances each) run each way */
+    uint64_t chunks_max;        /* the most chunks a streamed one cut the sequence into */
+    uint64_t sram_held;         /* the most SRAM one of them holds, bytes per core */
+    uint64_t tb_bytes[5];       /* through the AN's tensor buffer, per enum zoo_operand */
+    uint64_t sram_traffic;      /* bytes the array and the DMA move in one core's SRAM */
+};
+
+/* What the program keeps where, per layer and pass (0 forward, 1 backward). */
+struct hz_layer_use {
+    uint64_t sram_peak;  /* bytes one core holds in SRAM at its fullest (0: no SRAM) */
+    uint64_t tb_peak;    /* bytes in an AN's tensor buffer at its fullest: the sum of */
+    uint64_t tb_weights; /* its two weight slots (the layer's largest record, bf16) */
+    uint64_t tb_grads;   /* its two gradient slots (fp32; one copy per core without multicast) */
+    uint64_t tb_acts;    /* the activations on their way to flash (forward), or back from it
+                            for this layer (when it reads them from the buffer) and the next */
+};
+
+struct hz_report {
+    struct hz_gemm_class cls[ZOO_GEMM_KINDS][ZOO_ROLE_RECOMPUTE + 1];
+    struct hz_layer_use *use[2]; /* n_layers each (free with hz_report_fini) */
+    uint32_t n_layers;
+    uint64_t saved_bytes; /* the V records of an iteration, all of an AN's cores */
 };
 
 /* Compile; 0 and *out (free with hc_prog_free), -EINVAL naming the bad value, -ENOMEM. */
 int hz_compile(const struct hz_cfg *c, struct hc_prog **out, struct err *e);
+/* The same, and what the compiler chose and what it holds into *rep (NULL: not wanted). */
+int hz_compile_report(const struct hz_cfg *c, struct hc_prog **out, struct hz_report *rep,
+                      struct err *e);
+void hz_report_fini(struct hz_report *rep);
 
 #endif

@@ -129,7 +129,8 @@ void machine_cfg_default(struct machine_cfg *c)
     c->cores_per_an = 1;
     c->core = (struct core_params){
         .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
-    c->core_period_ps = 1250; /* (derived) 0.8 GHz, docs/sources.md */
+    c->core_period_ps = 1250;   /* (derived) 0.8 GHz, docs/sources.md */
+    c->dma_bytes_per_cycle = 8; /* the RTL's beat (rtl/dma) */
     vu_cfg_default(&c->vu);
     c->optu = (struct machine_optu_cfg){
         .period_ps = 1250, .lanes = 16, .latency = 32, .cost_sgd = 1, .cost_adam = 4};
@@ -765,7 +766,7 @@ static int check_port_rules(struct machine *r, const struct exec *x, const struc
     } else {
         other = running_on(x, hc_res_an(c->node, HC_RES_AN_CORE), now);
     }
-    if (other == NONE)
+    if (other == NONE || c->banked || x->p->cmd[other].banked)
         return 0;
     const struct hc_cmd *o = &x->p->cmd[other];
     return err_set(r->run_err, -EPROTO,
@@ -1199,7 +1200,10 @@ static int build_wnode(struct machine *r, const struct machine_cfg *c, struct er
     uint64_t done;
     int rc;
 
-    struct wnode_cfg wc = {.tb = c->tb,
+    struct dram_cfg wn_tb = c->tb;
+    if (c->wn_tb_channels)
+        wn_tb.channels = c->wn_tb_channels;
+    struct wnode_cfg wc = {.tb = wn_tb,
                            .flash = c->wn_flash,
                            .period_ps = c->optu.period_ps,
                            .lanes = c->optu.lanes,

@@ -166,41 +166,50 @@ struct machine_cfg {
     uint32_t samples;       /* samples per epoch the NV streams must hold (validation only;
                                0: one batch) */
     /* ---- the machine ---- */
-    uint32_t n_an;                /* N Activation Nodes, 1..MACHINE_MAX_AN */
-    uint32_t cores_per_an;        /* cores of each AN: 1 (training runs one core per AN) */
-    struct core_params core;      /* each AN's core: array and scratchpad words */
-    uint64_t core_period_ps;      /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
-    struct vu_cfg vu;             /* AN vector unit timing */
-    struct machine_optu_cfg optu; /* WN reduce + optimizer unit timing */
-    struct dma_params dma;        /* AN DMA parameters (timing from its twin) */
-    struct dram_cfg tb;           /* every node's tensor buffer (size checked by validation) */
-    struct flash_cfg an_flash;    /* each AN's FMS */
-    struct flash_cfg wn_flash;    /* the WN's FMS */
-    struct ssd_cfg an_ssd;        /* each AN's SSDs, with storage ssd-raid0: ssd_cfg_default */
-    struct ssd_cfg wn_ssd;        /* the WN's SSDs (raid_ssds of them), the same */
-    uint32_t ssd_grain;           /* the SSDs simulated at this grain of pages
-                                     (ssd_cfg_coarse): 1, page by page */
-    struct fabric_cfg fabric;     /* n_an is overwritten with n_an */
-    struct machine_host_cfg host; /* the host link (not timed yet) */
-    enum machine_storage storage; /* MACHINE_STORAGE_BEHEMOTH */
-    bool keep_output_resident;    /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
-    bool write_pipe;              /* flash writes take the slower of the NAND write pipeline
-                                     (rtl/nfw: its twin runs every write) and the FTL; off: the
-                                     FTL's time alone (faster to simulate: the twin costs about
-                                     20 ns of CPU per byte written) */
-    bool act_fresh_lb;            /* each step's activations start a fresh logical block of the
-                                     V stream, released after the backward pass (so the FTL's
-                                     rotation and P/E counters move every step); off: steps
-                                     pack the V stream and blocks are released when all their
-                                     data are consumed. On the default FMS a block is a 3 GiB
-                                     superblock: releasing one per step costs a 5 ms erase on
-                                     every die (fc-mnist: 0.93 -> 5.8 ms per step) */
-    bool wn_state_payload;        /* keep the bytes of the masters and optimizer state in the
-                                     WN's flash (host memory grows with every step until a
-                                     logical block is released); off: those streams are timed
-                                     only, the optimizer works on the WN's own fp32 copy
-                                     either way. The bf16 weights always keep their bytes: the
-                                     ANs compute with what the WN reads back from flash. */
+    uint32_t n_an;                 /* N Activation Nodes, 1..MACHINE_MAX_AN */
+    uint32_t cores_per_an;         /* cores of each AN: 1 (training runs one core per AN) */
+    struct core_params core;       /* each AN's core: array and scratchpad words */
+    uint64_t sram_bytes;           /* perf: each core's SRAM beside its pads, for weight
+                                      streaming (0: the pads alone, every GEMM tiled in them) */
+    uint32_t sram_bytes_per_cycle; /* perf: that SRAM's bandwidth (0: what the array and the DMA
+                                      take at full rate) */
+    uint32_t dma_bytes_per_cycle;  /* perf: each core's DMA into that SRAM (the RTL's: 8) */
+    bool multicast;                /* perf: one tensor-buffer read of a weight feeds every core
+                                      of an AN, and their weight gradients are summed on the way
+                                      in (off: each core moves its own) */
+    uint64_t core_period_ps;       /* core, DMA and vector-unit clock: 1250 (0.8 GHz, derived) */
+    struct vu_cfg vu;              /* AN vector unit timing */
+    struct machine_optu_cfg optu;  /* WN reduce + optimizer unit timing */
+    struct dma_params dma;         /* AN DMA parameters (timing from its twin) */
+    struct dram_cfg tb;            /* every node's tensor buffer (size checked by validation) */
+    uint32_t wn_tb_channels;       /* the Weight Node's buffer's channels (0: tb.channels) */
+    struct flash_cfg an_flash;     /* each AN's FMS */
+    struct flash_cfg wn_flash;     /* the WN's FMS */
+    struct ssd_cfg an_ssd;         /* each AN's SSDs, with storage ssd-raid0: ssd_cfg_default */
+    struct ssd_cfg wn_ssd;         /* the WN's SSDs (raid_ssds of them), the same */
+    uint32_t ssd_grain;            /* the SSDs simulated at this grain of pages
+                                      (ssd_cfg_coarse): 1, page by page */
+    struct fabric_cfg fabric;      /* n_an is overwritten with n_an */
+    struct machine_host_cfg host;  /* the host link (not timed yet) */
+    enum machine_storage storage;  /* MACHINE_STORAGE_BEHEMOTH */
+    bool keep_output_resident;     /* bwd of the last layer reuses its fwd weights (no 2nd fetch) */
+    bool write_pipe;               /* flash writes take the slower of the NAND write pipeline
+                                      (rtl/nfw: its twin runs every write) and the FTL; off: the
+                                      FTL's time alone (faster to simulate: the twin costs about
+                                      20 ns of CPU per byte written) */
+    bool act_fresh_lb;             /* each step's activations start a fresh logical block of the
+                                      V stream, released after the backward pass (so the FTL's
+                                      rotation and P/E counters move every step); off: steps
+                                      pack the V stream and blocks are released when all their
+                                      data are consumed. On the default FMS a block is a 3 GiB
+                                      superblock: releasing one per step costs a 5 ms erase on
+                                      every die (fc-mnist: 0.93 -> 5.8 ms per step) */
+    bool wn_state_payload;         /* keep the bytes of the masters and optimizer state in the
+                                      WN's flash (host memory grows with every step until a
+                                      logical block is released); off: those streams are timed
+                                      only, the optimizer works on the WN's own fp32 copy
+                                      either way. The bf16 weights always keep their bytes: the
+                                      ANs compute with what the WN reads back from flash. */
     /* ---- the simulation ---- */
     enum machine_fidelity fidelity;   /* of the first step; machine_set_fidelity() changes it
                                          (not to or from perf) */

@@ -33,6 +33,9 @@ static const struct cfgkey machine_keys[] = {
      .help = "flash writes also timed on the NAND write pipeline (rtl/nfw)"},
     {"wn_state_payload", M(wn_state_payload), CFGKEY_BOOL, .unit = "",
      .help = "keep the bytes of masters and optimizer state in the WN's flash"},
+    {"multicast", M(multicast), CFGKEY_BOOL, .unit = "",
+     .help = "perf: one tensor-buffer read of a weight feeds every core of an AN, and their "
+             "weight gradients are summed on the way in"},
     {0},
 };
 
@@ -47,6 +50,12 @@ static const struct cfgkey core_keys[] = {
      .help = "C scratchpad (fp32 elements, W per word)"},
     {"period_ns", M(core_period_ps), CFGKEY_DEC(3, 1, 1000 * NS), .unit = "ns",
      .help = "clock period of the core, its DMA and its vector unit"},
+    {"sram_bytes", M(sram_bytes), CFGKEY_SIZE(0, 1ull << 40), .unit = "bytes",
+     .help = "perf: each core's SRAM, pads included, where weight streaming keeps the "
+             "sequence's activations (0: the pads alone)"},
+    {"sram_bytes_per_cycle", M(sram_bytes_per_cycle), CFGKEY_INT(0, 1u << 20), .unit = "B/cycle",
+     .help = "perf: that SRAM's bandwidth (0: what the array, 2 x (rows + cols), and the DMA "
+             "take)"},
     {0},
 };
 
@@ -81,6 +90,9 @@ static const struct cfgkey dma_keys[] = {
      .help = "descriptor queue entries (DescDepth)"},
     {"cpl_depth", M(dma.cpl_depth), CFGKEY_INT(2, 1024), .pow2 = true, .unit = "",
      .help = "completion queue entries (CplDepth)"},
+    {"bytes_per_cycle", M(dma_bytes_per_cycle), CFGKEY_INT(1, 1u << 16), .unit = "B/cycle",
+     .help = "perf: each core's DMA between the buffer and core.sram_bytes (a scaled design; "
+             "the RTL's moves 8, and so do the tiled GEMMs)"},
     {0},
 };
 
@@ -95,6 +107,8 @@ static const struct cfgkey tb_keys[] = {
      .help = "from the end of a bus transfer to its data or acknowledgement"},
     {"interleave_bytes", M(tb.interleave_bytes), CFGKEY_SIZE(8, 1u << 30), .pow2 = true,
      .unit = "bytes", .help = "channel interleave unit"},
+    {"wn_channels", M(wn_tb_channels), CFGKEY_INT(0, DRAM_MAX_CHANNELS), .unit = "",
+     .help = "the Weight Node's channels (0: channels, as every node)"},
     {0},
 };
 

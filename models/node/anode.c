@@ -498,12 +498,35 @@ static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, u
     return 0;
 }
 
+/*
+ * A perf program's DMA command stands for every core's transfers (c->cycles, one core's time):
+ * its c->bytes cross the tensor buffer, claimed as one access at its start (first come, first
+ * served with the buffer's other users), and it ends no earlier than that claim.
+ */
+static int exec_dma_perf(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
+                         struct err *e)
+{
+    if (!a->port)
+        return err_set(e, -EINVAL, "%s: command %u '%s': no DMA port on the tensor buffer", a->name,
+                       c->id, c->label);
+    *end = now + c->cycles * a->cfg.period_ps;
+    if (c->bytes)
+        *end = res_later(*end, dram_access(a->tb, dram_port_requester(a->port), now, 0, c->bytes,
+                                           c->kind == HC_DMA_OUT));
+    a->st.dma_cycles += c->cycles;
+    a->st.dma_bytes += c->bytes;
+    return 0;
+}
+
 static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                     struct err *e)
 {
     const struct dma_desc *d = &c->u.dma;
     uint64_t cycles = c->cycles;
     int rc;
+
+    if (a->cfg.perf && (cycles || !c->bytes))
+        return exec_dma_perf(a, c, now, end, e);
 
     if (!a->cfg.perf && a->mode != ANODE_TLM && a->core.ops->dma)
         return exec_dma_rtl(a, c, now, end, e);

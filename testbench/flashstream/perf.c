@@ -10,7 +10,8 @@
  * and role: FLOP, core and DMA time, utilisation), lifespan.csv (every tensor written to the V
  * stream: when written, when read back, on AN 0), trace.json (the first iteration, one track per
  * resource, capped by --trace-max). The last line of stdout:
- *   perf: <model> on <storage>: <x> s per iteration simulated, <y> sequences/s, wall <z> s
+ *   perf: <model> on <storage>: <x> s per iteration simulated, <y> sequences/s (<y/N> per
+ *   Activation Node), wall <z> s
  */
 #include "models/host/compile_zoo.h"
 #include "models/machine/machine_ini.h"
@@ -19,6 +20,7 @@
 #include "models/node/nflash.h"
 #include "models/node/nssd.h"
 #include "models/zoo/zoo.h"
+#include "testbench/flashstream/budget.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
 #include "testbench/flashstream/report.h"
@@ -47,6 +49,7 @@ struct perf_opts {
     int storage; /* -1: the machine's storage.backend */
     int opt;     /* 0 adam, 1 sgd */
     bool flash_fit;
+    bool validate_only;
     const char *out;
 };
 
@@ -56,6 +59,7 @@ struct perf {
     struct machine_cfg cfg;
     struct zoo_model *model;
     struct dmat *dmat;
+    struct hz_report rep_c;    /* what the compiler chose and what the program holds */
     struct hc_prog *prog;      /* until the machine owns it */
     const struct hc_prog *run; /* the program the machine runs */
     struct machine *m;
@@ -65,6 +69,7 @@ struct perf {
     char out[512];
     double wall;
     uint64_t iter_ps; /* simulated time of the last iteration */
+    struct budget budget;
 };
 
 #define PERF_FIELD(member) CLI_FIELD(struct perf_opts, member)
@@ -116,6 +121,13 @@ static const struct cli_opt perf_options[] = {
              "pipeline stages per GEMM (DMA in, compute, DMA out; default\n"
              "4): the grain at which the DMA and the core overlap"),
      CLI_U64(PERF_FIELD(pieces), 1, HZ_MAX_PIECES)},
+
+    {CLI_OPT("validate_only", NULL, grp_machine,
+             "compile, print per layer and pass what one core holds in SRAM\n"
+             "and an AN in its tensor buffer against their capacities, and\n"
+             "exit (status 1, naming the first layer, if it does not fit)"),
+     CLI_FLAG(PERF_FIELD(validate_only))},
+    {CLI_ALIAS("validate-only", NULL), CLI_FLAG(PERF_FIELD(validate_only))},
 
     {CLI_OPT("out", "DIR", grp_outputs, "output directory (default out/perf)"),
      CLI_STR_OK(PERF_FIELD(out), cli_path_fits, "a directory of 1 to 400 characters")},
@@ -192,7 +204,12 @@ static void hz_of(const struct perf *p, struct hz_cfg *h)
                          .opt_cost = adam ? c->optu.cost_adam : c->optu.cost_sgd,
                          .opt_state_words = adam ? 2 : 1,
                          .pieces = (uint32_t)p->o.pieces,
-                         .dmat = p->dmat};
+                         .dmat = p->dmat,
+                         .sram_bytes = c->sram_bytes,
+                         .sram_bytes_per_cycle = c->sram_bytes_per_cycle,
+                         .dma_bytes_per_cycle = c->dma_bytes_per_cycle,
+                         .tb_size_bytes = c->tb.size_bytes,
+                         .multicast = c->multicast};
 }
 
 /* Bytes of every record of stream s. */
@@ -290,6 +307,44 @@ static int fit_flash(struct perf *p, const struct hc_prog *g)
     return 0;
 }
 
+/* --validate_only: per layer and pass (runs of equal rows as one), the SRAM one core holds and
+ * what an AN's tensor buffer holds, against their capacities. */
+static void print_use(const struct perf *p)
+{
+    const struct hz_report *r = &p->rep_c;
+    const struct machine_cfg *c = &p->cfg;
+    static const char *const pass_name[2] = {"fwd", "bwd"};
+
+    printf("what the program holds, per layer and pass: one core's SRAM (capacity %.1f MB%s), "
+           "an AN's tensor buffer (capacity %.2f GB)\n",
+           (double)c->sram_bytes / 1e6, c->sram_bytes ? "" : ": the pads alone",
+           (double)c->tb.size_bytes / 1e9);
+    printf("  %-18s %-4s %10s %10s %10s %10s %10s\n", "layer", "pass", "SRAM MB", "TB GB",
+           "weights", "gradients", "acts");
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < r->n_layers;) {
+            uint32_t l = pass ? r->n_layers - 1 - i : i, j = i + 1;
+            const struct hz_layer_use *u = &r->use[pass][l];
+            for (; j < r->n_layers; j++) {
+                uint32_t m = pass ? r->n_layers - 1 - j : j;
+                const struct hz_layer_use *v = &r->use[pass][m];
+                if (strcmp(p->layer_names[m], p->layer_names[l]) || memcmp(u, v, sizeof(*u)))
+                    break;
+            }
+            uint32_t a = (pass ? r->n_layers - j : i) + 1, b = (pass ? l : j - 1) + 1;
+            char name[64];
+            if (a == b)
+                snprintf(name, sizeof(name), "%u %s", a, p->layer_names[l]);
+            else
+                snprintf(name, sizeof(name), "%u-%u %s", a, b, p->layer_names[l]);
+            printf("  %-18s %-4s %10.1f %10.2f %10.2f %10.2f %10.2f%s\n", name, pass_name[pass],
+                   (double)u->sram_peak / 1e6, (double)u->tb_peak / 1e9,
+                   (double)u->tb_weights / 1e9, (double)u->tb_grads / 1e9, (double)u->tb_acts / 1e9,
+                   u->tb_peak > c->tb.size_bytes ? "  does not fit" : "");
+            i = j;
+        }
+}
+
 static int build(struct perf *p)
 {
     struct err e;
@@ -298,12 +353,10 @@ static int build(struct perf *p)
     if (dmat_create_core(&p->cfg.dma, &p->cfg.core, &p->cfg.tb, p->cfg.core_period_ps, &p->dmat,
                          &e))
         return fail("the AN's DMA", &e);
-    hz_of(p, &h);
-    if (hz_compile(&h, &p->prog, &e))
-        return fail(p->o.model, &e);
-    if (p->o.flash_fit && p->cfg.storage != MACHINE_STORAGE_IDEAL && fit_flash(p, p->prog))
-        return -1;
-    p->layer_names = calloc(p->prog->n_layers, sizeof(*p->layer_names));
+    uint32_t layers = 0;
+    for (uint32_t b = 0; b < p->model->n_blocks; b++)
+        layers += p->model->blocks[b].repeat;
+    p->layer_names = calloc(layers, sizeof(*p->layer_names));
     if (!p->layer_names) {
         fprintf(stderr, "flashstream perf: out of memory\n");
         return -1;
@@ -311,6 +364,16 @@ static int build(struct perf *p)
     for (uint32_t b = 0, l = 0; b < p->model->n_blocks; b++)
         for (uint32_t i = 0; i < p->model->blocks[b].repeat; i++)
             p->layer_names[l++] = p->model->blocks[b].name;
+    hz_of(p, &h);
+    int rc = hz_compile_report(&h, &p->prog, &p->rep_c, &e);
+    if (p->o.validate_only && p->rep_c.use[0])
+        print_use(p);
+    if (rc)
+        return fail(p->o.model, &e);
+    if (p->o.validate_only)
+        return 1;
+    if (p->o.flash_fit && p->cfg.storage != MACHINE_STORAGE_IDEAL && fit_flash(p, p->prog))
+        return -1;
     p->cfg.opt = p->o.opt == 0 ? (struct dnn_opt){.kind = DNN_OPT_ADAM}
                                : (struct dnn_opt){.kind = DNN_OPT_SGD};
     struct hc_prog *prog = p->prog;
@@ -355,8 +418,10 @@ static int open_outputs(struct perf *p)
 static int write_gemms(const struct perf *p, const char *path)
 {
     enum { ROLES = ZOO_ROLE_RECOMPUTE + 1 };
-    static const char *const cols[] = {"kind",   "role",     "gemms",     "gflop",
-                                       "core_s", "dma_in_s", "dma_out_s", "utilisation"};
+    static const char *const cols[] = {"kind",      "role",        "gemms",     "gflop",
+                                       "core_s",    "dma_in_s",    "dma_out_s", "utilisation",
+                                       "dataflow",  "chunks",      "sram_mb",   "tb_weight_gb",
+                                       "tb_act_gb", "tb_wgrad_gb", "sram_gb"};
     uint64_t flop[ZOO_GEMM_KINDS][ROLES] = {{0}}, n[ZOO_GEMM_KINDS][ROLES] = {{0}};
     uint64_t cy[3][ZOO_GEMM_KINDS][ROLES] = {{{0}}};
     const struct machine_cfg *c = &p->cfg;
@@ -384,7 +449,7 @@ static int write_gemms(const struct perf *p, const char *path)
         if (which >= 0 && x->node == 0 && x->op < ZOO_GEMM_KINDS && x->sub < ROLES)
             cy[which][x->op][x->sub] += x->cycles;
     }
-    if (stats_csv_open(path, 8, cols, &csv, &e))
+    if (stats_csv_open(path, sizeof(cols) / sizeof(cols[0]), cols, &csv, &e))
         return fail("", &e);
     for (int k = 0; k < ZOO_GEMM_KINDS; k++)
         for (int r = 0; r < ROLES; r++) {
@@ -398,6 +463,17 @@ static int write_gemms(const struct perf *p, const char *path)
             for (int w = 0; w < 3; w++)
                 stats_csv_fixed(csv, (double)cy[w][k][r] * period, 6, NULL);
             stats_csv_fixed(csv, peak > 0 ? (double)flop[k][r] / peak : 0.0, 4, NULL);
+            const struct hz_gemm_class *g = &p->rep_c.cls[k][r];
+            bool st = g->ops[HZ_STREAM] > 0, ti = g->ops[HZ_TILED] > 0;
+            stats_csv_str(csv, st && ti ? "mixed" : st ? "stream" : "tiled", NULL);
+            stats_csv_u64(csv, g->chunks_max, NULL);
+            stats_csv_fixed(csv, (double)g->sram_held / 1e6, 1, NULL);
+            uint64_t act = g->tb_bytes[ZOO_OPND_ACT] + g->tb_bytes[ZOO_OPND_SAVED] +
+                           g->tb_bytes[ZOO_OPND_GRAD];
+            stats_csv_fixed(csv, (double)g->tb_bytes[ZOO_OPND_WEIGHT] / 1e9, 3, NULL);
+            stats_csv_fixed(csv, (double)act / 1e9, 3, NULL);
+            stats_csv_fixed(csv, (double)g->tb_bytes[ZOO_OPND_WGRAD] / 1e9, 3, NULL);
+            stats_csv_fixed(csv, (double)g->sram_traffic / 1e9, 3, NULL);
             stats_csv_end_row(csv, NULL);
         }
     if (stats_csv_close(csv, &e))
@@ -515,7 +591,12 @@ static int write_stats(struct perf *p, int argc, char **argv)
                   p->model->total.flop, NULL);
     stats_set_u64(s, "perf.commands", "count", "commands of an iteration, every node",
                   p->run->n_cmd, NULL);
+    stats_set_f64(s, "perf.sequences_per_s_per_an", "sequences/s",
+                  "simulated throughput of one Activation Node (one Behemoth of the paper)",
+                  seqs_per_s(p) / p->cfg.n_an, NULL);
     stats_set_f64(s, "perf.wall_s", "s", "wall-clock time of the iterations", p->wall, NULL);
+    if (budget_stats(&p->budget, s, &e))
+        rc = fail("", &e);
     report_layer_stats(&p->rep, s);
     snprintf(path, sizeof(path), "%s/stats.json", p->out);
     if (!rc && stats_write_json(s, path, &e))
@@ -589,6 +670,7 @@ static void destroy(struct perf *p)
     hc_prog_free(p->prog);
     dmat_destroy(p->dmat);
     zoo_destroy(p->model);
+    hz_report_fini(&p->rep_c);
     machine_ini_destroy(p->ini);
     free(p->layer_names);
     free(p);
@@ -608,19 +690,33 @@ int cmd_perf(int argc, char **argv)
         destroy(p);
         return rc == CLI_DONE ? 0 : 2;
     }
-    if (build(p) || open_outputs(p))
+    rc = build(p);
+    if (rc > 0) { /* --validate_only: it fits */
+        status = 0;
+        goto out;
+    }
+    if (rc || open_outputs(p))
         goto out;
     print_header(p);
     if (run(p))
         goto out;
     report_where(&p->rep, p->o.iterations);
+    struct err e;
+    if (budget_take(&p->budget, p->m, &p->cfg, &p->rep_c, p->model->total.flop, p->o.iterations,
+                    &e)) {
+        fail("", &e);
+        goto out;
+    }
+    p->budget.iteration_s = (double)machine_now(p->m) * 1e-12 / (double)p->o.iterations;
+    budget_print(&p->budget);
     report_endurance(p->m);
     if (write_outputs(p, argc, argv))
         goto out;
     print_outputs(p);
-    printf("\nperf: %s on %s: %.3f s per iteration simulated, %.4g sequences/s, wall %.2f s\n",
+    printf("\nperf: %s on %s: %.3f s per iteration simulated, %.4g sequences/s (%.4g per "
+           "Activation Node), wall %.2f s\n",
            p->model->spec, storage_names[p->cfg.storage], (double)p->iter_ps * 1e-12, seqs_per_s(p),
-           p->wall);
+           seqs_per_s(p) / p->cfg.n_an, p->wall);
     status = 0;
 out:
     fflush(stdout);

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "models/host/compile_zoo.h"
+#include "models/host/zoo_live.h"
 
 struct fix {
     struct zoo_model *m;
@@ -56,6 +57,17 @@ static void paper_cfg(struct fix *f, const char *spec)
                              .opt_state_words = 2,
                              .pieces = 4,
                              .dmat = f->dmat};
+}
+
+/* The same machine as weight streaming runs it (configs/behemoth-paper.ini): 512 MiB of SRAM
+ * per core, a 64-byte DMA, weights multicast to the 16 cores, a 16 GiB tensor buffer. */
+static void stream_cfg(struct fix *f, const char *spec)
+{
+    paper_cfg(f, spec);
+    f->cfg.sram_bytes = 512ull << 20;
+    f->cfg.dma_bytes_per_cycle = 64;
+    f->cfg.multicast = true;
+    f->cfg.tb_size_bytes = 16ull << 30;
 }
 
 static void fix_free(struct fix *f)
@@ -248,6 +260,170 @@ static void test_tile_stores_never_overlap_a_gemm(void **state)
     fix_free(&f);
 }
 
+/*
+ * Weight streaming, one GPT-3 layer by hand. Forward QKV, [2048 x 36864 x 12288]: the layer's
+ * input x, its norm ln1_out and the output qkv stay in SRAM (2 B x 2048 x (12288 + 12288 +
+ * 36864) = 251.7 MB, and two weight panels of 12288 x 256 x 2 B = 6.3 MB each); the weight
+ * streams once, multicast: 12288 x 36864 x 2 B = 906.0 MB through the AN's buffer for its 16
+ * cores. Its core command [2048 x 36864 x 12288] has 16 x 144 = 2304 tiles, L0 = 256 and a
+ * tile period of K = 12288: 256 + 2303 x 12288 + 12288 + 128 + 256 + 8 = 28,312,200 cycles
+ * against the 28,311,552 of a perfect array (99.998%). Gradient of B of the FFN's up
+ * projection: the weight's gradient leaves once, summed over the cores on its way into the
+ * buffer: 12288 x 49152 x 4 B = 2.416 GB. The attention core moves nothing.
+ */
+static void test_stream_layer_by_hand(void **state)
+{
+    struct fix f;
+    struct hz_report rep;
+    struct hc_prog *p = NULL;
+    struct err e = {{0}};
+    uint64_t cycles = 0;
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    assert_int_equal(hz_compile_report(&f.cfg, &p, &rep, &e), 0);
+    const struct hz_gemm_class *qkv = &rep.cls[ZOO_GEMM_QKV][ZOO_ROLE_FWD];
+    assert_int_equal(qkv->ops[HZ_STREAM], 96);
+    assert_int_equal(qkv->ops[HZ_TILED], 0);
+    assert_int_equal(qkv->chunks_max, 1);
+    assert_int_equal(qkv->sram_held, 2ull * 2048 * (12288 + 12288 + 36864) + 2 * 2 * 12288 * 256);
+    assert_int_equal(qkv->tb_bytes[ZOO_OPND_WEIGHT], 96ull * 12288 * 36864 * 2);
+    assert_int_equal(qkv->tb_bytes[ZOO_OPND_ACT], 0);
+    assert_int_equal(qkv->tb_bytes[ZOO_OPND_WGRAD], 0);
+    assert_int_equal(rep.cls[ZOO_GEMM_FFN_UP][ZOO_ROLE_GRAD_B].tb_bytes[ZOO_OPND_WGRAD],
+                     96ull * 12288 * 49152 * 4);
+    for (int r = 0; r < 5; r++)
+        assert_int_equal(rep.cls[ZOO_GEMM_SCORES][ZOO_ROLE_FWD].tb_bytes[r], 0);
+    for (uint32_t i = 0; i < p->n_cmd; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->kind == HC_GEMM && c->node == 0 && c->layer == 1 && c->pass == HC_FWD &&
+            c->op == ZOO_GEMM_QKV && c->sub == ZOO_ROLE_FWD)
+            cycles += c->cycles;
+    }
+    assert_int_equal(cycles, 28312200);
+    hz_report_fini(&rep);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
+/* Dense GEMMs near the array's peak: every QKV, projection and FFN class at 95% or more. */
+static void test_stream_dense_gemms_near_peak(void **state)
+{
+    struct fix f;
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    uint64_t cy[ZOO_GEMM_KINDS] = {0};
+    for (uint32_t i = 0; i < p->n_cmd; i++)
+        if (p->cmd[i].kind == HC_GEMM && p->cmd[i].node == 0)
+            cy[p->cmd[i].op] += p->cmd[i].cycles;
+    static const enum zoo_gemm_kind dense[] = {ZOO_GEMM_QKV, ZOO_GEMM_OUT_PROJ, ZOO_GEMM_FFN_UP,
+                                               ZOO_GEMM_FFN_DOWN};
+    const uint64_t n[] = {36864, 12288, 49152, 12288}, k[] = {12288, 12288, 12288, 49152};
+    for (int d = 0; d < 4; d++) { /* three GEMMs of 2048 x n x k per layer and iteration */
+        double ideal = 3.0 * 96 * 2048 * (double)n[d] * (double)k[d] / (128 * 256);
+        assert_true(ideal / (double)cy[dense[d]] >= 0.95);
+    }
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
+/* With one core per node, a multicast read feeds one core: the same program either way. */
+static void test_multicast_one_core_is_unicast(void **state)
+{
+    struct fix f;
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    f.cfg.cores = 1;
+    struct hc_prog *on = compile_ok(&f.cfg);
+    f.cfg.multicast = false;
+    struct hc_prog *off = compile_ok(&f.cfg);
+    assert_int_equal(on->n_cmd, off->n_cmd);
+    for (uint32_t i = 0; i < on->n_cmd; i++) {
+        assert_int_equal(on->cmd[i].bytes, off->cmd[i].bytes);
+        assert_int_equal(on->cmd[i].cycles, off->cmd[i].cycles);
+        assert_int_equal(on->cmd[i].ndep, off->cmd[i].ndep);
+    }
+    f.cfg.cores = 16; /* ... and with 16, every weight byte is read 16 times without it (and
+                         each core's weight gradients need a larger buffer) */
+    f.cfg.tb_size_bytes = 64ull << 30;
+    struct hc_prog *uni = compile_ok(&f.cfg);
+    f.cfg.multicast = true;
+    struct hc_prog *multi = compile_ok(&f.cfg);
+    uint64_t b_uni = 0, b_multi = 0;
+    for (uint32_t i = 0; i < uni->n_cmd; i++)
+        if (uni->cmd[i].node == 0 && uni->cmd[i].kind == HC_DMA_IN &&
+            uni->cmd[i].op == ZOO_GEMM_QKV && uni->cmd[i].sub == ZOO_ROLE_FWD)
+            b_uni += uni->cmd[i].bytes;
+    for (uint32_t i = 0; i < multi->n_cmd; i++)
+        if (multi->cmd[i].node == 0 && multi->cmd[i].kind == HC_DMA_IN &&
+            multi->cmd[i].op == ZOO_GEMM_QKV && multi->cmd[i].sub == ZOO_ROLE_FWD)
+            b_multi += multi->cmd[i].bytes;
+    assert_int_equal(b_multi, 96ull * 12288 * 36864 * 2);
+    assert_int_equal(b_uni, 16 * b_multi);
+    hc_prog_free(on);
+    hc_prog_free(off);
+    hc_prog_free(uni);
+    hc_prog_free(multi);
+    fix_free(&f);
+}
+
+/* A program that does not fit its tensor buffer is refused naming the first layer, by how much
+ * and what it holds; the report still says what every layer holds. */
+static void test_capacity_refused_names_the_layer(void **state)
+{
+    struct fix f;
+    struct hz_report rep;
+    struct hc_prog *p = (struct hc_prog *)1;
+    struct err e = {{0}};
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    f.cfg.tb_size_bytes = 4ull << 30;
+    assert_int_equal(hz_compile_report(&f.cfg, &p, &rep, &e), -ENOSPC);
+    assert_null(p);
+    if (!strstr(e.msg, "layer 2, forward: the tensor buffer would hold") ||
+        !strstr(e.msg, "GB more than its 4.29 GB"))
+        fail_msg("message '%s'", e.msg);
+    assert_int_equal(rep.n_layers, 98);
+    assert_true(rep.use[0][1].tb_peak > f.cfg.tb_size_bytes);
+    assert_true(rep.use[1][50].sram_peak <= f.cfg.sram_bytes);
+    hz_report_fini(&rep);
+    /* today's tiled program on the same buffer: each core's own weight gradients */
+    fix_free(&f);
+    paper_cfg(&f, "gpt3-like:1x1");
+    f.cfg.tb_size_bytes = 16ull << 30;
+    assert_int_equal(hz_compile(&f.cfg, &p, &e), -ENOSPC);
+    if (!strstr(e.msg, "backward") || !strstr(e.msg, "gradient slots 77.31 GB"))
+        fail_msg("message '%s'", e.msg);
+    fix_free(&f);
+}
+
+/* What one core holds in SRAM at each operation of a GPT-3 decoder's forward list, by hand
+ * (2 B an element, 2048 tokens): at the QKV GEMM x, ln1_out and qkv, 2048 x (12288 + 12288 +
+ * 36864) x 2 = 251.7 MB; at the softmax x, qkv and one head's scores and probabilities,
+ * 2048 x (12288 + 36864) x 2 + 2 x 2048 x 2048 x 2 = 218.1 MB. */
+static void test_live_by_hand(void **state)
+{
+    struct zoo_model *m;
+    struct err e = {{0}};
+    uint64_t live[64];
+    (void)state;
+    assert_int_equal(zoo_build("gpt3-like:1x1", 1, &m, &e), 0);
+    const struct zoo_block *dec = &m->blocks[1];
+    assert_int_equal(zoo_live(dec->fwd, dec->n_fwd, ZOO_SEQ, live, &e), 0);
+    int qkv = -1, softmax = -1;
+    for (uint32_t i = 0; i < dec->n_fwd; i++) {
+        const struct zoo_op *op = &dec->fwd[i];
+        if (op->type == ZOO_OP_GEMM && op->gemm.kind == ZOO_GEMM_QKV)
+            qkv = (int)i;
+        if (op->type == ZOO_OP_VEC && op->vec.kind == ZOO_VEC_SOFTMAX)
+            softmax = (int)i;
+    }
+    assert_true(qkv >= 0 && softmax >= 0);
+    assert_int_equal(live[qkv], 2ull * 2048 * (12288 + 12288 + 36864));
+    assert_int_equal(live[softmax], 2ull * 2048 * (12288 + 36864) + 2ull * 2 * 2048 * 2048);
+    zoo_destroy(m);
+}
+
 static void expect_refused(struct hz_cfg c, const char *needle)
 {
     struct hc_prog *p = (struct hc_prog *)1;
@@ -288,6 +464,11 @@ int main(void)
         cmocka_unit_test(test_gemm_cycles_bounded_by_flop),
         cmocka_unit_test(test_tile_stores_never_overlap_a_gemm),
         cmocka_unit_test(test_bad_settings_refused),
+        cmocka_unit_test(test_stream_layer_by_hand),
+        cmocka_unit_test(test_stream_dense_gemms_near_peak),
+        cmocka_unit_test(test_multicast_one_core_is_unicast),
+        cmocka_unit_test(test_capacity_refused_names_the_layer),
+        cmocka_unit_test(test_live_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
