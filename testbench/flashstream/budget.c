@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/core/core_twin.h"
@@ -96,6 +97,56 @@ int budget_take(struct budget *b, struct machine *m, const struct machine_cfg *c
     return s.err;
 }
 
+int budget_critical(struct budget *b, struct machine *m, uint64_t start_ps, struct err *e)
+{
+    const struct hc_prog *p = machine_program(m);
+    const uint64_t *st, *en;
+    size_t n;
+    machine_cmd_times(m, &st, &en, &n);
+    uint32_t *prev = malloc((n ? n : 1) * sizeof(*prev)), *last = malloc(p->n_res * sizeof(*last));
+    if (!prev || !last) {
+        free(prev);
+        free(last);
+        return err_set(e, -ENOMEM, "budget: out of memory");
+    }
+    for (uint32_t k = 0; k < p->n_res; k++)
+        last[k] = UINT32_MAX;
+    uint32_t cur = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) { /* a resource runs its commands in program order */
+        prev[i] = last[p->cmd[i].res];
+        last[p->cmd[i].res] = i;
+        if (cur == UINT32_MAX || en[i] > en[cur])
+            cur = i;
+    }
+    memset(b->crit_s, 0, sizeof(b->crit_s));
+    for (uint64_t t = cur == UINT32_MAX ? 0 : en[cur]; cur != UINT32_MAX && t > start_ps;) {
+        const struct hc_cmd *c = &p->cmd[cur];
+        uint32_t by = prev[cur];
+        uint64_t ready = by == UINT32_MAX ? 0 : en[by];
+        for (uint32_t k = 0; k < c->ndep; k++) {
+            uint32_t d = p->deps[c->dep0 + k];
+            if (en[d] >= ready) {
+                ready = en[d];
+                by = d;
+            }
+        }
+        uint64_t from = ready > st[cur] ? ready : st[cur];
+        from = from > start_ps ? from : start_ps;
+        /* an AN's resource by its kind: AN 0's name */
+        uint32_t r = c->res < HC_RES_FIXED ? c->res
+                                           : HC_RES_FIXED + (c->res - HC_RES_FIXED) % HC_RES_AN_N;
+        if (r < BUDGET_MAX_RES) {
+            hc_res_name(r, b->crit_name[r], sizeof(b->crit_name[r]));
+            b->crit_s[r] += (double)(t > from ? t - from : 0) * 1e-12;
+        }
+        t = by == UINT32_MAX ? st[cur] : ready;
+        cur = by;
+    }
+    free(prev);
+    free(last);
+    return 0;
+}
+
 void budget_print(const struct budget *b)
 {
     printf("\nbandwidth budget per iteration (AN figures: one Activation Node; SRAM and array: one "
@@ -109,6 +160,11 @@ void budget_print(const struct budget *b)
                b->iteration_s > 0 ? 100.0 * r->busy_s / b->iteration_s : 0.0,
                b->compute_s > 0 ? r->amount / b->compute_s / 1e9 : 0.0, r->peak / 1e9);
     }
+    printf("critical path of the last iteration, s by resource (what an iteration waited on):\n ");
+    for (int r = 0; r < BUDGET_MAX_RES; r++)
+        if (b->crit_s[r] > 0)
+            printf(" %s %.3f", b->crit_name[r], b->crit_s[r]);
+    printf("\n");
 }
 
 int budget_stats(const struct budget *b, struct stats *s, struct err *e)
@@ -135,5 +191,14 @@ int budget_stats(const struct budget *b, struct stats *s, struct err *e)
     if (!rc)
         rc = stats_set_f64(s, "budget.compute_s", "s",
                            "one core's array and vector unit per iteration", b->compute_s, e);
+    for (int r = 0; r < BUDGET_MAX_RES && !rc; r++) {
+        if (!b->crit_name[r][0])
+            continue;
+        snprintf(key, sizeof(key), "budget.critical_path.%s_s", b->crit_name[r]);
+        for (char *q = key + strlen("budget.critical_path."); *q; q++)
+            *q = *q == '.' ? '_' : *q; /* "an0.core" -> "an0_core" */
+        rc = stats_set_f64(s, key, "s", "the last iteration's critical path on the resource",
+                           b->crit_s[r], e);
+    }
     return rc;
 }

@@ -42,10 +42,17 @@ struct budget_row {
     double peak;      /* what the machine gives: bytes (MACs) per second */
 };
 
+/* The critical path of the last iteration: the chain of commands, each waiting for the
+ * dependency or the resource's previous command that ended last, back from the last to end;
+ * its seconds by resource kind (an AN's counted on AN 0's name). */
+#define BUDGET_MAX_RES 16
+
 struct budget {
     struct budget_row row[BUDGET_PATHS];
     double iteration_s; /* simulated, per iteration */
     double compute_s;   /* one core's array and vector unit, per iteration */
+    char crit_name[BUDGET_MAX_RES][24];
+    double crit_s[BUDGET_MAX_RES]; /* seconds of the last iteration's critical path */
 };
 
 /* The budget of the run so far: iterations of the program that rep describes, model_flop the
@@ -53,6 +60,9 @@ struct budget {
 int budget_take(struct budget *b, struct machine *m, const struct machine_cfg *c,
                 const struct hz_report *rep, uint64_t model_flop, uint64_t iterations,
                 struct err *e);
+
+/* The critical path of the iteration that ran last, from start_ps (its start). */
+int budget_critical(struct budget *b, struct machine *m, uint64_t start_ps, struct err *e);
 
 /* The table on stdout, and its figures into s as budget.<path>.* */
 void budget_print(const struct budget *b);

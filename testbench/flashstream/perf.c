@@ -68,7 +68,9 @@ struct perf {
     struct trace *trace;
     char out[512];
     double wall;
-    uint64_t iter_ps; /* simulated time of the last iteration */
+    uint64_t iter_ps;       /* simulated time of the last iteration */
+    uint64_t iter_start_ps; /* ... and its start */
+    uint64_t iters_ps;      /* simulated time of every iteration */
     struct budget budget;
 };
 
@@ -539,6 +541,8 @@ static int run(struct perf *p)
             return -1;
         }
         p->iter_ps = info.end_ps - info.start_ps;
+        p->iter_start_ps = info.start_ps;
+        p->iters_ps += p->iter_ps;
         report_take_layers(&p->rep, 0, k == 0);
         if (k == 0 && p->trace) {
             report_take_busy(&p->rep, 0, false);
@@ -707,7 +711,11 @@ int cmd_perf(int argc, char **argv)
         fail("", &e);
         goto out;
     }
-    p->budget.iteration_s = (double)machine_now(p->m) * 1e-12 / (double)p->o.iterations;
+    p->budget.iteration_s = (double)p->iters_ps * 1e-12 / (double)p->o.iterations;
+    if (budget_critical(&p->budget, p->m, p->iter_start_ps, &e)) {
+        fail("", &e);
+        goto out;
+    }
     budget_print(&p->budget);
     report_endurance(p->m);
     if (write_outputs(p, argc, argv))
