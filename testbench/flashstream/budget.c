@@ -133,8 +133,8 @@ int budget_critical(struct budget *b, struct machine *m, uint64_t start_ps, stru
         uint64_t from = ready > st[cur] ? ready : st[cur];
         from = from > start_ps ? from : start_ps;
         /* an AN's resource by its kind: AN 0's name */
-        uint32_t r = c->res < HC_RES_FIXED ? c->res
-                                           : HC_RES_FIXED + (c->res - HC_RES_FIXED) % HC_RES_AN_N;
+        uint32_t r =
+            c->res < HC_RES_FIXED ? c->res : HC_RES_FIXED + (c->res - HC_RES_FIXED) % HC_RES_AN_N;
         if (r < BUDGET_MAX_RES) {
             hc_res_name(r, b->crit_name[r], sizeof(b->crit_name[r]));
             b->crit_s[r] += (double)(t > from ? t - from : 0) * 1e-12;
