@@ -329,7 +329,7 @@ lifetime: $(FLASHSTREAM)  ## the flash over a simulated lifetime with faults (RB
 	@scripts/lifetime/run.sh out/lifetime $(FLASHSTREAM)
 
 .PHONY: study
-study: $(FLASHSTREAM)  ## throughput against flash channels, tPROG, cache program and ANs per WN: out/study
+study: $(FLASHSTREAM)  ## throughput against flash, ANs per WN, SRAM, multicast, buffer and fabric bandwidth: out/study
 	@scripts/study/run.sh out/study $(FLASHSTREAM)
 
 .PHONY: bench

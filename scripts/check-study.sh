@@ -7,7 +7,8 @@
 # scripts/study/report.py on two sweeps whose knees are known by construction: a channel curve
 # that loses 8% below 16 channels to act_write, a program-time curve with no knee, a fan-out
 # curve whose throughput per Activation Node falls past 4 to reduce; its tables, CSVs and
-# PNGs; a sweep without the study's columns refused by name. scripts/paper/report.py's Figure 8
+# PNGs; an SRAM sweep's knee and its refused point listed with its error; a sweep without the
+# study's columns refused by name. scripts/paper/report.py's Figure 8
 # cost of one workload against the same arithmetic done by hand.
 #
 # The conditions are functions that check() calls by name:
@@ -55,6 +56,21 @@ mkdir -p "$fan"
   echo "p003,m:1x1,behemoth,8,1,0.0800,1,500,10,5,100,5,65,5,reduce"
 } >"$fan/sweep.csv"
 
+# ---- the SRAM sweep: 512 MiB and 256 MiB at 0.0125 per AN, 128 MiB at 0.0100 (compute +50 s),
+# 8 MiB refused (its .rc 1 and the error in its log)
+sram=$work/s/sram
+mkdir -p "$sram/points"
+{
+  echo "point,model,storage,core.sram_bytes,iteration_s,sequences_per_s,wall_s,$phases,waited_on"
+  echo "p001,m:1x1,behemoth,134217728,1,0.0400,1,550,10,5,100,5,5,5,compute"
+  echo "p002,m:1x1,behemoth,268435456,1,0.0500,1,500,10,5,100,5,5,5,compute"
+  echo "p003,m:1x1,behemoth,536870912,1,0.0500,1,500,10,5,100,5,5,5,compute"
+} >"$sram/sweep.csv"
+for i in 1 2 3; do point "$sram" "p00$i" 4; echo 0 >"$sram/points/p00$i.rc"; done
+echo 1 >"$sram/points/p000.rc"
+echo "flashstream perf: m:1x1: compile: layer 2, forward: the tensor buffer would hold 20 GB" \
+  >"$sram/points/p000.log"
+
 log=$work/study.log
 "$here/study/report.py" "$work/s" >"$log" 2>&1
 rc=$?
@@ -70,6 +86,11 @@ check "fan-out knee at 4 ANs, reduce past it" "$log" \
   has "knee at 4 ANs; at 8 ANs 0.80 of the best, and what took over: reduce (+60.0 s"
 check "per-Behemoth table row" "$log" has "| 100 | on | 0.01000 | 0.01150 | 0.01250 | 0.01250 |"
 pngs() { [ -s "$work/s/flash-channels.png" ] && [ -s "$work/s/fanout.png" ] && [ -s "$work/s/flash.csv" ] && [ -s "$work/s/fanout.csv" ]; }
+sram_ok() {
+  grep -qF "knee at 256 MiB; at 128 MiB 0.80 of the best, and what took over: compute (+50.0 s" "$rep" &&
+    grep -qF "| p000 | - | refused | flashstream perf: m:1x1: compile: layer 2, forward:" "$rep"
+}
+check "SRAM knee at 256 MiB, compute past it; the refused point named with its error" "$log" sram_ok
 check "plots and CSVs" "$log" pngs
 sed -i 's/machine.activation_nodes/machine.other/' "$fan/sweep.csv"
 tap_expect "a sweep without the study's column refused" 1 "no column machine.activation_nodes" -- \

@@ -13,34 +13,46 @@
  *     so it lasts one core's time; the DMA's time is also bounded below by the AN's tensor
  *     buffer: cores x bytes at its peak rate (the cores share it). Flash records and fabric
  *     transfers carry the whole AN's bytes (cores x one core's activations).
- *   - A GEMM: tiled for the core's scratchpads as the RTL would run it (A panel, B panel and C
- *     tile each in half a pad, so loads overlap compute; K is split into chunks accumulated in
- *     the C-pad when a panel of the whole K does not fit, which perf may do because no bits are
- *     kept); its core time is the sum of core_twin_cycles over every core command of the tiling
- *     (the RTL's formula, also for arrays larger than the RTL builds), its DMA time the sum of
- *     the DMA twin's cycles (models/node/dmat) over every panel load and tile store, with the
- *     transposes the DMA does. It is emitted as `pieces` pipeline stages (DMA in, GEMM, DMA
- *     out per piece), so the core and DMA totals are exact and their overlap is modelled at
- *     piece granularity: loads into the A- and B-pads overlap the core (double-buffered), the
- *     C-pad is read out only between GEMMs (rtl/core/README.md: the DMA may read a pad only
- *     while no command runs).
+ *   - A GEMM, the faster of two dataflows that fit (docs/perf-mode.md):
+ *     tiled, for the core's scratchpads as the RTL would run it (A panel, B panel and C tile
+ *     each in half a pad, so loads overlap compute; K split into chunks accumulated in the
+ *     C-pad when a panel of the whole K does not fit); or, with an SRAM (sram_bytes), weight
+ *     streaming: the sequence's activations resident (models/host/zoo_live counts them), the
+ *     weight streamed in K x cols panels once per chunk of the sequence, a weight gradient
+ *     streamed out tile by tile, the attention core moving nothing; the sequence cut into
+ *     chunks when the layer does not fit. Core time: the sum of core_twin_cycles over every
+ *     core command (the RTL's formula, also for arrays and pads larger than the RTL builds),
+ *     at least a streamed GEMM's SRAM traffic over its bandwidth; DMA time: the DMA twin's
+ *     cycles (models/node/dmat) over every panel and tile, tiled, or the bytes at
+ *     dma_bytes_per_cycle, streamed; and at least the AN's bytes at the buffer's peak rate.
+ *     With `multicast` a weight crosses the buffer once for every core of the AN, and their
+ *     weight gradients once, summed. Emitted as `pieces` pipeline stages (DMA in, GEMM, DMA
+ *     out per piece): the core and DMA totals are exact, their overlap at piece granularity;
+ *     on the pads the C-pad is read out only between GEMMs (rtl/core/README.md), the banked
+ *     SRAM's commands carry `banked`.
  *   - Vector-unit operations: latency + ceil(rows x cols x cost / lanes) cycles (cost_exp for
  *     softmax, GELU and the loss, 1 otherwise), one core's rows.
  *   - Activations: every SAVE is a V-stream record appended by each AN (FLASH_WR), every LOAD
- *     reads it back (FLASH_RD) once the TB slots of the layer two before are free.
+ *     reads it back (FLASH_RD) once the TB slots of the layer two before are free; with an SRAM
+ *     they cross between SRAM and the buffer on the DMA's second queue (HC_RES_AN_DMA_ACT), at
+ *     most two saves and one load waiting in the buffer.
  *   - Weights: each matrix weight of a layer is its own W record, the layer's vectors (biases,
  *     norm scales) one more; each is read at the WN and broadcast before its first use in each
  *     pass (two weight slots per node, so the next one is prefetched); in backward each
  *     record's gradient is reduced (fp32) over the ANs once it is complete, then the WN reads
  *     its masters (M) and optimizer state (O), updates it (OPT_UPDATE: latency + ceil(params
- *     x cost / lanes) optimizer cycles) and appends the new W, M and O records. A weight tied
- *     to an earlier block (the LM head's table) is streamed again where it is used and reduced
- *     where it is owned.
+ *     x cost / lanes) optimizer cycles) and appends the new W, M and O records; the M and O
+ *     reads follow the next weight's read. A streamed GEMM's weight is broadcast, and its
+ *     gradient reduced, piece by piece, at most two pieces of each in an AN's buffer. A weight
+ *     tied to an earlier block (the LM head's table) is streamed again where it is used and
+ *     reduced where it is owned.
+ *   - Capacity: per layer and pass, what those rules let an AN's buffer hold (hz_report); a
+ *     program over tb_size_bytes is refused (-ENOSPC) naming the first layer.
  *   - Records are numbered per stream (u.fl.rec), their sizes in hc_prog.rec_size; layer =
  *     the block instance in forward order, 0-based (the embedding is 0; labels count from 1,
  *     as layers.csv does).
- * Not modelled: numerics; the tensor buffer's capacity (nothing is allocated in it:
- *   docs/perf-mode.md gives what a layer needs); the tokens and labels (kept in the TB).
+ * Not modelled: numerics; addresses in the buffer (its capacity is bounded per layer, not
+ *   allocated); the Weight Node's buffer's capacity; the tokens and labels (kept in the TB).
  * Units: cycles of the resource's clock (hc_cmd.cycles), bytes, parameters.
  */
 #ifndef MODELS_HOST_COMPILE_ZOO_H

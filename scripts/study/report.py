@@ -3,10 +3,12 @@
 
     scripts/study/report.py OUT
 
-OUT holds two sweeps (scripts/sweep) of one model on Behemoth: OUT/flash/sweep.csv over
+OUT holds the sweeps (scripts/sweep) of one model on Behemoth: OUT/flash/sweep.csv over
 flash.channels x flash.t_prog_ns x flash.cache_program, OUT/fanout/sweep.csv over
-machine.activation_nodes. Writes OUT/report.md, OUT/flash.csv, OUT/fanout.csv and the gnuplot
-PNGs OUT/flash-channels.png and OUT/fanout.png.
+machine.activation_nodes, and, when they ran, the memory hierarchy's: OUT/sram (core.sram_bytes),
+OUT/multicast (machine.multicast), OUT/tb (tensor_buffer.channels), OUT/link
+(fabric.link_mb_per_s), their refused points listed with their error. Writes OUT/report.md,
+OUT/flash.csv, OUT/fanout.csv and the gnuplot PNGs OUT/flash-channels.png and OUT/fanout.png.
 
 A curve's knee is where the resource that bounds it changes: the last point, coming from the
 curve's best end, whose throughput is within KNEE_LOSS of the best (a flash curve's best is its
@@ -143,6 +145,61 @@ def fanout_section(rows, out):
     return text
 
 
+# The memory-hierarchy sweeps: (directory, key, unit, scale for the printed value, what it is)
+HIERARCHY = (
+    ("sram", "core.sram_bytes", "MiB", 1 / 2**20, "SRAM per core"),
+    ("tb", "tensor_buffer.channels", "GB/s", 25.6, "an Activation Node's tensor buffer, 25.6 GB/s a channel"),
+    ("link", "fabric.link_mb_per_s", "GB/s", 1e-3, "the fabric's links, each direction"),
+)
+
+
+def refused(sweep_dir):
+    """The points of a sweep that did not run: (point, the first line of their error)."""
+    out = []
+    points = os.path.join(sweep_dir, "points")
+    for name in sorted(os.listdir(points)) if os.path.isdir(points) else []:
+        if not name.endswith(".rc"):
+            continue
+        with open(os.path.join(points, name)) as f:
+            if f.read().strip() == "0":
+                continue
+        log = os.path.join(points, name[:-3] + ".log")
+        lines = [l.strip() for l in open(log)] if os.path.exists(log) else []
+        why = next((l for l in lines if l.startswith("flashstream")), lines[-1] if lines else "")
+        out.append((name[:-3], why))
+    return out
+
+
+def hierarchy_section(out):
+    text = ["## The memory hierarchy of weight streaming", "",
+            "One key at a time from the paper's machine (sequences/s per Activation Node; "
+            "refused points did not fit their tensor buffer, or their SRAM, and name where):", ""]
+    for d, key, unit, scale, what in HIERARCHY:
+        path = os.path.join(out, d, "sweep.csv")
+        rows = read_sweep(path, (key,)) if os.path.exists(path) else []
+        rows.sort(key=lambda r: -float(r[key]))
+        text += [f"### {what}", "", f"| {key} | {unit} | sequences/s per AN | waited on |",
+                 "|---|---|---|---|"]
+        for r in rows:
+            r["per_an"] = r["tput"] / an_of(r)
+            text.append(f"| {r[key]} | {float(r[key]) * scale:g} | {r['per_an']:.5f} | "
+                        f"{r['waited_on']} |")
+        for point, why in refused(os.path.join(out, d)):
+            text.append(f"| {point} | - | refused | {why} |")
+        if rows:
+            text += ["", "- " + describe(rows, key, unit, per=lambda r: r["per_an"], scale=scale)]
+        text.append("")
+    path = os.path.join(out, "multicast", "sweep.csv")
+    rows = read_sweep(path, ("machine.multicast",)) if os.path.exists(path) else []
+    text += ["### Multicast of the weights to the 16 cores of an AN", "",
+             "| machine.multicast | sequences/s per AN | waited on |", "|---|---|---|"]
+    for r in rows:
+        text.append(f"| {r['machine.multicast']} | {r['tput'] / an_of(r):.5f} | {r['waited_on']} |")
+    for point, why in refused(os.path.join(out, "multicast")):
+        text.append(f"| {point} | refused | {why} |")
+    return text + [""]
+
+
 def plots(out):
     # One data file per curve: gnuplot plots columns, flash.csv has a curve per row.
     rows = list(csv.reader(open(os.path.join(out, "flash.csv"))))
@@ -197,6 +254,7 @@ def main():
             "is the resource that took over.", ""]
     text += flash_section(flash, out)
     text += fanout_section(fan, out)
+    text += hierarchy_section(out)
     plots(out)
     text += ["Plots: flash-channels.png, fanout.png; data: flash.csv, fanout.csv, and each "
              "sweep's sweep.csv.", ""]

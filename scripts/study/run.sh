@@ -26,6 +26,17 @@ cfg=$here/../../configs/behemoth-paper.ini
   --set flash.cache_program=on,off --flashstream "$fs" --no-plots -- --flash-fit
 "$here/../sweep" --out "$out/fanout" --config "$cfg" --model "$model" --storage behemoth \
   --set machine.activation_nodes=1,2,4,8,16,32,64 --flashstream "$fs" --no-plots -- --flash-fit
+# The memory hierarchy of weight streaming, one key at a time from the paper's machine (a point
+# whose program does not fit its tensor buffer is refused, and the report lists it)
+"$here/../sweep" --out "$out/sram" --config "$cfg" --model "$model" --storage behemoth \
+  --set core.sram_bytes=8388608,33554432,134217728,268435456,536870912,1073741824 --flashstream "$fs" --no-plots -- --flash-fit
+"$here/../sweep" --out "$out/multicast" --config "$cfg" --model "$model" --storage behemoth \
+  --set machine.multicast=on,off --flashstream "$fs" --no-plots -- --flash-fit
+"$here/../sweep" --out "$out/tb" --config "$cfg" --model "$model" --storage behemoth \
+  --set tensor_buffer.channels=1,2,4,6,8,16 --flashstream "$fs" --no-plots -- --flash-fit
+"$here/../sweep" --out "$out/link" --config "$cfg" --model "$model" --storage behemoth \
+  --set fabric.link_mb_per_s=12500,25000,50000,100000,150000,300000 --flashstream "$fs" \
+  --no-plots -- --flash-fit
 [ -s "$out/flash/sweep.csv" ] && [ -s "$out/fanout/sweep.csv" ] ||
   { echo "make study: a sweep ran no point (logs in $out/*/points)" >&2; exit 1; }
 "$here/report.py" "$out"

@@ -6,7 +6,10 @@
  * iteration; one GEMM's core cycles worked out by hand from the RTL's formula; GEMM cycles that
  * the model's FLOP bound from below; every AN with the same program; no tile store that can
  * overlap a GEMM (the core's DMA port rule); bad settings refused with a message that names
- * them.
+ * them. Weight streaming: one GPT-3 layer's SRAM, bytes per operand class and core cycles by
+ * hand; the dense GEMMs at 95% of the array or more; multicast equal to unicast with one core
+ * (and 16 times fewer weight bytes with 16); a buffer too small refused naming the layer, and
+ * so is the pads-only machine without multicast; zoo_live's working set by hand.
  */
 #include <errno.h>
 #include <stdbool.h>
