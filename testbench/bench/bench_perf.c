@@ -9,7 +9,8 @@
  *   perf.gpt3_1x1.iteration_s simulated time of that iteration and sequences/s
  *   perf.gpt3_2x4.wall_s      one GPT3-like 2x4 iteration (5.5 TB of weights), with the
  *                             Weight Node's and Activation Nodes' flash raised to hold it
- *                             (64 and 8 chips per channel: 32 TiB and 8 TiB); it must run
+ *                             (32 chips on each of 128 channels, 8 on 64: 32 TiB and 8 TiB);
+ *                             it must run
  *
  * Each run is the real command, built beside this program (build/rel/flashstream), so the
  * figure is what a user waits. The command's last line gives the simulated figures.
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
         "--out",    "out/bench/perf-gpt3-1x1",    "--trace-max", "0",
         NULL};
     static const char *const big[] = {
-        "--config", "configs/behemoth-paper.ini", "--set",       "wn_flash.chips_per_chan=64",
+        "--config", "configs/behemoth-paper.ini", "--set",       "wn_flash.chips_per_chan=32",
         "--set",    "an_flash.chips_per_chan=8",  "--model",     "gpt3-like:2x4",
         "--out",    "out/bench/perf-gpt3-2x4",    "--trace-max", "0",
         NULL};
