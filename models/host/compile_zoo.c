@@ -260,9 +260,9 @@ struct gcost {
     uint64_t chunks;        /* HZ_STREAM: the sequence cut into this many, each streaming it */
     uint64_t held;          /* SRAM bytes per core while it runs */
     uint64_t tb_in, tb_out; /* through the AN's tensor buffer, all cores together */
-    uint64_t tb_class[5];   /* the same, per enum zoo_operand */
-    uint64_t cls_in[5], cls_out[5]; /* one core's bytes in and out, per enum zoo_operand */
-    uint64_t sram;                  /* bytes the array and the DMA move in one core's SRAM */
+    uint64_t tb_class[HZ_OPND_CLASSES];                         /* the same, per enum zoo_operand */
+    uint64_t cls_in[HZ_OPND_CLASSES], cls_out[HZ_OPND_CLASSES]; /* one core's, in and out */
+    uint64_t sram; /* bytes the array and the DMA move in one core's SRAM */
 };
 
 static void share_tb(const struct zc *z, struct gcost *gc);
@@ -384,7 +384,7 @@ static void share_tb(const struct zc *z, struct gcost *gc)
 {
     const struct hz_cfg *c = z->cfg;
     gc->tb_in = gc->tb_out = 0;
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < HZ_OPND_CLASSES; r++) {
         bool once = c->multicast && (r == ZOO_OPND_WEIGHT || r == ZOO_OPND_WGRAD);
         uint64_t f = once ? 1 : c->cores;
         gc->tb_class[r] = (gc->cls_in[r] + gc->cls_out[r]) * f;
@@ -674,13 +674,14 @@ static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name,
     return ws;
 }
 
-/* The oldest of a two-entry credit ring, replaced by id (the ring's entries: NONE when free). */
-static uint32_t credit_take(uint32_t ring[2])
+/* A two-entry credit ring: the oldest entry a new claim waits for (NONE: a free credit), and
+ * the claim that takes its place. */
+static uint32_t credit_oldest(uint32_t ring[2])
 {
     return ring[0];
 }
 
-static void credit_give(uint32_t ring[2], uint32_t id)
+static void credit_push(uint32_t ring[2], uint32_t id)
 {
     ring[0] = ring[1];
     ring[1] = id;
@@ -698,7 +699,7 @@ static uint32_t bcast_piece(struct zc *z, struct wslot *ws, uint32_t i, uint32_t
     uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST,
                        share(bytes, i, P), 0, "BCAST L%u %s p%u", z->layer + 1, name, i);
     dep(z, bc, ws->read);
-    dep_all_an(z, bc, credit_take(z->w_credit));
+    dep_all_an(z, bc, credit_oldest(z->w_credit));
     if (share(bytes, i, P) > z->w_piece)
         z->w_piece = share(bytes, i, P);
     ws->bcast = bc;
@@ -858,7 +859,7 @@ static void note_gemm(struct zc *z, const struct zoo_gemm *g, const struct gcost
         k->chunks_max = gc->chunks;
     if (gc->held > k->sram_held)
         k->sram_held = gc->held;
-    for (int r = 0; r < 5; r++)
+    for (int r = 0; r < HZ_OPND_CLASSES; r++)
         k->tb_bytes[r] += gc->tb_class[r];
     k->sram_traffic += gc->sram;
     if (gc->held > z->sram_now)
@@ -933,7 +934,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
                 tag_gemm(z, pc.in[i], g, !pads);
             }
             if (w_pieces)
-                credit_give(z->w_credit, pc.in[i]);
+                credit_push(z->w_credit, pc.in[i]);
         }
         if (i == 0)
             continue;
@@ -952,7 +953,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
             uint32_t oo[2] = {pc.gemm[k], NONE};
             pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
                                  share(gc.tb_out, k, P), share(gc.dma_out, k, P), oo, 2,
-                                 g_pieces ? credit_take(z->g_credit) : NONE, lb);
+                                 g_pieces ? credit_oldest(z->g_credit) : NONE, lb);
             tag_gemm(z, pc.out[k], g, !pads);
         }
         if (g_pieces) {
@@ -963,7 +964,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
             dep(z, red[k], k ? red[k - 1] : z->gs[z->g_next].update); /* the WN's slot */
             if (share(bytes, k, P) > z->g_piece)
                 z->g_piece = share(bytes, k, P);
-            credit_give(z->g_credit, red[k]);
+            credit_push(z->g_credit, red[k]);
             z->reduced = red[k];
         }
     }
@@ -1047,7 +1048,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     if (z->cfg->sram_bytes) { /* the tensor is in the cores' SRAM: out to the buffer first, once
                                  the write two saves back has left room */
         snprintf(lb, sizeof(lb), "DMA_OUT L%u %s", z->layer + 1, x->tensor);
-        uint32_t on[2] = {z->last, credit_take(z->v_credit)};
+        uint32_t on[2] = {z->last, credit_oldest(z->v_credit)};
         src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
                        act_dma_cycles(z, bytes), on, 2, NONE, lb);
         mark_banked(z, src);
@@ -1058,7 +1059,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     uint32_t g =
         an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &src, 1, NONE, lb);
     if (z->cfg->sram_bytes)
-        credit_give(z->v_credit, g);
+        credit_push(z->v_credit, g);
     set_rec(z, g, HC_S_V, rec);
     z->v_wr[rec] = g;
     z->v_rd[rec] = NONE;

@@ -98,13 +98,15 @@ enum hz_dataflow {
     HZ_DATAFLOWS,
 };
 
+#define HZ_OPND_CLASSES (ZOO_OPND_WGRAD + 1) /* enum zoo_operand */
+
 /* One GEMM kind and role over an iteration, one core (what gemms.csv prints). */
 struct hz_gemm_class {
     uint64_t ops[HZ_DATAFLOWS]; /* GEMM operations (of `count` instances each) run each way */
     uint64_t chunks_max;        /* the most chunks a streamed one cut the sequence into */
     uint64_t sram_held;         /* the most SRAM one of them holds, bytes per core */
-    uint64_t tb_bytes[5];       /* through the AN's tensor buffer, per enum zoo_operand */
-    uint64_t sram_traffic;      /* bytes the array and the DMA move in one core's SRAM */
+    uint64_t tb_bytes[HZ_OPND_CLASSES]; /* through the AN's tensor buffer, per operand class */
+    uint64_t sram_traffic;              /* bytes the array and the DMA move in one core's SRAM */
 };
 
 /* What the program keeps where, per layer and pass (0 forward, 1 backward). */

@@ -294,7 +294,7 @@ static void test_stream_layer_by_hand(void **state)
     assert_int_equal(qkv->tb_bytes[ZOO_OPND_WGRAD], 0);
     assert_int_equal(rep.cls[ZOO_GEMM_FFN_UP][ZOO_ROLE_GRAD_B].tb_bytes[ZOO_OPND_WGRAD],
                      96ull * 12288 * 49152 * 4);
-    for (int r = 0; r < 5; r++)
+    for (int r = 0; r < HZ_OPND_CLASSES; r++)
         assert_int_equal(rep.cls[ZOO_GEMM_SCORES][ZOO_ROLE_FWD].tb_bytes[r], 0);
     for (uint32_t i = 0; i < p->n_cmd; i++) {
         const struct hc_cmd *c = &p->cmd[i];
