@@ -488,11 +488,14 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     }
     note_gemm(z, g, &gc);
     bool pads = gc.flow == HZ_TILED;
+    const char *w_in = NULL; /* the weight operand's name */
     for (int i = 0; i < 2; i++) {
-        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name, !pads)))
+        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name, !pads))) {
             bcast = ws->bcast;
-        else if (opnd[i]->role == ZOO_OPND_SAVED)
+            w_in = opnd[i]->name;
+        } else if (opnd[i]->role == ZOO_OPND_SAVED) {
             on[1 + i] = saved_dep(z, o, opnd[i]->name);
+        }
     }
     /* a streamed weight not yet broadcast goes piece by piece; so does a streamed gradient */
     bool w_pieces = ws && bcast == NONE, g_pieces = !pads && g->c.role == ZOO_OPND_WGRAD;
@@ -523,7 +526,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         if (i < P) {
             pc.in[i] = NONE;
             if (w_pieces)
-                bcast = bcast_piece(z, ws, i, P, opnd[1]->name);
+                bcast = bcast_piece(z, ws, i, P, w_in);
             if (has_in) {
                 snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer + 1, kn, rn, i);
                 /* a load into a pad or panel buffer waits for the GEMM two pieces back (of
