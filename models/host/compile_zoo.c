@@ -33,6 +33,18 @@ struct xrec {
     uint32_t rec;
 };
 
+/*
+ * A tensor an operation of the pass made, and the group of each of its pieces: a streamed
+ * GEMM's piece is whole weight panels or whole instances of an attention GEMM, so its outputs
+ * are final when it ends, and an operation that reads the tensor can follow piece by piece.
+ */
+struct made {
+    const char *name;
+    uint32_t piece[HZ_MAX_PIECES], n;
+    bool rows;   /* each piece holds whole rows (whole instances) */
+    uint32_t op; /* its index in the operation list */
+};
+
 struct zc {
     const struct hz_cfg *cfg;
     struct hc_prog *p;
@@ -62,7 +74,10 @@ struct zc {
     /* the memory hierarchy */
     struct hz_report *rep; /* what was chosen (never NULL: a private one if not wanted) */
     uint64_t live[256];    /* bytes a core holds in SRAM at each operation of the list run */
-    uint64_t sram_now;     /* the most SRAM the current layer's operations hold so far */
+    uint64_t held[256];    /* the same with a streamed GEMM's panels */
+    uint32_t op;           /* the operation being compiled: its index in the list */
+    uint32_t pieces[HZ_MAX_PIECES]; /* the pieces of the vector operation being compiled */
+    uint64_t sram_now;              /* the most SRAM the current layer's operations hold so far */
     bool stream_layer;     /* the current layer ran a GEMM streamed (its activations in SRAM) */
     uint64_t w_max, g_max; /* the layer's largest weight record and its gradient, bytes */
     struct pending {       /* updates waiting for the next weight's read (defer_update) */
@@ -70,7 +85,9 @@ struct zc {
         const char *name;
     } pend[4];
     uint32_t n_pend;
-    uint32_t reduced; /* the last GEMM's gradient, reduced piece by piece: its last piece */
+    uint32_t reduced;    /* the last GEMM's gradient, reduced piece by piece: its last piece */
+    struct made made[8]; /* the latest operations' outputs, newest at made_next - 1 */
+    uint32_t made_next;
     /* what an AN's buffer holds of streamed tensors: two pieces of weights (their loads), two
      * pieces of weight gradients (their reduces), two saved activations on their way to flash
      * (their writes), one on its way back (its load into SRAM) */
@@ -446,6 +463,40 @@ struct pieces {
     uint32_t in[HZ_MAX_PIECES], gemm[HZ_MAX_PIECES], out[HZ_MAX_PIECES];
 };
 
+/* Tensor `name` made by pieces[0 .. n) (n 1: by one command, or usable only whole). */
+static void made_by(struct zc *z, const char *name, const uint32_t *pieces, uint32_t n, bool rows)
+{
+    struct made *m = &z->made[z->made_next++ % (sizeof(z->made) / sizeof(z->made[0]))];
+    *m = (struct made){.name = name, .n = n, .rows = rows, .op = z->op};
+    memcpy(m->piece, pieces, n * sizeof(pieces[0]));
+}
+
+/* What made tensor `name` in this pass (a part "qkv.v" of "qkv" too); NULL: not known. */
+static const struct made *made_of(const struct zc *z, const char *name)
+{
+    const uint32_t N = sizeof(z->made) / sizeof(z->made[0]);
+    if (!name)
+        return NULL;
+    size_t dot = strcspn(name, ".");
+    for (uint32_t i = 1; i <= N && i <= z->made_next; i++) {
+        const struct made *m = &z->made[(z->made_next - i) % N];
+        if (!strcmp(m->name, name) || (strlen(m->name) == dot && !strncmp(m->name, name, dot)))
+            return m;
+    }
+    return NULL;
+}
+
+/* The command after which instances k of n pieces of tensor m are there. */
+static uint32_t made_piece(const struct made *m, uint32_t k, uint32_t n)
+{
+    return m->n == n && m->rows ? m->piece[k] : m->piece[m->n - 1];
+}
+
+static bool made_operand(enum zoo_operand r)
+{
+    return r == ZOO_OPND_ACT || r == ZOO_OPND_GRAD;
+}
+
 static void tag_gemm(struct zc *z, uint32_t group, const struct zoo_gemm *g, bool banked)
 {
     for (uint32_t n = 0; n < z->N && group != NONE && !z->err; n++) {
@@ -469,6 +520,8 @@ static void note_gemm(struct zc *z, const struct zoo_gemm *g, const struct hz_ge
     k->sram_traffic += gc->sram;
     if (gc->held > z->sram_now)
         z->sram_now = gc->held;
+    if (gc->flow == HZ_STREAM)
+        z->held[z->op] = gc->held;
     z->stream_layer |= gc->flow == HZ_STREAM;
 }
 
@@ -521,6 +574,18 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
      * whose operands are all resident moves nothing, so it has no DMA of its own */
     bool has_in = pads || gc.dma_in, has_out = pads || gc.dma_out;
     uint32_t red[HZ_MAX_PIECES];
+    /* an attention GEMM whose input came piece by piece (whole instances) follows it so */
+    const struct made *from[2] = {NULL, NULL};
+    bool follow = !pads && !ws && !has_in && g->count % P == 0;
+    bool pieced = false;
+    for (int i = 0; i < 2 && follow; i++) {
+        if (!made_operand(opnd[i]->role))
+            continue;
+        from[i] = made_of(z, opnd[i]->name);
+        follow = from[i] != NULL;
+        pieced |= follow && from[i]->n == P && from[i]->rows;
+    }
+    follow &= pieced;
     /* program order on the DMA: in0, in1, out0, in2, out1, ...: loads run one piece ahead */
     for (uint32_t i = 0; i <= P; i++) {
         if (i < P) {
@@ -553,6 +618,11 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         uint32_t go[5] = {pc.in[k], pads && k >= 1 ? pc.out[k - 1] : NONE, NONE, NONE, NONE};
         if (!has_in || w_pieces)
             memcpy(&go[2], on, sizeof(on));
+        if (follow) { /* its inputs' pieces instead of the operation before */
+            for (int s = 0; s < 2; s++)
+                go[s] = from[s] ? made_piece(from[s], k, P) : NONE;
+            go[2] = NONE;
+        }
         pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
                               go, 5, has_in ? NONE : bcast, lb);
         tag_gemm(z, pc.gemm[k], g, !pads);
@@ -586,6 +656,10 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     }
     /* what comes next waits for a tiled GEMM's tiles in the buffer, a streamed one's array */
     z->last = has_out && pads ? pc.out[P - 1] : pc.gemm[P - 1];
+    if (!pads && !has_out)
+        made_by(z, g->c.name, pc.gemm, P, !ws && g->count % P == 0);
+    else
+        made_by(z, g->c.name, &z->last, 1, false);
 }
 
 static bool exp_class(enum zoo_vec_kind k)
@@ -594,24 +668,64 @@ static bool exp_class(enum zoo_vec_kind k)
            k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS;
 }
 
+/* An operation on each element by itself (the others work on whole rows). */
+static bool elementwise(enum zoo_vec_kind k)
+{
+    return k == ZOO_VEC_GELU || k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_RELU ||
+           k == ZOO_VEC_RELU_BWD || k == ZOO_VEC_ADD;
+}
+
+/*
+ * A vector operation. Behind the streamed GEMM that made its input, piece by piece (each piece
+ * a command of its own, with the unit's latency), so that the unit works on one piece while the
+ * array makes the next, and waiting for nothing the program ran after that GEMM (the array
+ * goes on with it) if SRAM holds the operation's output beside what those hold. A row
+ * operation does so only when each piece holds whole rows.
+ */
 static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
 {
     const struct vu_cfg *vu = &z->cfg->vu;
     uint64_t cost = exp_class(v->kind) ? vu->cost_exp : 1;
-    uint64_t cy = vu->latency + hz_ceil_div(v->rows * v->cols * cost, vu->lanes);
-    uint32_t on[3] = {z->last, saved_dep(z, o, v->in), v->in2 ? saved_dep(z, o, v->in2) : NONE};
+    uint64_t work = hz_ceil_div(v->rows * v->cols * cost, vu->lanes);
+    uint32_t saved2 = v->in2 ? saved_dep(z, o, v->in2) : NONE;
+    uint32_t on[4] = {z->last, saved_dep(z, o, v->in), saved2, NONE};
     struct wslot *ws = v->weight ? weight_for(z, o, v->weight, false) : NULL;
+    const struct made *in = made_of(z, v->in), *in2 = made_of(z, v->in2);
+    bool behind = !ws && in && in->n > 1 && (elementwise(v->kind) || in->rows) &&
+                  (!v->in2 || in2 || saved2 != NONE);
     char lb[HC_LABEL];
 
-    snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer + 1, zoo_vec_kind_name(v->kind),
-             v->recompute ? " again" : "");
-    uint32_t g =
-        an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, cy, on, 3, ws ? ws->bcast : NONE, lb);
-    for (uint32_t n = 0; n < z->N && g != NONE && !z->err; n++)
-        z->p->cmd[g + n].op = (uint8_t)v->kind;
+    if (behind) {
+        /* the SRAM it needs beside the operations it overlaps: its output beside those after
+         * the GEMM; a row operation, two more heads (one being made, one being read) */
+        uint64_t bytes = zoo_live_vec_bytes(v, ZOO_SEQ), need = z->held[z->op];
+        for (uint32_t j = in->op + 1; j < z->op; j++)
+            need = z->held[j] + bytes > need ? z->held[j] + bytes : need;
+        need += in->rows ? 2 * bytes : 0;
+        if (z->cfg->sram_bytes && need > z->cfg->sram_bytes)
+            behind = false;
+        else if (need > z->sram_now)
+            z->sram_now = need;
+        if (behind) /* after the GEMM's pieces, not after what followed them */
+            on[0] = in2 ? in2->piece[in2->n - 1] : NONE;
+    }
+    uint32_t P = behind ? in->n : 1, g = NONE;
+    for (uint32_t k = 0; k < P && !z->err; k++) {
+        int len = snprintf(lb, sizeof(lb), "VU L%u %s%s", z->layer + 1, zoo_vec_kind_name(v->kind),
+                           v->recompute ? " again" : "");
+        if (behind)
+            snprintf(lb + len, sizeof(lb) - (size_t)len, " p%u", k);
+        uint32_t after[5] = {on[0], on[1], on[2], on[3], behind ? in->piece[k] : NONE};
+        g = an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, vu->latency + share(work, k, P),
+                     after, 5, ws ? ws->bcast : NONE, lb);
+        for (uint32_t n = 0; n < z->N && g != NONE && !z->err; n++)
+            z->p->cmd[g + n].op = (uint8_t)v->kind;
+        z->pieces[k] = g;
+    }
     if (ws)
         ws->user = g;
     z->last = g;
+    made_by(z, v->out, z->pieces, P, behind && in->rows);
 }
 
 /* A saved tensor of `bytes` (all the AN's cores) between SRAM and the buffer: each core's
@@ -746,8 +860,11 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
     }
     z->sram_now = 0;
     z->stream_layer = false;
+    z->made_next = 0;
     for (uint32_t i = 0; i < n && !z->err; i++) {
         const struct zoo_op *op = &ops[i];
+        z->op = i;
+        z->held[i] = z->live[i];
         const char *name = NULL;
         switch (op->type) {
         case ZOO_OP_GEMM:

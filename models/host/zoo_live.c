@@ -57,6 +57,12 @@ static uint64_t held(const struct live *l, uint64_t rows, uint64_t cols, uint64_
     return 2 * rows * cols * count;
 }
 
+uint64_t zoo_live_vec_bytes(const struct zoo_vec *v, uint64_t seq)
+{
+    const struct live l = {.seq = seq};
+    return held(&l, v->rows, v->cols, 1);
+}
+
 static void read_at(struct live *l, const char *name, uint64_t bytes, uint32_t i)
 {
     struct tensor *t = name ? find(l, name) : NULL;

@@ -33,4 +33,7 @@
  */
 int zoo_live(const struct zoo_op *ops, uint32_t n, uint64_t seq, uint64_t *live, struct err *e);
 
+/* Bytes one core holds of vector operation v's output (seq as above). */
+uint64_t zoo_live_vec_bytes(const struct zoo_vec *v, uint64_t seq);
+
 #endif

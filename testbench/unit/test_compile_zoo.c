@@ -9,7 +9,8 @@
  * them. Weight streaming: one GPT-3 layer's SRAM, bytes per operand class and core cycles by
  * hand; the dense GEMMs at 95% of the array or more; multicast equal to unicast with one core
  * (and 16 times fewer weight bytes with 16); a buffer too small refused naming the layer, and
- * so is the pads-only machine without multicast; zoo_live's working set by hand.
+ * so is the pads-only machine without multicast; zoo_live's working set by hand; the vector
+ * unit behind a streamed GEMM's pieces where the data and the SRAM allow.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -330,6 +331,63 @@ static void test_stream_dense_gemms_near_peak(void **state)
     fix_free(&f);
 }
 
+/* Node 0's commands of one kind in layer 1 (the first decoder), pass and op, in program
+ * order; their count. */
+static uint32_t find_cmds(const struct hc_prog *p, enum hc_kind kind, enum hc_pass pass, int op,
+                          int sub, uint32_t *ids, uint32_t max)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_cmd && n < max; i++) {
+        const struct hc_cmd *c = &p->cmd[i];
+        if (c->kind == kind && c->node == 0 && c->layer == 1 && c->pass == pass && c->op == op &&
+            (sub < 0 || c->sub == sub))
+            ids[n++] = i;
+    }
+    return n;
+}
+
+/* The vector unit behind a streamed GEMM's pieces: piece k of the softmax after piece k of the
+ * scores (whole heads), not after the next; the attention GEMM after it piece by piece; the
+ * softmax's gradient beside the GEMM that followed its input's (SRAM holds both), GELU's
+ * gradient after it (SRAM does not); one command on the pads-only machine. */
+static void test_vector_unit_follows_pieces(void **state)
+{
+    struct fix f;
+    uint32_t sc[8], sm[8], av[8], dp[8], gb[8], vb[8], dn[8];
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    assert_int_equal(find_cmds(p, HC_GEMM, HC_FWD, ZOO_GEMM_SCORES, ZOO_ROLE_FWD, sc, 8), 4);
+    assert_int_equal(find_cmds(p, HC_VU, HC_FWD, ZOO_VEC_SOFTMAX, -1, sm, 8), 4);
+    assert_int_equal(find_cmds(p, HC_GEMM, HC_FWD, ZOO_GEMM_ATTN_V, ZOO_ROLE_FWD, av, 8), 4);
+    for (uint32_t k = 0; k < 4; k++) {
+        assert_true(depends_on(p, sm[k], sc[k]));
+        assert_true(depends_on(p, av[k], sm[k]));
+        if (k < 3) {
+            assert_false(depends_on(p, sm[k], sc[k + 1]));
+            assert_false(depends_on(p, av[k], sm[k + 1]));
+        }
+    }
+    assert_int_equal(find_cmds(p, HC_GEMM, HC_BWD, ZOO_GEMM_ATTN_V, ZOO_ROLE_GRAD_A, dp, 8), 4);
+    assert_int_equal(find_cmds(p, HC_GEMM, HC_BWD, ZOO_GEMM_ATTN_V, ZOO_ROLE_GRAD_B, gb, 8), 4);
+    assert_int_equal(find_cmds(p, HC_VU, HC_BWD, ZOO_VEC_SOFTMAX_BWD, -1, vb, 8), 4);
+    for (uint32_t k = 0; k < 4; k++) {
+        assert_true(depends_on(p, vb[k], dp[k]));
+        assert_false(depends_on(p, vb[k], gb[0]));
+    }
+    assert_int_equal(find_cmds(p, HC_GEMM, HC_BWD, ZOO_GEMM_FFN_DOWN, ZOO_ROLE_GRAD_B, dn, 8), 4);
+    assert_int_equal(find_cmds(p, HC_VU, HC_BWD, ZOO_VEC_GELU_BWD, -1, vb, 8), 1);
+    assert_true(depends_on(p, vb[0], dn[3]));
+    hc_prog_free(p);
+    fix_free(&f);
+
+    paper_cfg(&f, "gpt3-like:1x1");
+    p = compile_ok(&f.cfg);
+    assert_int_equal(find_cmds(p, HC_VU, HC_FWD, ZOO_VEC_SOFTMAX, -1, sm, 8), 1);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
 /* With one core per node, a multicast read feeds one core: the same program either way. */
 static void test_multicast_one_core_is_unicast(void **state)
 {
@@ -472,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_multicast_one_core_is_unicast),
         cmocka_unit_test(test_capacity_refused_names_the_layer),
         cmocka_unit_test(test_live_by_hand),
+        cmocka_unit_test(test_vector_unit_follows_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
