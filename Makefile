@@ -21,6 +21,16 @@ SHELL := /bin/bash
 BUILD ?= build
 SEED  ?= 1
 
+# One short line per step (CC models/dma/dma_twin.c, VERILATE an_8x8); V=1 prints the commands.
+V ?= 0
+ifeq ($(V),1)
+msg :=
+quiet :=
+else
+msg = @printf '  %-9s %s\n' '$(1)' '$(2)';
+quiet := >/dev/null
+endif
+
 CC  := gcc
 CXX := g++
 
@@ -42,9 +52,8 @@ VCXXFLAGS := -std=gnu++17 -O2 -g0 -faligned-new -Wno-unused-parameter $(VINC) $(
 VLIBS     := -lstdc++ -lpthread -latomic -lz -lm
 # The models' evaluation code (OPT_FAST): a big array's is tens of kilobytes of
 # straight-line code run once per cycle, more than the L1 instruction cache,
-# so its speed follows its size: no padding for jump targets and simple block
-# ordering made the 8x8 core about 10% faster than plain -O2 (-O3 and -Os
-# were slower).
+# so its speed follows its size: no padding for jump targets, simple block
+# ordering (the speeds: rtl/core/README.md, Performance).
 VOPT_FAST := -O2 -fno-align-jumps -fno-align-labels -fno-align-loops -falign-functions=16 \
              -freorder-blocks-algorithm=simple
 VFLAGS    += --cc                    # C++ model; C reaches it through a shim
@@ -114,32 +123,32 @@ $(BUILD)/.deps-ok: scripts/setup-deps.sh
 # ---------------------------------------------------------------- C library
 $(BUILD)/rel/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(REL_OPT) -c $< -o $@
+	$(call msg,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(REL_OPT) -c $< -o $@
 
 $(BUILD)/san/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_OPT) -c $< -o $@
+	$(call msg,CC-SAN,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_OPT) -c $< -o $@
 
 $(REL_LIB): $(REL_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(SAN_LIB): $(SAN_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(REL_ENV): $(ENV_SRCS:%.c=$(BUILD)/rel/%.o)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(SAN_ENV): $(ENV_SRCS:%.c=$(BUILD)/san/%.o)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 # cmocka unit tests: one binary per testbench/unit/test_<unit>.c, sanitized.
 $(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
+	$(call msg,LD,$@)$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
 
 # test_cli tests the option tables of the flashstream program: cli.c is the program's, not the
 # library's, so it is linked by name here (the pattern rule above gives the recipe).
@@ -147,15 +156,15 @@ $(BUILD)/san/tests/test_cli: $(BUILD)/san/testbench/flashstream/cli.o
 
 $(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_ENV) $(REL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $^ $(LDLIBS) -o $@
+	$(call msg,LD,$@)$(CC) $^ $(LDLIBS) -o $@
 
 # ---------------------------------------------------------------- Verilator
 $(BUILD)/vlt/rt/%.o: $(VROOT)/include/%.cpp | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CXX) $(VCXXFLAGS) -c $< -o $@
+	$(call msg,CXX,$<)$(CXX) $(VCXXFLAGS) -c $< -o $@
 
 $(VRT_LIB): $(VRT_SRCS:%.cpp=$(BUILD)/vlt/rt/%.o)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 # $(call vmodel,MODEL,TOP,PARAMS,SHIM,SHIM_DEFS)
 #   Verilate RTL module TOP with parameters PARAMS ("Name=value ...") into
@@ -167,16 +176,16 @@ $(VRT_LIB): $(VRT_SRCS:%.cpp=$(BUILD)/vlt/rt/%.o)
 define vmodel
 $(BUILD)/vlt/$(1)/V$(1).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
 	@mkdir -p $$(@D)
-	verilator $(VFLAGS) $(VFLAGS_$(1)) $(addprefix -y ,$(RTL_DIRS)) --top-module $(2) \
+	$(call msg,VERILATE,$(1))verilator $(VFLAGS) $(VFLAGS_$(1)) $(addprefix -y ,$(RTL_DIRS)) --top-module $(2) \
 	    --prefix V$(1) --Mdir $$(@D) $(addprefix -G,$(3)) \
 	    $$(firstword $$(wildcard $$(addsuffix $(2).v,$(RTL_DIRS))))
 
 $(BUILD)/vlt/$(1)/V$(1)__ALL.a: $(BUILD)/vlt/$(1)/V$(1).mk
-	$$(MAKE) --no-print-directory -s -C $$(@D) -f V$(1).mk V$(1)__ALL.a \
-	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX)"
+	$(call msg,VCXX,$(1))$$(MAKE) --no-print-directory -s -C $$(@D) -f V$(1).mk V$(1)__ALL.a \
+	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX)" $(quiet)
 
 $(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
-	$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
+	$(call msg,CXX,csim/shim/$(4).cpp ($(1)))$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
 	    $(addprefix -DP_,$(3)) $(5) -c $$< -o $$@
 
 -include $(wildcard $(BUILD)/vlt/$(1)/shim.d)
@@ -190,7 +199,7 @@ $(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/rtl/$(2).o $(TB_OBJS) \
                          $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
                          $(VRT_LIB) $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $$(@D)
-	$(CXX) $(SAN_OPT) $$^ $(LDLIBS) $(VLIBS) -o $$@
+	$(call msg,LD,$(BUILD)/san/tests/$(1))$(CXX) $(SAN_OPT) $$^ $(LDLIBS) $(VLIBS) -o $$@
 RTL_TESTS += $(BUILD)/san/tests/$(1)
 endef
 
@@ -202,7 +211,7 @@ $(BUILD)/rel/bench/$(1): $(BUILD)/rel/testbench/bench/$(2).o \
         $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
         $(VRT_LIB) $(REL_ENV) $(REL_LIB)
 	@mkdir -p $$(@D)
-	$(CXX) $$^ $(LDLIBS) $(VLIBS) -o $$@
+	$(call msg,LD,$(BUILD)/rel/bench/$(1))$(CXX) $$^ $(LDLIBS) $(VLIBS) -o $$@
 BENCH_BINS += $(BUILD)/rel/bench/$(1)
 endef
 
@@ -227,7 +236,7 @@ FLASHSTREAM := $(BUILD)/rel/flashstream
 $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
                 $(foreach m,$(FS_MODELS),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
                 $(VRT_LIB) $(REL_LIB)
-	$(CXX) $^ $(LDLIBS) $(VLIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $^ $(LDLIBS) $(VLIBS) -o $@
 
 # libFuzzer harnesses (testbench/fuzz/fuzz_<target>.c): clang, with the library and cli.c
 # compiled again, sanitized and instrumented, into an object tree of their own.
@@ -237,12 +246,12 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_OPT  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/obj/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) $(CFLAGS) $(FUZZ_OPT) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(call msg,CC-FUZZ,$<)clang $(CPPFLAGS) $(CFLAGS) $(FUZZ_OPT) -fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/libflashstream.a: $(FUZZ_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/testbench/fuzz/fuzz_%.o $(BUILD)/fuzz/obj/testbench/fuzz/scratch.o \
                       $(BUILD)/fuzz/obj/testbench/flashstream/cli.o $(BUILD)/fuzz/libflashstream.a
-	clang $(FUZZ_OPT) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+	$(call msg,LD,$@)clang $(FUZZ_OPT) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
 # The SystemC/TLM-2.0 layer: its rules, binaries (SC_BINS) and suites.
 include csim/sc/sc.mk

@@ -10,20 +10,20 @@ SC_LIBS     := -lsystemc $(LDLIBS) -lpthread -latomic
 
 $(BUILD)/sc/%.o: csim/sc/%.cpp | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
+	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
 # sc_flashgen: the SystemC traffic generator (flashbench's workload through fs_flash).
 $(BUILD)/sc/sc_flashgen: $(BUILD)/sc/examples/sc_flashgen.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # sc_minimal: the smallest platform with a flash memory system (the README's example).
 $(BUILD)/sc/sc_minimal: $(BUILD)/sc/examples/sc_minimal.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 
 # test_sc_bridge: fs_flash against the C models, and fs_run_kernel (TAP).
 $(BUILD)/sc/test_sc_bridge: $(BUILD)/sc/tests/test_sc_bridge.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # The core verilated with --sc (a 4 x 4 array, 512-word pads, the loop form of the grid: quick to
 # build) and test_sc_core, which holds its TLM target (fs_core_rtl) to the twin's (fs_core).
@@ -36,34 +36,34 @@ SC_VRT      := $(BUILD)/vlt/rt-sc/libverilated.a
 
 $(BUILD)/vlt/rt-sc/%.o: $(VROOT)/include/%.cpp | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(CXX) -std=gnu++17 -O2 -g0 $(VINC) $(SC_VDEFS) -c $< -o $@
+	$(call msg,CXX,$<)$(CXX) -std=gnu++17 -O2 -g0 $(VINC) $(SC_VDEFS) -c $< -o $@
 $(SC_VRT): $(BUILD)/vlt/rt-sc/verilated.o $(BUILD)/vlt/rt-sc/verilated_threads.o
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	verilator $(SC_VFLAGS) $(addprefix -y ,$(RTL_DIRS)) --top-module core_top \
+	$(call msg,VERILATE,$(SC_VCORE))verilator $(SC_VFLAGS) $(addprefix -y ,$(RTL_DIRS)) --top-module core_top \
 	    --prefix V$(SC_VCORE) --Mdir $(@D) $(addprefix -G,$(SC_VPARAMS)) rtl/core/core_top.v
 $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a: $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE).mk
-	$(MAKE) --no-print-directory -s -C $(@D) -f V$(SC_VCORE).mk V$(SC_VCORE)__ALL.a \
-	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX) -std=gnu++17"
+	$(call msg,VCXX,$(SC_VCORE))$(MAKE) --no-print-directory -s -C $(@D) -f V$(SC_VCORE).mk V$(SC_VCORE)__ALL.a \
+	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX) -std=gnu++17" $(quiet)
 
 $(BUILD)/sc/fs_core_rtl.o: csim/sc/fs_core_rtl.cpp $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a
 	@mkdir -p $(@D)
-	$(CXX) $(SC_CXXFLAGS) $(VINC) $(SC_VDEFS) -I$(BUILD)/vlt/$(SC_VCORE) -DVTOP=V$(SC_VCORE) \
+	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) $(VINC) $(SC_VDEFS) -I$(BUILD)/vlt/$(SC_VCORE) -DVTOP=V$(SC_VCORE) \
 	    '-DVTOP_H="V$(SC_VCORE).h"' $(addprefix -DP_,$(SC_VPARAMS)) -c $< -o $@
 
 $(BUILD)/sc/test_sc_core: $(BUILD)/sc/tests/test_sc_core.o $(BUILD)/sc/fs_core.o \
                           $(BUILD)/sc/fs_core_rtl.o $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a \
                           $(SC_VRT) $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # sc_train: the training machine as a SystemC platform, against the C machine (TAP); its ANs'
 # cores may be the --sc core (fs_core_be onto fs_core_rtl).
 $(BUILD)/sc/sc_train: $(BUILD)/sc/examples/sc_train.o $(BUILD)/sc/fs_machine.o \
                       $(BUILD)/sc/fs_core_be.o $(BUILD)/sc/fs_core_rtl.o \
                       $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a $(SC_VRT) $(SAN_LIB)
-	$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
+	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 -include $(wildcard $(BUILD)/sc/*.d $(BUILD)/sc/*/*.d)
 

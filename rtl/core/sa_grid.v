@@ -24,17 +24,14 @@
 //   PeLoop = 0  Rows x Cols sa_pe instances: the hardware as it is drawn,
 //               and what synthesis builds (Yosys synthesizes the PE once and
 //               counts it per instance; flattened, its resource-sharing pass
-//               compares every PE with every other one: 0.8 s for a 2x2
-//               array becomes 15 s, and an 8x8 does not finish).
+//               compares every PE with every other one and does not finish
+//               for an 8x8).
 //   PeLoop = 1  one clocked loop over arrays of the PE registers, for the
 //               verilated models: the simulator emits one copy of the
-//               evaluation code per instance, and 64 copies of the PE's
-//               arithmetic are more code than the host's instruction front
-//               end keeps up with (the 8x8 core ran 11 G instructions per
-//               second, the 1x1 17 G). The loop keeps one copy per column
-//               (the inner loop is unrolled while it is short) and runs the
-//               8x8 core at 1.07 M cycles/s instead of 0.92 M, the 16x16 at
-//               0.34 M instead of 0.22 M (rtl/core/README.md, Performance).
+//               evaluation code per instance, more code than the host's
+//               instruction front end keeps up with; the loop keeps one copy
+//               per column (the inner loop is unrolled while it is short).
+//               The speeds of both: rtl/core/README.md, Performance.
 // The verilated models of rtl/core/block.mk say which form each one uses.
 //
 // The edge operands cross the module boundary as packed vectors (Yosys 0.23
