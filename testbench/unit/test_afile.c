@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/afile.h"
 #include "testbench/unit/tmpdir.h"
 
@@ -35,12 +37,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     return tmpdir_teardown(state);
-}
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
 }
 
 /* Write text to path through afile and commit: 0 or commit's error. */
@@ -108,9 +104,9 @@ static void test_failed_write_keeps_old(void **state)
     rc = afile_commit(&a, &e);
     assert_int_equal(tmpdir_fsize_limit(-1), 0);
     assert_int_equal(rc, -EFBIG);
-    assert_msg_has(&e, "cannot write '");
-    assert_msg_has(&e, "out.txt': write '");
-    assert_msg_has(&e, ".tmp.");
+    assert_msg_has(e.msg, "cannot write '");
+    assert_msg_has(e.msg, "out.txt': write '");
+    assert_msg_has(e.msg, ".tmp.");
     assert_content(path, "old\n");
     assert_int_equal(tmpdir_temporaries(t, "out.txt"), 0);
 }
@@ -130,7 +126,7 @@ static void test_fail_and_abort_keep_old(void **state)
     assert_int_equal(afile_fail(&a, "format", ENOMEM), -ENOMEM);
     assert_int_equal(afile_fail(&a, "later", EIO), -ENOMEM); /* the first failure wins */
     assert_int_equal(afile_commit(&a, &e), -ENOMEM);
-    assert_msg_has(&e, "format '");
+    assert_msg_has(e.msg, "format '");
     assert_content(path, "old\n");
     assert_int_equal(tmpdir_temporaries(t, "out.txt"), 0);
 
@@ -191,7 +187,7 @@ static void test_planted_temporary_refused(void **state)
             assert_int_equal(fclose(f), 0);
         }
         assert_int_equal(afile_open(&a, path, &e), -EEXIST);
-        assert_msg_has(&e, "create '");
+        assert_msg_has(e.msg, "create '");
         assert_null(a.f);
         assert_content(victim, "victim\n");
         if (!kind)
@@ -211,7 +207,7 @@ static void test_failed_rename(void **state)
     snprintf(path, sizeof(path), "%s", tmpdir_path(t, "dir"));
     assert_int_equal(mkdir(path, 0755), 0);
     assert_int_equal(write_whole(path, "x\n", &e), -EISDIR);
-    assert_msg_has(&e, "rename '");
+    assert_msg_has(e.msg, "rename '");
     assert_int_equal(stat(path, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
     assert_int_equal(tmpdir_temporaries(t, "dir"), 0);
@@ -227,14 +223,14 @@ static void test_commit_not_open(void **state)
 
     snprintf(path, sizeof(path), "%s", tmpdir_path(t, "no-such-dir/out.txt"));
     assert_int_equal(afile_open(&a, path, &e), -ENOENT);
-    assert_msg_has(&e, "create '");
+    assert_msg_has(e.msg, "create '");
     assert_null(a.f);
     assert_int_equal(afile_commit(&a, &e), -ENOENT); /* the open's failure stands */
     snprintf(path, sizeof(path), "%s", tmpdir_path(t, "out.txt"));
     assert_int_equal(afile_open(&a, path, &e), 0);
     assert_int_equal(afile_commit(&a, &e), 0);
     assert_int_equal(afile_commit(&a, &e), -EBADF);
-    assert_msg_has(&e, "commit (not open)");
+    assert_msg_has(e.msg, "commit (not open)");
 }
 
 int main(void)

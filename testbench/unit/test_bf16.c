@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -31,21 +33,6 @@
 
 /* ---------------------------------------------------------------------------------------- */
 /* Random numbers: splitmix64, seeded from FS_SEED.                                         */
-
-static uint64_t test_seed(void)
-{
-    static bool printed;
-    static uint64_t seed = DEFAULT_SEED;
-    const char *env = getenv("FS_SEED");
-
-    if (!printed) {
-        if (env && *env)
-            seed = strtoull(env, NULL, 0);
-        printf("test_bf16: seed 0x%" PRIx64 " (set FS_SEED to repeat)\n", seed);
-        printed = true;
-    }
-    return seed;
-}
 
 static uint32_t rnd_below(uint64_t *s, uint32_t n)
 {
@@ -618,7 +605,7 @@ static bool output_ok(uint32_t u)
  * minus the product (cancellation, ties, subnormal results), with random clears. */
 static void test_mac_random(void **state)
 {
-    uint64_t s = test_seed() ^ 0x6d6163ULL;
+    uint64_t s = test_seed("test_bf16", DEFAULT_SEED) ^ 0x6d6163ULL;
     uint32_t acc = 0;
 
     (void)state;
@@ -649,7 +636,8 @@ static void test_mac_random(void **state)
             fail_msg("seed 0x%" PRIx64 " step %ld: mac(acc 0x%08" PRIx32
                      ", a 0x%04x, b 0x%04x, clear %d) = 0x%08" PRIx32
                      ", integer oracle 0x%08" PRIx32 ", double oracle 0x%08" PRIx32,
-                     test_seed(), i, acc, a, b, clear, got, want_i, want_d);
+                     test_seed("test_bf16", DEFAULT_SEED), i, acc, a, b, clear, got, want_i,
+                     want_d);
         acc = got;
         if (fp32_is_nan(acc) || fp32_is_inf(acc))
             acc = 0; /* restart the chain */
@@ -660,7 +648,7 @@ static void test_mac_random(void **state)
  * the bottom and top of the exponent range (flushed results, overflow). */
 static void test_add_random(void **state)
 {
-    uint64_t s = test_seed() ^ 0x616464ULL;
+    uint64_t s = test_seed("test_bf16", DEFAULT_SEED) ^ 0x616464ULL;
 
     (void)state;
     for (long i = 0; i < N_RANDOM; i++) {
@@ -675,7 +663,7 @@ static void test_add_random(void **state)
         if (got != want_i || got != want_d || !output_ok(got))
             fail_msg("seed 0x%" PRIx64 " step %ld: 0x%08" PRIx32 " + 0x%08" PRIx32 " = 0x%08" PRIx32
                      ", integer oracle 0x%08" PRIx32 ", double oracle 0x%08" PRIx32,
-                     test_seed(), i, x, y, got, want_i, want_d);
+                     test_seed("test_bf16", DEFAULT_SEED), i, x, y, got, want_i, want_d);
     }
 }
 
@@ -683,7 +671,7 @@ static void test_add_random(void **state)
  * times 256 b drawn to cover every exponent and class. */
 static void test_mul_sweep(void **state)
 {
-    uint64_t s = test_seed() ^ 0x6d756cULL;
+    uint64_t s = test_seed("test_bf16", DEFAULT_SEED) ^ 0x6d756cULL;
 
     (void)state;
     for (uint32_t j = 0; j < 256; j++) {
@@ -696,7 +684,7 @@ static void test_mul_sweep(void **state)
             if (got != want || dbl_to_fp32(dbl_product((uint16_t)a, b)) != want)
                 fail_msg("seed 0x%" PRIx64 ": 0x%04" PRIx32 " * 0x%04x = 0x%08" PRIx32
                          ", integer oracle 0x%08" PRIx32,
-                         test_seed(), a, b, got, want);
+                         test_seed("test_bf16", DEFAULT_SEED), a, b, got, want);
         }
     }
 }
@@ -775,7 +763,7 @@ static void gemm_check(uint64_t *s, size_t M, size_t N, size_t K, bool ta, bool 
 
 static void test_gemm_random(void **state)
 {
-    uint64_t s = test_seed() ^ 0x67656d6dULL;
+    uint64_t s = test_seed("test_bf16", DEFAULT_SEED) ^ 0x67656d6dULL;
 
     (void)state;
     for (int t = 0; t < 200; t++) {
@@ -831,6 +819,6 @@ int main(void)
         cmocka_unit_test(test_gemm_rules),          cmocka_unit_test(test_gemm_random),
     };
 
-    test_seed();
+    test_seed("test_bf16", DEFAULT_SEED);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

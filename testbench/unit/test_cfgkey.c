@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/cfgkey.h"
 
 struct cfg {
@@ -49,12 +51,6 @@ static const struct cfgkey keys[] = {
     {0},
 };
 
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
-
 static const struct cfgkey *key(const char *name)
 {
     const struct cfgkey *k = cfgkey_find(keys, name);
@@ -86,10 +82,10 @@ static void refused(const char *name, const char *text, int rc, const char *need
     c.mode = 1;
     before = c;
     assert_int_equal(cfgkey_parse(key(name), name, text, &c, &e), rc);
-    assert_msg_has(&e, name);
-    assert_msg_has(&e, needle1);
+    assert_msg_has(e.msg, name);
+    assert_msg_has(e.msg, needle1);
     if (needle2)
-        assert_msg_has(&e, needle2);
+        assert_msg_has(e.msg, needle2);
     assert_memory_equal(&c, &before, sizeof(c));
 }
 
@@ -248,12 +244,12 @@ static void test_show_json_and_check(void **state)
     assert_true(is_string);
     /* A stored value out of range: named with its value, the range and the help. */
     assert_int_equal(cfgkey_check(key("count"), "x.count", &c, &e), -EINVAL);
-    assert_msg_has(&e, "x.count = 0 is out of range; accepted 1..1000 (how many)");
+    assert_msg_has(e.msg, "x.count = 0 is out of range; accepted 1..1000 (how many)");
     assert_int_equal(cfgkey_check(key("period_ns"), "period_ns", &c, &e), -EINVAL);
-    assert_msg_has(&e, "period_ns = 0.000 ns is out of range");
+    assert_msg_has(e.msg, "period_ns = 0.000 ns is out of range");
     c.page = 100;
     assert_int_equal(cfgkey_check(key("page"), "page", &c, &e), -EINVAL);
-    assert_msg_has(&e, "page = 100 is not a power of two");
+    assert_msg_has(e.msg, "page = 100 is not a power of two");
 }
 
 int main(void)

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "testbench/unit/test_assert.h"
 #include <zlib.h>
 
 #include "models/dnn/dnn_golden.h"
@@ -74,12 +76,6 @@ static int teardown(void **state)
 static const char *in_dir(struct ctx *c, const char *name)
 {
     return tmpdir_path(&c->t, name);
-}
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
 }
 
 static unsigned char *slurp(const char *path, size_t *n)
@@ -279,7 +275,7 @@ static void refuse(struct ctx *c, struct dnn_params *p, const unsigned char *byt
 
     spit(in_dir(c, "bad.ckpt"), bytes, n);
     assert_int_equal(ckpt_load(c->t.path, p, NULL, &e), rc);
-    assert_msg_has(&e, needle);
+    assert_msg_has(e.msg, needle);
     assert_int_equal(dnn_params_digest(p), digest);
     assert_int_equal(p->step, step);
 }
@@ -348,15 +344,15 @@ static void test_size_checked_before_allocation(void **state)
     size_t largest = malloc_watch_stop();
     assert_int_equal(rc, -EINVAL);
     assert_null(q);
-    assert_msg_has(&e, "is corrupted: CRC32 0x00000000 stored");
+    assert_msg_has(e.msg, "is corrupted: CRC32 0x00000000 stored");
     if (largest > (1u << 20))
         fail_msg("a %zu-byte block was allocated before the CRC was checked", largest);
 
     sparse_checkpoint(in_dir(c, "huge.ckpt"), good, 65536);
     assert_int_equal(ckpt_load_new(c->t.path, &q, NULL, &e), -ENOMEM);
     assert_null(q);
-    assert_msg_has(&e, "loading checkpoint of model mlp:16-65536-65536-4 needs");
-    assert_msg_has(&e, "of host memory; this host holds at most");
+    assert_msg_has(e.msg, "loading checkpoint of model mlp:16-65536-65536-4 needs");
+    assert_msg_has(e.msg, "of host memory; this host holds at most");
     free(good);
     dnn_params_destroy(p);
 }
@@ -449,13 +445,13 @@ static void test_refusals(void **state)
     /* Another model. */
     other = make("mlp:16-8-4", false, 5);
     assert_int_equal(ckpt_load(in_dir(c, "good.ckpt"), other, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "holds model mlp:16-12-4 (256 parameters); this run's model is "
-                       "mlp:16-8-4 (172 parameters)");
+    assert_msg_has(e.msg, "holds model mlp:16-12-4 (256 parameters); this run's model is "
+                          "mlp:16-8-4 (172 parameters)");
     dnn_params_destroy(other);
     /* Another optimizer kind. */
     adam = make("mlp:16-12-4", true, 5);
     assert_int_equal(ckpt_load(in_dir(c, "good.ckpt"), adam, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "holds sgd optimizer state; this run uses adam");
+    assert_msg_has(e.msg, "holds sgd optimizer state; this run uses adam");
     dnn_params_destroy(adam);
 
     /* A fresh target for the byte-level refusals. */
@@ -500,13 +496,13 @@ static void test_refusals(void **state)
     refuse(c, q, b, n, -EINVAL, "does not match its layer list");
     /* A missing file and a directory. */
     assert_int_equal(ckpt_load(in_dir(c, "nope.ckpt"), q, NULL, &e), -ENOENT);
-    assert_msg_has(&e, "cannot open: No such file or directory");
+    assert_msg_has(e.msg, "cannot open: No such file or directory");
     assert_int_equal(ckpt_read_info(c->t.dir, &(struct ckpt_info){0}, &e), -EINVAL);
-    assert_msg_has(&e, "not a regular file");
+    assert_msg_has(e.msg, "not a regular file");
     /* A FIFO is refused at once, not waited on until some writer comes. */
     assert_int_equal(mkfifo(in_dir(c, "fifo.ckpt"), 0600), 0);
     assert_int_equal(ckpt_load(c->t.path, q, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file");
+    assert_msg_has(e.msg, "is a FIFO (named pipe), not a regular file");
 
     /* Saving in the middle of a step is refused. */
     float *dw[DNN_MAX_LAYERS] = {0}, *db[DNN_MAX_LAYERS] = {0};
@@ -514,7 +510,7 @@ static void test_refusals(void **state)
     db[1] = calloc(4, sizeof(float));
     assert_int_equal(dnn_params_update_layer(q, 1, dw[1], db[1], &e), 0);
     assert_int_equal(ckpt_save(in_dir(c, "mid.ckpt"), q, &RUN, &e), -EBUSY);
-    assert_msg_has(&e, "in progress");
+    assert_msg_has(e.msg, "in progress");
     assert_int_equal(access(c->t.path, F_OK), -1);
     struct ckpt_run bad = RUN;
     bad.nodes = 0;
@@ -557,8 +553,8 @@ static void test_failed_write_keeps_old(void **state)
     assert_int_equal(tmpdir_fsize_limit(64), 0);
     assert_int_equal(ckpt_save(path, p, &RUN, &e), -EFBIG);
     assert_int_equal(tmpdir_fsize_limit(-1), 0);
-    assert_msg_has(&e, "write");
-    assert_msg_has(&e, "run.ckpt.tmp");
+    assert_msg_has(e.msg, "write");
+    assert_msg_has(e.msg, "run.ckpt.tmp");
     assert_int_equal(tmpdir_temporaries(&c->t, "run.ckpt"), 0);
     now = slurp(path, &n_now);
     assert_int_equal(n_now, n_old);
@@ -572,7 +568,7 @@ static void test_failed_write_keeps_old(void **state)
 
     /* 3. The directory does not exist. */
     assert_int_equal(ckpt_save(in_dir(c, "missing/run.ckpt"), p, &RUN, &e), -ENOENT);
-    assert_msg_has(&e, "missing/run.ckpt.tmp");
+    assert_msg_has(e.msg, "missing/run.ckpt.tmp");
 
     /* 4. A read-only directory (root writes anyway: skipped then). */
     if (geteuid() != 0) {

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/dnn/dnn_golden.h"
 #include "models/dnn/dnn_rng.h"
 #include "models/ref/bf16.h"
@@ -31,12 +33,6 @@
 #define SYN_CLASSES 4
 #define SYN_B       8
 #define SYN_COUNT   64
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
 
 /* A separable synthetic problem: class c lights up the inputs j with j % 4 == c. */
 static void make_data(uint8_t *img, uint8_t *lab, uint32_t count, uint64_t seed)
@@ -672,13 +668,13 @@ static void test_errors(void **state)
     assert_int_equal(dnn_golden_init(&g, p, &e), 0);
     d = dnn_params_digest(p);
     assert_int_equal(dnn_golden_step(&g, img, lab, 8, 3, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "B = 8 rows cannot be split into N = 3 equal shards");
+    assert_msg_has(e.msg, "B = 8 rows cannot be split into N = 3 equal shards");
     assert_int_equal(dnn_golden_step(&g, img, lab, 8, 0, NULL, &e), -EINVAL);
     assert_int_equal(dnn_golden_step(&g, img, lab, 0, 1, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "B = 0");
+    assert_msg_has(e.msg, "B = 0");
     lab[5] = 4;
     assert_int_equal(dnn_golden_step(&g, img, lab, 8, 2, NULL, &e), -EINVAL);
-    assert_msg_has(&e, "label 4 of batch row 5 is out of range; accepted 0..3");
+    assert_msg_has(e.msg, "label 4 of batch row 5 is out of range; accepted 0..3");
     assert_int_equal(dnn_golden_step(&g, NULL, lab, 8, 2, NULL, &e), -EINVAL);
     assert_true(dnn_params_digest(p) == d); /* untouched by failed steps */
     assert_int_equal(g.n_losses, 0);

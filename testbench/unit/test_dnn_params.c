@@ -13,15 +13,11 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/dnn/dnn_params.h"
 #include "models/dnn/dnn_rng.h"
 #include "models/ref/bf16.h"
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
 
 static void assert_same_bits(float got, float want, const char *what, size_t i)
 {
@@ -313,29 +309,29 @@ static void test_opt_validate(void **state)
     assert_int_equal(dnn_params_opt_validate(&o, &e), 0);
     o.momentum = 1.0f;
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "momentum = 1; accepted 0 <= momentum < 1");
+    assert_msg_has(e.msg, "momentum = 1; accepted 0 <= momentum < 1");
     dnn_params_opt_sgd(&o, -0.1f, 0.9f, 0.0f);
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "lr = -0.1");
+    assert_msg_has(e.msg, "lr = -0.1");
     dnn_params_opt_sgd(&o, NAN, 0.9f, 0.0f);
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
     dnn_params_opt_adam(&o, 1e-3f);
     o.eps = 0.0f;
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "eps = 0");
+    assert_msg_has(e.msg, "eps = 0");
     dnn_params_opt_adam(&o, 1e-3f);
     o.beta2 = 1.5f;
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "beta2");
+    assert_msg_has(e.msg, "beta2");
     dnn_params_opt_adam(&o, 1e-3f);
     o.sched = DNN_LR_STEP;
     o.step_size = 0;
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "step_size = 0");
+    assert_msg_has(e.msg, "step_size = 0");
     o.sched = DNN_LR_COSINE;
     o.total_steps = 0;
     assert_int_equal(dnn_params_opt_validate(&o, &e), -EINVAL);
-    assert_msg_has(&e, "total_steps = 0");
+    assert_msg_has(e.msg, "total_steps = 0");
 }
 
 static void test_step_protocol(void **state)
@@ -356,9 +352,9 @@ static void test_step_protocol(void **state)
 
     assert_int_equal(dnn_params_update_layer(p, 1, dw1, db1, &e), 0);
     assert_int_equal(dnn_params_update_layer(p, 1, dw1, db1, &e), -EALREADY);
-    assert_msg_has(&e, "layer 1 already updated in step 0");
+    assert_msg_has(e.msg, "layer 1 already updated in step 0");
     assert_int_equal(dnn_params_end_step(p, &e), -EINVAL);
-    assert_msg_has(&e, "mask 0x2");
+    assert_msg_has(e.msg, "mask 0x2");
     assert_int_equal(dnn_params_update_layer(p, 2, dw1, db1, &e), -EINVAL);
     assert_int_equal(dnn_params_update_layer(p, 0, dw0, db0, &e), 0);
     assert_int_equal(dnn_params_end_step(p, &e), 0);

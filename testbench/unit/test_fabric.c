@@ -14,17 +14,13 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/fabric/fabric.h"
 
 #define US  FABRIC_PS_PER_US
 #define KiB 1024ull
 #define MiB (1024ull * 1024ull)
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
 
 static struct fabric *make(uint32_t n_an, uint32_t fanout, uint64_t sum_Bps)
 {
@@ -273,27 +269,27 @@ static void test_cfg_errors(void **state)
     c.n_an = 0;
     assert_int_equal(fabric_create(&c, &f, &e), -EINVAL);
     assert_null(f);
-    assert_msg_has(&e, "n_an = 0; accepted 1..4096");
+    assert_msg_has(e.msg, "n_an = 0; accepted 1..4096");
     fabric_cfg_default(&c);
     c.fanout = 1;
     assert_int_equal(fabric_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "fanout = 1; accepted 2..");
+    assert_msg_has(e.msg, "fanout = 1; accepted 2..");
     fabric_cfg_default(&c);
     c.link_Bps = 0;
     assert_int_equal(fabric_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "link_Bps = 0");
+    assert_msg_has(e.msg, "link_Bps = 0");
     fabric_cfg_default(&c);
     c.chunk_bytes = 0;
     assert_int_equal(fabric_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "chunk_bytes = 0");
+    assert_msg_has(e.msg, "chunk_bytes = 0");
     fabric_cfg_default(&c);
     c.sum_Bps = 0;
     assert_int_equal(fabric_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "sum_Bps = 0");
+    assert_msg_has(e.msg, "sum_Bps = 0");
 
     f = make(2, 16, 0);
     assert_int_equal(fabric_reduce(f, NULL, 10, &t, &e), -EINVAL);
-    assert_msg_has(&e, "ready or done is NULL");
+    assert_msg_has(e.msg, "ready or done is NULL");
     assert_int_equal(fabric_broadcast(f, 0, 10, NULL, NULL, &e), -EINVAL);
     fabric_destroy(f);
 }

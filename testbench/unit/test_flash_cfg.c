@@ -11,18 +11,14 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_addr.h"
 #include "models/flash/flash_cfg.h"
 #include "models/flash/flash_fms.h"
 
 #define US FLASH_PS_PER_US
 #define NS FLASH_PS_PER_NS
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
 
 static void test_defaults_are_the_paper(void **state)
 {
@@ -109,40 +105,40 @@ static void test_validate_names_key_and_range(void **state)
     flash_cfg_default(&c);
     c.geom.planes_per_die = 0;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "planes_per_die = 0");
-    assert_msg_has(&e, "accepted 1..16");
+    assert_msg_has(e.msg, "planes_per_die = 0");
+    assert_msg_has(e.msg, "accepted 1..16");
 
     flash_cfg_default(&c);
     c.geom.planes_per_die = 17;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "planes_per_die = 17");
+    assert_msg_has(e.msg, "planes_per_die = 17");
 
     flash_cfg_default(&c);
     c.geom.page_bytes = 3000;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "page_bytes = 3000 is not a power of two");
+    assert_msg_has(e.msg, "page_bytes = 3000 is not a power of two");
 
     flash_cfg_default(&c);
     c.geom.channels = 0;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "channels = 0");
+    assert_msg_has(e.msg, "channels = 0");
 
     flash_cfg_default(&c);
     c.tim.t_prog_ps = 0;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "t_prog_ns = 0.000 ns");
+    assert_msg_has(e.msg, "t_prog_ns = 0.000 ns");
 
     flash_cfg_default(&c);
     c.tim.ctrl_cmd_bytes = 6000;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "ctrl_cmd_bytes = 6000 is not a multiple of page_bytes = 4096");
+    assert_msg_has(e.msg, "ctrl_cmd_bytes = 6000 is not a multiple of page_bytes = 4096");
 
     flash_cfg_default(&c);
     c.geom.channels = 1024;
     c.geom.chips_per_chan = 64;
     c.geom.dies_per_chip = 2;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
-    assert_msg_has(&e, "too many");
+    assert_msg_has(e.msg, "too many");
 }
 
 static void test_fms_create_rejects_bad_geometry(void **state)
@@ -156,7 +152,7 @@ static void test_fms_create_rejects_bad_geometry(void **state)
     c.geom.pages_per_block = 0;
     assert_int_equal(flash_fms_create(&c, &f, &e), -EINVAL);
     assert_null(f);
-    assert_msg_has(&e, "pages_per_block = 0");
+    assert_msg_has(e.msg, "pages_per_block = 0");
 }
 
 static void test_set_keys(void **state)
@@ -177,14 +173,14 @@ static void test_set_keys(void **state)
     assert_int_equal(flash_cfg_validate(&c, &e), 0);
 
     assert_int_equal(flash_cfg_set(&c, "chanels", "16", &e), -EINVAL);
-    assert_msg_has(&e, "unknown key 'chanels'");
+    assert_msg_has(e.msg, "unknown key 'chanels'");
     assert_int_equal(flash_cfg_set(&c, "channels", "sixteen", &e), -EINVAL);
-    assert_msg_has(&e, "not an unsigned integer");
+    assert_msg_has(e.msg, "not an unsigned integer");
     assert_int_equal(flash_cfg_set(&c, "channels", "-1", &e), -EINVAL);
     assert_int_equal(flash_cfg_set(&c, "channels", "5000", &e), -ERANGE);
-    assert_msg_has(&e, "accepted 1..1024");
+    assert_msg_has(e.msg, "accepted 1..1024");
     assert_int_equal(flash_cfg_set(&c, "multi_plane", "maybe", &e), -EINVAL);
-    assert_msg_has(&e, "on/off");
+    assert_msg_has(e.msg, "on/off");
     assert_int_equal(flash_cfg_set(&c, "t_r_ns", "fast", &e), -EINVAL);
     assert_int_equal(c.geom.channels, 16); /* unchanged by the failures */
 }
@@ -207,7 +203,7 @@ static void test_addr_die_index_and_check(void **state)
     assert_int_equal(b.die, 0);
     a.block = 683;
     assert_int_equal(flash_addr_check(&c.geom, &a, &e), -EINVAL);
-    assert_msg_has(&e, "block 683 is out of range; accepted 0..682");
+    assert_msg_has(e.msg, "block 683 is out of range; accepted 0..682");
 }
 
 int main(void)

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
@@ -137,12 +139,6 @@ static void ok(const struct err *e, int rc)
 {
     if (rc)
         fail_msg("rc %d: %s", rc, e->msg);
-}
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
 /* Write n pages of a known pattern at the append point; returns when they are programmed. */

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_cfg.h"
 #include "models/flash/flash_die.h"
 
@@ -71,12 +73,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
-
 static const void *const *one(const void *p, uint32_t plane)
 {
     static const void *v[FLASH_MAX_PLANES];
@@ -111,9 +107,9 @@ static void test_program_twice_is_an_error(void **state)
     assert_int_equal(flash_die_program(&f->die, 1, blocks, 0, NULL, &f->err), 0);
     assert_int_equal(flash_die_program(&f->die, 1, blocks, 0, NULL, &f->err), -EINVAL);
     /* die index 1 of 2 channels: channel 1. */
-    assert_msg_has(&f->err, "ch 1 chip 0 die 0 plane 0 block 2 page 0");
-    assert_msg_has(&f->err, "already programmed");
-    assert_msg_has(&f->err, "erase the block first");
+    assert_msg_has(f->err.msg, "ch 1 chip 0 die 0 plane 0 block 2 page 0");
+    assert_msg_has(f->err.msg, "already programmed");
+    assert_msg_has(f->err.msg, "erase the block first");
 }
 
 static void test_program_out_of_order_is_an_error(void **state)
@@ -122,7 +118,7 @@ static void test_program_out_of_order_is_an_error(void **state)
     uint32_t blocks[FLASH_MAX_PLANES] = {1};
 
     assert_int_equal(flash_die_program(&f->die, 1, blocks, 2, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "programmed in order; accepted page 0");
+    assert_msg_has(f->err.msg, "programmed in order; accepted page 0");
     assert_int_equal(flash_die_block(&f->die, 0, 1)->wp, 0);
 }
 
@@ -150,8 +146,8 @@ static void test_read_unwritten_names_address(void **state)
     uint32_t blocks[FLASH_MAX_PLANES] = {0, 0, 6};
 
     assert_int_equal(flash_die_read(&f->die, 1u << 2, blocks, 1, NULL, &f->err), -ENODATA);
-    assert_msg_has(&f->err, "ch 1 chip 0 die 0 plane 2 block 6 page 1");
-    assert_msg_has(&f->err, "not written");
+    assert_msg_has(f->err.msg, "ch 1 chip 0 die 0 plane 2 block 6 page 1");
+    assert_msg_has(f->err.msg, "not written");
 }
 
 static void test_multi_plane_checks_all_before_change(void **state)
@@ -162,7 +158,7 @@ static void test_multi_plane_checks_all_before_change(void **state)
     /* Plane 2's block already has page 0: the 4-plane program of page 0 must fail whole. */
     assert_int_equal(flash_die_program(&f->die, 1u << 2, blocks, 0, NULL, &f->err), 0);
     assert_int_equal(flash_die_program(&f->die, 0xf, blocks, 0, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "plane 2 block 1 page 0");
+    assert_msg_has(f->err.msg, "plane 2 block 1 page 0");
     assert_int_equal(flash_die_block(&f->die, 0, 1)->wp, 0);
     assert_int_equal(flash_die_block(&f->die, 1, 1)->wp, 0);
     /* Different blocks per plane are fine. */
@@ -177,14 +173,14 @@ static void test_bad_masks_and_addresses(void **state)
     uint32_t blocks[FLASH_MAX_PLANES] = {8};
 
     assert_int_equal(flash_die_program(&f->die, 0, blocks, 0, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "plane mask 0x0");
+    assert_msg_has(f->err.msg, "plane mask 0x0");
     assert_int_equal(flash_die_program(&f->die, 1u << 4, blocks, 0, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "accepted a non-empty subset of planes 0..3");
+    assert_msg_has(f->err.msg, "accepted a non-empty subset of planes 0..3");
     assert_int_equal(flash_die_program(&f->die, 1, blocks, 0, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "block out of range; accepted 0..7");
+    assert_msg_has(f->err.msg, "block out of range; accepted 0..7");
     blocks[0] = 0;
     assert_int_equal(flash_die_program(&f->die, 1, blocks, 4, NULL, &f->err), -EINVAL);
-    assert_msg_has(&f->err, "page out of range; accepted 0..3");
+    assert_msg_has(f->err.msg, "page out of range; accepted 0..3");
 }
 
 static void test_bad_block_and_erase_failure(void **state)
@@ -194,12 +190,12 @@ static void test_bad_block_and_erase_failure(void **state)
 
     flash_die_block(&f->die, 1, 7)->fail_erase = 1;
     assert_int_equal(flash_die_erase(&f->die, 0x3, blocks, &f->err), -EIO);
-    assert_msg_has(&f->err, "plane 1 block 7");
-    assert_msg_has(&f->err, "now bad");
+    assert_msg_has(f->err.msg, "plane 1 block 7");
+    assert_msg_has(f->err.msg, "now bad");
     assert_true(flash_die_block(&f->die, 1, 7)->bad);
     assert_int_equal(flash_die_block(&f->die, 0, 7)->pe, 1); /* plane 0 still erased */
     assert_int_equal(flash_die_program(&f->die, 0x2, blocks, 0, NULL, &f->err), -EIO);
-    assert_msg_has(&f->err, "block is bad");
+    assert_msg_has(f->err.msg, "block is bad");
     assert_int_equal(flash_die_erase(&f->die, 0x2, blocks, &f->err), -EIO);
 }
 

@@ -28,6 +28,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/rng.h"
 #include "models/flash/flash_ctrl.h"
 #include "models/flash/flash_fms.h"
@@ -39,21 +41,6 @@
 #define MAX_STREAMS  3
 #define N_SCENARIOS  48
 #define N_OPS        70
-
-static uint64_t test_seed(void)
-{
-    static bool printed;
-    static uint64_t seed = DEFAULT_SEED;
-    const char *env = getenv("FS_SEED");
-
-    if (!printed) {
-        if (env && *env)
-            seed = strtoull(env, NULL, 0);
-        printf("test_flash_fast: seed 0x%" PRIx64 " (set FS_SEED to repeat)\n", seed);
-        printed = true;
-    }
-    return seed;
-}
 
 /* One flash memory system with its streams and controller. */
 struct world {
@@ -625,7 +612,7 @@ static void run_scenario(uint64_t seed)
 
 static void test_random_scenarios_match(void **state)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = test_seed("test_flash_fast", DEFAULT_SEED);
 
     (void)state;
     for (int k = 0; k < N_SCENARIOS; k++)

@@ -13,13 +13,9 @@
 
 #include <cmocka.h>
 
-#include "models/flash/flash_fault.h"
+#include "testbench/unit/test_assert.h"
 
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message '%s' lacks '%s'", e->msg, needle);
-}
+#include "models/flash/flash_fault.h"
 
 static struct flash_fault *make(const struct flash_fault_cfg *c)
 {
@@ -164,12 +160,12 @@ static void test_dead_and_power(void **state)
     f = make(&c);
     assert_int_equal(flash_fault_alive(f, 3, 1, 1999999999, &e), 0);
     assert_int_equal(flash_fault_alive(f, 3, 1, 2000000000, &e), -EIO);
-    assert_msg_has(&e, "die 1 of channel 3 stopped answering at 2.000000 ms");
+    assert_msg_has(e.msg, "die 1 of channel 3 stopped answering at 2.000000 ms");
     assert_int_equal(flash_fault_alive(f, 3, 0, 5000000000, &e), 0);
     assert_int_equal(flash_fault_alive(f, 5, 7, 1000000000000ull, &e), -EIO);
-    assert_msg_has(&e, "channel 5 stopped answering");
+    assert_msg_has(e.msg, "channel 5 stopped answering");
     assert_int_equal(flash_fault_alive(f, 0, 0, 10000000000000ull, &e), -EIO);
-    assert_msg_has(&e, "power lost at 10000.000000 ms");
+    assert_msg_has(e.msg, "power lost at 10000.000000 ms");
     flash_fault_get_stats(f, &st);
     assert_int_equal(st.refused_dead, 2);
     assert_int_equal(st.refused_power, 1);
@@ -254,10 +250,10 @@ static void test_wear_out(void **state)
     /* bad values are refused naming them */
     flash_fault_cfg_default(&c);
     assert_int_equal(flash_fault_parse(&c, "wear:bad=1", &e), -EINVAL);
-    assert_msg_has(&e, "bad=1; accepted a number in 1e-09..0.999");
+    assert_msg_has(e.msg, "bad=1; accepted a number in 1e-09..0.999");
     assert_int_equal(flash_fault_parse(&c, "wear:shape=0.5", &e), -EINVAL);
     assert_int_equal(flash_fault_parse(&c, "wear:life=3", &e), -EINVAL);
-    assert_msg_has(&e, "unknown key 'life'; this kind takes pe=N,bad=F,shape=B");
+    assert_msg_has(e.msg, "unknown key 'life'; this kind takes pe=N,bad=F,shape=B");
     assert_false(c.wear);
     assert_int_equal(flash_fault_parse(&c, "wear", &e), 0);
     assert_true(c.wear && c.wear_pe == 2e6 && c.wear_bad == 0.02 && c.wear_shape == 4.0);
@@ -290,7 +286,7 @@ static void test_node_seed_and_age(void **state)
     assert_int_equal(an.seed, flash_fault_node_seed(1, 2));
     assert_int_equal(wn.seed, flash_fault_node_seed(1, FLASH_FAULT_NODE_WN));
     assert_int_equal(flash_fault_parse(&c, "age:pe=1,days=0,node=ssd", &e), -EINVAL);
-    assert_msg_has(&e, "node=ssd; accepted an or wn");
+    assert_msg_has(e.msg, "node=ssd; accepted an or wn");
 }
 
 static void test_grammar(void **state)
@@ -323,7 +319,7 @@ static void test_grammar(void **state)
         before = c;
         if (flash_fault_parse(&c, bad[i].spec, &e) != -EINVAL)
             fail_msg("'%s' accepted", bad[i].spec);
-        assert_msg_has(&e, bad[i].needle);
+        assert_msg_has(e.msg, bad[i].needle);
         assert_memory_equal(&c, &before, sizeof(c)); /* nothing applied, not even in part */
     }
     flash_fault_cfg_default(&c);
@@ -335,7 +331,7 @@ static void test_grammar(void **state)
     for (int i = 0; i < FLASH_FAULT_MAX_DEAD; i++)
         assert_int_equal(flash_fault_parse(&c, "die:ch=0,die=0,at=1us", &e), 0);
     assert_int_equal(flash_fault_parse(&c, "die:ch=0,die=0,at=1us", &e), -EINVAL);
-    assert_msg_has(&e, "more than 16 dies and channels");
+    assert_msg_has(e.msg, "more than 16 dies and channels");
 }
 
 static void test_ageing_scales(void **state)

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_fms.h"
 
 /* Phases of the default timing (paper, Table 5; t_cmd ours). */
@@ -102,12 +104,6 @@ static struct flash_mpop mp(uint32_t die, uint32_t mask, uint32_t block, uint32_
     for (int p = 0; p < FLASH_MAX_PLANES; p++)
         op.block[p] = block;
     return op;
-}
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
 static void test_single_page_program(void **state)

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
@@ -126,12 +128,6 @@ static void make_stream_cfg(struct fixture *f)
 
     if (rc)
         fail_msg("ftl_stream_create: %s", f->err.msg);
-}
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
 /* rc is 0; otherwise fail with the message of the call, in e. */

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "testbench/unit/test_assert.h"
 #include <zlib.h>
 
 #include "models/dnn/dnn_idx.h"
@@ -30,12 +32,6 @@ struct ctx {
     char path[16][128];
     int n_paths;
 };
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
-}
 
 static int setup(void **state)
 {
@@ -190,12 +186,12 @@ static void test_missing_file(void **state)
 
     snprintf(path, sizeof(path), "%s/nope.gz", c->dir);
     assert_int_equal(dnn_idx_load_images(path, &s, &e), -ENOENT);
-    assert_msg_has(&e, path);
-    assert_msg_has(&e, "cannot open: No such file or directory");
-    assert_msg_has(&e, "IDX file, gzipped or plain");
+    assert_msg_has(e.msg, path);
+    assert_msg_has(e.msg, "cannot open: No such file or directory");
+    assert_msg_has(e.msg, "IDX file, gzipped or plain");
     assert_null(s.images);
     assert_int_equal(dnn_idx_load_fashion(c->dir, true, &s, &e), -ENOENT);
-    assert_msg_has(&e, "train-images-idx3-ubyte.gz");
+    assert_msg_has(e.msg, "train-images-idx3-ubyte.gz");
 }
 
 static void test_bad_magic(void **state)
@@ -212,19 +208,19 @@ static void test_bad_magic(void **state)
         labels_file(lb, DNN_IDX_MAGIC_LABELS, 4);
         p = put(c, gz ? "l1.gz" : "l1", lb, sizeof(lb), gz);
         assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-        assert_msg_has(&e, p);
-        assert_msg_has(&e, "bad magic number 0x00000801 (an idx1-ubyte label file)");
-        assert_msg_has(&e, "accepted 0x00000803");
+        assert_msg_has(e.msg, p);
+        assert_msg_has(e.msg, "bad magic number 0x00000801 (an idx1-ubyte label file)");
+        assert_msg_has(e.msg, "accepted 0x00000803");
         images_file(im, DNN_IDX_MAGIC_IMAGES, 1, 2, 2);
         p = put(c, gz ? "i1.gz" : "i1", im, sizeof(im), gz);
         assert_int_equal(dnn_idx_load_labels(p, 10, &s, &e), -EINVAL);
-        assert_msg_has(&e, "bad magic number 0x00000803");
-        assert_msg_has(&e, "accepted 0x00000801");
+        assert_msg_has(e.msg, "bad magic number 0x00000803");
+        assert_msg_has(e.msg, "accepted 0x00000801");
         /* Float element type (0x0D). */
         images_file(im, 0x00000D03u, 1, 2, 2);
         p = put(c, gz ? "f.gz" : "f", im, sizeof(im), gz);
         assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-        assert_msg_has(&e, "0x00000D03");
+        assert_msg_has(e.msg, "0x00000D03");
     }
 }
 
@@ -240,11 +236,11 @@ static void test_bad_dims(void **state)
     be32(im + 8, 0); /* zero rows */
     p = put(c, "z", im, sizeof(im), 0);
     assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-    assert_msg_has(&e, "header says 1 images of 0 x 2 pixels; accepted 1..16777216 images");
+    assert_msg_has(e.msg, "header says 1 images of 0 x 2 pixels; accepted 1..16777216 images");
     be32(im + 8, 5000); /* too tall */
     p = put(c, "t", im, sizeof(im), 1);
     assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-    assert_msg_has(&e, "5000 x 2");
+    assert_msg_has(e.msg, "5000 x 2");
 }
 
 static void test_truncated(void **state)
@@ -261,19 +257,20 @@ static void test_truncated(void **state)
         n = images_file(im, DNN_IDX_MAGIC_IMAGES, 10, 4, 4);
         p = put(c, gz ? "ti.gz" : "ti", im, n - 1, gz); /* one pixel short */
         assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-        assert_msg_has(&e, p);
-        assert_msg_has(&e, "truncated: the pixel data (images x rows x cols) needs 160 bytes from "
-                           "byte 16, the file ends after 159 of them");
+        assert_msg_has(e.msg, p);
+        assert_msg_has(e.msg,
+                       "truncated: the pixel data (images x rows x cols) needs 160 bytes from "
+                       "byte 16, the file ends after 159 of them");
         assert_null(s.images);
         p = put(c, gz ? "th.gz" : "th", im, 10, gz); /* inside the header */
         assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-        assert_msg_has(&e, "truncated: the rest of the 16-byte idx3 header (count, rows, cols) "
-                           "needs 12 bytes from byte 4, the file ends after 6 of them; "
-                           "accepted a complete IDX file");
+        assert_msg_has(e.msg, "truncated: the rest of the 16-byte idx3 header (count, rows, cols) "
+                              "needs 12 bytes from byte 4, the file ends after 6 of them; "
+                              "accepted a complete IDX file");
         n = labels_file(lb, DNN_IDX_MAGIC_LABELS, 10);
         p = put(c, gz ? "tl.gz" : "tl", lb, n - 3, gz);
         assert_int_equal(dnn_idx_load_labels(p, 10, &s, &e), -EINVAL);
-        assert_msg_has(&e, "truncated: the label data needs 10 bytes from byte 8");
+        assert_msg_has(e.msg, "truncated: the label data needs 10 bytes from byte 8");
     }
 }
 
@@ -307,15 +304,17 @@ static void test_huge_header_small_file(void **state)
         assert_int_equal(rci, -EINVAL);
         assert_int_equal(rcl, -EINVAL);
         if (gz) { /* deflate expands at most 1032 times: refused from the file's size */
-            assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs "
-                                "4294967296 bytes, more than a gzip file of");
-            assert_msg_has(&e, "truncated: the label data needs 16777216 bytes, more than a gzip "
-                               "file of");
+            assert_msg_has(ei.msg, "truncated: the pixel data (images x rows x cols) needs "
+                                   "4294967296 bytes, more than a gzip file of");
+            assert_msg_has(e.msg,
+                           "truncated: the label data needs 16777216 bytes, more than a gzip "
+                           "file of");
         } else {
-            assert_msg_has(&ei, "truncated: the pixel data (images x rows x cols) needs "
-                                "4294967296 bytes from byte 16, the file ends after 100 of them");
-            assert_msg_has(&e, "truncated: the label data needs 16777216 bytes from byte 8, the "
-                               "file ends after 100 of them");
+            assert_msg_has(ei.msg,
+                           "truncated: the pixel data (images x rows x cols) needs "
+                           "4294967296 bytes from byte 16, the file ends after 100 of them");
+            assert_msg_has(e.msg, "truncated: the label data needs 16777216 bytes from byte 8, the "
+                                  "file ends after 100 of them");
         }
         if (largest > (2u << 20))
             fail_msg("a %zu-byte block was allocated for a file of 116 bytes", largest);
@@ -343,8 +342,9 @@ static void test_fashion_shape_before_data(void **state)
     int rc = dnn_idx_load_fashion(c->dir, false, &s, &e);
     size_t largest = malloc_watch_stop();
     assert_int_equal(rc, -EINVAL);
-    assert_msg_has(&e, "60000 images of 28 x 28 pixels; accepted Fashion-MNIST's 10000 images of "
-                       "28 x 28");
+    assert_msg_has(e.msg,
+                   "60000 images of 28 x 28 pixels; accepted Fashion-MNIST's 10000 images of "
+                   "28 x 28");
     if (largest > (2u << 20))
         fail_msg("a %zu-byte block was allocated before the shape was checked", largest);
 }
@@ -362,9 +362,9 @@ static void test_not_a_regular_file(void **state)
     assert_int_equal(mkfifo(path, 0600), 0);
     assert_int_equal(dnn_idx_load_images(path, &s, &e), -EINVAL);
     unlink(path);
-    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file; accepted a regular file");
+    assert_msg_has(e.msg, "is a FIFO (named pipe), not a regular file; accepted a regular file");
     assert_int_equal(dnn_idx_load_labels(c->dir, 10, &s, &e), -EINVAL);
-    assert_msg_has(&e, "is a directory, not a regular file");
+    assert_msg_has(e.msg, "is a directory, not a regular file");
 }
 
 /* A data file that exists but cannot be opened is the one the message names, with its reason
@@ -380,7 +380,8 @@ static void test_unopenable_file_named(void **state)
     assert_int_equal(symlink(path, path), 0);
     assert_int_equal(dnn_idx_load_fashion(c->dir, true, &s, &e), -ELOOP);
     unlink(path);
-    assert_msg_has(&e, "train-images-idx3-ubyte': cannot open: Too many levels of symbolic links");
+    assert_msg_has(e.msg,
+                   "train-images-idx3-ubyte': cannot open: Too many levels of symbolic links");
     if (strstr(e.msg, ".gz"))
         fail_msg("message \"%s\" names the .gz that is not there", e.msg);
 }
@@ -406,7 +407,8 @@ static void test_data_past_first_buffer(void **state)
         dnn_idx_fini(&s);
         p = put(c, gz ? "bigt.gz" : "bigt", im, n - 1, gz);
         assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-        assert_msg_has(&e, "needs 3276800 bytes from byte 16, the file ends after 3276799 of them");
+        assert_msg_has(e.msg,
+                       "needs 3276800 bytes from byte 16, the file ends after 3276799 of them");
         assert_null(s.images);
     }
     free(im);
@@ -433,7 +435,7 @@ static void test_truncated_gzip_stream(void **state)
     fclose(f);
     assert_int_equal(truncate(p, len / 2), 0);
     assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-    assert_msg_has(&e, "truncated: the pixel data");
+    assert_msg_has(e.msg, "truncated: the pixel data");
 }
 
 static void test_trailing_and_labels(void **state)
@@ -448,12 +450,12 @@ static void test_trailing_and_labels(void **state)
     n = images_file(im, DNN_IDX_MAGIC_IMAGES, 3, 2, 2);
     p = put(c, "trail.gz", im, n + 1, 1);
     assert_int_equal(dnn_idx_load_images(p, &s, &e), -EINVAL);
-    assert_msg_has(&e, "trailing data after the 28 bytes its header announces");
+    assert_msg_has(e.msg, "trailing data after the 28 bytes its header announces");
     n = labels_file(lb, DNN_IDX_MAGIC_LABELS, 3);
     lb[8 + 2] = 12;
     p = put(c, "lab12", lb, n, 0);
     assert_int_equal(dnn_idx_load_labels(p, 10, &s, &e), -EINVAL);
-    assert_msg_has(&e, "label 12 of sample 2; accepted 0..9 (10 classes)");
+    assert_msg_has(e.msg, "label 12 of sample 2; accepted 0..9 (10 classes)");
     assert_int_equal(dnn_idx_load_labels(p, 0, &s, &e), 0); /* no class check */
     assert_int_equal(s.count, 3);
     dnn_idx_fini(&s);
@@ -474,10 +476,10 @@ static void test_count_mismatch(void **state)
         ip = put(c, gz ? "m6.gz" : "m6", im, sizeof(im), gz);
         lp = put(c, gz ? "m5.gz" : "m5", lb, sizeof(lb), gz);
         assert_int_equal(dnn_idx_load(ip, lp, 10, &s, &e), -EINVAL);
-        assert_msg_has(&e, ip);
-        assert_msg_has(&e, lp);
-        assert_msg_has(&e, "has 6 images but");
-        assert_msg_has(&e, "has 5 labels; accepted equal counts");
+        assert_msg_has(e.msg, ip);
+        assert_msg_has(e.msg, lp);
+        assert_msg_has(e.msg, "has 6 images but");
+        assert_msg_has(e.msg, "has 5 labels; accepted equal counts");
         assert_null(s.images);
         assert_null(s.labels);
     }

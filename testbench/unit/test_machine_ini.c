@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/flash_cfg.h"
 #include "models/machine/machine_ini.h"
 #include "testbench/unit/tmpdir.h"
@@ -32,12 +34,6 @@
 static int setup(void **state)
 {
     return tmpdir_setup(state, "test_machine_ini");
-}
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", e->msg, needle);
 }
 
 static struct machine_ini *new_ini(void)
@@ -73,10 +69,10 @@ static void load_refused(struct tmpdir *t, const char *text, int rc, int line, c
 
     snprintf(where, sizeof(where), "%s:%d: ", path, line);
     assert_int_equal(machine_ini_load(m, path, &e), rc);
-    assert_msg_has(&e, where);
-    assert_msg_has(&e, needle1);
+    assert_msg_has(e.msg, where);
+    assert_msg_has(e.msg, needle1);
     if (needle2)
-        assert_msg_has(&e, needle2);
+        assert_msg_has(e.msg, needle2);
     machine_ini_destroy(m);
 }
 
@@ -89,10 +85,10 @@ static void set_refused(const char *assignment, const char *bare, int rc, const 
 
     snprintf(where, sizeof(where), "--set %s: ", assignment);
     assert_int_equal(machine_ini_set(m, assignment, bare, &e), rc);
-    assert_msg_has(&e, where);
-    assert_msg_has(&e, needle1);
+    assert_msg_has(e.msg, where);
+    assert_msg_has(e.msg, needle1);
     if (needle2)
-        assert_msg_has(&e, needle2);
+        assert_msg_has(e.msg, needle2);
     /* Nothing was applied. */
     struct machine_cfg def;
     machine_cfg_default(&def);
@@ -171,11 +167,11 @@ static void test_file_errors_name_file_line_key_range(void **state)
     load_refused(t, text, -EINVAL, 2, "the line is longer than", NULL);
 
     assert_int_equal(machine_ini_load(m, tmpdir_path(t, "missing.ini"), &e), -ENOENT);
-    assert_msg_has(&e, "missing.ini");
+    assert_msg_has(e.msg, "missing.ini");
     /* a FIFO is refused at once, not waited on for a writer */
     assert_int_equal(mkfifo(tmpdir_path(t, "fifo.ini"), 0600), 0);
     assert_int_equal(machine_ini_load(m, tmpdir_path(t, "fifo.ini"), &e), -EINVAL);
-    assert_msg_has(&e, "is a FIFO (named pipe), not a regular file");
+    assert_msg_has(e.msg, "is a FIFO (named pipe), not a regular file");
     machine_ini_destroy(m);
 }
 
@@ -200,8 +196,8 @@ static void test_rules_across_keys(void **state)
     (void)state;
     assert_int_equal(machine_ini_set(m, "an_flash.ctrl_cmd_bytes=6144", NULL, &e), 0);
     assert_int_equal(machine_ini_validate(m, &e), -EINVAL);
-    assert_msg_has(&e, "an_flash: flash config: ctrl_cmd_bytes = 6144 is not a multiple of "
-                       "page_bytes = 4096");
+    assert_msg_has(e.msg, "an_flash: flash config: ctrl_cmd_bytes = 6144 is not a multiple of "
+                          "page_bytes = 4096");
     assert_int_equal(machine_ini_set(m, "an_flash.page_bytes=2048", NULL, &e), 0);
     assert_int_equal(machine_ini_validate(m, &e), 0);
     machine_ini_destroy(m);
@@ -360,17 +356,17 @@ static void test_behemoth_paper(void **state)
     assert_int_equal(c->storage, MACHINE_STORAGE_BEHEMOTH);
     /* Training refuses it, saying which key and what is meant to run it. */
     assert_int_equal(machine_cfg_supported(c, &e), -EINVAL);
-    assert_msg_has(&e, "machine.cores_per_node = 16");
-    assert_msg_has(&e, "performance mode");
+    assert_msg_has(e.msg, "machine.cores_per_node = 16");
+    assert_msg_has(e.msg, "performance mode");
     struct machine_cfg one = *c;
     one.cores_per_an = 1;
     assert_int_equal(machine_cfg_supported(&one, &e), -EINVAL);
-    assert_msg_has(&e, "core.rows x core.cols = 128 x 256");
-    assert_msg_has(&e, "performance mode");
+    assert_msg_has(e.msg, "core.rows x core.cols = 128 x 256");
+    assert_msg_has(e.msg, "performance mode");
     one.core.rows = one.core.cols = 8;
     one.storage = MACHINE_STORAGE_IDEAL;
     assert_int_equal(machine_cfg_supported(&one, &e), -EINVAL);
-    assert_msg_has(&e, "storage.backend = ideal");
+    assert_msg_has(e.msg, "storage.backend = ideal");
     round_trip(t, c);
     machine_ini_destroy(m);
 }
@@ -507,8 +503,8 @@ static void test_faults_section(void **state)
                  "storage, faults");
     m = new_ini();
     assert_int_equal(machine_ini_set(m, "faults.channel=ch=x,at=1s", NULL, &e), -EINVAL);
-    assert_msg_has(&e, "--set faults.channel=ch=x,at=1s: faults.channel");
-    assert_msg_has(&e, "ch=x; accepted a number");
+    assert_msg_has(e.msg, "--set faults.channel=ch=x,at=1s: faults.channel");
+    assert_msg_has(e.msg, "ch=x; accepted a number");
     assert_false(machine_ini_cfg(m)->an_flash.fault.on);
     machine_ini_destroy(m);
 }

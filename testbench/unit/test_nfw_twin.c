@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/rng.h"
 #include "models/dram/dram.h"
 #include "models/dram/dram_port.h"
@@ -25,12 +27,6 @@
 #include "models/nfw/nfw_twin.h"
 
 #define TB_BYTES (16u << 20)
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
-}
 
 /* The paper's FMS behind the pipeline: 4 KiB pages, 8 planes, 64 channels x 2 dies, 768
  * pages per block; the AN's V stream has 579 blocks. */

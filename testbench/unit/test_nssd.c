@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "models/flash/ftl_layout.h"
 #include "models/node/nssd.h"
 #include "models/node/nstore.h"
@@ -53,12 +55,6 @@ static void open_an(struct nssd *f, const struct ssd_cfg *c, uint32_t grain)
     ftl_layout_an(&l);
     if (nssd_init(f, "an0", c, grain, &l, an_names, 2, &e))
         fail_msg("nssd_init: %s", e.msg);
-}
-
-static void assert_msg_has(const struct err *e, const char *needle)
-{
-    if (!strstr(e->msg, needle))
-        fail_msg("message '%s' lacks '%s'", e->msg, needle);
 }
 
 /* ------------------------------------------------------------------ ranges */
@@ -126,7 +122,7 @@ static void test_append_free_reuse_wrap(void **state)
     assert_int_equal(nssd_free(&f, 1, &a, &e), 0);
     assert_int_equal(f.s[1].used, 2);
     assert_int_equal(nssd_free(&f, 1, &b, &e), -EINVAL);
-    assert_msg_has(&e, "no live record at page 3");
+    assert_msg_has(e.msg, "no live record at page 3");
 
     /* a record to the range's end, then one across it: two requests, the log wraps */
     assert_int_equal(nssd_write(&f, 1, done, (range - 6 - 2) * 4096, &w, &done, &e), 0);
@@ -142,8 +138,8 @@ static void test_append_free_reuse_wrap(void **state)
 
     /* full: the freed pages before the oldest live record are all there is */
     assert_int_equal(nssd_write(&f, 1, done, 4 * 4096, &a, &done, &e), -ENOSPC);
-    assert_msg_has(&e, "an0 ssd stream 'V' is full");
-    assert_msg_has(&e, "needs 4 pages of 4096 B, 3 of the stream's");
+    assert_msg_has(e.msg, "an0 ssd stream 'V' is full");
+    assert_msg_has(e.msg, "needs 4 pages of 4096 B, 3 of the stream's");
     assert_int_equal(nssd_write(&f, 1, done, 3 * 4096, &a, &done, &e), 0);
     assert_int_equal(a.lpn, 3);
     assert_int_equal(f.s[1].used, range);
@@ -265,7 +261,7 @@ static void test_nstore_ssd(void **state)
     assert_int_equal(nstore_align(&s, 1, done, &e), 0);
     assert_int_equal(nstore_free(&s, 1, done, &x, &e), 0);
     assert_int_equal(nstore_free(&s, 1, done, &x, &e), -EINVAL);
-    assert_msg_has(&e, "an1 ssd stream 'V'");
+    assert_msg_has(e.msg, "an1 ssd stream 'V'");
     nstore_fini(&s);
 }
 
@@ -302,12 +298,12 @@ static void test_coarse_drive(void **state)
     assert_int_equal(h.wbuf_pages, g.wbuf_pages);
     /* a write buffer of as many coarse pages as the drive's pages would pass 1 GiB */
     assert_int_equal(ssd_cfg_coarse(&c, 256, &k, &e), -EINVAL);
-    assert_msg_has(&e, "sram_bytes = 8388608 x 256");
+    assert_msg_has(e.msg, "sram_bytes = 8388608 x 256");
     assert_int_equal(ssd_cfg_coarse(&c, 3, &k, &e), -EINVAL);
-    assert_msg_has(&e, "accepted a power of two");
+    assert_msg_has(e.msg, "accepted a power of two");
     c.nand.geom.pages_per_block = 24;
     assert_int_equal(ssd_cfg_coarse(&c, 16, &k, &e), -EINVAL);
-    assert_msg_has(&e, "pages_per_block = 24 is not a multiple");
+    assert_msg_has(e.msg, "pages_per_block = 24 is not a multiple");
 }
 
 /*

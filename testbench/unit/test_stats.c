@@ -22,6 +22,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/stats.h"
 #include "testbench/unit/tmpdir.h"
 
@@ -44,12 +46,6 @@ static bool exists(const char *path)
     struct stat st;
 
     return lstat(path, &st) == 0;
-}
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
 /* ---- registry ---- */

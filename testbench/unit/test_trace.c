@@ -21,6 +21,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "testbench/unit/test_assert.h"
+
 #include "csim/trace.h"
 #include "testbench/unit/tmpdir.h"
 
@@ -34,12 +36,6 @@ static struct trace *new_trace(uint64_t max_events)
     struct trace_cfg cfg = {.max_events = max_events};
     struct trace *t;
     return trace_create(&cfg, &t, NULL) ? NULL : t;
-}
-
-static void assert_msg_has(const char *msg, const char *needle)
-{
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
 }
 
 /* Write t to <dir>/name and parse it back. */
