@@ -254,7 +254,7 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/testbench/fuzz/fuzz_%.o $(BUILD)/fuzz/ob
 	$(call msg,LD,$@)clang $(FUZZ_OPT) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
 # The SystemC/TLM-2.0 layer: its rules, binaries (SC_BINS) and suites.
-include csim/sc/sc.mk
+include models/sc/sc.mk
 
 ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
 BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)

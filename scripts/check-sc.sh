@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SystemC traffic generator (csim/sc/examples/sc_flashgen: flashbench's workload through
+# The SystemC traffic generator (models/sc/examples/sc_flashgen: flashbench's workload through
 # the TLM-2.0 flash target) against `flashstream flashbench` on the same workloads, as TAP
 # lines (scripts/run-tests.sh counts each case):
 #

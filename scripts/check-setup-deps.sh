@@ -96,9 +96,9 @@ one_line_failure() { [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && gr
 [ ${#all[@]} -ge 10 ] || { echo "not ok 1 - read the package list of $script (got ${#all[@]} names)"; exit 1; }
 
 # Packages the build cannot do without, so a pruned list fails here, not at compile time:
-# csim/sc (SystemC/TLM-2.0) compiles against libsystemc-dev's headers and library.
+# models/sc (SystemC/TLM-2.0) compiles against libsystemc-dev's headers and library.
 rc=0
-check "the list holds libsystemc-dev (csim/sc)" eval '[[ " ${all[*]} " == *" libsystemc-dev "* ]]'
+check "the list holds libsystemc-dev (models/sc)" eval '[[ " ${all[*]} " == *" libsystemc-dev "* ]]'
 
 run STUB_INSTALLED="${all[*]}"
 check "everything installed: silent, exit 0, apt-get not called" \

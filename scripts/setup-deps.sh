@@ -22,7 +22,7 @@ packages=(
   zlib1g-dev            # FST writer, gzipped IDX files
   libcjson-dev          # JSON configs and outputs
   libinih-dev           # INI configs
-  libsystemc-dev        # SystemC 2.3 / TLM-2.0 (C++17 build on Debian 12): csim/sc's bridge
+  libsystemc-dev        # SystemC 2.3 / TLM-2.0 (C++17 build on Debian 12): models/sc's bridge
   gnuplot-nox           # plots
   clang-format          # C style check
   clang                 # the fuzz harnesses (make fuzz; clang 14 on Debian 12)

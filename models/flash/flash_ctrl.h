@@ -6,7 +6,7 @@
  * --------
  * Modelled (transaction level, analytical like flash_fms: each call computes its times from the
  * busy_until of the resources it uses):
- *   - Commands (flash_ctrl_cmds_*), both paths: a request of P pages takes
+ *   - Commands (flash_ctrl_cmds.h), both paths: a request of P pages takes
  *     ceil(P / pages per command) controller commands (ctrl_cmd_bytes each, an NVMe-like
  *     command), processed one at a time on the controller (flash_fms_ctrl_cmd), t_ctrl_wr per
  *     write command and t_ctrl_rd per read command (paper, Table 5: 1.18 us and 1.93 us). A
@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "csim/err.h"
+#include "models/flash/flash_ctrl_cmds.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_stream.h"
 
@@ -74,25 +75,6 @@ struct flash_ctrl_stats {
     uint64_t lat_ps; /* sum of request latencies (done - now) */
     uint64_t lat_max_ps;
 };
-
-/*
- * The controller commands of one request, taken as its pages are sent to their dies. Begin it
- * when the request is asked for (now); before each unit of n pages, flash_ctrl_cmds_take(q, n)
- * takes the commands still needed to carry them (returns how many) and t_ready says when the
- * unit may go to its die.
- */
-struct flash_ctrl_cmds {
-    struct flash_fms *fms;
-    uint64_t now;     /* when the request was asked for */
-    bool write;       /* the write path (t_ctrl_wr) or the read path (t_ctrl_rd) */
-    uint64_t per_cmd; /* pages carried by one command */
-    uint64_t left;    /* pages the commands taken so far still carry */
-    uint64_t t_ready; /* when the last command taken was processed (now before the first) */
-};
-
-void flash_ctrl_cmds_begin(struct flash_ctrl_cmds *q, struct flash_fms *fms, uint64_t now,
-                           bool write);
-uint32_t flash_ctrl_cmds_take(struct flash_ctrl_cmds *q, uint32_t n);
 
 /* Caller-owned. */
 struct flash_ctrl {

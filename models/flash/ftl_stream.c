@@ -1,6 +1,6 @@
 #include "models/flash/ftl_stream.h"
 
-#include "models/flash/flash_ctrl.h"
+#include "models/flash/flash_ctrl_cmds.h"
 
 #include <assert.h>
 #include <errno.h>

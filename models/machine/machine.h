@@ -446,7 +446,7 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
 /* Simulated time now (ps). */
 uint64_t machine_now(const struct machine *r);
 
-/* ---- another executor (csim/sc: the nodes and the fabric as SystemC/TLM-2.0 modules) ---- */
+/* ---- another executor (models/sc: the nodes and the fabric as SystemC/TLM-2.0 modules) ---- */
 
 struct wnode;
 struct anode;

@@ -49,8 +49,6 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const fb_rw_names[4] = {"write", "read", "randwrite", "randread"};
-const char *const fb_device_names[3] = {"fms", "ssd", "raid0"};
 enum node { NODE_AN, NODE_WN };
 static const char *const node_names[] = {"an", "wn"};
 
@@ -503,41 +501,6 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
     return rc;
 }
 
-/* ------------------------------------------------------------------ queue */
-
-void fb_heap_push(struct fb_heap *h, uint64_t x)
-{
-    size_t i = h->n++;
-
-    while (i && h->v[(i - 1) / 2] > x) {
-        h->v[i] = h->v[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->v[i] = x;
-}
-
-uint64_t fb_heap_pop(struct fb_heap *h)
-{
-    uint64_t top = h->v[0], x = h->v[--h->n];
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
-            c++;
-        if (h->v[c] >= x)
-            break;
-        h->v[i] = h->v[c];
-        i = c;
-    }
-    if (h->n)
-        h->v[i] = x;
-    return top;
-}
-
 /* ------------------------------------------------------------------ one run */
 
 /*
@@ -687,26 +650,6 @@ out_sys:
 
 /* ------------------------------------------------------------------ report */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-const char *fb_human(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-
-    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%" PRIu64 "%s", bytes, unit[u]);
-    return buf;
-}
-
 static void print_config(const struct fb_opts *o, const char *where)
 {
     const struct flash_geom *g = &o->cfg.geom;
@@ -731,34 +674,6 @@ static void print_config(const struct fb_opts *o, const char *where)
            o->cfg.sw.multi_plane ? "on" : "off");
 }
 
-void fb_print_latency(const struct fb_result *r)
-{
-    static const double pct[] = {1, 5, 10, 50, 90, 95, 99, 99.9, 99.99};
-    double sum = 0.0, sq = 0.0, avg, sd;
-    uint64_t n = r->n_req;
-
-    qsort(r->lat, n, sizeof(*r->lat), cmp_u64);
-    for (uint64_t i = 0; i < n; i++)
-        sum += (double)r->lat[i];
-    avg = sum / (double)n;
-    for (uint64_t i = 0; i < n; i++)
-        sq += ((double)r->lat[i] - avg) * ((double)r->lat[i] - avg);
-    sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
-    printf("    lat (usec): min=%.2f, max=%.2f, avg=%.2f, stdev=%.2f\n",
-           (double)r->lat[0] / FLASH_PS_PER_US, (double)r->lat[n - 1] / FLASH_PS_PER_US,
-           avg / FLASH_PS_PER_US, sd / FLASH_PS_PER_US);
-    printf("    lat percentiles (usec):\n");
-    for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-        /* nearest rank */
-        uint64_t k = (uint64_t)ceil(pct[i] / 100.0 * (double)n);
-
-        k = k ? k - 1 : 0;
-        printf("%s%6.2fth=[%9.2f]%s", i % 4 == 0 ? "     | " : "", pct[i],
-               (double)r->lat[k] / FLASH_PS_PER_US,
-               i % 4 == 3 || i + 1 == sizeof(pct) / sizeof(pct[0]) ? "\n" : ", ");
-    }
-}
-
 /* The flash bounds of operations of ppo pages per die (bus terms from the same call): b for
  * the configuration, and for writes b_cache and b_nocache with cache program on and off. */
 static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bounds *b,
@@ -778,20 +693,6 @@ static void die_op_bounds(const struct fb_opts *o, uint32_t ppo, struct flash_bo
         flash_cfg_write_bounds(&c, b_nocache);
         *b = o->cfg.sw.cache_program ? *b_cache : *b_nocache;
     }
-}
-
-void fb_print_terms(const struct fb_term *tm, size_t n, double achieved)
-{
-    size_t best = 0;
-
-    printf("  bound (GB/s) for these requests:\n");
-    for (size_t i = 0; i < n; i++) {
-        printf("    %-13s %8.2f  (%s)\n", tm[i].name, tm[i].bps / 1e9, tm[i].how);
-        if (tm[i].bps < tm[best].bps)
-            best = i;
-    }
-    printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
-           100.0 * achieved / tm[best].bps);
 }
 
 /* The configuration's bound for these requests: each term, then the smallest. */

@@ -1,8 +1,9 @@
 /*
  * flashbench: what the two halves of `flashstream flashbench` share: the options (one table,
- * in flashbench.c) and the fio-like report. flashbench.c runs the node's flash memory system
- * (--device fms, the default); flashbench_ssd.c runs the conventional SSD baseline (--device
- * ssd | raid0, models/ssd/).
+ * in flashbench.c) and the fio-like report (flashbench_report.c). flashbench.c runs the node's
+ * flash memory system (--device fms, the default); flashbench_ssd.c runs the conventional SSD
+ * baseline (--device ssd | raid0, models/ssd/). Calls go one way: flashbench.c ->
+ * flashbench_ssd.c -> flashbench_report.c.
  */
 #ifndef TESTBENCH_FLASHSTREAM_FLASHBENCH_H
 #define TESTBENCH_FLASHSTREAM_FLASHBENCH_H

@@ -1,5 +1,5 @@
 /*
- * sc_minimal: the smallest platform with a flash memory system in it (csim/sc/README.md shows
+ * sc_minimal: the smallest platform with a flash memory system in it (models/sc/README.md shows
  * it): one initiator writes two pages into a stream of a small FMS through fs_flash and reads
  * them back, printing each transaction's annotated time. Exit status 0 when the bytes read are
  * the bytes written.
@@ -10,7 +10,7 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "csim/sc/fs_flash.h"
+#include "models/sc/fs_flash.h"
 
 extern "C" {
 #include "models/flash/ftl_bbm.h"

@@ -1,5 +1,5 @@
 /*
- * fs_time: how csim/sc meets the C event kernel (csim/sim.h) and the flash, core and fabric
+ * fs_time: how models/sc meets the C event kernel (csim/sim.h) and the flash, core and fabric
  * models, whose times are picoseconds in uint64_t.
  *
  * SystemC time is kept in picoseconds too: fs_check_resolution() (call it in sc_main before any
@@ -14,8 +14,8 @@
  * kernel never runs ahead: it only fires events at or before SystemC's present. With commands
  * in flight on SystemC modules (fs_inflight) it also waits for them, and may fall behind.
  */
-#ifndef CSIM_SC_FS_TIME_H
-#define CSIM_SC_FS_TIME_H
+#ifndef MODELS_SC_FS_TIME_H
+#define MODELS_SC_FS_TIME_H
 
 #include <cerrno>
 #include <cstdint>
@@ -35,7 +35,7 @@ inline void fs_check_resolution()
 {
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS)) {
         std::fprintf(stderr,
-                     "csim/sc: SystemC's time resolution must be 1 ps (the C models' "
+                     "models/sc: SystemC's time resolution must be 1 ps (the C models' "
                      "unit); it is %s\n",
                      sc_core::sc_get_time_resolution().to_string().c_str());
         std::exit(2);
@@ -89,7 +89,7 @@ inline int fs_run_kernel(struct sim *sim, struct err *e, fs_inflight *g = nullpt
     } else if (sim_now(sim) < now_ps() && !g) {
         if (sim_next_time(sim, &t) && t < now_ps())
             return err_set(e, -EINVAL,
-                           "csim/sc: the C kernel has an event at %llu ps, before SystemC's "
+                           "models/sc: the C kernel has an event at %llu ps, before SystemC's "
                            "present (%llu ps); schedule C events at or after sc_time_stamp()",
                            (unsigned long long)t, (unsigned long long)now_ps());
         if ((rc = sim_run_until(sim, now_ps(), e)))

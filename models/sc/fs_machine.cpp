@@ -1,11 +1,11 @@
 /* fs_machine: see fs_machine.h. */
-#include "csim/sc/fs_machine.h"
+#include "models/sc/fs_machine.h"
 
 #include <cerrno>
 #include <cstdio>
 
-#include "csim/sc/fs_time.h"
-#include "csim/sc/fs_payload.h"
+#include "models/sc/fs_time.h"
+#include "models/sc/fs_payload.h"
 
 extern "C" {
 #include "models/host/compile.h"
@@ -49,7 +49,7 @@ void fs_node<Node>::b_transport(tlm::tlm_generic_payload &tx, sc_core::sc_time &
     if (async_ >> x->cmd->kind & 1) {
         if (job_) {
             x->rc = err_set(x->e, -EBUSY,
-                            "csim/sc: %s: command %u '%s' while command %u '%s' is in flight "
+                            "models/sc: %s: command %u '%s' while command %u '%s' is in flight "
                             "(one asynchronous command at a time)",
                             name(), x->cmd->id, x->cmd->label, job_->id, job_->label);
             tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
@@ -213,7 +213,7 @@ int fs_host::exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
      * SystemC's, or (asynchronous commands ran) behind it */
     if (now > now_ps() || (now < now_ps() && !h->async))
         return err_set(e, -EPROTO,
-                       "csim/sc: command %u starts at %llu ps while SystemC is at %llu ps", c->id,
+                       "models/sc: command %u starts at %llu ps while SystemC is at %llu ps", c->id,
                        (unsigned long long)now, (unsigned long long)now_ps());
     if (now_ps() - now > h->max_lag_ps)
         h->max_lag_ps = now_ps() - now;
@@ -237,7 +237,7 @@ int fs_host::exec(void *user, const struct hc_prog *p, const struct hc_cmd *c,
         h->to_an[c->node]->b_transport(tx, delay);
     tx.clear_extension(&x);
     if (tx.get_response_status() == tlm::TLM_COMMAND_ERROR_RESPONSE)
-        return err_set(e, -EPROTO, "csim/sc: command %u: the target found no command", c->id);
+        return err_set(e, -EPROTO, "models/sc: command %u: the target found no command", c->id);
     if (x.rc)
         return x.rc;
     if (x.started) {

@@ -1,5 +1,5 @@
 /*
- * test_sc_bridge: the two thin parts of csim/sc that everything else stands on, as TAP lines.
+ * test_sc_bridge: the two thin parts of models/sc that everything else stands on, as TAP lines.
  *
  * 1. fs_flash against the C models called directly. Two identical flash memory systems (a
  *    small FMS that stores payload, the AN layout's NV and V streams): one behind fs_flash,
@@ -24,8 +24,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "csim/sc/fs_flash.h"
-#include "csim/sc/fs_time.h"
+#include "models/sc/fs_flash.h"
+#include "models/sc/fs_time.h"
 
 extern "C" {
 #include "csim/rng.h"

@@ -34,8 +34,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "csim/sc/fs_flash.h"
-#include "csim/sc/fs_time.h"
+#include "models/sc/fs_flash.h"
+#include "models/sc/fs_time.h"
 
 extern "C" {
 #include "csim/rng.h"

@@ -1,4 +1,4 @@
-# csim/sc: the SystemC/TLM-2.0 layer (csim/sc/README.md), its tests and examples. Included by
+# models/sc: the SystemC/TLM-2.0 layer (models/sc/README.md), its tests and examples. Included by
 # the Makefile after the blocks (it uses the Verilator rules and the C libraries).
 #
 # Debian's libsystemc is built as C++17 (an older -std fails at link time). The C++ here is
@@ -8,7 +8,7 @@
 SC_CXXFLAGS := -std=gnu++17 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(SAN_OPT)
 SC_LIBS     := -lsystemc $(LDLIBS) -lpthread -latomic
 
-$(BUILD)/sc/%.o: csim/sc/%.cpp | $(BUILD)/.deps-ok
+$(BUILD)/sc/%.o: models/sc/%.cpp | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
@@ -48,7 +48,7 @@ $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a: $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCO
 	$(call msg,VCXX,$(SC_VCORE))$(MAKE) --no-print-directory -s -C $(@D) -f V$(SC_VCORE).mk V$(SC_VCORE)__ALL.a \
 	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX) -std=gnu++17" $(quiet)
 
-$(BUILD)/sc/fs_core_rtl.o: csim/sc/fs_core_rtl.cpp $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a
+$(BUILD)/sc/fs_core_rtl.o: models/sc/fs_core_rtl.cpp $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a
 	@mkdir -p $(@D)
 	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) $(VINC) $(SC_VDEFS) -I$(BUILD)/vlt/$(SC_VCORE) -DVTOP=V$(SC_VCORE) \
 	    '-DVTOP_H="V$(SC_VCORE).h"' $(addprefix -DP_,$(SC_VPARAMS)) -c $< -o $@
@@ -71,7 +71,7 @@ SC_BINS := $(BUILD)/sc/test_sc_bridge $(BUILD)/sc/test_sc_core $(BUILD)/sc/sc_tr
            $(BUILD)/sc/sc_flashgen $(BUILD)/sc/sc_minimal
 
 .PHONY: sc
-sc: $(SC_BINS)  ## the SystemC/TLM-2.0 layer (csim/sc): its tests and examples
+sc: $(SC_BINS)  ## the SystemC/TLM-2.0 layer (models/sc): its tests and examples
 
 SUITES += "sc-minimal::$(BUILD)/sc/sc_minimal"
 SUITES += "sc-bridge::$(BUILD)/sc/test_sc_bridge"

@@ -1,10 +1,10 @@
 /* fs_flash: see fs_flash.h. */
-#include "csim/sc/fs_flash.h"
+#include "models/sc/fs_flash.h"
 
 #include <cstring>
 
-#include "csim/sc/fs_time.h"
-#include "csim/sc/fs_payload.h"
+#include "models/sc/fs_time.h"
+#include "models/sc/fs_payload.h"
 
 namespace fs
 {

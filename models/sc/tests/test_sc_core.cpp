@@ -21,9 +21,9 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "csim/sc/fs_core.h"
-#include "csim/sc/fs_core_rtl.h"
-#include "csim/sc/fs_time.h"
+#include "models/sc/fs_core.h"
+#include "models/sc/fs_core_rtl.h"
+#include "models/sc/fs_time.h"
 
 extern "C" {
 #include "csim/rng.h"

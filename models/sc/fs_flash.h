@@ -27,8 +27,8 @@
  * supported); BURST_ERROR (streaming width below the length); COMMAND_ERROR (IGNORE). No DMI,
  * no debug transport: every access is timed.
  */
-#ifndef CSIM_SC_FS_FLASH_H
-#define CSIM_SC_FS_FLASH_H
+#ifndef MODELS_SC_FS_FLASH_H
+#define MODELS_SC_FS_FLASH_H
 
 #include <string>
 #include <vector>

@@ -1,11 +1,11 @@
 /* fs_core_rtl: see fs_core_rtl.h. Compiled once per verilated model (VTOP, VTOP_H, P_*). */
-#include "csim/sc/fs_core_rtl.h"
+#include "models/sc/fs_core_rtl.h"
 
 #include <cstring>
 #include <deque>
 
-#include "csim/sc/fs_time.h"
-#include "csim/sc/fs_payload.h"
+#include "models/sc/fs_time.h"
+#include "models/sc/fs_payload.h"
 
 #include VTOP_H
 

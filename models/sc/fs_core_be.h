@@ -17,8 +17,8 @@
  * one per node before setting the machine's fidelity to rtl with machine_cfg.rtl =
  * &core_be_sc_ops.
  */
-#ifndef CSIM_SC_FS_CORE_BE_H
-#define CSIM_SC_FS_CORE_BE_H
+#ifndef MODELS_SC_FS_CORE_BE_H
+#define MODELS_SC_FS_CORE_BE_H
 
 #include <cstdint>
 #include <vector>

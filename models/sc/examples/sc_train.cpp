@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "csim/sc/fs_core_be.h"
-#include "csim/sc/fs_core_rtl.h"
-#include "csim/sc/fs_machine.h"
-#include "csim/sc/fs_time.h"
+#include "models/sc/fs_core_be.h"
+#include "models/sc/fs_core_rtl.h"
+#include "models/sc/fs_machine.h"
+#include "models/sc/fs_time.h"
 
 extern "C" {
 #include "csim/rng.h"

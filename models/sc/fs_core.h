@@ -28,8 +28,8 @@
  *                       its cycle count (u32, 0 when refused). No time.
  * Anything else: ADDRESS_ERROR. Each cycle is the core's clock period given at construction.
  */
-#ifndef CSIM_SC_FS_CORE_H
-#define CSIM_SC_FS_CORE_H
+#ifndef MODELS_SC_FS_CORE_H
+#define MODELS_SC_FS_CORE_H
 
 #include <cstdint>
 #include <cstring>

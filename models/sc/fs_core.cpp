@@ -1,11 +1,11 @@
 /* fs_core: see fs_core.h. */
-#include "csim/sc/fs_core.h"
+#include "models/sc/fs_core.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "csim/sc/fs_time.h"
-#include "csim/sc/fs_payload.h"
+#include "models/sc/fs_time.h"
+#include "models/sc/fs_payload.h"
 
 namespace fs
 {

@@ -15,10 +15,10 @@
  * The core is reset at the start of simulation (RESET_CYCLES with rst_i high); a transaction
  * arriving before that is over waits for it.
  *
- * Built per verilated model: VTOP / VTOP_H name its class and header (Makefile, csim/sc rules).
+ * Built per verilated model: VTOP / VTOP_H name its class and header (Makefile, models/sc rules).
  */
-#ifndef CSIM_SC_FS_CORE_RTL_H
-#define CSIM_SC_FS_CORE_RTL_H
+#ifndef MODELS_SC_FS_CORE_RTL_H
+#define MODELS_SC_FS_CORE_RTL_H
 
 #include <cstdint>
 #include <memory>
@@ -27,7 +27,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "csim/sc/fs_core.h"
+#include "models/sc/fs_core.h"
 
 namespace fs
 {

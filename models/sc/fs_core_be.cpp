@@ -1,11 +1,11 @@
 /* fs_core_be: see fs_core_be.h. */
-#include "csim/sc/fs_core_be.h"
+#include "models/sc/fs_core_be.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-#include "csim/sc/fs_core.h"
+#include "models/sc/fs_core.h"
 
 namespace fs
 {
@@ -138,7 +138,7 @@ static int sc_create(const struct core_params *cfg, uint64_t seed, void **out, s
             return 0;
         }
     return err_set(e, -EINVAL,
-                   "csim/sc: no free SystemC core of %u x %u with %u/%u/%u-word pads (%zu built: "
+                   "models/sc: no free SystemC core of %u x %u with %u/%u/%u-word pads (%zu built: "
                    "build one fs_core_be per node, of the machine's core configuration)",
                    cfg->rows, cfg->cols, cfg->a_words, cfg->b_words, cfg->c_words, pool().size());
 }

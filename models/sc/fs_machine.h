@@ -34,8 +34,8 @@
  * The simulated times, losses and counters are the C machine's, bit for bit (the example
  * sc_train checks them against a machine run by machine_step alone).
  */
-#ifndef CSIM_SC_FS_MACHINE_H
-#define CSIM_SC_FS_MACHINE_H
+#ifndef MODELS_SC_FS_MACHINE_H
+#define MODELS_SC_FS_MACHINE_H
 
 #include <cstdint>
 #include <string>
@@ -47,7 +47,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "csim/sc/fs_time.h"
+#include "models/sc/fs_time.h"
 
 extern "C" {
 #include "models/machine/machine.h"

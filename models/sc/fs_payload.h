@@ -1,12 +1,12 @@
 /*
- * fs_payload: what every target of csim/sc refuses of a generic payload, in one place, so that
+ * fs_payload: what every target of models/sc refuses of a generic payload, in one place, so that
  * they answer the same initiator the same way: byte enables where the model has no byte mask
  * (BYTE_ENABLE_ERROR), and a streaming width below the data length (BURST_ERROR: no target here
  * streams, every transfer is one burst at consecutive addresses). The cores' DMA port does take
  * byte enables: fs_strobe turns them into a beat's byte strobes.
  */
-#ifndef CSIM_SC_FS_PAYLOAD_H
-#define CSIM_SC_FS_PAYLOAD_H
+#ifndef MODELS_SC_FS_PAYLOAD_H
+#define MODELS_SC_FS_PAYLOAD_H
 
 #include <cstdint>
 
