@@ -19,7 +19,7 @@
  *     acknowledgement); a due response is presented with rsp_valid until the block takes it
  *     (rsp_ready), unless (tests only) a seeded random stall holds it back for a cycle.
  *   - Timing-only (dram_port_set_nodata): reads return 0 and writes are dropped; the timing is
- *     the same (a block timed on data it does not have: models/node/dmat.h).
+ *     the same (a block timed on data it does not have: models/dma/dma_time.h).
  *   - An address outside the memory, or not a multiple of 8, gets an error response (err = 1,
  *     rdata = 0) after latency_ps; it touches neither contents nor channel time.
  * All outputs of a cycle depend only on the port's state (nothing combinational from the

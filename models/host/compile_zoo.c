@@ -1045,7 +1045,7 @@ static int check_cfg(const struct hz_cfg *c, struct err *e)
     if (c->pieces < 1 || c->pieces > HZ_MAX_PIECES)
         return err_set(e, -EINVAL, "compile: %u pieces per GEMM; accepted 1..%u", c->pieces,
                        HZ_MAX_PIECES);
-    if (!c->vu.lanes || !c->opt_lanes || !c->tb_bytes_per_s || !c->core_period_ps || !c->dmat)
+    if (!c->vu.lanes || !c->opt_lanes || !c->tb_bytes_per_s || !c->core_period_ps || !c->dma_time)
         return err_set(e, -EINVAL,
                        "compile: vector-unit or optimizer lanes, tensor-buffer rate, "
                        "clock or DMA timing missing");

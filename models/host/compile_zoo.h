@@ -23,7 +23,7 @@
  *     chunks when the layer does not fit. Core time: the sum of core_twin_cycles over every
  *     core command (the RTL's formula, also for arrays and pads larger than the RTL builds),
  *     at least a streamed GEMM's SRAM traffic over its bandwidth; DMA time: the DMA twin's
- *     cycles (models/node/dmat) over every panel and tile, tiled, or the bytes at
+ *     cycles (models/dma/dma_time) over every panel and tile, tiled, or the bytes at
  *     dma_bytes_per_cycle, streamed; and at least the AN's bytes at the buffer's peak rate.
  *     With `multicast` a weight crosses the buffer once for every core of the AN, and their
  *     weight gradients once, summed. Emitted as `pieces` pipeline stages (DMA in, GEMM, DMA
@@ -62,7 +62,7 @@
 
 #include "csim/err.h"
 #include "models/host/compile.h"
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 #include "models/node/vu.h"
 #include "models/zoo/zoo.h"
 
@@ -79,7 +79,7 @@ struct hz_cfg {
     uint32_t opt_lanes, opt_latency, opt_cost; /* WN optimizer unit; opt_cost per parameter */
     uint32_t opt_state_words;                  /* fp32 state words per parameter (1 or 2) */
     uint32_t pieces;                           /* pipeline stages per GEMM, 1..HZ_MAX_PIECES */
-    struct dmat *dmat;                         /* one core's DMA (not owned) */
+    struct dma_time *dma_time;                 /* one core's DMA (not owned) */
     /* the memory hierarchy of the scaled perf-mode core (docs/perf-mode.md) */
     uint64_t sram_bytes;           /* each core's SRAM; 0: the pads only (every GEMM tiled) */
     uint32_t sram_bytes_per_cycle; /* its bandwidth; 0: the array's appetite, 2 (rows + cols),

@@ -60,7 +60,7 @@ static uint64_t dma_cycles(struct gx *z, const struct dma_desc *d)
 {
     uint64_t cy = 0;
     if (!z->err) {
-        int rc = dmat_cycles(z->cfg->dmat, d, &cy, z->e);
+        int rc = dma_time_cycles(z->cfg->dma_time, d, &cy, z->e);
         if (rc)
             fail(z, rc, "DMA of %u rows of %u bytes: %s", d->rows, d->len, z->e->msg);
     }

@@ -9,7 +9,7 @@
  *   - Tiled: A panel, B panel and C tile each in half a pad; K chunks of W, 2W, ... or the
  *     whole K and tile heights of R, 2R, ... with the widest tile each allows, for the least
  *     max(core, DMA) cycles. Core cycles: core_twin_cycles of every class of core command;
- *     DMA cycles: the DMA twin's (models/node/dmat) for every panel and tile, with the
+ *     DMA cycles: the DMA twin's (models/dma/dma_time) for every panel and tile, with the
  *     transposes the DMA does.
  *   - Streamed (cfg->sram_bytes > 0): the activation operands resident (`live` bytes of the
  *     layer's tensors, models/host/zoo_live), the weight streamed in K x cols panels, a weight

@@ -26,7 +26,7 @@
 #include "models/host/compile.h"
 #include "models/node/anode.h"
 #include "models/node/nssd.h"
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 #include "models/node/wnode.h"
 
 #define NONE UINT32_MAX
@@ -72,7 +72,7 @@ struct machine {
     struct wnode *wn;
     struct fabric *fab;
     int rid_fab[MACHINE_MAX_AN], rid_fab_wn; /* the fabric's requester of each tensor buffer */
-    struct dmat *dmat;
+    struct dma_time *dma_time;
     enum machine_fidelity fid;
     char (*resname)[24];
     uint32_t n_res;
@@ -1155,7 +1155,7 @@ static int build_programs(struct machine *r, const struct machine_cfg *c, struct
 /* The ANs' DMA timing: the DMA's SRAM map is the core's, its memory the tensor buffer. */
 static int build_dma_timing(struct machine *r, const struct machine_cfg *c, struct err *e)
 {
-    int rc = dmat_create_core(&c->dma, &c->core, &c->tb, c->core_period_ps, &r->dmat, e);
+    int rc = dma_time_create_core(&c->dma, &c->core, &c->tb, c->core_period_ps, &r->dma_time, e);
     if (rc)
         return err_prefix(e, rc, "AN DMA");
     return 0;
@@ -1269,7 +1269,7 @@ static int build_nodes(struct machine *r, const struct machine_cfg *c, struct er
                                .ssd_grain = c->ssd_grain};
         /* each node its own fault draws (flash_fault_node_seed) */
         flash_fault_cfg_for_node(&ac.flash.fault, n);
-        if ((rc = anode_create(&ac, r->dmat, &r->an[n], e)))
+        if ((rc = anode_create(&ac, r->dma_time, &r->an[n], e)))
             return rc;
         r->rid_fab[n] = dram_requester(anode_tb(r->an[n]), "fabric");
     }
@@ -1468,7 +1468,7 @@ void machine_destroy(struct machine *r)
         anode_destroy(r->an[n]);
     wnode_destroy(r->wn);
     fabric_destroy(r->fab);
-    dmat_destroy(r->dmat);
+    dma_time_destroy(r->dma_time);
     exec_free(&r->xt);
     exec_free(&r->xe);
     hc_prog_free(r->train);
@@ -2035,11 +2035,11 @@ const struct machine_counter *machine_counters(struct machine *r, size_t *count)
     CU(r, r->train->an_tb_used, "bytes", "tensor buffer allocated per AN", "program.an_tb_bytes");
     CU(r, r->train->wn_tb_used, "bytes", "tensor buffer allocated at the WN",
        "program.wn_tb_bytes");
-    CU(r, r->dmat ? dmat_simulated(r->dmat) : 0, "count",
+    CU(r, r->dma_time ? dma_time_simulated(r->dma_time) : 0, "count",
        "distinct DMA descriptors run on the DMA twin", "dma_timing.simulated");
-    CU(r, r->dmat ? dmat_hits(r->dmat) : 0, "count", "DMA timings answered from the memo",
-       "dma_timing.hits");
-    CU(r, r->dmat ? dmat_contended(r->dmat) : 0, "count",
+    CU(r, r->dma_time ? dma_time_hits(r->dma_time) : 0, "count",
+       "DMA timings answered from the memo", "dma_timing.hits");
+    CU(r, r->dma_time ? dma_time_contended(r->dma_time) : 0, "count",
        "DMA commands run on the DMA twin because a tensor-buffer channel was busy at their start",
        "dma_timing.contended");
     for (uint32_t k = 0; k < r->n_res; k++)

@@ -28,7 +28,7 @@
  *     step k + 1 starts when every command of step k is done.
  *   - Fidelity (machine_fidelity): the AN cores run as the C twin (tlm), the verilated RTL (rtl) or
  *     both compared (lockstep), switchable between steps (machine_set_fidelity). With the AN
- *     backend (machine_cfg.rtl = &an_be_rtl_ops, models/node/core_be.h) the RTL is the node's
+ *     backend (machine_cfg.rtl = &an_be_rtl_ops, models/core/core_be.h) the RTL is the node's
  *     whole datapath, DMA and core: DMA commands run through the RTL DMA and the node's tensor
  *     buffer. The write pipeline follows the mode with machine_cfg.nfw_rtl; everything else is
  *     C in every mode.
@@ -109,7 +109,7 @@
 #include "models/flash/flash_cfg.h"
 #include "models/host/compile.h"
 #include "models/nfw/nfw_time.h"
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 #include "models/node/vu.h"
 #include "models/ssd/ssd_cfg.h"
 

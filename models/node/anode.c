@@ -12,7 +12,7 @@
 struct anode {
     struct anode_cfg cfg;
     struct dram *tb;
-    struct dmat *dmat;
+    struct dma_time *dma_time;
     enum anode_mode mode;
     struct core_be core; /* the backend in use */
     void *tlm;
@@ -53,7 +53,8 @@ static int scratch(struct anode *a, int i, size_t n, struct err *e)
     return 0;
 }
 
-int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e)
+int anode_create(const struct anode_cfg *cfg, struct dma_time *dma_time, struct anode **out,
+                 struct err *e)
 {
     struct anode *a = calloc(1, sizeof(*a));
     struct dram_cfg tb = cfg->tb;
@@ -64,7 +65,7 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     if (!a)
         return err_set(e, -ENOMEM, "an%u: out of memory", cfg->index);
     a->cfg = *cfg;
-    a->dmat = dmat;
+    a->dma_time = dma_time;
     snprintf(a->name, sizeof(a->name), "an%u", cfg->index);
     a->act = calloc(cfg->n_act ? cfg->n_act : 1, sizeof(*a->act));
     a->act_ok = calloc(cfg->n_act ? cfg->n_act : 1, sizeof(*a->act_ok));
@@ -78,7 +79,7 @@ int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **
     if (rc)
         goto out_free;
     a->rid_vu = dram_requester(a->tb, "vu");
-    if (dmat) { /* the DMA's port: the twin's in tlm and perf, the RTL's in rtl and lockstep */
+    if (dma_time) { /* the DMA's port: the twin's in tlm and perf, the RTL's in rtl and lockstep */
         struct dram_port_cfg pc;
         dram_port_cfg_default(&pc);
         pc.period_ps = cfg->period_ps;
@@ -156,7 +157,7 @@ void anode_destroy(struct anode *a)
 }
 
 /* A backend with its own DMA gets the node's tensor buffer, through the DMA's port of it (the
- * one the twin uses in tlm), and the DMA parameters of the node's timing (dmat), which its DMA
+ * one the twin uses in tlm), and the DMA parameters of the node's timing (dma_time), which its DMA
  * must have. */
 static int attach(struct anode *a, const struct core_be_ops *ops, void *h, struct err *e)
 {
@@ -164,12 +165,12 @@ static int attach(struct anode *a, const struct core_be_ops *ops, void *h, struc
 
     if (!ops->attach)
         return 0;
-    if (!a->dmat)
+    if (!a->dma_time)
         return err_set(e, -EINVAL,
                        "%s: the RTL backend has its own DMA, and the DMA cannot address this "
                        "core's map (no DMA timing)",
                        a->name);
-    rc = ops->attach(h, a->tb, a->port, dmat_params(a->dmat), e);
+    rc = ops->attach(h, a->tb, a->port, dma_time_params(a->dma_time), e);
     return rc ? err_prefix(e, rc, "%s", a->name) : 0;
 }
 
@@ -451,8 +452,8 @@ static int dma_move(struct anode *a, const struct hc_cmd *c, struct err *e)
 
 /* The descriptor through the backend's own DMA (the RTL's, an_be_rtl.c), started at now on the
  * node's tensor buffer as its other agents left it: its bytes move through the RTL and its
- * cycles are the RTL's. In lockstep they must also be dmat_run's on the same buffer state (the
- * timing tlm takes): the buffer's timing is saved before the RTL runs, put back for dmat, and
+ * cycles are the RTL's. In lockstep they must also be dma_time_run's on the same buffer state (the
+ * timing tlm takes): the buffer's timing is saved before the RTL runs, put back for dma_time, and
  * the RTL's result kept. */
 static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, uint64_t *end,
                         struct err *e)
@@ -477,7 +478,7 @@ static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, u
     if (s) {
         dram_timing_save(a->tb, &s[1]);
         dram_timing_restore(a->tb, &s[0]);
-        rc = dmat_run(a->dmat, d, a->port, a->tb, now, &t, e);
+        rc = dma_time_run(a->dma_time, d, a->port, a->tb, now, &t, e);
         dram_timing_restore(a->tb, &s[1]);
         free(s);
         if (rc)
@@ -486,7 +487,7 @@ static int exec_dma_rtl(struct anode *a, const struct hc_cmd *c, uint64_t now, u
             return err_set(e, -EPROTO,
                            "lockstep divergence: block %s.dma, command '%u %s', cycle %" PRIu64
                            ": the descriptor took %" PRIu64 " cycles in the RTL, the DMA "
-                           "timing (dmat, tlm's) gives %" PRIu64,
+                           "timing (dma_time, tlm's) gives %" PRIu64,
                            a->name, c->id, c->label,
                            a->core.ops->cycle ? a->core.ops->cycle(a->core.h) : 0, cycles, t);
     }
@@ -532,12 +533,12 @@ static int exec_dma(struct anode *a, const struct hc_cmd *c, uint64_t now, uint6
         return exec_dma_rtl(a, c, now, end, e);
     if (!a->cfg.perf && (rc = dma_move(a, c, e)))
         return rc;
-    if (!cycles && !a->dmat)
+    if (!cycles && !a->dma_time)
         return err_set(e, -EINVAL,
                        "%s: command %u '%s' has no cycles and the DMA has no timing for this core "
                        "(its map is beyond what the DMA addresses)",
                        a->name, c->id, c->label);
-    if (!cycles && (rc = dmat_run(a->dmat, d, a->port, a->tb, now, &cycles, e)))
+    if (!cycles && (rc = dma_time_run(a->dma_time, d, a->port, a->tb, now, &cycles, e)))
         return rc;
     a->st.dma_cycles += cycles;
     a->st.dma_bytes += c->cycles ? c->bytes : (uint64_t)d->rows * d->len;

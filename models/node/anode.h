@@ -18,7 +18,7 @@
  *   DMA_IN/OUT the descriptor's bytes moved between the tensor buffer (a dram model) and the
  *             core's scratchpads, plain or transposed, exactly as csim/shim/dma.h defines a
  *             descriptor (dma_desc_apply); its duration is the DMA twin's cycle count at the
- *             core clock (models/node/dmat.h: dmat_run, the command started at its real time
+ *             core clock (models/dma/dma_time.h: dma_time_run, the command started at its real time
  *             on the buffer's channels as the node's other agents left them, at its real
  *             addresses; its beats claim the channels). tlm, and a backend without a DMA of its
  *             own (core_be_rtl): the node moves the bytes itself through the backend's pad
@@ -29,7 +29,7 @@
  *             moves them between this node's tensor buffer, served through a port BFM
  *             (models/dram/dram_port.h, its cycle 0 at the command's start), and the RTL
  *             pads, and its count is the duration; lockstep also requires it to equal
- *             dmat_run's on the same buffer state (-EPROTO otherwise).
+ *             dma_time_run's on the same buffer state (-EPROTO otherwise).
  *   GEMM      on the core backend; duration = the command's cycles at the core clock (the twin's
  *             formula, the RTL's count in rtl mode).
  *   VU        the vector-unit operation on tensor-buffer data (models/node/vu.h); its operand
@@ -69,8 +69,8 @@
 
 #include "models/dram/dram.h"
 #include "models/host/compile.h"
-#include "models/node/core_be.h"
-#include "models/node/dmat.h"
+#include "models/core/core_be.h"
+#include "models/dma/dma_time.h"
 #include "models/node/nflash.h"
 #include "models/node/nstore.h"
 #include "models/node/vu.h"
@@ -109,8 +109,9 @@ struct anode_stats {
 
 struct anode;
 
-/* dmat: the DMA timing memo (shared by the ANs; not owned). */
-int anode_create(const struct anode_cfg *cfg, struct dmat *dmat, struct anode **out, struct err *e);
+/* dma_time: the DMA timing memo (shared by the ANs; not owned). */
+int anode_create(const struct anode_cfg *cfg, struct dma_time *dma_time, struct anode **out,
+                 struct err *e);
 void anode_destroy(struct anode *a);
 
 /* Core backend of the next commands. 0, or -EINVAL (no RTL backend; model mismatch; a perf

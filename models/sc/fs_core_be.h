@@ -1,5 +1,5 @@
 /*
- * fs_core_be: a core in SystemC time as an Activation Node's core backend (models/node/core_be.h):
+ * fs_core_be: a core in SystemC time as an Activation Node's core backend (models/core/core_be.h):
  * an initiator that the node's write, read and GEMM calls drive through a TLM-2.0 socket onto a
  * target of the core's command map (fs_core.h), meant for the core verilated with --sc
  * (fs_core_rtl). So the training platform (fs_machine.h) runs every pad access and every GEMM of
@@ -28,7 +28,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 extern "C" {
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 }
 
 namespace fs

@@ -100,7 +100,7 @@ module an_top #(
   localparam int MapBytes = (AWords + BWords) * W * 2 + CWords * W * 4;
 
   // The DMA-core port is readable from C (public_flat_rd): the lockstep backend compares the
-  // DMA's SRAM requests with its twin's every cycle (models/node/an_be_rtl.c).
+  // DMA's SRAM requests with its twin's every cycle (models/an/an_be_rtl.c).
   wire sram_valid  /*verilator public_flat_rd*/;
   wire sram_ready;
   wire sram_write  /*verilator public_flat_rd*/;

@@ -16,7 +16,7 @@
 #include "models/host/compile_zoo.h"
 #include "models/machine/machine_ini.h"
 #include "models/flash/ftl_layout.h"
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 #include "models/node/nflash.h"
 #include "models/node/nssd.h"
 #include "models/zoo/zoo.h"
@@ -58,7 +58,7 @@ struct perf {
     struct machine_ini *ini;
     struct machine_cfg cfg;
     struct zoo_model *model;
-    struct dmat *dmat;
+    struct dma_time *dma_time;
     struct hz_report rep_c;    /* what the compiler chose and what the program holds */
     struct hc_prog *prog;      /* until the machine owns it */
     const struct hc_prog *run; /* the program the machine runs */
@@ -206,7 +206,7 @@ static void hz_of(const struct perf *p, struct hz_cfg *h)
                          .opt_cost = adam ? c->optu.cost_adam : c->optu.cost_sgd,
                          .opt_state_words = adam ? 2 : 1,
                          .pieces = (uint32_t)p->o.pieces,
-                         .dmat = p->dmat,
+                         .dma_time = p->dma_time,
                          .sram_bytes = c->sram_bytes,
                          .sram_bytes_per_cycle = c->sram_bytes_per_cycle,
                          .dma_bytes_per_cycle = c->dma_bytes_per_cycle,
@@ -352,8 +352,8 @@ static int build(struct perf *p)
     struct err e;
     struct hz_cfg h;
 
-    if (dmat_create_core(&p->cfg.dma, &p->cfg.core, &p->cfg.tb, p->cfg.core_period_ps, &p->dmat,
-                         &e))
+    if (dma_time_create_core(&p->cfg.dma, &p->cfg.core, &p->cfg.tb, p->cfg.core_period_ps,
+                             &p->dma_time, &e))
         return fail("the AN's DMA", &e);
     uint32_t layers = 0;
     for (uint32_t b = 0; b < p->model->n_blocks; b++)
@@ -672,7 +672,7 @@ static void destroy(struct perf *p)
     trace_destroy(p->trace);
     machine_destroy(p->m);
     hc_prog_free(p->prog);
-    dmat_destroy(p->dmat);
+    dma_time_destroy(p->dma_time);
     zoo_destroy(p->model);
     hz_report_fini(&p->rep_c);
     machine_ini_destroy(p->ini);

@@ -57,7 +57,7 @@
 #include "models/host/ckpt.h"
 #include "models/machine/machine.h"
 #include "models/machine/machine_ini.h"
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
 #include "testbench/flashstream/report.h"

@@ -12,7 +12,7 @@
  * reports an RTL whose C-pad drifted from the twin's (at the DMA store that moves it) and a
  * DMA whose cycles are not the DMA timing's, and a model whose DMA is not the machine's is
  * refused. A DMA command behind a flash read holding a tensor-buffer channel is delayed by
- * the same, worked-out, cycles in tlm (dmat_run), rtl and lockstep.
+ * the same, worked-out, cycles in tlm (dma_time_run), rtl and lockstep.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,7 +27,7 @@
 
 #include "models/dnn/dnn_golden.h"
 #include "models/machine/machine.h"
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 #include "testbench/rtl/tb_util.h"
 #include "testbench/env/rand_data.h"
 
@@ -311,9 +311,9 @@ static void test_an_modes(void **state)
 
 /*
  * One DMA command behind a flash read that holds a tensor-buffer channel, on the RTL DMA
- * (an_be_rtl_ops, rtl and lockstep) and on the DMA timing tlm takes (dmat_run): the same
+ * (an_be_rtl_ops, rtl and lockstep) and on the DMA timing tlm takes (dma_time_run): the same
  * cycles alone, the same cycles behind the read, 27 cycles more, and the same channel state
- * after. The picoseconds are worked out in test_node_dmat (test_flash_read_delays_dma): at
+ * after. The picoseconds are worked out in test_dma_time (test_flash_read_delays_dma): at
  * t0 a 4 KiB page lands at address 0 and holds channel 0 until t0 + 40 000 ps; the DMA's one
  * beat at address 0, asked in cycle 5, waits 33 750 ps and answers in cycle 73 instead of 46.
  */
@@ -344,9 +344,9 @@ static void an_tb_close(struct an_tb *f)
     dram_destroy(f->tb);
 }
 
-/* The command at t0 on ops (NULL: dmat_run), alone or behind the page: its cycles, and
+/* The command at t0 on ops (NULL: dma_time_run), alone or behind the page: its cycles, and
  * channel 0's busy_until and the DMA's queueing after it. */
-static uint64_t an_tb_dma(const struct machine_cfg *c, struct dmat *dm,
+static uint64_t an_tb_dma(const struct machine_cfg *c, struct dma_time *dm,
                           const struct core_be_ops *ops, bool behind, uint64_t *busy,
                           uint64_t *wait)
 {
@@ -359,10 +359,11 @@ static uint64_t an_tb_dma(const struct machine_cfg *c, struct dmat *dm,
 
     an_tb_open(c, &f, behind, t0);
     if (!ops) {
-        if (dmat_run(dm, &d, f.port, f.tb, t0, &cycles, &e))
-            fail_msg("dmat_run: %s", e.msg);
+        if (dma_time_run(dm, &d, f.port, f.tb, t0, &cycles, &e))
+            fail_msg("dma_time_run: %s", e.msg);
     } else {
-        if (ops->create(&c->core, 1, &h, &e) || ops->attach(h, f.tb, f.port, dmat_params(dm), &e))
+        if (ops->create(&c->core, 1, &h, &e) ||
+            ops->attach(h, f.tb, f.port, dma_time_params(dm), &e))
             fail_msg("%s: %s", ops->name, e.msg);
         dram_port_set_time(f.port, t0);
         if (ops->dma(h, &d, &cycles, &e))
@@ -379,13 +380,13 @@ static void test_an_dma_behind_flash_read(void **state)
 {
     const struct core_be_ops *ops[] = {NULL, &an_be_rtl_ops, an_be_rtl_ops.lockstep};
     struct machine_cfg c;
-    struct dmat *dm;
+    struct dma_time *dm;
     struct err e = {""};
     uint64_t a0 = 0, b0 = 0, busy0 = 0, wait0 = 0;
     (void)state;
 
     machine_cfg_small(&c);
-    assert_int_equal(dmat_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
+    assert_int_equal(dma_time_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
     for (int i = 0; i < 3; i++) {
         uint64_t busy, wait, a, b;
         a = an_tb_dma(&c, dm, ops[i], false, &busy, &wait);
@@ -405,7 +406,7 @@ static void test_an_dma_behind_flash_read(void **state)
         assert_int_equal(busy, busy0);
         assert_int_equal(wait, wait0);
     }
-    dmat_destroy(dm);
+    dma_time_destroy(dm);
 }
 
 static void test_an_lockstep_n4_adam(void **state)

@@ -29,7 +29,7 @@
 
 struct fix {
     struct zoo_model *m;
-    struct dmat *dmat;
+    struct dma_time *dma_time;
     struct hz_cfg cfg;
 };
 
@@ -47,7 +47,7 @@ static void paper_cfg(struct fix *f, const char *spec)
 
     dma_params_default(&dp);
     assert_int_equal(zoo_build(spec, 1, &f->m, &e), 0);
-    assert_int_equal(dmat_create_core(&dp, &core, &tb, 1250, &f->dmat, &e), 0);
+    assert_int_equal(dma_time_create_core(&dp, &core, &tb, 1250, &f->dma_time, &e), 0);
     f->cfg = (struct hz_cfg){.model = f->m,
                              .n_an = 4,
                              .cores = 16,
@@ -60,7 +60,7 @@ static void paper_cfg(struct fix *f, const char *spec)
                              .opt_cost = 4,
                              .opt_state_words = 2,
                              .pieces = 4,
-                             .dmat = f->dmat};
+                             .dma_time = f->dma_time};
 }
 
 /* The same machine as weight streaming runs it (configs/behemoth-paper.ini): 512 MiB of SRAM
@@ -77,7 +77,7 @@ static void stream_cfg(struct fix *f, const char *spec)
 static void fix_free(struct fix *f)
 {
     zoo_destroy(f->m);
-    dmat_destroy(f->dmat);
+    dma_time_destroy(f->dma_time);
 }
 
 static struct hc_prog *compile_ok(const struct hz_cfg *c)

@@ -776,7 +776,7 @@ static void test_program_zoo(void **state)
 {
     struct machine_ini *mi;
     struct zoo_model *m;
-    struct dmat *dm;
+    struct dma_time *dm;
     struct hc_prog *p;
     struct machine *r;
     struct machine_step_info a, b;
@@ -789,7 +789,7 @@ static void test_program_zoo(void **state)
         fail_msg("configs/behemoth-paper.ini: %s", e.msg);
     struct machine_cfg c = *machine_ini_cfg(mi);
     assert_int_equal(zoo_build("gpt3-like:1x1", 1, &m, &e), 0);
-    assert_int_equal(dmat_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
+    assert_int_equal(dma_time_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
     struct hz_cfg h = {.model = m,
                        .n_an = c.n_an,
                        .cores = c.cores_per_an,
@@ -802,7 +802,7 @@ static void test_program_zoo(void **state)
                        .opt_cost = c.optu.cost_adam,
                        .opt_state_words = 2,
                        .pieces = 4,
-                       .dmat = dm};
+                       .dma_time = dm};
     if (hz_compile(&h, &p, &e))
         fail_msg("hz_compile: %s", e.msg);
     uint64_t gemm_cycles = 0;
@@ -820,7 +820,7 @@ static void test_program_zoo(void **state)
     assert_int_equal(mcounter(r, "an3.core.busy_ps"), 2 * gemm_cycles * c.core_period_ps);
     assert_true(a.end_ps - a.start_ps >= gemm_cycles * c.core_period_ps);
     machine_destroy(r);
-    dmat_destroy(dm);
+    dma_time_destroy(dm);
     zoo_destroy(m);
     machine_ini_destroy(mi);
 }

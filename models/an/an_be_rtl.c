@@ -10,8 +10,8 @@
  * times, behind whatever the node's other agents (flash, fabric, vector unit) claimed before;
  * the descriptor is offered from the first cycle and its completion taken at once; its cycles
  * are counted from the cycle the DMA took it to the cycle the completion came out, and one
- * more cycle is run after it (the DMA goes idle), exactly as dmat's probe does, so the count
- * is dmat_run's for the same descriptor on the same buffer state (models/node/dmat.h). The
+ * more cycle is run after it (the DMA goes idle), exactly as dma_time's probe does, so the count
+ * is dma_time_run's for the same descriptor on the same buffer state (models/dma/dma_time.h). The
  * tensor buffer is the node's own dram model behind its port BFM (models/dram/dram_port.h):
  * the bytes really move through the RTL.
  *
@@ -24,7 +24,7 @@
  * out. A GEMM runs on both cores; status and cycles are compared (the C-pad itself is read
  * only by the DMA: a wrong result shows at the store that moves it).
  */
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -97,7 +97,7 @@ static void anr_destroy(void *p)
 }
 
 /* The DMA parameters that decide what a descriptor does and how long it takes. The SRAM
- * address width is not among them: an_top's is 32 bits, dmat's the least that holds the map,
+ * address width is not among them: an_top's is 32 bits, dma_time's the least that holds the map,
  * and a descriptor inside the map fits both. */
 static int anr_attach(void *p, struct dram *tb, struct dram_port *port, const struct dma_params *d,
                       struct err *e)
@@ -434,7 +434,7 @@ static int anl_create(const struct core_params *cfg, uint64_t seed, void **out, 
         free(l);
         return err_prefix(e, rc, "lockstep an: the twins");
     }
-    /* The twin's reset: two cycles, its memories not clocked (as dmat's). */
+    /* The twin's reset: two cycles, its memories not clocked (as dma_time's). */
     struct dma_in in = {.rst = true};
     for (int i = 0; i < 2; i++) {
         dma_twin_set(l->dt, &in);

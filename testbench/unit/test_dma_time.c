@@ -1,11 +1,11 @@
 /*
- * test_node_dmat: DMA timing from the DMA twin (models/node/dmat.h): a long plain transfer runs
+ * test_dma_time: DMA timing from the DMA twin (models/dma/dma_time.h): a long plain transfer runs
  * at about one 8-byte beat per cycle, a transposing load is not faster than a plain one, the
  * same descriptor at a tensor-buffer address one interleave span (channels x interleave_bytes)
  * away is answered from the memo with the same cycles while another offset is simulated, a
- * descriptor's cycles alone (dmat_cycles) do not depend on what ran before it, and a
+ * descriptor's cycles alone (dma_time_cycles) do not depend on what ran before it, and a
  * descriptor the DMA rejects is an error, also when one in range with the same residue was
- * memoised. On a node's buffer (dmat_run), a flash read holding a channel delays a command by
+ * memoised. On a node's buffer (dma_time_run), a flash read holding a channel delays a command by
  * the picoseconds worked out below, and the memo replays such a command exactly. That the residue
  * gives the real address's cycles is checked against the RTL DMA at the real addresses
  * (test_system_rtl's lockstep runs).
@@ -21,25 +21,25 @@
 #include <cmocka.h>
 
 #include "models/dma/dma_desc.h"
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 
-static struct dmat *open_dmat(void)
+static struct dma_time *open_dmat(void)
 {
     struct dma_params p;
-    struct dmat *t;
+    struct dma_time *t;
     struct err e;
     dma_params_default(&p);
     p.sram_addr_bits = 18;
     p.sram_bytes = 3 * 65536; /* the core map of 8x8 with 4096-word pads: 64 + 64 + 128 KiB */
     p.sram_bytes += 65536;
-    if (dmat_create(&p, NULL, 1250, &t, &e))
+    if (dma_time_create(&p, NULL, 1250, &t, &e))
         fail_msg("%s", e.msg);
     return t;
 }
 
 static void test_rates_and_memo(void **state)
 {
-    struct dmat *t = open_dmat();
+    struct dma_time *t = open_dmat();
     struct err e = {""};
     uint64_t a, b, c, x;
     (void)state;
@@ -50,45 +50,45 @@ static void test_rates_and_memo(void **state)
                          .len = 512,
                          .src_stride = 512,
                          .dst_stride = 512};
-    assert_int_equal(dmat_cycles(t, &d, &a, &e), 0);
+    assert_int_equal(dma_time_cycles(t, &d, &a, &e), 0);
     uint64_t beats = 64 * 512 / 8;
     assert_true(a >= beats && a < beats + beats / 4 + 64);
-    assert_int_equal(dmat_simulated(t), 1);
+    assert_int_equal(dma_time_simulated(t), 1);
     d.src = 0x4000 + 1024 * 77; /* one residue modulo 4 x 256 bytes: memo */
-    assert_int_equal(dmat_cycles(t, &d, &b, &e), 0);
+    assert_int_equal(dma_time_cycles(t, &d, &b, &e), 0);
     assert_int_equal(a, b);
-    assert_int_equal(dmat_simulated(t), 1);
-    assert_int_equal(dmat_hits(t), 1);
+    assert_int_equal(dma_time_simulated(t), 1);
+    assert_int_equal(dma_time_hits(t), 1);
     d.src = 0x4000 + 1024 * 77 + 8; /* another residue: simulated */
-    assert_int_equal(dmat_cycles(t, &d, &b, &e), 0);
-    assert_int_equal(dmat_simulated(t), 2);
+    assert_int_equal(dma_time_cycles(t, &d, &b, &e), 0);
+    assert_int_equal(dma_time_simulated(t), 2);
     d.src = (16ull << 30) - 512; /* the residue of a memoised one, but out of range */
     d.src -= d.src % 1024;
     d.src += 0x4000 % 1024;
-    assert_int_equal(dmat_cycles(t, &d, &b, &e), -EINVAL);
+    assert_int_equal(dma_time_cycles(t, &d, &b, &e), -EINVAL);
     d.src = 0x4000;
     d.xpose = true; /* 64 rows of 256 elements -> 256 rows of 128 bytes */
     d.dst_stride = 128;
-    assert_int_equal(dmat_cycles(t, &d, &x, &e), 0);
+    assert_int_equal(dma_time_cycles(t, &d, &x, &e), 0);
     assert_true(x >= beats);
     d.xpose = false;
     d.store = true; /* SRAM -> TB */
     d.src = 0;
     d.dst = 0x8000;
     d.dst_stride = 512;
-    assert_int_equal(dmat_cycles(t, &d, &c, &e), 0);
+    assert_int_equal(dma_time_cycles(t, &d, &c, &e), 0);
     assert_true(c >= beats);
     d.len = 0; /* rejected */
-    assert_int_equal(dmat_cycles(t, &d, &c, &e), -EINVAL);
+    assert_int_equal(dma_time_cycles(t, &d, &c, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "rejected"));
-    dmat_destroy(t);
+    dma_time_destroy(t);
 }
 
 /* A descriptor's cycles alone in a fresh model equal its cycles after a long store: each
- * dmat_cycles starts from an idle DMA and free channels, whatever ran before. */
+ * dma_time_cycles starts from an idle DMA and free channels, whatever ran before. */
 static void test_idle_start(void **state)
 {
-    struct dmat *t = open_dmat(), *u = open_dmat();
+    struct dma_time *t = open_dmat(), *u = open_dmat();
     struct err e = {""};
     uint64_t a, b, c;
     (void)state;
@@ -101,12 +101,12 @@ static void test_idle_start(void **state)
                           .len = 1024,
                           .src_stride = 1024,
                           .dst_stride = 1024};
-    assert_int_equal(dmat_cycles(t, &ld, &a, &e), 0);
-    assert_int_equal(dmat_cycles(u, &st, &c, &e), 0);
-    assert_int_equal(dmat_cycles(u, &ld, &b, &e), 0);
+    assert_int_equal(dma_time_cycles(t, &ld, &a, &e), 0);
+    assert_int_equal(dma_time_cycles(u, &st, &c, &e), 0);
+    assert_int_equal(dma_time_cycles(u, &ld, &b, &e), 0);
     assert_int_equal(a, b);
-    dmat_destroy(t);
-    dmat_destroy(u);
+    dma_time_destroy(t);
+    dma_time_destroy(u);
 }
 
 /*
@@ -152,7 +152,7 @@ static void tb_close(struct tb_fix *f)
 
 static void test_flash_read_delays_dma(void **state)
 {
-    struct dmat *t = open_dmat(), *u = open_dmat();
+    struct dma_time *t = open_dmat(), *u = open_dmat();
     struct tb_fix a, b, c;
     struct err e = {""};
     uint64_t alone, behind, again, fresh;
@@ -163,26 +163,26 @@ static void test_flash_read_delays_dma(void **state)
     tb_open(&a);
     tb_open(&b);
     tb_open(&c);
-    assert_int_equal(dmat_run(t, &d, a.port, a.tb, t0, &alone, &e), 0);
+    assert_int_equal(dma_time_run(t, &d, a.port, a.tb, t0, &alone, &e), 0);
     assert_int_equal(dram_access(b.tb, b.flash, t0, 0, 4096, true), t0 + 40000 + 50000);
     assert_int_equal(dram_chan_stats(b.tb, 0)->busy_until, t0 + 40000);
-    assert_int_equal(dmat_run(t, &d, b.port, b.tb, t0, &behind, &e), 0);
+    assert_int_equal(dma_time_run(t, &d, b.port, b.tb, t0, &behind, &e), 0);
     assert_int_equal(behind, alone + 27);
     assert_int_equal(dram_req_stats(b.tb, 0)->wait_ps, 33750);
     assert_int_equal(dram_req_stats(a.tb, 0)->wait_ps, 0);
     assert_int_equal(dram_chan_stats(b.tb, 0)->busy_until, t0 + 40313);
-    assert_int_equal(dmat_contended(t), 1);
+    assert_int_equal(dma_time_contended(t), 1);
 
     /* the same at t1 (another residue-equal address): from the memo, the same state after */
-    uint64_t hits = dmat_hits(t);
+    uint64_t hits = dma_time_hits(t);
     assert_int_equal(dram_access(b.tb, b.flash, t1, 1024 * 4096, 4096, true), t1 + 90000);
     d.src = 1024 * 4096;
-    assert_int_equal(dmat_run(t, &d, b.port, b.tb, t1, &again, &e), 0);
-    assert_int_equal(dmat_hits(t), hits + 1);
+    assert_int_equal(dma_time_run(t, &d, b.port, b.tb, t1, &again, &e), 0);
+    assert_int_equal(dma_time_hits(t), hits + 1);
     assert_int_equal(again, behind);
     assert_int_equal(dram_access(c.tb, c.flash, t1, 1024 * 4096, 4096, true), t1 + 90000);
-    assert_int_equal(dmat_run(u, &d, c.port, c.tb, t1, &fresh, &e), 0);
-    assert_int_equal(dmat_hits(u), 0);
+    assert_int_equal(dma_time_run(u, &d, c.port, c.tb, t1, &fresh, &e), 0);
+    assert_int_equal(dma_time_hits(u), 0);
     assert_int_equal(fresh, behind);
     for (uint32_t ch = 0; ch < 4; ch++) {
         assert_int_equal(dram_chan_stats(b.tb, ch)->busy_until,
@@ -195,8 +195,8 @@ static void test_flash_read_delays_dma(void **state)
     tb_close(&a);
     tb_close(&b);
     tb_close(&c);
-    dmat_destroy(t);
-    dmat_destroy(u);
+    dma_time_destroy(t);
+    dma_time_destroy(u);
 }
 
 int main(void)

@@ -8,7 +8,7 @@
  * beat moves at the rising edge (core_rtl_step) where valid && ready were high. DMA responses come
  * CORE_DMA_LATENCY cycles after acceptance, one per request, valid for one cycle.
  */
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * get its status and cycle count, and (RTL) start a waveform trace. A backend is a table of
  * functions and one handle per core.
  *   - core_be_tlm_ops: the C twin; pad access is a memcpy.
- *   - core_be_rtl_ops (models/node/core_be_rtl.c): the verilated core_top through its shim
+ *   - core_be_rtl_ops (models/core/core_be_rtl.c): the verilated core_top through its shim
  *     (csim/shim/core.h). Pad access goes through the core's DMA port, one 8-byte beat per cycle
  *     with byte strobes; a command goes through the command port and the completion is waited
  *     for, cycle by cycle. That file references the shim, so only a program that links a
@@ -20,7 +20,7 @@
  *     GEMM runs on both, then status, cycles and every output element of C are compared; reads
  *     are compared too. The first divergence fails the call (-EPROTO) with a report naming the
  *     block, the command (a label the caller sets), the RTL cycle, the element and both values.
- *   - an_be_rtl_ops (models/node/an_be_rtl.c): the verilated Activation Node datapath
+ *   - an_be_rtl_ops (models/an/an_be_rtl.c): the verilated Activation Node datapath
  *     (rtl/an/an_top.v: the tensor-buffer DMA and the core joined at the core's DMA port). It
  *     has its own DMA: a DMA command runs through the RTL DMA between the node's tensor buffer
  *     (its dram model behind the port BFM) and the pads (attach, dma); a GEMM through the
@@ -36,8 +36,8 @@
  * backends, the DMA engine (the node moves bytes itself and times them with the DMA twin).
  * Units: bytes of the DMA map; cycles of the core clock.
  */
-#ifndef MODELS_NODE_CORE_BE_H
-#define MODELS_NODE_CORE_BE_H
+#ifndef MODELS_CORE_CORE_BE_H
+#define MODELS_CORE_CORE_BE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,16 +73,16 @@ struct core_be_ops {
     uint64_t (*cycle)(void *h);
     /* ---- a backend with its own DMA (the whole Activation Node datapath, an_be_rtl.c) ---- */
     /* Optional: give the backend the node's tensor buffer tb, served to its DMA through port
-     * (a port of tb), and the DMA parameters the node's timing (dmat) uses; the backend refuses
+     * (a port of tb), and the DMA parameters the node's timing (dma_time) uses; the backend refuses
      * parameters other than its DMA's (-EINVAL). Called once after create, before dma. */
     int (*attach)(void *h, struct dram *tb, struct dram_port *port, const struct dma_params *dma,
                   struct err *e);
     /* Optional (NULL: the node moves a DMA command's bytes itself with write and read, and
-     * times it with dmat): run descriptor d through the backend's DMA between the tensor
+     * times it with dma_time): run descriptor d through the backend's DMA between the tensor
      * buffer and the pads, from an idle DMA, on the tensor buffer's channels as they are (the
      * node has set the port's time base to the command's start, dram_port_set_time);
      * *cycles = from the cycle the DMA took d to the cycle its completion came out, the
-     * quantity dmat_run gives on the same buffer state. 0, or -EIO (completed with an error
+     * quantity dma_time_run gives on the same buffer state. 0, or -EIO (completed with an error
      * status, e names it), -ETIMEDOUT, -EPROTO (lockstep divergence, e says where). write and
      * read may be NULL when dma is set: the pads are reached only through the DMA. */
     int (*dma)(void *h, const struct dma_desc *d, uint64_t *cycles, struct err *e);

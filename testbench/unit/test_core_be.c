@@ -1,5 +1,5 @@
 /*
- * test_node_core_be: the twin backend of the core interface (models/node/core_be.h): 2-D
+ * test_core_be: the twin backend of the core interface (models/core/core_be.h): 2-D
  * writes and reads through the DMA byte map land in the pads as the twin lays them out, a GEMM
  * through the backend gives the twin's status, cycles and bits, and accesses outside the map
  * are refused.
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "csim/rng.h"
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 #include "models/ref/ref_gemm.h"
 
 static void test_tlm_backend(void **state)

@@ -1,5 +1,5 @@
 /*
- * dmat.c - DMA timing from the DMA twin, memoised where that is exact; see dmat.h.
+ * dma_time.c - DMA timing from the DMA twin, memoised where that is exact; see dma_time.h.
  *
  * A probe runs one descriptor through the twin, cycle by cycle, between the two memories the
  * DMA talks to: a tensor buffer (a dram model behind a port BFM, models/dram/dram_port.h, its
@@ -17,7 +17,7 @@
  * run at its own start (dram_run_replay: exact, see dram.h). The SRAM address is kept whole
  * (the map is small). The descriptor is checked at its real addresses.
  */
-#include "models/node/dmat.h"
+#include "models/dma/dma_time.h"
 
 #include "models/core/core_twin.h"
 
@@ -56,14 +56,14 @@ struct sram_slot {
     bool valid, err;
 };
 
-struct dmat {
+struct dma_time {
     struct dma_params params;
     struct dma_twin *tw;
-    struct dram *tb;        /* dmat_cycles' own buffer */
+    struct dram *tb;        /* dma_time_cycles' own buffer */
     struct dram_cfg tb_cfg; /* the configuration the memo's runs are exact for */
     uint64_t span;          /* channels x interleave_bytes of tb */
     uint64_t period_ps;
-    struct dram_port *port; /* dmat_cycles' port of tb */
+    struct dram_port *port; /* dma_time_cycles' port of tb */
     struct dram_port *cur;  /* the port of the probe running */
     struct sram_slot *sram; /* sram_lat slots: slot c % sram_lat answers in cycle c */
     uint64_t cyc;           /* DMA cycles run since the reset */
@@ -77,7 +77,7 @@ struct dmat {
  * request answered exactly sram_lat cycles later, with an error for a beat outside the map.
  * The contents are not kept (read data 0): the DMA's timing does not depend on them.
  */
-static void sram_drive(const struct dmat *t, struct dma_sram_rsp *out)
+static void sram_drive(const struct dma_time *t, struct dma_sram_rsp *out)
 {
     const struct sram_slot *h = &t->sram[t->cyc % t->params.sram_lat];
     out->req_ready = true;
@@ -86,7 +86,7 @@ static void sram_drive(const struct dmat *t, struct dma_sram_rsp *out)
     out->err = h->valid && h->err;
 }
 
-static void sram_clock(struct dmat *t, const struct dma_sram_req *in)
+static void sram_clock(struct dma_time *t, const struct dma_sram_req *in)
 {
     struct sram_slot *h = &t->sram[t->cyc % t->params.sram_lat];
     uint64_t bytes = t->params.sram_bytes;
@@ -99,7 +99,7 @@ static void sram_clock(struct dmat *t, const struct dma_sram_req *in)
  * the rising edge clocks all three. desc: the descriptor offered this cycle (NULL: none);
  * *taken: whether the DMA took it; the completion is always taken (*cpl_valid, *cpl).
  */
-static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool *cpl_valid,
+static void cycle(struct dma_time *t, const struct dma_desc *desc, bool *taken, bool *cpl_valid,
                   struct dma_cpl *cpl)
 {
     struct dma_in in = {0};
@@ -125,8 +125,8 @@ static void cycle(struct dmat *t, const struct dma_desc *desc, bool *taken, bool
 
 /* Run descriptor d on port (its time base set): *cycles from the cycle it was taken to the
  * cycle its completion was. */
-static int probe(struct dmat *t, struct dram_port *port, const struct dma_desc *d, uint64_t *cycles,
-                 struct err *e)
+static int probe(struct dma_time *t, struct dram_port *port, const struct dma_desc *d,
+                 uint64_t *cycles, struct err *e)
 {
     uint64_t end = t->cyc + MAX_CYCLE, accepted = 0;
     bool offered = true, done = false, taken, cpl_valid;
@@ -162,10 +162,10 @@ static int probe(struct dmat *t, struct dram_port *port, const struct dma_desc *
     return 0;
 }
 
-int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, uint64_t period_ps,
-                struct dmat **out, struct err *e)
+int dma_time_create(const struct dma_params *params, const struct dram_cfg *tb_cfg,
+                    uint64_t period_ps, struct dma_time **out, struct err *e)
 {
-    struct dmat *t = calloc(1, sizeof(*t));
+    struct dma_time *t = calloc(1, sizeof(*t));
     struct dram_cfg tb;
     struct dram_port_cfg pc;
     int rc;
@@ -214,13 +214,13 @@ int dmat_create(const struct dma_params *params, const struct dram_cfg *tb_cfg, 
     return 0;
 
 fail:
-    dmat_destroy(t);
+    dma_time_destroy(t);
     return rc;
 }
 
-int dmat_create_core(const struct dma_params *params, const struct core_params *core,
-                     const struct dram_cfg *tb, uint64_t period_ps, struct dmat **out,
-                     struct err *e)
+int dma_time_create_core(const struct dma_params *params, const struct core_params *core,
+                         const struct dram_cfg *tb, uint64_t period_ps, struct dma_time **out,
+                         struct err *e)
 {
     struct core_twin_map map;
     struct dma_params dp = *params;
@@ -232,10 +232,10 @@ int dmat_create_core(const struct dma_params *params, const struct core_params *
         dp.sram_addr_bits++;
     dp.sram_lat = CORE_DMA_LATENCY;
     dp.tb_bytes = tb->size_bytes;
-    return dmat_create(&dp, tb, period_ps, out, e);
+    return dma_time_create(&dp, tb, period_ps, out, e);
 }
 
-void dmat_destroy(struct dmat *t)
+void dma_time_destroy(struct dma_time *t)
 {
     if (!t)
         return;
@@ -258,7 +258,7 @@ static uint64_t hash(const struct key *k)
     return h ^ (h >> 29);
 }
 
-static struct ent *find(struct dmat *t, const struct key *k)
+static struct ent *find(struct dma_time *t, const struct key *k)
 {
     size_t i = hash(k) & (t->cap - 1);
     while (t->tab[i].used && memcmp(&t->tab[i].k, k, sizeof(*k)) != 0)
@@ -266,7 +266,7 @@ static struct ent *find(struct dmat *t, const struct key *k)
     return &t->tab[i];
 }
 
-static int grow(struct dmat *t)
+static int grow(struct dma_time *t)
 {
     struct ent *old = t->tab;
     size_t oc = t->cap;
@@ -285,7 +285,7 @@ static int grow(struct dmat *t)
 }
 
 /* The memo's runs were recorded on a buffer of this timing; another would make them wrong. */
-static int check_tb(const struct dmat *t, const struct dram *tb, struct err *e)
+static int check_tb(const struct dma_time *t, const struct dram *tb, struct err *e)
 {
     const struct dram_cfg *c = dram_get_cfg(tb), *m = &t->tb_cfg;
     if (c->channels != m->channels || c->chan_mbps != m->chan_mbps ||
@@ -299,7 +299,7 @@ static int check_tb(const struct dmat *t, const struct dram *tb, struct err *e)
 }
 
 /* Probe d at now on port of tb, timing only; with run, record what it did to tb's timing. */
-static int probe_at(struct dmat *t, struct dram_port *port, struct dram *tb, uint64_t now,
+static int probe_at(struct dma_time *t, struct dram_port *port, struct dram *tb, uint64_t now,
                     const struct dma_desc *d, uint64_t *cycles, struct dram_run *run, struct err *e)
 {
     struct dram_timing *before = NULL;
@@ -319,8 +319,8 @@ static int probe_at(struct dmat *t, struct dram_port *port, struct dram *tb, uin
     return rc;
 }
 
-int dmat_run(struct dmat *t, const struct dma_desc *d, struct dram_port *port, struct dram *tb,
-             uint64_t now, uint64_t *cycles, struct err *e)
+int dma_time_run(struct dma_time *t, const struct dma_desc *d, struct dram_port *port,
+                 struct dram *tb, uint64_t now, uint64_t *cycles, struct err *e)
 {
     struct key k;
     struct dram_run *run = NULL;
@@ -388,28 +388,28 @@ int dmat_run(struct dmat *t, const struct dma_desc *d, struct dram_port *port, s
     return 0;
 }
 
-int dmat_cycles(struct dmat *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
+int dma_time_cycles(struct dma_time *t, const struct dma_desc *d, uint64_t *cycles, struct err *e)
 {
     /* Its own buffer, from the time every channel of it is free: the descriptor alone. */
-    return dmat_run(t, d, t->port, t->tb, dram_free_from(t->tb), cycles, e);
+    return dma_time_run(t, d, t->port, t->tb, dram_free_from(t->tb), cycles, e);
 }
 
-const struct dma_params *dmat_params(const struct dmat *t)
+const struct dma_params *dma_time_params(const struct dma_time *t)
 {
     return &t->params;
 }
 
-uint64_t dmat_simulated(const struct dmat *t)
+uint64_t dma_time_simulated(const struct dma_time *t)
 {
     return t->simulated;
 }
 
-uint64_t dmat_hits(const struct dmat *t)
+uint64_t dma_time_hits(const struct dma_time *t)
 {
     return t->hits;
 }
 
-uint64_t dmat_contended(const struct dmat *t)
+uint64_t dma_time_contended(const struct dma_time *t)
 {
     return t->contended;
 }

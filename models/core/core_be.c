@@ -1,7 +1,7 @@
 /*
  * core_be.c - the C-twin backend and the lockstep pair; see core_be.h.
  */
-#include "models/node/core_be.h"
+#include "models/core/core_be.h"
 
 #include <errno.h>
 #include <inttypes.h>
