@@ -7,7 +7,7 @@
 # Layout of the build tree ($(BUILD)):
 #   rel/    C libraries and programs, -O2          (sim, bench)
 #   san/    C libraries and unit tests, sanitizers (test)
-#           libflashstream.a: csim/ and models/; libtbenv.a: testbench/env/
+#           libflashstream.a: csim/ and models/; libtbenv.a: the test environments
 #   vlt/rt  the Verilator runtime, compiled once and shared by every model
 #   vlt/<model>/  one verilated RTL top with its C shim
 #   logs/   one log per test suite
@@ -77,21 +77,27 @@ SAN_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 REL_LIB   := $(BUILD)/rel/libflashstream.a
 SAN_LIB   := $(BUILD)/san/libflashstream.a
 
-# Test environments (testbench/env): bus-functional models and scenario generators that
-# surround a block under test, shared by the unit tests of the twins, the RTL block tests and
-# the benchmarks. They sit beside those tests rather than in models/, and are built as a small
-# library of their own (sanitized for the tests, -O2 for the benchmarks) linked before the model
-# library, so that no model can come to depend on a test environment.
-ENV_SRCS  := $(wildcard testbench/env/*.c)
+# The tests, benchmarks and test environments of a block live in testbench/<block>/, the kind
+# in the file name: test_<unit>.c (cmocka, sanitized), test_<name>_rtl.c (with verilated
+# models, registered by the block's block.mk), bench_<name>.c, and the rest test environments:
+# bus-functional models and scenario generators that surround a block under test, shared by
+# its tests and benchmarks, built as a small library of their own (sanitized for the tests,
+# -O2 for the benchmarks) linked before the model library, so that no model can come to
+# depend on one. testbench/flashstream/ is the program; testbench/fuzz/ the fuzz harnesses;
+# testbench/*.[ch] the helpers every test shares.
+TB_DIRS   := $(filter-out testbench/fuzz/,$(sort $(dir $(wildcard testbench/*/*.c))))
+TB_KINDED := $(wildcard $(addsuffix test_*.c,$(TB_DIRS)) $(addsuffix bench_*.c,$(TB_DIRS)))
+ENV_SRCS  := testbench/rand_data.c \
+             $(filter-out $(TB_KINDED) testbench/flashstream/%,$(wildcard $(addsuffix *.c,$(TB_DIRS))))
 REL_ENV   := $(BUILD)/rel/libtbenv.a
 SAN_ENV   := $(BUILD)/san/libtbenv.a
 
-UNIT_SRCS := $(wildcard testbench/unit/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:testbench/unit/%.c=$(BUILD)/san/tests/%)
+UNIT_SRCS := $(filter-out %_rtl.c,$(wildcard $(addsuffix test_*.c,$(TB_DIRS))))
+UNIT_BINS := $(foreach s,$(UNIT_SRCS),$(BUILD)/san/tests/$(basename $(notdir $(s))))
 # Benchmarks of C models only; those that need a verilated model are
 # registered with vbench by their block and listed in VBENCH_SRCS there.
-BENCH_SRCS = $(filter-out $(VBENCH_SRCS),$(wildcard testbench/bench/bench_*.c))
-TB_OBJS   := $(BUILD)/san/testbench/rtl/tb_util.o
+BENCH_SRCS = $(filter-out $(VBENCH_SRCS),$(wildcard $(addsuffix bench_*.c,$(TB_DIRS))))
+TB_OBJS   := $(BUILD)/san/testbench/tb_util.o
 
 VRT_SRCS  := verilated.cpp verilated_threads.cpp verilated_fst_c.cpp
 VRT_LIB   := $(BUILD)/vlt/rt/libverilated.a
@@ -145,18 +151,24 @@ $(SAN_ENV): $(ENV_SRCS:%.c=$(BUILD)/san/%.o)
 	@mkdir -p $(@D)
 	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
-# cmocka unit tests: one binary per testbench/unit/test_<unit>.c, sanitized.
-$(BUILD)/san/tests/%: $(BUILD)/san/testbench/unit/%.o $(SAN_ENV) $(SAN_LIB)
-	@mkdir -p $(@D)
-	$(call msg,LD,$@)$(CC) $(SAN_OPT) $^ $(LDLIBS) -o $@
+# cmocka unit tests: one binary per testbench/<block>/test_<unit>.c, sanitized.
+define unit_test
+$(BUILD)/san/tests/$(basename $(notdir $(1))): $(BUILD)/san/$(1:.c=.o) $(SAN_ENV) $(SAN_LIB)
+	@mkdir -p $$(@D)
+	$(call msg,LD,$$@)$(CC) $(SAN_OPT) $$^ $(LDLIBS) -o $$@
+endef
+$(foreach s,$(UNIT_SRCS),$(eval $(call unit_test,$(s))))
 
 # test_cli tests the option tables of the flashstream program: cli.c is the program's, not the
 # library's, so it is linked by name here (the pattern rule above gives the recipe).
 $(BUILD)/san/tests/test_cli: $(BUILD)/san/testbench/flashstream/cli.o
 
-$(BUILD)/rel/bench/%: $(BUILD)/rel/testbench/bench/%.o $(REL_ENV) $(REL_LIB)
-	@mkdir -p $(@D)
-	$(call msg,LD,$@)$(CC) $^ $(LDLIBS) -o $@
+# Benchmarks of C models only (those with verilated models are registered with vbench).
+define bench
+$(BUILD)/rel/bench/$(basename $(notdir $(1))): $(BUILD)/rel/$(1:.c=.o) $(REL_ENV) $(REL_LIB)
+	@mkdir -p $$(@D)
+	$(call msg,LD,$$@)$(CC) $$^ $(LDLIBS) -o $$@
+endef
 
 # ---------------------------------------------------------------- Verilator
 $(BUILD)/vlt/rt/%.o: $(VROOT)/include/%.cpp | $(BUILD)/.deps-ok
@@ -179,10 +191,12 @@ $(BUILD)/vlt/$(1)/V$(1).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
 	$(call msg,VERILATE,$(1))verilator $(VFLAGS) $(VFLAGS_$(1)) $(addprefix -y ,$(RTL_DIRS)) --top-module $(2) \
 	    --prefix V$(1) --Mdir $$(@D) $(addprefix -G,$(3)) \
 	    $$(firstword $$(wildcard $$(addsuffix $(2).v,$(RTL_DIRS))))
+	@touch $$@ # Verilator leaves an up-to-date model's files as they were (--skip-identical)
 
 $(BUILD)/vlt/$(1)/V$(1)__ALL.a: $(BUILD)/vlt/$(1)/V$(1).mk
 	$(call msg,VCXX,$(1))$$(MAKE) --no-print-directory -s -C $$(@D) -f V$(1).mk V$(1)__ALL.a \
 	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX)" $(quiet)
+	@touch $$@
 
 $(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
 	$(call msg,CXX,csim/shim/$(4).cpp ($(1)))$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
@@ -192,10 +206,10 @@ $(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
 endef
 
 # $(call vtest,NAME,SOURCE,MODELS)
-#   Block test testbench/rtl/SOURCE.c linked with the verilated MODELS (space-separated),
+#   Block test testbench/SOURCE.c (<block>/test_<name>_rtl) linked with the verilated MODELS,
 #   built as $(BUILD)/san/tests/NAME. The test's C code runs under the sanitizers.
 define vtest
-$(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/rtl/$(2).o $(TB_OBJS) \
+$(BUILD)/san/tests/$(1): $(BUILD)/san/testbench/$(2).o $(TB_OBJS) \
                          $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
                          $(VRT_LIB) $(SAN_ENV) $(SAN_LIB)
 	@mkdir -p $$(@D)
@@ -204,10 +218,10 @@ RTL_TESTS += $(BUILD)/san/tests/$(1)
 endef
 
 # $(call vbench,NAME,SOURCE,MODELS)
-#   Benchmark testbench/bench/SOURCE.c linked with the verilated MODELS
+#   Benchmark testbench/SOURCE.c (<block>/bench_<name>) linked with the verilated MODELS
 #   (space-separated), optimized, built as $(BUILD)/rel/bench/NAME.
 define vbench
-$(BUILD)/rel/bench/$(1): $(BUILD)/rel/testbench/bench/$(2).o \
+$(BUILD)/rel/bench/$(1): $(BUILD)/rel/testbench/$(2).o \
         $(foreach m,$(3),$(BUILD)/vlt/$(m)/shim.o $(BUILD)/vlt/$(m)/V$(m)__ALL.a) \
         $(VRT_LIB) $(REL_ENV) $(REL_LIB)
 	@mkdir -p $$(@D)
@@ -227,10 +241,10 @@ include $(sort $(wildcard rtl/*/block.mk))
 # test_system_rtl: the machine of machine_cfg_small (an 8 x 8 core with 512-word pads:
 # rtl/core's core_8x8) with the verilated core and write lanes (nfw_lanes_small) in the loop, and
 # with the whole Activation Node datapath (rtl/an's an_8x8: DMA and core) in the loop.
-$(eval $(call vtest,test_system_rtl,test_system_rtl,core_8x8 an_8x8 nfw_lanes_small))
+$(eval $(call vtest,test_system_rtl,machine/test_system_rtl,core_8x8 an_8x8 nfw_lanes_small))
 
 # The flashstream program: its commands and the verilated models they run.
-FS_SRCS   := $(wildcard testbench/flashstream/*.c)
+FS_SRCS   := $(filter-out $(TB_KINDED),$(wildcard testbench/flashstream/*.c))
 FS_MODELS := cmn_fifo_w32_d8 an_8x8_p4k nfw_lanes_paper
 FLASHSTREAM := $(BUILD)/rel/flashstream
 $(FLASHSTREAM): $(FS_SRCS:%.c=$(BUILD)/rel/%.o) \
@@ -257,7 +271,8 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/testbench/fuzz/fuzz_%.o $(BUILD)/fuzz/ob
 include models/sc/sc.mk
 
 ALL_TESTS := $(UNIT_BINS) $(RTL_TESTS)
-BENCH_BINS += $(BENCH_SRCS:testbench/bench/%.c=$(BUILD)/rel/bench/%)
+$(foreach s,$(BENCH_SRCS),$(eval $(call bench,$(s))))
+BENCH_BINS += $(foreach s,$(BENCH_SRCS),$(BUILD)/rel/bench/$(basename $(notdir $(s))))
 
 .PHONY: sim
 sim: deps  ## fc-mnist on Fashion-MNIST, 4 ANs: first step rtl with waves, rest of one epoch tlm
@@ -299,7 +314,8 @@ SUITES += "lint-iverilog::scripts/lint.sh iverilog"
 SUITES += "lint-yosys::scripts/lint.sh yosys"
 SUITES += "lint-format::scripts/lint.sh format"
 SUITES += "lint-consts::scripts/lint.sh consts"
-SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/cmn_fifo.gtkw $(BUILD)/waves-check"
+SUITES += "lint-blocks::scripts/lint.sh blocks"
+SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/common.gtkw $(BUILD)/waves-check"
 SUITES += "fuzz::scripts/fuzz.sh 3 $(BUILD)/fuzz"
 SUITES += "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check"
 
@@ -313,13 +329,13 @@ fuzz: $(FUZZ_BINS)  ## each libFuzzer harness for FUZZ_SECONDS (60) s: execution
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(BUILD)/fuzz
 
 .PHONY: lint
-lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format on C; RTL/C constants
+lint: deps  ## verilator -Wall, iverilog, yosys (no latches) on all RTL; clang-format on C; RTL/C constants; block homes
 	@scripts/lint.sh all
 
 .PHONY: waves
-waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/cmn_fifo.gtkw)
+waves: $(BUILD)/san/tests/test_cmn_fifo_w32_d8  ## write waves/cmn_fifo.fst (open: gtkwave waves/common.gtkw)
 	$< --seed $(SEED) --waves waves/cmn_fifo.fst >/dev/null
-	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/cmn_fifo.gtkw"
+	@echo "wrote waves/cmn_fifo.fst; open it with: gtkwave waves/common.gtkw"
 
 .PHONY: formal
 formal: deps  ## formal proofs of the handshake contract (yosys-smtbmc, z3): BMC, induction, mutants

@@ -12,7 +12,7 @@
  * is durable. Any failure before the rename removes the temporary file and leaves whatever was at
  * <path> untouched, byte for byte. The step that failed and errno are kept for the message, which
  * goes to the caller's err (csim/err.h).
- * Guarantees, each tested by testbench/unit/test_afile.c:
+ * Guarantees, each tested by testbench/csim/test_afile.c:
  *   1. after a commit that returns 0, <path> holds exactly the bytes written, and no temporary
  *      is left;
  *   2. before the commit, <path> holds what it held before afile_open (or stays absent);

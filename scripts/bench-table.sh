@@ -4,7 +4,7 @@
 #   scripts/bench-table.sh LOG DOC
 #
 # LOG is the output of the benchmarks; each of its lines "figure | WHAT | MEASURED | TARGET"
-# (testbench/bench/bench_util.h, bench_figure) becomes a row. The table replaces what stands
+# (testbench/bench_util.h, bench_figure) becomes a row. The table replaces what stands
 # between DOC's two bench-table marker lines; the rest of DOC is kept byte for byte, and DOC is
 # replaced atomically. So the table is always one run's output, never edited by hand.
 set -uo pipefail

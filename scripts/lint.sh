@@ -7,6 +7,7 @@
 #   lint.sh format     clang-format check of every C/C++ source
 #   lint.sh consts     interface constants of the RTL equal their C twins (scripts/check-consts.py:
 #                      a localparam tagged "// C: NAME" against NAME's #define or enum value)
+#   lint.sh blocks     every RTL block has its places (rtl/README.md, "Adding an RTL block")
 #   lint.sh all        all of the above
 #   lint.sh c-sources  list the C/C++ sources (for make format)
 #
@@ -82,7 +83,7 @@ lint_yosys() {
 
 c_sources() {
   git ls-files --cached --others --exclude-standard \
-    'csim/*.[ch]' 'csim/*.[ch]pp' 'models/*.[ch]' 'testbench/*.[ch]' 2>/dev/null |
+    'csim/*.[ch]' 'csim/*.[ch]pp' 'models/*.[ch]' 'models/*.[ch]pp' 'testbench/*.[ch]' 2>/dev/null |
     while read -r f; do [ -f "$f" ] && echo "$f"; done
 }
 
@@ -98,14 +99,33 @@ lint_consts() {
     python3 scripts/check-consts.py
 }
 
+# Each simulated RTL block (a folder with a block.mk) in every place of the recipe: its README
+# and formal proofs beside the RTL, its C models (twin, timing, RTL backend) in models/<block>/,
+# a block test testbench/<block>/test_*_rtl.c, a GTKWave save file waves/<block>*.gtkw.
+lint_blocks() {
+  local d b missing
+  for d in rtl/*/; do
+    b=$(basename "$d")
+    [ -f "$d/block.mk" ] || continue
+    missing=""
+    [ -f "$d/README.md" ] || missing+=" rtl/$b/README.md"
+    [ -d "$d/formal" ] || missing+=" rtl/$b/formal/"
+    compgen -G "models/$b/*.c" >/dev/null || missing+=" models/$b/*.c"
+    compgen -G "testbench/$b/test_*_rtl.c" >/dev/null || missing+=" testbench/$b/test_*_rtl.c"
+    compgen -G "waves/$b*.gtkw" >/dev/null || missing+=" waves/$b*.gtkw"
+    check "block $b has its places" bash -c '[ -z "$1" ] || { echo "missing:$1"; exit 1; }' - "$missing"
+  done
+}
+
 case "${1:-all}" in
 verilator) lint_verilator ;;
 iverilog) lint_iverilog ;;
 yosys) lint_yosys ;;
 format) lint_format ;;
 consts) lint_consts ;;
+blocks) lint_blocks ;;
 c-sources) c_sources; exit 0 ;;
-all) lint_verilator; lint_iverilog; lint_yosys; lint_format; lint_consts ;;
-*) echo "lint.sh: unknown check '$1' (accepted: verilator iverilog yosys format consts all c-sources)" >&2; exit 2 ;;
+all) lint_verilator; lint_iverilog; lint_yosys; lint_format; lint_consts; lint_blocks ;;
+*) echo "lint.sh: unknown check '$1' (accepted: verilator iverilog yosys format consts blocks all c-sources)" >&2; exit 2 ;;
 esac
 exit $fail

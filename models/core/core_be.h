@@ -15,7 +15,7 @@
  *     with byte strobes; a command goes through the command port and the completion is waited
  *     for, cycle by cycle. That file references the shim, so only a program that links a
  *     verilated core model may reference core_be_rtl_ops (a static library pulls the object in
- *     only then): the flashstream program and testbench/rtl/test_system_rtl.c do.
+ *     only then): the flashstream program and testbench/machine/test_system_rtl.c do.
  *   - core_be_lockstep_*: a twin and an RTL core side by side: every write goes to both, every
  *     GEMM runs on both, then status, cycles and every output element of C are compared; reads
  *     are compared too. The first divergence fails the call (-EPROTO) with a report naming the

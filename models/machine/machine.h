@@ -38,7 +38,7 @@
  *     optimizer compute nothing (their formulas), the fabric only times its transfers, the flash
  *     streams are timing only with every record appended, read, freed and released as in tlm.
  *     On the same program the simulated times, the layer records and every flash counter equal
- *     tlm's (testbench/unit/test_perf.c). A perf step's loss is NaN; there are no parameters
+ *     tlm's (testbench/flashstream/test_perf.c). A perf step's loss is NaN; there are no parameters
  *     (machine_params is NULL), no evaluation, no restore; host memory does not grow with the
  *     model's size. It runs the fully connected model of machine_create (with the RTL's array
  *     limits: the compiler's tiling needs them) or a perf program of any size

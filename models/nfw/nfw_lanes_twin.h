@@ -9,7 +9,7 @@
  *   ports of csim/shim/nfw_lanes.h: the splitter's held command and per-stream cursors (plane,
  *   lane), the merger's output register and round-robin pointer, the idle flag, and each
  *   lane's nfw_top as nfw_twin. Given the same inputs in every cycle the twin gives the same
- *   outputs in every cycle; the block test (testbench/rtl/test_nfw_lanes.c) compares them.
+ *   outputs in every cycle; the block test (testbench/nfw/test_nfw_lanes_rtl.c) compares them.
  * Not modelled: what nfw_twin leaves out (values the RTL leaves undefined; nfw_lanes_out_diff
  *   ignores them).
  * Units: clock cycles, bytes.

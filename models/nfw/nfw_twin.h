@@ -7,7 +7,7 @@
  * ports as the verilated model (csim/shim/nfw.h: struct nfw_in / nfw_out). Given the same
  * inputs in every cycle, the twin gives the same outputs in every cycle: the same memory
  * requests, program commands (addresses), page bytes, completions and idle flag, in the same
- * cycles. The block test (testbench/rtl/test_nfw.c) runs both in lockstep and compares every
+ * cycles. The block test (testbench/nfw/test_nfw_rtl.c) runs both in lockstep and compares every
  * output of every cycle; tlm runs use the twin alone.
  *   Stages mirrored: command FIFO and tensor-buffer reader with read credits (nfw_rd), the
  *   response FIFO, the aligner (nfw_align), page buffers and program-unit assembly with the

@@ -44,9 +44,11 @@ $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(call msg,VERILATE,$(SC_VCORE))verilator $(SC_VFLAGS) $(addprefix -y ,$(RTL_DIRS)) --top-module core_top \
 	    --prefix V$(SC_VCORE) --Mdir $(@D) $(addprefix -G,$(SC_VPARAMS)) rtl/core/core_top.v
+	@touch $@ # Verilator leaves an up-to-date model's files as they were (--skip-identical)
 $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a: $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE).mk
 	$(call msg,VCXX,$(SC_VCORE))$(MAKE) --no-print-directory -s -C $(@D) -f V$(SC_VCORE).mk V$(SC_VCORE)__ALL.a \
 	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX) -std=gnu++17" $(quiet)
+	@touch $@
 
 $(BUILD)/sc/fs_core_rtl.o: models/sc/fs_core_rtl.cpp $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a
 	@mkdir -p $(@D)

@@ -10,7 +10,7 @@ AN_8X8_PARAMS := Rows=8 Cols=8 AWords=512 BWords=512 CWords=512 PeLoop=1 \
                  TbSizeKiB=16777216 MaxRdOut=64 DescDepth=4 CplDepth=4
 # The shim reads the DMA-core port inside an_top (public_flat_rd) from the model's root class.
 $(eval $(call vmodel,an_8x8,an_top,$(AN_8X8_PARAMS),an,'-DVROOT_H="Van_8x8___024root.h"'))
-$(eval $(call vtest,test_an_8x8,test_an,an_8x8))
+$(eval $(call vtest,test_an_8x8,an/test_an_rtl,an_8x8))
 
 # an_8x8_p4k: the Activation Node datapath of the default machine (machine_cfg_default: an 8 x 8
 # core with 4096-word pads, a 16 GiB tensor buffer, the DMA's defaults), for the flashstream
@@ -21,5 +21,5 @@ AN_8X8_P4K_PARAMS := Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096 PeLoop=1 
                      TbSizeKiB=16777216 MaxRdOut=64 DescDepth=4 CplDepth=4
 $(eval $(call vmodel,an_8x8_p4k,an_top,$(AN_8X8_P4K_PARAMS),an,'-DVROOT_H="Van_8x8_p4k___024root.h"'))
 
-VBENCH_SRCS += testbench/bench/bench_an.c
-$(eval $(call vbench,bench_an_8x8,bench_an,an_8x8))
+VBENCH_SRCS += testbench/an/bench_an.c
+$(eval $(call vbench,bench_an_8x8,an/bench_an,an_8x8))

@@ -7,8 +7,8 @@ $(eval $(call vmodel,cmn_fifo_w32_d8,cmn_fifo,Width=32 Depth=8,vpipe,-DVPIPE_MOD
 $(eval $(call vmodel,cmn_fifo_w64_d2,cmn_fifo,Width=64 Depth=2,vpipe,-DVPIPE_MODULE='"cmn_fifo"' -DVPIPE_HAS_COUNT))
 $(eval $(call vmodel,cmn_fifo_w8_d64,cmn_fifo,Width=8 Depth=64,vpipe,-DVPIPE_MODULE='"cmn_fifo"' -DVPIPE_HAS_COUNT))
 
-$(eval $(call vtest,test_cmn_skid_buf_w32,test_vpipe,cmn_skid_buf_w32))
-$(eval $(call vtest,test_cmn_skid_buf_w1,test_vpipe,cmn_skid_buf_w1))
-$(eval $(call vtest,test_cmn_fifo_w32_d8,test_vpipe,cmn_fifo_w32_d8))
-$(eval $(call vtest,test_cmn_fifo_w64_d2,test_vpipe,cmn_fifo_w64_d2))
-$(eval $(call vtest,test_cmn_fifo_w8_d64,test_vpipe,cmn_fifo_w8_d64))
+$(eval $(call vtest,test_cmn_skid_buf_w32,common/test_vpipe_rtl,cmn_skid_buf_w32))
+$(eval $(call vtest,test_cmn_skid_buf_w1,common/test_vpipe_rtl,cmn_skid_buf_w1))
+$(eval $(call vtest,test_cmn_fifo_w32_d8,common/test_vpipe_rtl,cmn_fifo_w32_d8))
+$(eval $(call vtest,test_cmn_fifo_w64_d2,common/test_vpipe_rtl,cmn_fifo_w64_d2))
+$(eval $(call vtest,test_cmn_fifo_w8_d64,common/test_vpipe_rtl,cmn_fifo_w8_d64))

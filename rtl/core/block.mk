@@ -6,7 +6,7 @@
 # The processing element alone, against the numerics reference: sa_pe_cell,
 # the PE datapath (sa_pe) with its own flag registers and the PE's assertions.
 $(eval $(call vmodel,sa_pe,sa_pe_cell,,sa_pe,))
-$(eval $(call vtest,test_sa_pe,test_sa_pe,sa_pe))
+$(eval $(call vtest,test_sa_pe,core/test_sa_pe_rtl,sa_pe))
 
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200
@@ -38,18 +38,18 @@ $(eval $(call vmodel,core_32x32,core_top,Rows=32 Cols=32 AWords=512 BWords=512 C
 VFLAGS_core_8x8_p4k := $(VFLAGS_core_8x8)
 $(eval $(call vmodel,core_8x8_p4k,core_top,Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096 PeLoop=1,core))
 
-$(eval $(call vtest,test_core_1x1,test_core,core_1x1))
-$(eval $(call vtest,test_core_2x3,test_core,core_2x3))
-$(eval $(call vtest,test_core_4x4,test_core,core_4x4))
-$(eval $(call vtest,test_core_8x8,test_core,core_8x8))
-$(eval $(call vtest,test_core_16x16,test_core,core_16x16))
-$(eval $(call vtest,test_core_32x32,test_core,core_32x32))
+$(eval $(call vtest,test_core_1x1,core/test_core_rtl,core_1x1))
+$(eval $(call vtest,test_core_2x3,core/test_core_rtl,core_2x3))
+$(eval $(call vtest,test_core_4x4,core/test_core_rtl,core_4x4))
+$(eval $(call vtest,test_core_8x8,core/test_core_rtl,core_8x8))
+$(eval $(call vtest,test_core_16x16,core/test_core_rtl,core_16x16))
+$(eval $(call vtest,test_core_32x32,core/test_core_rtl,core_32x32))
 
 # One benchmark source, one binary per model (the shims of two models would
 # clash in one binary); the generic C-bench rule must skip it.
-VBENCH_SRCS += testbench/bench/bench_core.c
-$(eval $(call vbench,bench_core_8x8,bench_core,core_8x8))
-$(eval $(call vbench,bench_core_16x16,bench_core,core_16x16))
+VBENCH_SRCS += testbench/core/bench_core.c
+$(eval $(call vbench,bench_core_8x8,core/bench_core,core_8x8))
+$(eval $(call vbench,bench_core_16x16,core/bench_core,core_16x16))
 
 # The waveform path for the core's save file.
 SUITES += "waves-core::scripts/check-waves.sh $(BUILD)/san/tests/test_core_8x8 waves/core.gtkw $(BUILD)/waves-check-core"

@@ -1,6 +1,6 @@
 // sa_pe_cell: one complete systolic cell, the PE datapath (sa_pe) with its
 // own valid/clear/last flag registers. It is the unit the PE's block test
-// (testbench/rtl/test_sa_pe.c) verilates and drives, and the single-PE view
+// (testbench/core/test_sa_pe_rtl.c) verilates and drives, and the single-PE view
 // of what sa_array builds: there the flag registers are one shift register
 // shared by each anti-diagonal, here they are the cell's own.
 //

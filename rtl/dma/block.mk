@@ -15,10 +15,10 @@ DMA_T_PARAMS := $(filter-out SramAddrW=% SramBytes=% SramLat=% MaxRdOut=%,$(DMA_
 $(eval $(call vmodel,dma_t,dma_top,$(DMA_T_PARAMS),dma,))
 $(eval $(call vmodel,dma,dma_top,$(DMA_PARAMS),dma,))
 
-$(eval $(call vtest,test_dma,test_dma,dma_t))
+$(eval $(call vtest,test_dma,dma/test_dma_rtl,dma_t))
 
-VBENCH_SRCS += testbench/bench/bench_dma.c
-$(eval $(call vbench,bench_dma,bench_dma,dma))
+VBENCH_SRCS += testbench/dma/bench_dma.c
+$(eval $(call vbench,bench_dma,dma/bench_dma,dma))
 
 # The waveform path for the DMA's save file.
 SUITES += "waves-dma::scripts/check-waves.sh $(BUILD)/san/tests/test_dma waves/dma.gtkw $(BUILD)/waves-check-dma"

@@ -24,19 +24,19 @@ NFW_P_SMALL := PageBytes=4096 Planes=2 Channels=2 DiesPerChan=1 PagesPerBlock=16
 $(eval $(call vmodel,nfw_lanes_paper,nfw_lanes,$(NFW_P_PAPER),nfw_lanes))
 $(eval $(call vmodel,nfw_lanes_small,nfw_lanes,$(NFW_P_SMALL),nfw_lanes))
 
-$(eval $(call vtest,test_nfw_top,test_nfw,nfw_top))
-$(eval $(call vtest,test_nfw_top_odd,test_nfw,nfw_top_odd))
+$(eval $(call vtest,test_nfw_top,nfw/test_nfw_rtl,nfw_top))
+$(eval $(call vtest,test_nfw_top_odd,nfw/test_nfw_rtl,nfw_top_odd))
 
 # The waveform path of the write pipelines: the block test writes an FST, the save file's
 # signals must all be in it.
 SUITES += "waves-nfw::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_top waves/nfw.gtkw $(BUILD)/waves-nfw"
 
 # RTL against the twin: the same workload, cycles and wall-clock speed.
-VBENCH_SRCS += testbench/bench/bench_nfw.c
-$(eval $(call vbench,bench_nfw,bench_nfw,nfw_top))
+VBENCH_SRCS += testbench/nfw/bench_nfw.c
+$(eval $(call vbench,bench_nfw,nfw/bench_nfw,nfw_top))
 # The same on the paper's 8 lanes (the loop's build): 8 x the rate.
-VBENCH_SRCS += testbench/bench/bench_nfw_lanes.c
-$(eval $(call vbench,bench_nfw_lanes,bench_nfw_lanes,nfw_lanes_paper))
+VBENCH_SRCS += testbench/nfw/bench_nfw_lanes.c
+$(eval $(call vbench,bench_nfw_lanes,nfw/bench_nfw_lanes,nfw_lanes_paper))
 
 # The write lanes (nfw_lanes: nfw_top side by side behind a command splitter and a completion
 # merger): the default geometry in two lanes of one channel each, and four lanes of one
@@ -47,11 +47,11 @@ NFW_P_LANES4 := PageBytes=64 Planes=4 Channels=4 DiesPerChan=2 PagesPerBlock=3 S
                 MaxPbs=5 BbtEntries=2 Slots=8 MaxReads=2 Lanes=4
 $(eval $(call vmodel,nfw_lanes,nfw_lanes,$(NFW_P_LANES),nfw_lanes))
 $(eval $(call vmodel,nfw_lanes4,nfw_lanes,$(NFW_P_LANES4),nfw_lanes))
-$(eval $(call vtest,test_nfw_lanes,test_nfw_lanes,nfw_lanes))
-$(eval $(call vtest,test_nfw_lanes4,test_nfw_lanes,nfw_lanes4))
+$(eval $(call vtest,test_nfw_lanes,nfw/test_nfw_lanes_rtl,nfw_lanes))
+$(eval $(call vtest,test_nfw_lanes4,nfw/test_nfw_lanes_rtl,nfw_lanes4))
 SUITES += "waves-nfw-lanes::scripts/check-waves.sh $(BUILD)/san/tests/test_nfw_lanes waves/nfw_lanes.gtkw $(BUILD)/waves-nfw-lanes"
 
 # The write lanes in the loop (models/nfw/nfw_time.h) on the loop's two builds: the RTL brought
 # to the twin's state by a copy, then lockstep with it.
-$(eval $(call vtest,test_nfw_time_paper,test_nfw_time_rtl,nfw_lanes_paper))
-$(eval $(call vtest,test_nfw_time_small,test_nfw_time_rtl,nfw_lanes_small))
+$(eval $(call vtest,test_nfw_time_paper,nfw/test_nfw_time_rtl,nfw_lanes_paper))
+$(eval $(call vtest,test_nfw_time_small,nfw/test_nfw_time_rtl,nfw_lanes_small))

@@ -231,7 +231,7 @@ int cmd_cosim(int argc, char **argv)
     report(&c, &prm, wall, ok);
     vpipe_rtl_destroy(c.fifo); /* closes and renames the FST */
     if (c.o.waves)
-        printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/cmn_fifo.gtkw\n",
+        printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/common.gtkw\n",
                c.o.waves, c.o.wave_cycles);
     sim_destroy(c.sim);
     return ok ? 0 : 1;

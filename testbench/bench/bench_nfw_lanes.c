@@ -1,6 +1,0 @@
-/*
- * bench_nfw_lanes: bench_nfw.c on the NAND write lanes (rtl/nfw/nfw_lanes.v), RTL against the
- * twin, a memory port and a channel BFM per lane.
- */
-#define NFW_LANES 1
-#include "testbench/bench/bench_nfw.c"

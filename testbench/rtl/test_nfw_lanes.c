@@ -1,6 +1,0 @@
-/*
- * Block test of the NAND write lanes (rtl/nfw/nfw_lanes.v) against their twin
- * (models/nfw/nfw_lanes_twin.h): test_nfw.c's tests on the lanes' ports (see there).
- */
-#define NFW_LANES 1
-#include "testbench/rtl/test_nfw.c"
