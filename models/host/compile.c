@@ -3,9 +3,10 @@
  *
  * Structure: a scoreboard of buffers (each command names what it reads and writes, the
  * dependencies follow), the tensor-buffer allocator, the GEMM tiler, the emitters of the
- * training step and of the evaluation batch, then the listing and the validation table.
+ * training step and of the evaluation batch (the listing: compile_list.c; the validation
+ * table: compile_check.c; what they share: compile_priv.h).
  */
-#include "models/host/compile.h"
+#include "models/host/compile_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,51 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TB_ALIGN 256u
-#define MAX_RW   (2 * 64 + 8) /* buffers one command may name (fabric: every AN) */
-
-/* ---------------------------------------------------------------- names */
-
-static const char *const kind_names[HC_N_KINDS] = {
-    "FLASH_RD", "FLASH_WR", "FABRIC_BCAST", "FABRIC_REDUCE", "LOSS_GATHER", "HOST_WR", "DMA_IN",
-    "DMA_OUT",  "GEMM",     "VU",           "OPT_UPDATE",
-};
-static const char *const stream_names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
-static const char *const phase_names[HC_PH_N] = {
-    "compute", "weight_fetch", "broadcast", "act_write", "act_read", "reduce", "optimizer",
-};
 static const char *const gemm_names[] = {"Y", "dW", "dX"};
 
-const char *hc_kind_name(enum hc_kind k)
-{
-    return (unsigned)k < HC_N_KINDS ? kind_names[k] : "?";
-}
-
-const char *hc_stream_name(enum hc_stream s)
-{
-    return (unsigned)s < HC_N_STREAMS ? stream_names[s] : "?";
-}
-
-const char *hc_phase_name(enum hc_phase p)
-{
-    return (unsigned)p < HC_PH_N ? phase_names[p] : "?";
-}
-
-void hc_res_name(uint32_t res, char *buf, size_t len)
-{
-    static const char *const fixed[HC_RES_FIXED] = {"wn.flash_rd", "wn.flash_wr", "wn.opt",
-                                                    "fabric.down", "fabric.up",   "host"};
-    static const char *const an[HC_RES_AN_N] = {"flash_rd", "flash_wr", "dma",
-                                                "core",     "vu",       "dma_act"};
-
-    if (res < HC_RES_FIXED)
-        snprintf(buf, len, "%s", fixed[res]);
-    else
-        snprintf(buf, len, "an%u.%s", (res - HC_RES_FIXED) / HC_RES_AN_N,
-                 an[(res - HC_RES_FIXED) % HC_RES_AN_N]);
-}
-
-static uint64_t ru64(uint64_t x, uint64_t a)
+uint64_t hc_ru64(uint64_t x, uint64_t a)
 {
     return (x + a - 1) / a * a;
 }
@@ -67,54 +26,6 @@ static uint64_t max64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
 }
-
-/* ---------------------------------------------------------------- scoreboard */
-
-struct reader {
-    uint32_t id, res;
-};
-
-struct buf {
-    int64_t writer; /* last writer, -1 none */
-    struct reader *rd;
-    uint32_t n_rd, cap_rd;
-};
-
-/* The compiler's working state. */
-struct cc {
-    const struct hc_cfg *cfg;
-    struct hc_prog *p;
-    uint32_t cap_cmd, cap_deps;
-    struct buf *buf;
-    uint32_t n_buf, cap_buf;
-    uint32_t tmp[4 * MAX_RW + 64];
-    int err;
-    struct err *e;
-    /* geometry */
-    unsigned w;
-    uint32_t a_half, b_half, c_half; /* elements per scratchpad half */
-    struct core_twin_map map;
-    uint32_t r, L;
-    /* buffers, per AN: [an] */
-    int an_in[HC_MAX_AN], an_x[HC_MAX_AN][DNN_MAX_LAYERS], an_y[HC_MAX_AN], an_logits[HC_MAX_AN],
-        an_dz[HC_MAX_AN], an_g[HC_MAX_AN], an_xr[HC_MAX_AN][2], an_w[HC_MAX_AN][2],
-        an_dw[HC_MAX_AN][2], an_loss[HC_MAX_AN], an_cls[HC_MAX_AN], pad_a[HC_MAX_AN][2],
-        pad_b[HC_MAX_AN][2], pad_c[HC_MAX_AN][2], fl_x[HC_MAX_AN][DNN_MAX_LAYERS], fl_in[HC_MAX_AN];
-    /* the core's pad ports while a command runs: a GEMM writes it, a tile store reads it, so a
-     * store waits for the GEMM in flight and the next GEMM for the store (rtl/core/README.md:
-     * the DMA may read a pad only while no command runs) */
-    int core_port[HC_MAX_AN];
-    int wn_w[2], wn_grad[2], wn_mo[2], wn_wout[2], fl_w[DNN_MAX_LAYERS], fl_m[DNN_MAX_LAYERS],
-        fl_o[DNN_MAX_LAYERS], host_loss;
-    /* TB addresses (same on every AN) */
-    uint64_t a_in, a_x[DNN_MAX_LAYERS], a_y, a_logits, a_dz, a_g, a_xr[2], a_w[2], a_dw[2], a_loss,
-        a_cls;
-    uint64_t w_w[2], w_grad[2], w_mo[2], w_wout[2];
-    /* per AN: which half of each pad is next, and what it holds */
-    uint32_t next_a[HC_MAX_AN], next_b[HC_MAX_AN], next_c[HC_MAX_AN];
-    uint32_t wload; /* weight loads so far: slot = wload % 2 */
-    uint32_t tile_seq;
-};
 
 static int buf_new(struct cc *c)
 {
@@ -270,32 +181,15 @@ static uint64_t tb_alloc(struct cc *c, bool wn, const char *name, uint64_t bytes
     snprintf(r->name, sizeof(r->name), "%s", name);
     r->addr = *used;
     r->bytes = bytes;
-    *used = ru64(*used + (bytes ? bytes : 1), TB_ALIGN);
+    *used = hc_ru64(*used + (bytes ? bytes : 1), TB_ALIGN);
     return r->addr;
 }
 
 /* ---------------------------------------------------------------- tiling */
 
-enum { LAY_PK = 0, LAY_KP = 1 };
-
-/* An operand of a GEMM as it sits in the TB: P is M (A) or N (B), K the shared dimension. */
-struct opnd {
-    uint64_t tb; /* byte address of element (0, 0) */
-    uint32_t ld; /* elements between TB rows */
-    int lay;     /* LAY_PK: TB rows run over P; LAY_KP: TB rows run over K */
-    int buf;     /* the scoreboard buffer that holds it */
-};
-
-struct plan {
-    uint32_t mt, nt, tm, tn;
-    int a_lay, b_lay; /* SRAM layouts */
-    bool n_outer;
-    uint64_t score;
-};
-
 static uint64_t foot(unsigned w, int lay, uint64_t cnt, uint64_t k)
 {
-    return lay == LAY_PK ? cnt * ru64(k, w) : k * ru64(cnt, w);
+    return lay == LAY_PK ? cnt * hc_ru64(k, w) : k * hc_ru64(cnt, w);
 }
 
 /* Largest panel count (<= limit) whose footprint fits `half` elements; 0 if none. */
@@ -303,7 +197,7 @@ static uint64_t max_cnt(unsigned w, int lay, uint64_t k, uint64_t half, uint64_t
 {
     uint64_t m;
     if (lay == LAY_PK)
-        m = half / ru64(k, w);
+        m = half / hc_ru64(k, w);
     else
         m = (half / k) / w * w;
     return m < limit ? m : limit;
@@ -315,9 +209,9 @@ static uint64_t tile_cycles(const struct cc *c, uint32_t m, uint32_t n, uint32_t
     struct core_cmd cmd = {.m = m, .n = n, .k = k};
     cmd.trans_a = a_lay == LAY_KP;
     cmd.trans_b = b_lay == LAY_PK;
-    cmd.lda = (uint32_t)(cmd.trans_a ? ru64(m, c->w) : ru64(k, c->w));
-    cmd.ldb = (uint32_t)(cmd.trans_b ? ru64(k, c->w) : ru64(n, c->w));
-    cmd.ldc = (uint32_t)ru64(n, c->w);
+    cmd.lda = (uint32_t)(cmd.trans_a ? hc_ru64(m, c->w) : hc_ru64(k, c->w));
+    cmd.ldb = (uint32_t)(cmd.trans_b ? hc_ru64(k, c->w) : hc_ru64(n, c->w));
+    cmd.ldc = (uint32_t)hc_ru64(n, c->w);
     return core_twin_cycles(&c->cfg->core, &cmd);
 }
 
@@ -346,8 +240,8 @@ static void plan_score(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, s
  * Choose tile sizes and scratchpad layouts for C[M x N] = op(A) op(B) with K whole. 0, or
  * -ENOSPC with the reason (the K panel does not fit) in e.
  */
-static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
-                     struct err *e)
+int hc_plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
+                 struct err *e)
 {
     unsigned w = c->w;
     bool found = false;
@@ -375,7 +269,7 @@ static int plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, str
                     if ((uint64_t)(tn - 1) * nt >= N)
                         continue;
                     if (foot(w, al, mt, K) > c->a_half || foot(w, bl, nt, K) > c->b_half ||
-                        (uint64_t)mt * ru64(nt, w) > c->c_half)
+                        (uint64_t)mt * hc_ru64(nt, w) > c->c_half)
                         continue;
                     struct plan p = {
                         .mt = mt, .nt = nt, .tm = tm, .tn = tn, .a_lay = al, .b_lay = bl};
@@ -465,8 +359,8 @@ static void tile_at(const struct cc *c, const struct gemm *gm, const struct plan
         tl->mc = gm->M - tl->m0 < pl->mt ? gm->M - tl->m0 : pl->mt;
         tl->nc = gm->N - tl->n0 < pl->nt ? gm->N - tl->n0 : pl->nt;
     }
-    tl->lda = (uint32_t)(pl->a_lay == LAY_PK ? ru64(gm->K, w) : ru64(tl->mc ? tl->mc : 1, w));
-    tl->ldb = (uint32_t)(pl->b_lay == LAY_KP ? ru64(tl->nc ? tl->nc : 1, w) : ru64(gm->K, w));
+    tl->lda = (uint32_t)(pl->a_lay == LAY_PK ? hc_ru64(gm->K, w) : hc_ru64(tl->mc ? tl->mc : 1, w));
+    tl->ldb = (uint32_t)(pl->b_lay == LAY_KP ? hc_ru64(tl->nc ? tl->nc : 1, w) : hc_ru64(gm->K, w));
 }
 
 /* Load tile tl's panel of A (is_b false) or B into the next half of its pad; *half: which. */
@@ -521,7 +415,7 @@ static int emit_tile_gemm(struct cc *c, const struct gemm *gm, const struct plan
     k->c_addr = hc_ * c->c_half;
     k->lda = tl->lda;
     k->ldb = tl->ldb;
-    k->ldc = (uint32_t)ru64(tl->nc, c->w);
+    k->ldc = (uint32_t)hc_ru64(tl->nc, c->w);
     k->accumulate = false;
     cmd->op = (uint8_t)gm->g;
     cmd->tile = tl->t;
@@ -540,7 +434,7 @@ static void hold_store(const struct cc *c, const struct gemm *gm, const struct t
     memset(&st->d, 0, sizeof(st->d));
     st->d.store = true;
     st->d.src = c->map.c_base + (uint64_t)hc_ * c->c_half * 4;
-    st->d.src_stride = ru64(tl->nc, c->w) * 4;
+    st->d.src_stride = hc_ru64(tl->nc, c->w) * 4;
     st->d.dst = gm->C.tb + ((uint64_t)tl->m0 * gm->C.ld + tl->n0) * 4;
     st->d.dst_stride = (uint64_t)gm->C.ld * 4;
     st->d.rows = tl->mc;
@@ -581,7 +475,7 @@ static int emit_gemm(struct cc *c, const struct gemm *gm)
     struct plan pl;
     struct held_store st = {.valid = false};
     uint32_t prev_m = UINT32_MAX, prev_n = UINT32_MAX, ha = 0, hb = 0;
-    int rc = plan_gemm(c, gm->M, gm->N, gm->K, &pl, c->e);
+    int rc = hc_plan_gemm(c, gm->M, gm->N, gm->K, &pl, c->e);
 
     if (rc) {
         c->err = err_prefix(c->e, rc, "layer %u %s %s", gm->layer + 1, pass_short(gm->pass),
@@ -862,8 +756,8 @@ static int emit_update(struct cc *c, uint32_t l, uint32_t j)
         cmd->u.fl.tb = c->w_wout[s] + off;
         cmd->u.fl.rec = l;
         cmd->bytes = c->p->rec_bytes[st[i]][l];
-        off += ru64(cmd->bytes, TB_ALIGN);
-        snprintf(cmd->label, HC_LABEL, "FLASH_WR %s L%u", stream_names[st[i]], l + 1);
+        off += hc_ru64(cmd->bytes, TB_ALIGN);
+        snprintf(cmd->label, HC_LABEL, "FLASH_WR %s L%u", hc_stream_name(st[i]), l + 1);
     }
     return 0;
 }
@@ -884,8 +778,8 @@ static int emit_state_read(struct cc *c, uint32_t l, uint32_t j)
         cmd->u.fl.tb = c->w_mo[s] + off;
         cmd->u.fl.rec = l;
         cmd->bytes = c->p->rec_bytes[st[i]][l];
-        off += ru64(cmd->bytes, TB_ALIGN);
-        snprintf(cmd->label, HC_LABEL, "FLASH_RD %s L%u", stream_names[st[i]], l + 1);
+        off += hc_ru64(cmd->bytes, TB_ALIGN);
+        snprintf(cmd->label, HC_LABEL, "FLASH_RD %s L%u", hc_stream_name(st[i]), l + 1);
     }
     return 0;
 }
@@ -965,7 +859,7 @@ static int emit_program(struct cc *c)
 
 /* ---------------------------------------------------------------- compile */
 
-static int check_cfg(const struct hc_cfg *cfg, struct err *e)
+int hc_check_cfg(const struct hc_cfg *cfg, struct err *e)
 {
     const struct core_params *k = &cfg->core;
 
@@ -1023,7 +917,8 @@ static void size_records(struct cc *c, struct tb_sizes *z)
         z->max_out = max64(z->max_out, m->layer[l].out);
         z->max_stream = max64(z->max_stream, layer_stream_bytes(m, l));
         z->max_grad = max64(z->max_grad, params * 4);
-        z->max_state = max64(z->max_state, ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
+        z->max_state =
+            max64(z->max_state, hc_ru64(params * 4, TB_ALIGN) * (1 + cfg->opt_state_words));
         c->p->rec_bytes[HC_S_W][l] = layer_stream_bytes(m, l);
         c->p->rec_bytes[HC_S_M][l] = params * 4;
         c->p->rec_bytes[HC_S_O][l] = params * 4 * cfg->opt_state_words;
@@ -1069,8 +964,8 @@ static void alloc_wn_tb(struct cc *c, const struct tb_sizes *z)
     c->w_grad[1] = tb_alloc(c, true, "grad1", z->max_grad);
     c->w_mo[0] = tb_alloc(c, true, "state0", z->max_state);
     c->w_mo[1] = tb_alloc(c, true, "state1", z->max_state);
-    c->w_wout[0] = tb_alloc(c, true, "wback0", ru64(z->max_stream, TB_ALIGN) + z->max_state);
-    c->w_wout[1] = tb_alloc(c, true, "wback1", ru64(z->max_stream, TB_ALIGN) + z->max_state);
+    c->w_wout[0] = tb_alloc(c, true, "wback0", hc_ru64(z->max_stream, TB_ALIGN) + z->max_state);
+    c->w_wout[1] = tb_alloc(c, true, "wback1", hc_ru64(z->max_stream, TB_ALIGN) + z->max_state);
 }
 
 /* The scoreboard buffers of one AN: its tensors, its pad halves, its flash records. */
@@ -1138,7 +1033,7 @@ int hc_compile(const struct hc_cfg *cfg, struct hc_prog **out, struct err *e)
     int rc;
 
     *out = NULL;
-    rc = check_cfg(cfg, e);
+    rc = hc_check_cfg(cfg, e);
     if (rc)
         return rc;
     c = calloc(1, sizeof(*c));
@@ -1193,385 +1088,4 @@ void hc_prog_free(struct hc_prog *p)
     for (int st = 0; st < HC_N_STREAMS; st++)
         free(p->rec_size[st]);
     free(p);
-}
-
-/* ---------------------------------------------------------------- listing */
-
-static void node_name(uint32_t node, char *buf, size_t len)
-{
-    if (node == HC_WN)
-        snprintf(buf, len, "wn");
-    else
-        snprintf(buf, len, "an%u", node);
-}
-
-void hc_format(const struct hc_prog *p, const struct hc_cmd *c, char *buf, size_t len)
-{
-    char node[16], res[32], ops[160] = "", deps[96] = "";
-    size_t o = 0;
-
-    node_name(c->node, node, sizeof(node));
-    hc_res_name(c->res, res, sizeof(res));
-    switch (c->kind) {
-    case HC_DMA_IN:
-    case HC_DMA_OUT: {
-        const struct dma_desc *d = &c->u.dma;
-        snprintf(ops, sizeof(ops),
-                 "%s src 0x%" PRIx64 " dst 0x%" PRIx64 " rows %u len %u strides %" PRIu64
-                 "/%" PRIu64,
-                 d->xpose ? "xpose" : "plain", d->src, d->dst, d->rows, d->len, d->src_stride,
-                 d->dst_stride);
-        break;
-    }
-    case HC_GEMM: {
-        const struct core_cmd *k = &c->u.gemm;
-        snprintf(ops, sizeof(ops), "m %u n %u k %u a@%u/%u%s b@%u/%u%s c@%u/%u", k->m, k->n, k->k,
-                 k->a_addr, k->lda, k->trans_a ? "T" : "", k->b_addr, k->ldb, k->trans_b ? "T" : "",
-                 k->c_addr, k->ldc);
-        break;
-    }
-    case HC_VU:
-        snprintf(ops, sizeof(ops), "%s %ux%u src 0x%" PRIx64 " dst 0x%" PRIx64,
-                 vu_op_name((enum vu_op)c->op), c->u.vu.rows, c->u.vu.cols, c->u.vu.src,
-                 c->u.vu.dst);
-        break;
-    case HC_FLASH_RD:
-    case HC_FLASH_WR:
-    case HC_HOST_WR:
-        snprintf(ops, sizeof(ops), "stream %s rec %u tb 0x%" PRIx64 " %" PRIu64 " B",
-                 hc_stream_name((enum hc_stream)c->op), c->u.fl.rec, c->u.fl.tb, c->bytes);
-        break;
-    case HC_FABRIC_BCAST:
-    case HC_FABRIC_REDUCE:
-    case HC_LOSS_GATHER:
-        snprintf(ops, sizeof(ops), "src 0x%" PRIx64 " dst 0x%" PRIx64 " %" PRIu64 " B",
-                 c->u.fab.src, c->u.fab.dst, c->bytes);
-        break;
-    case HC_OPT_UPDATE:
-        snprintf(ops, sizeof(ops),
-                 "grad 0x%" PRIx64 " state 0x%" PRIx64 " out 0x%" PRIx64 " %" PRIu64 " params",
-                 c->u.opt.grad, c->u.opt.state, c->u.opt.wout, c->bytes / 4);
-        break;
-    default:
-        break;
-    }
-    for (uint32_t i = 0; i < c->ndep && o + 12 < sizeof(deps); i++)
-        o += (size_t)snprintf(deps + o, sizeof(deps) - o, "%s%u", i ? "," : "",
-                              p->deps[c->dep0 + i]);
-    if (c->ndep && o + 12 >= sizeof(deps))
-        snprintf(deps + sizeof(deps) - 5, 5, "...");
-    snprintf(buf, len, "%6u %-4s %-12s %-13s L%u %s  %-40s deps [%s]", c->id, node, res,
-             hc_kind_name((enum hc_kind)c->kind), c->layer + 1, c->pass == HC_FWD ? "fwd" : "bwd",
-             ops, deps);
-}
-
-static void print_regions(FILE *f, const char *who, const struct hc_region *r, uint32_t n,
-                          uint64_t used)
-{
-    fprintf(f, "%s tensor buffer: %" PRIu64 " bytes used\n", who, used);
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "  %-10s 0x%010" PRIx64 "  %12" PRIu64 " B\n", r[i].name, r[i].addr, r[i].bytes);
-}
-
-void hc_print(const struct hc_prog *p, FILE *f)
-{
-    char line[512];
-    const struct hc_cfg *cfg = &p->cfg;
-    char model[256];
-
-    dnn_model_format(&cfg->model, model, sizeof(model));
-    fprintf(f,
-            "program: model %s, %u ANs, batch %u (%u rows per AN), core %ux%u (pads %u/%u/%u "
-            "words), %s, output layer %s\n",
-            model, cfg->n_an, cfg->batch, p->rows, cfg->core.rows, cfg->core.cols,
-            cfg->core.a_words, cfg->core.b_words, cfg->core.c_words,
-            cfg->eval ? "evaluation" : "training step",
-            cfg->keep_output_resident ? "resident" : "streamed twice");
-    fprintf(f, "%u commands, %u GEMMs per AN\n\n", p->n_cmd, p->gemms);
-    print_regions(f, "AN", p->an_tb, p->n_an_tb, p->an_tb_used);
-    print_regions(f, "WN", p->wn_tb, p->n_wn_tb, p->wn_tb_used);
-    fprintf(f, "\n    id node resource     kind          layer/pass  operands"
-               "                                 dependencies\n");
-    for (uint32_t node = 0; node <= cfg->n_an; node++) {
-        uint32_t want = node == cfg->n_an ? HC_WN : node;
-        char nn[16];
-        node_name(want, nn, sizeof(nn));
-        fprintf(f, "\n== %s%s\n", nn, want == HC_WN ? " (with the fabric)" : "");
-        for (uint32_t i = 0; i < p->n_cmd; i++) {
-            if (p->cmd[i].node != want)
-                continue;
-            hc_format(p, &p->cmd[i], line, sizeof(line));
-            fprintf(f, "%s\n", line);
-        }
-    }
-}
-
-/* ---------------------------------------------------------------- validation */
-
-/* One row of the validation table: what is checked, what it needs, what the machine has, and
- * if it fails, why and the error it gives (-EINVAL: a bad configuration, -ENOSPC: too small). */
-struct vrow {
-    const char *check, *need, *cap, *why;
-    bool ok;
-    int code;
-};
-
-struct vt {
-    FILE *out;
-    struct err *e;
-    size_t elen;
-    int rc;
-    unsigned fails;
-};
-
-static void vt_print_head(FILE *out)
-{
-    fprintf(out, "%-46s %-24s %-30s %s\n", "check", "need", "capacity", "result");
-}
-
-static void vt_print_row(FILE *out, const struct vrow *r)
-{
-    fprintf(out, "%-46s %-24s %-30s %s\n", r->check, r->need, r->cap, r->ok ? "OK" : "FAIL");
-}
-
-/* The last line: after a configuration error the checks stop, and say how many failed. */
-static void vt_print_verdict(FILE *out, unsigned fails, bool stopped)
-{
-    if (stopped)
-        fprintf(out, "\n%u check(s) failed\n", fails);
-    else
-        fprintf(out, "\n%s\n", fails ? "the model does NOT fit this machine" : "the model fits");
-}
-
-/* A checked row: printed, and a failure folded into the result (-EINVAL wins over -ENOSPC;
- * the reasons are joined in the error message). */
-static void vt_add(struct vt *v, const struct vrow *r)
-{
-    if (v->out)
-        vt_print_row(v->out, r);
-    if (r->ok)
-        return;
-    if (r->code == -EINVAL || !v->rc)
-        v->rc = r->code;
-    if (v->e) {
-        size_t l = strlen(v->e->msg);
-        snprintf(v->e->msg + l, sizeof(v->e->msg) - l, "%s%s: %s", v->fails ? "; " : "", r->check,
-                 r->why);
-    }
-    v->fails++;
-}
-
-static void fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-    if (b >= (1ull << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, len, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
-    else
-        snprintf(buf, len, "%" PRIu64 " B", b);
-}
-
-static void vt_bytes(struct vt *v, const char *check, uint64_t need, uint64_t cap, const char *what)
-{
-    char n[32], k[32], why[256];
-    fmt_bytes(n, sizeof(n), need);
-    fmt_bytes(k, sizeof(k), cap);
-    snprintf(why, sizeof(why), "%s needs %s, has %s", what, n, k);
-    vt_add(v, &(struct vrow){check, n, k, why, need <= cap, -ENOSPC});
-}
-
-/* The batch splits into equal shards, one per Activation Node. */
-static void validate_batch_split(struct vt *v, const struct hc_cfg *cfg)
-{
-    char check[96], cap[64], why[512];
-
-    snprintf(check, sizeof(check), "batch B=%u divisible by N=%u", cfg->batch, cfg->n_an);
-    snprintf(cap, sizeof(cap), "B %% N = %u", cfg->n_an ? cfg->batch % cfg->n_an : 0);
-    snprintf(why, sizeof(why),
-             "batch %u is not divisible by %u Activation Nodes; accepted a multiple of N",
-             cfg->batch, cfg->n_an);
-    vt_add(v, &(struct vrow){check, "B % N == 0", cap, why,
-                             cfg->n_an && cfg->batch && cfg->batch % cfg->n_an == 0, -EINVAL});
-}
-
-/* The model, the core and the node count, with the batch left to its own row. Returns what
- * the compiler says of the whole configuration: the other checks need it to be sane. */
-static int validate_counts(struct vt *v, const struct hc_cfg *cfg)
-{
-    struct hc_cfg c2 = *cfg;
-    struct err ce;
-    int rc;
-
-    if (c2.n_an)
-        c2.batch = c2.n_an;
-    rc = check_cfg(&c2, &ce);
-    vt_add(v, &(struct vrow){"model, core and node counts", "sane", rc ? "no" : "yes",
-                             rc ? ce.msg : "", rc == 0, -EINVAL});
-    if (!rc)
-        rc = check_cfg(cfg, &ce);
-    return rc;
-}
-
-/* A GEMM of a layer, as the SRAM check sees it. */
-struct gemm_shape {
-    const char *name;
-    uint32_t m, n, k;
-    bool on;
-};
-
-/* The GEMM tiles into the scratchpads: planning it, as compiling does, decides. */
-static void validate_gemm(struct vt *v, const struct cc *c, uint32_t layer,
-                          const struct gemm_shape *g)
-{
-    char check[96], need[64], cap[64];
-    struct err why = {""};
-    struct plan pl;
-    int rc = plan_gemm(c, g->m, g->n, g->k, &pl, &why);
-    uint64_t kp = g->k < c->w ? c->w : ru64(g->k, c->w);
-
-    snprintf(check, sizeof(check), "SRAM: layer %u %s GEMM %ux%ux%u", layer + 1, g->name, g->m,
-             g->n, g->k);
-    snprintf(need, sizeof(need), "K-panel %" PRIu64 " el", kp);
-    snprintf(cap, sizeof(cap), "half-pad %u el", c->a_half < c->b_half ? c->a_half : c->b_half);
-    if (!rc)
-        snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " (%u tiles)", pl.tm * pl.tn);
-    vt_add(v, &(struct vrow){check, need, cap, why.msg, rc == 0, -ENOSPC});
-}
-
-/* SRAM: every GEMM of every layer must tile. */
-static void validate_sram(struct vt *v, const struct hc_cfg *cfg)
-{
-    struct cc c;
-    uint32_t r = cfg->batch / cfg->n_an;
-
-    memset(&c, 0, sizeof(c));
-    c.cfg = cfg;
-    c.w = core_twin_w(&cfg->core);
-    core_twin_map(&cfg->core, &c.map);
-    c.a_half = (uint32_t)(c.map.a_elems / 2 / c.w * c.w);
-    c.b_half = (uint32_t)(c.map.b_elems / 2 / c.w * c.w);
-    c.c_half = (uint32_t)(c.map.c_elems / 2 / c.w * c.w);
-    for (uint32_t l = 0; l < cfg->model.n_layers; l++) {
-        const struct dnn_layer *ly = &cfg->model.layer[l];
-        struct gemm_shape g[3] = {{"fwd", r, ly->out, ly->in, true},
-                                  {"dW", ly->in, ly->out, r, !cfg->eval},
-                                  {"dX", r, ly->in, ly->out, !cfg->eval && l > 0}};
-        for (int i = 0; i < 3; i++)
-            if (g[i].on)
-                validate_gemm(v, &c, l, &g[i]);
-    }
-}
-
-/* Tensor buffers: what the compiler allocates on an AN and on the WN. */
-static void validate_tensor_buffers(struct vt *v, const struct hc_cfg *cfg)
-{
-    struct hc_prog *p = NULL;
-    struct err ce;
-
-    hc_compile(cfg, &p, &ce);
-    if (!p)
-        return;
-    vt_bytes(v, "AN tensor buffer (2 weight slots + acts)", p->an_tb_used, cfg->tb_bytes,
-             "each AN's tensor buffer");
-    vt_bytes(v, "WN tensor buffer (2 weight slots + state)", p->wn_tb_used, cfg->tb_bytes,
-             "the WN's tensor buffer");
-    hc_prog_free(p);
-}
-
-/* What a flash stream must hold. */
-struct stream_need {
-    const char *name;
-    enum hc_stream s;
-    uint64_t need; /* bytes */
-};
-
-/* The bytes of each flash stream, in whole pages: an epoch's inputs, a step's activations,
- * two versions of the weights, the masters and the optimizer state. */
-static void stream_needs(const struct hc_cfg *cfg, struct stream_need f[5])
-{
-    const struct dnn_model *m = &cfg->model;
-    uint32_t r = cfg->batch / cfg->n_an;
-    uint64_t ap = cfg->an_page ? cfg->an_page : 4096, wp = cfg->wn_page ? cfg->wn_page : 4096;
-    uint64_t shards = cfg->samples ? (cfg->samples / cfg->batch) : 1;
-    uint64_t shard = ru64((uint64_t)r * m->layer[0].in + r, ap);
-    uint64_t act = 0, wrec = 0, mrec = 0, orec = 0;
-
-    if (!shards)
-        shards = 1;
-    for (uint32_t l = 0; l < m->n_layers; l++) {
-        uint64_t params = dnn_model_layer_params(m, l);
-        act += ru64((uint64_t)r * m->layer[l].in * 2, ap);
-        wrec += ru64(dnn_model_layer_stream_bytes(m, l), wp);
-        mrec += ru64(params * 4, wp);
-        orec += ru64(params * 4 * cfg->opt_state_words, wp);
-    }
-    if (cfg->act_fresh_lb && cfg->stream_lb[HC_S_V])
-        act = ru64(act, cfg->stream_lb[HC_S_V]);
-    f[0] =
-        (struct stream_need){"AN NV stream (training inputs, per epoch)", HC_S_NV, shards * shard};
-    f[1] = (struct stream_need){"AN V stream (activations of a step)", HC_S_V, act};
-    f[2] = (struct stream_need){"WN W stream (bf16 weights, 2 versions)", HC_S_W, 2 * wrec};
-    f[3] = (struct stream_need){"WN M stream (fp32 masters, 2 versions)", HC_S_M, 2 * mrec};
-    f[4] = (struct stream_need){"WN O stream (optimizer state, 2 versions)", HC_S_O, 2 * orec};
-}
-
-/* A stream holds its data in whole logical blocks, and one more: the log must open a free
- * one. */
-static void validate_stream(struct vt *v, const struct hc_cfg *cfg, const struct stream_need *f)
-{
-    uint64_t lb = cfg->stream_lb[f->s], cap_b = cfg->stream_cap[f->s];
-    char n[32], k[32], need[64], cap[64], why[512];
-
-    if (!lb) {
-        vt_add(v, &(struct vrow){f->name, "-", "no such stream",
-                                 "the flash layout does not fit the flash geometry (683 blocks "
-                                 "per plane are laid out; see models/flash/ftl_layout.h)",
-                                 false, -EINVAL});
-        return;
-    }
-    uint64_t need_lb = (f->need + lb - 1) / lb + 1;
-    fmt_bytes(n, sizeof(n), need_lb * lb);
-    fmt_bytes(k, sizeof(k), cap_b);
-    snprintf(need, sizeof(need), "%" PRIu64 " LB (%s)", need_lb, n);
-    snprintf(cap, sizeof(cap), "%" PRIu64 " LB (%s)", cap_b / lb, k);
-    snprintf(why, sizeof(why),
-             "needs %" PRIu64 " logical blocks of %" PRIu64
-             " bytes (the data and one free block), has %" PRIu64,
-             need_lb, lb, cap_b / lb);
-    vt_add(v, &(struct vrow){f->name, need, cap, why, need_lb * lb <= cap_b, -ENOSPC});
-}
-
-/* Flash streams: a training run writes all five; an evaluation reads what is there. */
-static void validate_flash_streams(struct vt *v, const struct hc_cfg *cfg)
-{
-    struct stream_need f[5];
-
-    if (cfg->eval)
-        return;
-    stream_needs(cfg, f);
-    for (int i = 0; i < 5; i++)
-        validate_stream(v, cfg, &f[i]);
-}
-
-int hc_validate(const struct hc_cfg *cfg, FILE *out, struct err *e)
-{
-    struct vt v = {.out = out, .e = e};
-    bool stopped;
-
-    if (e)
-        e->msg[0] = 0;
-    if (out)
-        vt_print_head(out);
-    validate_batch_split(&v, cfg);
-    stopped = validate_counts(&v, cfg) != 0;
-    if (!stopped) {
-        validate_sram(&v, cfg);
-        validate_tensor_buffers(&v, cfg);
-        validate_flash_streams(&v, cfg);
-    }
-    if (out)
-        vt_print_verdict(out, v.fails, stopped);
-    return v.rc;
 }
