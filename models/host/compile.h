@@ -226,6 +226,11 @@ struct hc_prog {
 
 const char *hc_kind_name(enum hc_kind k);
 const char *hc_stream_name(enum hc_stream s);
+/* The streams' names, the one table of them: an AN's are hc_stream_names + HC_S_NV (2), the
+ * WN's hc_stream_names + HC_S_W (3). */
+extern const char *const hc_stream_names[HC_N_STREAMS];
+#define HC_AN_STREAMS (hc_stream_names + HC_S_NV)
+#define HC_WN_STREAMS (hc_stream_names + HC_S_W)
 const char *hc_phase_name(enum hc_phase p);
 /* "wn.flash_rd", "an3.core", ... into buf. */
 void hc_res_name(uint32_t res, char *buf, size_t len);

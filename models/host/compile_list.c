@@ -17,7 +17,7 @@ static const char *const kind_names[HC_N_KINDS] = {
     "FLASH_RD", "FLASH_WR", "FABRIC_BCAST", "FABRIC_REDUCE", "LOSS_GATHER", "HOST_WR", "DMA_IN",
     "DMA_OUT",  "GEMM",     "VU",           "OPT_UPDATE",
 };
-static const char *const stream_names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
+const char *const hc_stream_names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
 static const char *const phase_names[HC_PH_N] = {
     "compute", "weight_fetch", "broadcast", "act_write", "act_read", "reduce", "optimizer",
 };
@@ -29,7 +29,7 @@ const char *hc_kind_name(enum hc_kind k)
 
 const char *hc_stream_name(enum hc_stream s)
 {
-    return (unsigned)s < HC_N_STREAMS ? stream_names[s] : "?";
+    return (unsigned)s < HC_N_STREAMS ? hc_stream_names[s] : "?";
 }
 
 const char *hc_phase_name(enum hc_phase p)

@@ -185,18 +185,16 @@ const char *machine_phase_name(enum machine_phase p)
  * (at its grain), and a page is the stream's "logical block" (the log needs one free). */
 static void ssd_streams(const struct machine_cfg *c, struct hc_cfg *h)
 {
-    static const char *const an_names[] = {"NV", "V"}, *const wn_names[] = {"W", "M", "O"};
-    static const char *const names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
     struct ftl_layout an, wn;
 
     ftl_layout_an(&an);
     ftl_layout_wn(&wn);
     for (int s = 0; s < HC_N_STREAMS; s++) {
         if (s < 2)
-            nssd_stream_size(&c->an_ssd, c->ssd_grain, &an, an_names, 2, names[s],
+            nssd_stream_size(&c->an_ssd, c->ssd_grain, &an, HC_AN_STREAMS, 2, hc_stream_names[s],
                              &h->stream_cap[s], &h->stream_lb[s]);
         else
-            nssd_stream_size(&c->wn_ssd, c->ssd_grain, &wn, wn_names, 3, names[s],
+            nssd_stream_size(&c->wn_ssd, c->ssd_grain, &wn, HC_WN_STREAMS, 3, hc_stream_names[s],
                              &h->stream_cap[s], &h->stream_lb[s]);
     }
     h->an_page = (uint32_t)h->stream_lb[HC_S_V];
@@ -207,7 +205,6 @@ static void ssd_streams(const struct machine_cfg *c, struct hc_cfg *h)
 void machine_hc_cfg(const struct machine_cfg *c, bool eval, struct hc_cfg *h)
 {
     struct ftl_layout an, wn;
-    static const char *const names[HC_N_STREAMS] = {"NV", "V", "W", "M", "O"};
 
     memset(h, 0, sizeof(*h));
     h->model = c->model;
@@ -225,7 +222,7 @@ void machine_hc_cfg(const struct machine_cfg *c, bool eval, struct hc_cfg *h)
     } else {
         for (int s = 0; s < HC_N_STREAMS; s++)
             nflash_stream_size(s < 2 ? &an : &wn, s < 2 ? &c->an_flash.geom : &c->wn_flash.geom,
-                               names[s], &h->stream_cap[s], &h->stream_lb[s]);
+                               hc_stream_names[s], &h->stream_cap[s], &h->stream_lb[s]);
         h->an_page = c->an_flash.geom.page_bytes;
         h->wn_page = c->wn_flash.geom.page_bytes;
     }

@@ -38,8 +38,6 @@ struct anode {
     char name[16];
 };
 
-static const char *const anode_streams[2] = {"NV", "V"};
-
 static int scratch(struct anode *a, int i, size_t n, struct err *e)
 {
     if (n <= a->cap[i])
@@ -91,9 +89,9 @@ int anode_create(const struct anode_cfg *cfg, struct dma_time *dma_time, struct 
     }
     ftl_layout_an(&lay);
     if (cfg->ssd)
-        rc = nstore_init_ssd(&a->sto, a->name, cfg->ssd, cfg->ssd_grain, &lay, anode_streams, 2, e);
+        rc = nstore_init_ssd(&a->sto, a->name, cfg->ssd, cfg->ssd_grain, &lay, HC_AN_STREAMS, 2, e);
     else
-        rc = nstore_init_fms(&a->sto, &cfg->flash, &lay, anode_streams, 2, a->tb, e);
+        rc = nstore_init_fms(&a->sto, &cfg->flash, &lay, HC_AN_STREAMS, 2, a->tb, e);
     if (!rc && !cfg->ssd && cfg->write_pipe &&
         (rc = nstore_set_write_pipe(&a->sto, cfg->period_ps, e)))
         nstore_fini(&a->sto);

@@ -32,8 +32,6 @@ struct wnode {
     struct wnode_stats st;
 };
 
-static const char *const wnode_streams[R_N] = {"W", "M", "O"};
-
 static uint64_t ru(uint64_t x, uint64_t a)
 {
     return (x + a - 1) / a * a;
@@ -89,7 +87,7 @@ static int tables(struct wnode *w, const struct wnode_cfg *cfg, struct err *e)
             w->size[k] = calloc(n, sizeof(*w->size[k]));
         if (!w->rec[k] || !w->ok[k] || (cfg->perf && !w->size[k]))
             return err_set(e, -ENOMEM, "wn: out of memory for %u records of stream %s", w->n_rec[k],
-                           wnode_streams[k]);
+                           HC_WN_STREAMS[k]);
         if (cfg->perf && cfg->rec_bytes[stream_of(k)])
             memcpy(w->size[k], cfg->rec_bytes[stream_of(k)], w->n_rec[k] * sizeof(uint64_t));
     }
@@ -102,7 +100,7 @@ static int own_params(struct wnode *w, const struct dnn_params *p, struct err *e
     for (int k = 0; k < R_N; k++)
         if (w->n_rec[k] < p->model.n_layers)
             return err_set(e, -EINVAL, "wn: %u records of stream %s for a model of %u layers",
-                           w->n_rec[k], wnode_streams[k], p->model.n_layers);
+                           w->n_rec[k], HC_WN_STREAMS[k], p->model.n_layers);
     int rc = dnn_params_create(
         &(struct dnn_params_cfg){.model = &p->model, .opt = &p->opt, .seed = 0}, &w->p, e);
     if (rc)
@@ -133,9 +131,9 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
         goto out_free;
     ftl_layout_wn(&lay);
     if (cfg->ssd)
-        rc = nstore_init_ssd(&w->sto, "wn", cfg->ssd, cfg->ssd_grain, &lay, wnode_streams, R_N, e);
+        rc = nstore_init_ssd(&w->sto, "wn", cfg->ssd, cfg->ssd_grain, &lay, HC_WN_STREAMS, R_N, e);
     else
-        rc = nstore_init_fms(&w->sto, &cfg->flash, &lay, wnode_streams, R_N, w->tb, e);
+        rc = nstore_init_fms(&w->sto, &cfg->flash, &lay, HC_WN_STREAMS, R_N, w->tb, e);
     if (!rc && !cfg->ssd && cfg->write_pipe &&
         (rc = nstore_set_write_pipe(&w->sto, cfg->period_ps, e)))
         nstore_fini(&w->sto);
@@ -146,7 +144,7 @@ int wnode_create(const struct wnode_cfg *cfg, const struct dnn_params *p, struct
     }
     w->rid_opt = dram_requester(w->tb, "optimizer");
     for (int i = 0; i < R_N; i++) {
-        w->s[i] = nstore_stream(&w->sto, wnode_streams[i]);
+        w->s[i] = nstore_stream(&w->sto, HC_WN_STREAMS[i]);
         if (cfg->perf)
             nstore_set_nodata(&w->sto, (uint32_t)w->s[i], true);
     }
@@ -234,7 +232,7 @@ static int replace(struct wnode *w, int k, uint32_t l, const struct slog_ext *x,
     if (w->ok[k][l]) {
         rc = nstore_free(&w->sto, (uint32_t)w->s[k], now, &w->rec[k][l], e);
         if (rc)
-            err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
+            err_prefix(e, rc, "wn %s stream", HC_WN_STREAMS[k]);
     }
     w->rec[k][l] = *x;
     w->ok[k][l] = true;
@@ -251,7 +249,7 @@ static int preload_one(struct wnode *w, int k, uint32_t l, uint64_t now, uint64_
         return 0;
     int rc = nstore_write_buf(&w->sto, (uint32_t)w->s[k], now, NULL, w->size[k][l], &x, &t, e);
     if (rc)
-        return err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
+        return err_prefix(e, rc, "wn %s stream", HC_WN_STREAMS[k]);
     if ((rc = replace(w, k, l, &x, now, e)))
         return rc;
     if (t > *done)
@@ -303,7 +301,7 @@ int wnode_preload(struct wnode *w, const struct hc_prog *p, uint64_t now, uint64
             record(w->p, k, l, w->buf);
             int rc = nstore_write_buf(&w->sto, (uint32_t)w->s[k], now, w->buf, n, &x, &t, e);
             if (rc) {
-                err_prefix(e, rc, "wn %s stream", wnode_streams[k]);
+                err_prefix(e, rc, "wn %s stream", HC_WN_STREAMS[k]);
                 return rc;
             }
             if ((rc = replace(w, k, l, &x, now, e)))
@@ -474,11 +472,11 @@ int wnode_exec(struct wnode *w, const struct hc_prog *p, const struct hc_cmd *c,
     if (l >= w->n_rec[k])
         return err_set(e, -EINVAL,
                        "wn: command %u '%s': record %u of stream %s; the program has %u", c->id,
-                       c->label, l, wnode_streams[k], w->n_rec[k]);
+                       c->label, l, HC_WN_STREAMS[k], w->n_rec[k]);
     if (c->kind == HC_FLASH_RD) {
         if (!w->ok[k][l]) {
             return err_set(e, -ENODATA, "wn: record %s of layer %u is not in flash",
-                           wnode_streams[k], l + 1);
+                           HC_WN_STREAMS[k], l + 1);
         }
         rc = nstore_read_tb(&w->sto, (uint32_t)w->s[k], now, &w->rec[k][l], c->u.fl.tb, end,
                             free_at, e);

@@ -293,9 +293,8 @@ static int fit_node(struct perf *p, const struct fit *ft, struct flash_cfg *f,
  * or the SSD allocator's pages). */
 static int fit_flash(struct perf *p, const struct hc_prog *g)
 {
-    static const char *const wn[3] = {"W", "M", "O"}, *const an[2] = {"NV", "V"};
-    struct fit w = {.node = "Weight Node", .names = wn, .n = 3},
-               a = {.node = "Activation Node", .names = an, .n = 2};
+    struct fit w = {.node = "Weight Node", .names = HC_WN_STREAMS, .n = 3},
+               a = {.node = "Activation Node", .names = HC_AN_STREAMS, .n = 2};
     for (int i = 0; i < 3; i++) {
         w.need[i] = stream_need(g, (enum hc_stream)(HC_S_W + i));
         w.room[i] = largest_rec(g, (enum hc_stream)(HC_S_W + i));
