@@ -117,7 +117,7 @@ static void stream_ctrs(struct machine *m, const char *node, struct nflash *f)
 {
     for (uint32_t i = 0; i < f->n; i++) {
         struct ftl_stream_stats st;
-        ftl_stream_stats(f->s[i], sim_now(m->sim), &st);
+        ftl_stream_stats(f->sys.s[i], sim_now(m->sim), &st);
         CU(m, st.lpages_written, "pages", "pages written", "%s.flash.%s.pages_written", node,
            f->name[i]);
         CU(m, st.pages_read, "pages", "pages read", "%s.flash.%s.pages_read", node, f->name[i]);
@@ -145,7 +145,7 @@ static void stream_ctrs(struct machine *m, const char *node, struct nflash *f)
            "lifetime at the observed write rate (0: not yet written)", "%s.flash.%s.lifetime_years",
            node, f->name[i]);
     }
-    fault_ctrs(m, node, f->fms);
+    fault_ctrs(m, node, f->sys.fms);
 }
 
 /* A node's SSD array (storage ssd-raid0): the drives' counters added up, in the drive's pages,

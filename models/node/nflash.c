@@ -41,32 +41,15 @@ int nflash_init(struct nflash *f, const struct flash_cfg *cfg, const struct ftl_
     rc = ftl_layout_validate(l, &cfg->geom, e);
     if (rc)
         return rc;
-    rc = flash_fms_create(cfg, &f->fms, e);
+    if (n > NFLASH_MAX_STREAMS)
+        n = NFLASH_MAX_STREAMS;
+    rc = flash_sys_init_layout(&f->sys, cfg, l, names, n, e);
     if (rc)
         return rc;
-    const struct ftl_region *sp = ftl_layout_spare(l);
-    rc = ftl_bbm_init(&f->bbm, &cfg->geom, sp ? sp->first : 0, sp ? sp->count : 0, e);
-    if (rc)
-        goto out;
-    f->bbm_ok = true;
-    rc = flash_ctrl_init(&f->ctrl, f->fms, e);
-    if (rc)
-        goto out;
-    f->ctrl_ok = true;
-    for (uint32_t i = 0; i < n && i < NFLASH_MAX_STREAMS; i++) {
-        const struct ftl_region *r = ftl_layout_find(l, names[i]);
-        struct ftl_stream_cfg sc;
-        if (!r) {
-            rc = err_set(e, -EINVAL, "flash layout %s has no stream '%s'", l->node, names[i]);
-            goto out;
-        }
-        ftl_stream_cfg_from_region(&sc, r);
-        rc = ftl_stream_create(&sc, f->fms, &f->bbm, &f->s[i], e);
-        if (rc)
-            goto out;
+    for (uint32_t i = 0; i < n; i++) {
         f->name[i] = names[i];
         f->n = i + 1;
-        rc = slog_init(&f->log[i], f->s[i], f->page_bytes, e);
+        rc = slog_init(&f->log[i], f->sys.s[i], f->page_bytes, e);
         if (rc) {
             err_prefix(e, rc, "flash");
             goto out;
@@ -80,16 +63,10 @@ out:
 
 void nflash_fini(struct nflash *f)
 {
-    for (uint32_t i = 0; i < f->n; i++) {
+    for (uint32_t i = 0; i < f->n; i++)
         slog_fini(&f->log[i]);
-        ftl_stream_destroy(f->s[i]);
-    }
     f->n = 0;
-    if (f->ctrl_ok)
-        flash_ctrl_fini(&f->ctrl);
-    if (f->bbm_ok)
-        ftl_bbm_fini(&f->bbm);
-    flash_fms_destroy(f->fms);
+    flash_sys_fini(&f->sys);
     nfw_time_destroy(f->wp);
     free(f->page_buf);
     memset(f, 0, sizeof(*f));
@@ -108,11 +85,11 @@ int nflash_set_write_pipe(struct nflash *f, uint64_t period_ps, struct err *e)
     uint32_t lb[NFLASH_MAX_STREAMS];
 
     for (uint32_t i = 0; i < f->n; i++)
-        lb[i] = (uint32_t)(ftl_stream_lpages(f->s[i]) / ftl_stream_sb_pages(f->s[i]));
+        lb[i] = (uint32_t)(ftl_stream_lpages(f->sys.s[i]) / ftl_stream_sb_pages(f->sys.s[i]));
     nfw_time_destroy(f->wp);
     f->wp = NULL;
-    return nfw_time_create(flash_fms_cfg(f->fms), f->n, lb, period_ps, dram_get_cfg(f->tb), &f->wp,
-                           e);
+    return nfw_time_create(flash_fms_cfg(f->sys.fms), f->n, lb, period_ps, dram_get_cfg(f->tb),
+                           &f->wp, e);
 }
 
 int nflash_set_write_mode(struct nflash *f, enum nfw_time_mode m, const struct nfw_be_ops *rtl,
@@ -180,13 +157,13 @@ void nflash_set_nodata(struct nflash *f, uint32_t i, bool nodata)
 /* The flash model's pages hold the bytes of stream i. */
 static bool payload(const struct nflash *f, uint32_t i)
 {
-    return flash_fms_cfg(f->fms)->sw.store_payload && !f->nodata[i];
+    return flash_fms_cfg(f->sys.fms)->sw.store_payload && !f->nodata[i];
 }
 
 /* nflash keeps the bytes of stream i's records beside the (timing-only) flash model. */
 static bool store(const struct nflash *f, uint32_t i)
 {
-    return !flash_fms_cfg(f->fms)->sw.store_payload && !f->nodata[i];
+    return !flash_fms_cfg(f->sys.fms)->sw.store_payload && !f->nodata[i];
 }
 
 /* The bytes of a record that nflash keeps itself (store()) did not fit in host memory. */
@@ -234,7 +211,7 @@ int nflash_write_buf(struct nflash *f, uint32_t i, uint64_t now, const void *buf
 
 uint64_t nflash_ctrl_ps(const struct nflash *f, uint64_t pages, bool write)
 {
-    const struct flash_cfg *c = flash_fms_cfg(f->fms);
+    const struct flash_cfg *c = flash_fms_cfg(f->sys.fms);
     uint64_t cp = c->tim.ctrl_cmd_bytes / c->geom.page_bytes;
     if (!cp)
         cp = 1;
@@ -331,7 +308,8 @@ int nflash_read_tb(struct nflash *f, uint32_t i, uint64_t now, const struct slog
     set_free(free_at, now, 0, now);
     if (!x->bytes)
         return 0;
-    rc = flash_ctrl_read(&f->ctrl, f->s[i], now, &rq, payload(f, i) ? &sink : NULL, done, e);
+    rc =
+        flash_ctrl_read(&f->sys.ctrl, f->sys.s[i], now, &rq, payload(f, i) ? &sink : NULL, done, e);
     if (rc)
         return err_prefix(e, rc, "flash read of stream '%s' at LPN %" PRIu64, f->name[i], x->lpn);
     if (store(f, i) && x->data && dram_write(f->tb, tb_addr, x->data, x->bytes))

@@ -49,6 +49,7 @@
 #include "models/dram/dram.h"
 #include "models/flash/flash_cfg.h"
 #include "models/flash/flash_ctrl.h"
+#include "models/flash/flash_sys.h"
 #include "models/flash/flash_fms.h"
 #include "models/flash/ftl_bbm.h"
 #include "models/flash/ftl_layout.h"
@@ -59,14 +60,10 @@
 #define NFLASH_MAX_STREAMS 6
 
 struct nflash {
-    struct flash_fms *fms;
-    struct ftl_bbm bbm;
-    bool bbm_ok, ctrl_ok;
-    struct flash_ctrl ctrl;
+    struct flash_sys sys; /* dies, bad-block manager, controller, streams sys.s[0 .. n) */
     struct ftl_layout layout;
     uint32_t n;
     const char *name[NFLASH_MAX_STREAMS];
-    struct ftl_stream *s[NFLASH_MAX_STREAMS];
     struct slog log[NFLASH_MAX_STREAMS];
     bool nodata[NFLASH_MAX_STREAMS]; /* stream keeps no payload (timing only) */
     struct dram *tb;                 /* where reads deliver, and writes take their bytes */

@@ -19,11 +19,7 @@
 #include <time.h>
 
 #include "testbench/bench_util.h"
-#include "models/flash/flash_ctrl.h"
-#include "models/flash/flash_fms.h"
-#include "models/flash/ftl_bbm.h"
-#include "models/flash/ftl_layout.h"
-#include "models/flash/ftl_stream.h"
+#include "models/flash/flash_sys.h"
 
 #define RUNS        3
 #define CHUNK_PAGES 256 /* 1 MiB per call, all queued at time 0 */
@@ -35,14 +31,11 @@ struct result {
 
 static int run_once(uint64_t pages, struct result *wr, struct result *rd)
 {
+    static const char *const v[1] = {"V"};
     struct flash_cfg cfg;
-    struct flash_fms *fms = NULL;
     struct ftl_layout lay;
-    struct ftl_bbm bbm;
-    struct ftl_stream_cfg sc;
-    struct ftl_stream *s = NULL;
-    struct err e;
-    const struct ftl_region *spare;
+    struct flash_sys y;
+    struct err e = {{0}};
     uint64_t lpn, t, end = 0;
     double t0;
     int rc;
@@ -50,53 +43,29 @@ static int run_once(uint64_t pages, struct result *wr, struct result *rd)
     flash_cfg_default(&cfg);
     cfg.sw.store_payload = false; /* timing only */
     ftl_layout_an(&lay);
-    spare = ftl_layout_spare(&lay);
-    rc = flash_fms_create(&cfg, &fms, &e);
-    if (rc)
-        goto out_err;
-    rc = ftl_bbm_init(&bbm, &cfg.geom, spare->first, spare->count, &e);
-    if (rc)
-        goto out_fms;
-    ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    rc = ftl_stream_create(&sc, fms, &bbm, &s, &e);
-    if (rc)
-        goto out_bbm;
-
+    rc = flash_sys_init_layout(&y, &cfg, &lay, v, 1, &e);
+    if (rc) {
+        fprintf(stderr, "bench_flash: %s\n", e.msg);
+        return rc;
+    }
     t0 = bench_wall_s();
-    for (uint64_t done_pages = 0; done_pages < pages; done_pages += CHUNK_PAGES) {
-        rc = ftl_stream_append(s, 0, CHUNK_PAGES, NULL, &lpn, &t, &e);
-        if (rc) {
-            fprintf(stderr, "bench_flash: %s\n", e.msg);
-            goto out_stream;
-        }
+    for (uint64_t done_pages = 0; done_pages < pages && !rc; done_pages += CHUNK_PAGES) {
+        rc = ftl_stream_append(y.s[0], 0, CHUNK_PAGES, NULL, &lpn, &t, &e);
         end = end > t ? end : t;
     }
     wr->wall_s = bench_wall_s() - t0;
     wr->sim_ps = end;
 
     t0 = bench_wall_s();
-    for (uint64_t p = 0; p < pages; p += CHUNK_PAGES) {
-        rc = ftl_stream_read(s, end, p, CHUNK_PAGES, NULL, &t, &e);
-        if (rc) {
-            fprintf(stderr, "bench_flash: %s\n", e.msg);
-            goto out_stream;
-        }
+    for (uint64_t p = 0; p < pages && !rc; p += CHUNK_PAGES) {
+        rc = ftl_stream_read(y.s[0], end, p, CHUNK_PAGES, NULL, &t, &e);
         rd->sim_ps = t > rd->sim_ps ? t : rd->sim_ps;
     }
     rd->wall_s = bench_wall_s() - t0;
     rd->sim_ps -= end;
-
-out_stream:
-    ftl_stream_destroy(s);
-out_bbm:
-    ftl_bbm_fini(&bbm);
-out_fms:
-    flash_fms_destroy(fms);
-    if (!rc)
-        return 0;
-out_err:
-    if (rc && e.msg[0])
+    if (rc)
         fprintf(stderr, "bench_flash: %s\n", e.msg);
+    flash_sys_fini(&y);
     return rc;
 }
 
@@ -124,15 +93,11 @@ static int record(struct ftl_stream *s, struct flash_ctrl *c, bool rd, uint64_t 
 /* n_rec records of 1 GiB written, then read, two in flight, on the AN's V stream. */
 static int run_records(uint64_t n_rec, bool fast, struct result *wr, struct result *rd)
 {
+    static const char *const v[1] = {"V"};
     struct flash_cfg cfg;
-    struct flash_fms *fms = NULL;
     struct ftl_layout lay;
-    struct ftl_bbm bbm;
-    struct ftl_stream_cfg sc;
-    struct ftl_stream *s = NULL;
-    struct flash_ctrl c;
-    struct err e;
-    const struct ftl_region *spare;
+    struct flash_sys y;
+    struct err e = {{0}};
     uint64_t t[2] = {0, 0}, end = 0;
     double t0;
     int rc;
@@ -140,43 +105,24 @@ static int run_records(uint64_t n_rec, bool fast, struct result *wr, struct resu
     flash_cfg_default(&cfg);
     cfg.sw.store_payload = false;
     ftl_layout_an(&lay);
-    spare = ftl_layout_spare(&lay);
-    rc = flash_fms_create(&cfg, &fms, &e);
-    if (rc)
-        goto out_err;
-    flash_fms_set_fast(fms, fast);
-    rc = ftl_bbm_init(&bbm, &cfg.geom, spare->first, spare->count, &e);
-    if (rc)
-        goto out_fms;
-    ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, "V"));
-    rc = ftl_stream_create(&sc, fms, &bbm, &s, &e);
-    if (rc)
-        goto out_bbm;
-    rc = flash_ctrl_init(&c, fms, &e);
-    if (rc)
-        goto out_stream;
-
+    rc = flash_sys_init_layout(&y, &cfg, &lay, v, 1, &e);
+    if (rc) {
+        fprintf(stderr, "bench_flash: %s\n", e.msg);
+        return rc;
+    }
+    flash_fms_set_fast(y.fms, fast);
     t0 = bench_wall_s();
     for (uint64_t i = 0; i < n_rec && !rc; i++)
-        rc = record(s, &c, false, i, t, &end);
+        rc = record(y.s[0], &y.ctrl, false, i, t, &end);
     wr->wall_s = bench_wall_s() - t0;
     wr->sim_ps = end;
     t[0] = t[1] = end;
     t0 = bench_wall_s();
     for (uint64_t i = 0; i < n_rec && !rc; i++)
-        rc = record(s, &c, true, i, t, &end);
+        rc = record(y.s[0], &y.ctrl, true, i, t, &end);
     rd->wall_s = bench_wall_s() - t0;
     rd->sim_ps = end - wr->sim_ps;
-    flash_ctrl_fini(&c);
-out_stream:
-    ftl_stream_destroy(s);
-out_bbm:
-    ftl_bbm_fini(&bbm);
-out_fms:
-    flash_fms_destroy(fms);
-out_err:
-    if (rc && e.msg[0])
-        fprintf(stderr, "bench_flash: %s\n", e.msg);
+    flash_sys_fini(&y);
     return rc;
 }
 

@@ -28,11 +28,7 @@
 #define _DEFAULT_SOURCE
 #include "csim/hostmem.h"
 #include "csim/rng.h"
-#include "models/flash/flash_ctrl.h"
-#include "models/flash/flash_fms.h"
-#include "models/flash/ftl_bbm.h"
-#include "models/flash/ftl_layout.h"
-#include "models/flash/ftl_stream.h"
+#include "models/flash/flash_sys.h"
 #include "models/machine/machine_ini.h"
 #include "models/ssd/ssd_cfg.h"
 #include "testbench/flashstream/cli.h"
@@ -54,12 +50,8 @@ static const char *const node_names[] = {"an", "wn"};
 
 /* Everything one run needs; built afresh per run. */
 struct fb_sys {
-    struct flash_fms *fms;
-    struct ftl_bbm bbm;
-    struct ftl_stream *s;
-    struct flash_ctrl ctrl;
-    bool bbm_ok, ctrl_ok;
-    char where[96]; /* "AN, blocks 93..671" */
+    struct flash_sys sys; /* its one stream: sys.s[0] */
+    char where[96];       /* "AN, blocks 93..671" */
 };
 
 /* ------------------------------------------------------------------ options */
@@ -381,17 +373,9 @@ static int parse(int argc, char **argv, struct fb_opts *o)
 
 static void sys_destroy(struct fb_sys *y)
 {
-    if (y->ctrl_ok)
-        flash_ctrl_fini(&y->ctrl);
-    ftl_stream_destroy(y->s);
-    if (y->bbm_ok)
-        ftl_bbm_fini(&y->bbm);
-    flash_fms_destroy(y->fms);
-    memset(y, 0, sizeof(*y));
+    flash_sys_fini(&y->sys);
 }
 
-/* The stream of --range: blocks of its own in every plane, outside any layout; 0 or -EINVAL
- * (message printed). */
 static int range_stream(const struct fb_opts *o, struct ftl_stream_cfg *sc, struct fb_sys *y)
 {
     const struct flash_geom *g = &o->cfg.geom;
@@ -478,22 +462,12 @@ static int sys_create(const struct fb_opts *o, struct fb_sys *y)
 
     snprintf(what, sizeof(what), "the flash model's record of its %" PRIu64 " blocks", blocks);
     rc = hostmem_check(blocks * sizeof(struct flash_block), what, &e);
+    struct flash_cfg cfg = o->cfg;
+    cfg.fault = o->fault;
     if (!rc)
-        rc = flash_fms_create(&o->cfg, &y->fms, &e);
+        rc = flash_sys_init(&y->sys, &cfg, sp_first, sp_count, &sc, 1, &e);
     if (!rc)
-        flash_fms_set_fast(y->fms, !o->exact);
-    if (!rc)
-        rc = flash_fms_set_faults(y->fms, &o->fault, &e);
-    if (!rc) {
-        rc = ftl_bbm_init(&y->bbm, g, sp_first, sp_count, &e);
-        y->bbm_ok = !rc;
-    }
-    if (!rc)
-        rc = ftl_stream_create(&sc, y->fms, &y->bbm, &y->s, &e);
-    if (!rc) {
-        rc = flash_ctrl_init(&y->ctrl, y->fms, &e);
-        y->ctrl_ok = !rc;
-    }
+        flash_fms_set_fast(y->sys.fms, !o->exact);
     if (rc) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
         sys_destroy(y);
@@ -522,7 +496,7 @@ static int prefill(const struct fb_opts *o, struct fb_sys *y, uint64_t pages, ui
     for (uint64_t p = 0; p < pages; p += chunk) {
         uint64_t n = pages - p < chunk ? pages - p : chunk;
 
-        if (ftl_stream_append(y->s, 0, n, NULL, &lpn, &t, &e)) {
+        if (ftl_stream_append(y->sys.s[0], 0, n, NULL, &lpn, &t, &e)) {
             fprintf(stderr, "flashstream flashbench: writing the range to read: %s\n", e.msg);
             return -1;
         }
@@ -537,20 +511,20 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
 {
     struct err e;
     uint64_t pb = o->cfg.geom.page_bytes, pages = o->bs / pb, off, lpn;
-    uint64_t slots = o->size / o->bs, sbp = ftl_stream_sb_pages(y->s);
+    uint64_t slots = o->size / o->bs, sbp = ftl_stream_sb_pages(y->sys.s[0]);
     struct flash_ctrl_req rq;
     int rc = 0;
 
     switch (o->rw) {
     case RW_WRITE:
-        rc = ftl_stream_append(y->s, t, pages, NULL, &lpn, done, &e);
+        rc = ftl_stream_append(y->sys.s[0], t, pages, NULL, &lpn, done, &e);
         break;
     case RW_RANDWRITE: {
         uint64_t lb = rng_below(rng, n_lb);
 
         while (wp[lb] + pages > sbp) /* full: the next one with room */
             lb = (lb + 1) % n_lb;
-        rc = ftl_stream_write(y->s, t, lb * sbp + wp[lb], pages, NULL, done, &e);
+        rc = ftl_stream_write(y->sys.s[0], t, lb * sbp + wp[lb], pages, NULL, done, &e);
         wp[lb] += pages;
         break;
     }
@@ -561,7 +535,7 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
         rq.offset = (uint32_t)(off % pb);
         rq.bytes = o->bs;
         rq.tb_addr = 0;
-        rc = flash_ctrl_read(&y->ctrl, y->s, t, &rq, NULL, done, &e);
+        rc = flash_ctrl_read(&y->sys.ctrl, y->sys.s[0], t, &rq, NULL, done, &e);
         if (rc)
             fprintf(stderr, "flashstream flashbench: request %" PRIu64 ": %s\n", i, e.msg);
         return rc;
@@ -576,7 +550,7 @@ static int one_request(const struct fb_opts *o, struct fb_sys *y, uint64_t i, ui
 static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t range_pages,
                           uint64_t **wp, uint64_t *n_lb)
 {
-    uint64_t pb = o->cfg.geom.page_bytes, sbp = ftl_stream_sb_pages(y->s);
+    uint64_t pb = o->cfg.geom.page_bytes, sbp = ftl_stream_sb_pages(y->sys.s[0]);
 
     *n_lb = (range_pages + sbp - 1) / sbp;
     *wp = calloc(*n_lb, sizeof(**wp));
@@ -604,11 +578,12 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
     if (sys_create(o, &y))
         return -1;
     rc = -1;
-    if (range_pages > ftl_stream_lpages(y.s)) {
+    if (range_pages > ftl_stream_lpages(y.sys.s[0])) {
         fprintf(stderr,
                 "flashstream flashbench: --size %" PRIu64 " needs %" PRIu64
                 " pages; the stream holds %" PRIu64 " (%" PRIu64 " bytes)\n",
-                o->size, range_pages, ftl_stream_lpages(y.s), ftl_stream_lpages(y.s) * pb);
+                o->size, range_pages, ftl_stream_lpages(y.sys.s[0]),
+                ftl_stream_lpages(y.sys.s[0]) * pb);
         goto out_sys;
     }
     r->n_req = n_req ? n_req : o->size / o->bs;
@@ -637,8 +612,8 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
         fb_heap_push(&h, done);
     }
     r->bytes = r->n_req * o->bs;
-    r->fast_stripes = flash_fms_fast_stripes(y.fms);
-    r->faults = flash_fms_fault_stats(y.fms, &r->fst);
+    r->fast_stripes = flash_fms_fast_stripes(y.sys.fms);
+    r->faults = flash_fms_fault_stats(y.sys.fms, &r->fst);
     rc = 0;
 out_mem:
     free(wp);

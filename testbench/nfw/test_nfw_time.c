@@ -256,7 +256,8 @@ static struct fx *fx_open(bool fast)
         fail_msg("%s", e.msg);
     f->v = nflash_stream(&f->with, "V");
     for (uint32_t i = 0; i < 2; i++)
-        lb[i] = (uint32_t)(ftl_stream_lpages(f->with.s[i]) / ftl_stream_sb_pages(f->with.s[i]));
+        lb[i] =
+            (uint32_t)(ftl_stream_lpages(f->with.sys.s[i]) / ftl_stream_sb_pages(f->with.sys.s[i]));
     if (nfw_time_create(&f->cfg, 2, lb, PERIOD_PS, &dc, &f->alone, &e))
         fail_msg("%s", e.msg);
     return f;

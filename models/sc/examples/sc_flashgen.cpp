@@ -40,7 +40,7 @@
 extern "C" {
 #include "csim/rng.h"
 #include "models/flash/flash_fault.h"
-#include "models/flash/ftl_bbm.h"
+#include "models/flash/flash_sys.h"
 #include "models/flash/ftl_layout.h"
 }
 
@@ -263,12 +263,9 @@ int sc_main(int argc, char **argv)
 
     /* The system under test: flashbench's (the AN's layout, its V stream and spares). */
     struct flash_cfg cfg;
-    struct flash_fms *fms = nullptr;
     struct ftl_layout lay;
-    struct ftl_bbm bbm;
     struct ftl_stream_cfg scfg;
-    struct ftl_stream *s = nullptr;
-    struct flash_ctrl ctrl;
+    struct flash_sys sys;
 
     if (o.iodepth > 65536 || o.bs > (1ull << 30) || o.size > (1ull << 44))
         return usage("--iodepth above 65536, --bs above 1 GiB or --size above 16 TiB "
@@ -299,12 +296,12 @@ int sc_main(int argc, char **argv)
         sp_first = spare->first;
         sp_count = spare->count;
     }
-    if (flash_fms_create(&cfg, &fms, &e) || flash_fms_set_faults(fms, &fault, &e) ||
-        ftl_bbm_init(&bbm, &cfg.geom, sp_first, sp_count, &e) ||
-        ftl_stream_create(&scfg, fms, &bbm, &s, &e) || flash_ctrl_init(&ctrl, fms, &e)) {
+    cfg.fault = fault;
+    if (flash_sys_init(&sys, &cfg, sp_first, sp_count, &scfg, 1, &e)) {
         std::fprintf(stderr, "sc_flashgen: %s\n", e.msg);
         return 1;
     }
+    struct ftl_stream *s = sys.s[0];
     if (o.size / o.bs * o.bs / cfg.geom.page_bytes > ftl_stream_lpages(s))
         return usage("--size is larger than the V stream");
     uint64_t sbp = ftl_stream_sb_pages(s);
@@ -313,7 +310,7 @@ int sc_main(int argc, char **argv)
                       std::to_string(sbp) + " pages")
                          .c_str());
 
-    fs::fs_flash flash("an0_flash", &ctrl, {s});
+    fs::fs_flash flash("an0_flash", &sys.ctrl, {s});
     flashgen gen("gen", o, cfg.geom.page_bytes, cfg.tim.ctrl_cmd_bytes / cfg.geom.page_bytes,
                  cfg.geom.planes_per_die, sbp);
     gen.socket.bind(flash.socket);
@@ -324,7 +321,7 @@ int sc_main(int argc, char **argv)
     }
     report(rw_names[o.rw], gen);
     struct flash_fault_stats fs;
-    if (flash_fms_fault_stats(fms, &fs)) /* flashbench's line */
+    if (flash_fms_fault_stats(sys.fms, &fs)) /* flashbench's line */
         std::printf("  faults: %" PRIu64 " pages decoded, %" PRIu64 " read again (%" PRIu64
                     " retries, %.3f ms of array and channel time), %" PRIu64
                     " uncorrectable; %" PRIu64 " program failures; %" PRIu64
@@ -334,9 +331,6 @@ int sc_main(int argc, char **argv)
     std::printf("  simulated %.3f ms; SystemC time %s\n",
                 (double)(gen.t_end - gen.t_start) / FLASH_PS_PER_MS,
                 sc_time_stamp().to_string().c_str());
-    flash_ctrl_fini(&ctrl);
-    ftl_stream_destroy(s);
-    ftl_bbm_fini(&bbm);
-    flash_fms_destroy(fms);
+    flash_sys_fini(&sys);
     return 0;
 }

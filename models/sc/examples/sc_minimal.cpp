@@ -13,7 +13,7 @@
 #include "models/sc/fs_flash.h"
 
 extern "C" {
-#include "models/flash/ftl_bbm.h"
+#include "models/flash/flash_sys.h"
 }
 
 using namespace sc_core;
@@ -57,10 +57,7 @@ int sc_main(int, char **)
 {
     /* The C models, built as any C program builds them (models/flash). */
     struct flash_cfg cfg;
-    struct flash_fms *fms;
-    struct ftl_bbm bbm;
-    struct ftl_stream *s;
-    struct flash_ctrl ctrl;
+    struct flash_sys sys;
     struct ftl_stream_cfg sc = {"data", 10, 100, 0, 100000, 86400, true, false};
     struct err e;
     flash_cfg_default(&cfg);
@@ -68,23 +65,19 @@ int sc_main(int, char **)
     cfg.geom.chips_per_chan = 1;
     cfg.geom.dies_per_chip = 1;
     cfg.geom.planes_per_die = 2;
-    cfg.sw.store_payload = true; /* keep the bytes */
-    if (flash_fms_create(&cfg, &fms, &e) || ftl_bbm_init(&bbm, &cfg.geom, 672, 11, &e) ||
-        ftl_stream_create(&sc, fms, &bbm, &s, &e) || flash_ctrl_init(&ctrl, fms, &e)) {
+    cfg.sw.store_payload = true;                           /* keep the bytes */
+    if (flash_sys_init(&sys, &cfg, 672, 11, &sc, 1, &e)) { /* dies, spares, controller, stream */
         std::fprintf(stderr, "sc_minimal: %s\n", e.msg);
         return 1;
     }
 
     /* The SystemC side: the target, bound to the platform's initiator. */
-    fs::fs_flash flash("flash", &ctrl, {s});
+    fs::fs_flash flash("flash", &sys.ctrl, {sys.s[0]});
     cpu c("cpu");
     c.socket.bind(flash.socket);
     sc_start();
 
-    flash_ctrl_fini(&ctrl);
-    ftl_stream_destroy(s);
-    ftl_bbm_fini(&bbm);
-    flash_fms_destroy(fms);
+    flash_sys_fini(&sys);
     std::printf("%s\n", c.same ? "read back what was written" : "MISMATCH");
     return c.same ? 0 : 1;
 }

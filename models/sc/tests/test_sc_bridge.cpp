@@ -29,7 +29,7 @@
 
 extern "C" {
 #include "csim/rng.h"
-#include "models/flash/ftl_bbm.h"
+#include "models/flash/flash_sys.h"
 #include "models/flash/ftl_layout.h"
 }
 
@@ -49,18 +49,17 @@ static void tap(bool ok, const char *fmt, ...)
     n_fail += !ok;
 }
 
-/* A flash memory system of C models: FMS, bad-block manager, NV and V streams, controller. */
+/* A flash memory system of C models: FMS, bad-block manager, controller, NV and V streams. */
 struct fsys {
     struct flash_cfg cfg;
-    struct flash_fms *fms = nullptr;
-    struct ftl_bbm bbm;
-    struct ftl_stream *s[2] = {nullptr, nullptr};
-    struct flash_ctrl ctrl;
+    struct flash_sys sys;
+    struct ftl_stream *const *s = sys.s;
+    struct flash_ctrl &ctrl = sys.ctrl;
 
     fsys()
     {
+        static const char *const names[2] = {"NV", "V"};
         struct ftl_layout lay;
-        struct ftl_stream_cfg sc;
         struct err e;
         flash_cfg_default(&cfg);
         cfg.geom.channels = 2;
@@ -70,27 +69,14 @@ struct fsys {
         cfg.geom.pages_per_block = 16;
         cfg.sw.store_payload = true;
         ftl_layout_an(&lay);
-        const struct ftl_region *sp = ftl_layout_spare(&lay);
-        bool ok = !flash_fms_create(&cfg, &fms, &e) &&
-                  !ftl_bbm_init(&bbm, &cfg.geom, sp->first, sp->count, &e);
-        const char *names[2] = {"NV", "V"};
-        for (int i = 0; ok && i < 2; i++) {
-            ftl_stream_cfg_from_region(&sc, ftl_layout_find(&lay, names[i]));
-            ok = !ftl_stream_create(&sc, fms, &bbm, &s[i], &e);
-        }
-        ok = ok && !flash_ctrl_init(&ctrl, fms, &e);
-        if (!ok) {
+        if (flash_sys_init_layout(&sys, &cfg, &lay, names, 2, &e)) {
             std::fprintf(stderr, "test_sc_bridge: %s\n", e.msg);
             std::exit(1);
         }
     }
     ~fsys()
     {
-        flash_ctrl_fini(&ctrl);
-        ftl_stream_destroy(s[0]);
-        ftl_stream_destroy(s[1]);
-        ftl_bbm_fini(&bbm);
-        flash_fms_destroy(fms);
+        flash_sys_fini(&sys);
     }
 };
 
