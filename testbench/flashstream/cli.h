@@ -124,6 +124,38 @@ void cli_help(const struct cli_cmd *cmd, FILE *f);
 struct machine_ini;
 
 /*
+ * The rows of the options that describe the machine, the same in every command that runs it
+ * (train, perf, flashbench): --config into the field `config`, --set into `sets`/`n_sets` (at
+ * most max), --fault into `faults`/`n_faults` of the command's options struct `type`; more_*
+ * is added to a row's help (a string literal, "" for none).
+ */
+#define CLI_HELP_CONFIG                                                                            \
+    "the machine description (configs/README.md; default: the\n"                                   \
+    "built-in machine of configs/fc-mnist.ini; the paper's is\n"                                   \
+    "configs/behemoth-paper.ini)"
+#define CLI_HELP_FAULT                                                                             \
+    "model bit errors, ECC and read retries on every node's flash,\n"                              \
+    "and inject a fault; repeatable (models/flash/README.md):\n"                                   \
+    "rber:x=F, age:pe=N,days=D, program:rate=P, die:ch=C,die=D,at=T,\n"                            \
+    "channel:ch=C,at=T, power:at=T, seed:n=S"
+#define CLI_ROW_CONFIG(type, group, more_config)                                                   \
+    {                                                                                              \
+        CLI_OPT("config", "FILE", group, CLI_HELP_CONFIG more_config),                             \
+            CLI_STR_OK(CLI_FIELD(type, config), cli_nonempty, "a file name")                       \
+    }
+#define CLI_ROW_SET(type, group, max, set_arg, more_set)                                           \
+    {                                                                                              \
+        CLI_OPT("set", set_arg, group,                                                             \
+                "set a key of the machine after --config; repeatable" more_set),                   \
+            CLI_STR_LIST(CLI_FIELD(type, sets), offsetof(type, n_sets), max)                       \
+    }
+#define CLI_ROW_FAULT(type, group, max, more_fault)                                                \
+    {                                                                                              \
+        CLI_OPT("fault", "SPEC", group, CLI_HELP_FAULT more_fault),                                \
+            CLI_STR_LIST(CLI_FIELD(type, faults), offsetof(type, n_faults), max)                   \
+    }
+
+/*
  * The machine described by the options --config FILE (NULL: none) and --set (sets[0..n_sets),
  * each "section.key=value", applied after the file in their order; a key without a section is
  * bare_section's, NULL: none), with the rules across keys checked

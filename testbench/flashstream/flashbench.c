@@ -204,26 +204,15 @@ static const struct cli_opt fb_options[] = {
              "instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
              "plane (for geometries other than 683 blocks per plane)"),
      CLI_CALL(set_range)},
-    {CLI_OPT("config", "FILE", NULL,
-             "the machine description (configs/README.md); the flash\n"
-             "of --node's nodes is benchmarked (default: the built-in\n"
-             "machine of configs/fc-mnist.ini)"),
-     CLI_STR_OK(FB_FIELD(config), cli_nonempty, "a file name")},
-    {CLI_OPT("set", "[SECTION.]KEY=VALUE", NULL,
-             "set a key of the machine after --config, repeatable; a KEY\n"
-             "alone is flash.KEY (--keys lists them), e.g.\n"
-             "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
-             "also the SSD's keys, bare or ssd.KEY (--device ssd --keys\n"
-             "lists them)"),
-     CLI_STR_LIST(FB_FIELD(sets), offsetof(struct fb_opts, n_sets), FB_MAX_SETS)},
+    CLI_ROW_CONFIG(struct fb_opts, NULL, "; the flash of --node's\nnodes is benchmarked"),
+    CLI_ROW_SET(struct fb_opts, NULL, FB_MAX_SETS, "[SECTION.]KEY=VALUE",
+                ";\na KEY alone is flash.KEY (--keys lists them), e.g.\n"
+                "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
+                "also the SSD's keys, bare or ssd.KEY (--device ssd --keys\n"
+                "lists them)"),
     {CLI_OPT("cache-program", "on|off", NULL, "shortcut for --set cache_program=..."),
      CLI_CALL(set_cache_program)},
-    {CLI_OPT("fault", "SPEC", NULL,
-             "fms: model bit errors, ECC and read retries, and inject a\n"
-             "fault, repeatable: rber:x=F, age:pe=N,days=D, program:rate=P,\n"
-             "die:ch=C,die=D,at=T, channel:ch=C,at=T, power:at=T, seed:n=S\n"
-             "(models/flash/flash_fault.h); e.g. --fault age:pe=2000000,days=2"),
-     CLI_CALL(add_fault)},
+    {CLI_OPT("fault", "SPEC", NULL, CLI_HELP_FAULT "; fms only"), CLI_CALL(add_fault)},
     {CLI_OPT("exact", NULL, NULL,
              "simulate every page: no fast path for long transfers (the\n"
              "results are the same; for comparing wall time)"),

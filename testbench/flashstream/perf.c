@@ -92,20 +92,9 @@ static const struct cli_opt perf_options[] = {
     {CLI_OPT("iterations", "N", grp_model, "training iterations (default 1)"),
      CLI_U64(PERF_FIELD(iterations), 1, 1u << 20)},
 
-    {CLI_OPT("config", "FILE", grp_machine,
-             "the machine description (configs/README.md; default: the\n"
-             "built-in machine of configs/fc-mnist.ini; the paper's is\n"
-             "configs/behemoth-paper.ini)"),
-     CLI_STR_OK(PERF_FIELD(config), cli_nonempty, "a file name")},
-    {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
-             "set one key of the machine, after --config; repeatable"),
-     CLI_STR_LIST(PERF_FIELD(sets), offsetof(struct perf_opts, n_sets), MAX_SETS)},
-    {CLI_OPT("fault", "SPEC", grp_machine,
-             "model bit errors, ECC and read retries on every node's flash,\n"
-             "and inject a fault; repeatable (models/flash/README.md):\n"
-             "rber:x=F, age:pe=N,days=D, program:rate=P, die:ch=C,die=D,at=T,\n"
-             "channel:ch=C,at=T, power:at=T, seed:n=S"),
-     CLI_STR_LIST(PERF_FIELD(faults), offsetof(struct perf_opts, n_faults), MAX_SETS)},
+    CLI_ROW_CONFIG(struct perf_opts, grp_machine, ""),
+    CLI_ROW_SET(struct perf_opts, grp_machine, MAX_SETS, "SECTION.KEY=VALUE", ""),
+    CLI_ROW_FAULT(struct perf_opts, grp_machine, MAX_SETS, ""),
     {CLI_OPT("storage", "behemoth|ideal|ssd-raid0", grp_machine,
              "where weights and activations live (default: the machine's\n"
              "storage.backend): every node's flash (behemoth), a RAID 0 of\n"

@@ -103,21 +103,11 @@ static const struct cli_opt train_options[] = {
              "evaluate on the first N test samples (default all 10000)"),
      CLI_U64(TRAIN_FIELD(test_samples), 1, DNN_IDX_MAX_COUNT)},
 
-    {CLI_OPT("config", "FILE", grp_machine,
-             "the machine description (configs/README.md; default: the\n"
-             "machine of configs/fc-mnist.ini, built in)"),
-     CLI_STR_OK(TRAIN_FIELD(config), cli_nonempty, "a file name")},
-    {CLI_OPT("set", "SECTION.KEY=VALUE", grp_machine,
-             "set one key of the machine, after --config; repeatable"),
-     CLI_STR_LIST(TRAIN_FIELD(sets), offsetof(struct train_opts, n_sets), MAX_SETS)},
-    {CLI_OPT("fault", "SPEC", grp_machine,
-             "model bit errors, ECC and read retries on every node's flash,\n"
-             "and inject a fault; repeatable (models/flash/README.md):\n"
-             "rber:x=F, age:pe=N,days=D, program:rate=P, die:ch=C,die=D,at=T,\n"
-             "channel:ch=C,at=T, power:at=T, seed:n=S; a fault the machine\n"
-             "cannot absorb stops the run with its report, the last\n"
-             "checkpoint intact"),
-     CLI_STR_LIST(TRAIN_FIELD(faults), offsetof(struct train_opts, n_faults), MAX_SETS)},
+    CLI_ROW_CONFIG(struct train_opts, grp_machine, ""),
+    CLI_ROW_SET(struct train_opts, grp_machine, MAX_SETS, "SECTION.KEY=VALUE", ""),
+    CLI_ROW_FAULT(struct train_opts, grp_machine, MAX_SETS,
+                  "; a fault the machine\ncannot absorb stops the run with its report, the last\n"
+                  "checkpoint intact"),
 
     {CLI_OPT("nodes", "N", grp_training,
              "Activation Nodes (default 4); overrides\n"
