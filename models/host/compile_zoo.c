@@ -1,4 +1,4 @@
-#include "models/host/compile_zoo.h"
+#include "models/host/compile_zoo_priv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,96 +8,9 @@
 #include <string.h>
 
 #include "models/core/core_twin.h"
-#include "models/host/zoo_gemm.h"
 #include "models/host/zoo_live.h"
 
-#define NONE UINT32_MAX
-
-/* A weight record in one of the two weight slots of every node. */
-struct wslot {
-    uint32_t rec;   /* W record, NONE: empty */
-    uint32_t read;  /* its read at the WN */
-    uint32_t bcast; /* its (last piece's) broadcast; NONE while a streamed GEMM has yet to send
-                       its pieces */
-    uint32_t user;  /* first id of the group of AN commands that used it last (NONE: none) */
-};
-
-/* A record's gradient on its way to the WN (two gradient slots). */
-struct gslot {
-    uint32_t reduce, update;
-};
-
-/* A V-stream tensor whose SAVE and LOAD are in different blocks (the encoder's output). */
-struct xrec {
-    const char *name;
-    uint32_t rec;
-};
-
-/*
- * A tensor an operation of the pass made, and the group of each of its pieces: a streamed
- * GEMM's piece is whole weight panels or whole instances of an attention GEMM, so its outputs
- * are final when it ends, and an operation that reads the tensor can follow piece by piece.
- */
-struct made {
-    const char *name;
-    uint32_t piece[HZ_MAX_PIECES], n;
-    bool rows;   /* each piece holds whole rows (whole instances) */
-    uint32_t op; /* its index in the operation list */
-};
-
-struct zc {
-    const struct hz_cfg *cfg;
-    struct hc_prog *p;
-    struct err *e;
-    int err;
-    uint32_t N;
-    uint32_t cap_cmd, cap_deps, cap_rec[HC_N_STREAMS];
-    /* where the program stands */
-    uint32_t layer; /* block instance, 0-based */
-    enum hc_pass pass;
-    uint32_t last;      /* group of the AN commands that ended the previous operation */
-    struct wslot ws[3]; /* weight slots: two for matrices, one for a layer's vectors */
-    uint32_t w_next;    /* slot the next weight goes to */
-    struct gslot gs[2];
-    uint32_t g_next;
-    uint32_t bwd_end[2]; /* last compute group of the two previous backward layers */
-    /* records */
-    uint32_t *w_rec; /* per layer + 1: first W/M/O record (its matrices, then one record of its
-                        vectors, if it has any) */
-    bool *w_done;    /* per W record: updated in this iteration */
-    uint32_t *v_rec; /* per layer: first V record (its SAVEs, in order) */
-    uint32_t *v_wr;  /* per V record: its FLASH_WR group */
-    uint32_t *v_rd;  /* per V record: its latest FLASH_RD group (NONE) */
-    uint32_t cap_v;
-    struct xrec x[8];
-    uint32_t n_x;
-    /* the memory hierarchy */
-    struct hz_report *rep; /* what was chosen (never NULL: a private one if not wanted) */
-    uint64_t live[256];    /* bytes a core holds in SRAM at each operation of the list run */
-    uint64_t held[256];    /* the same with a streamed GEMM's panels */
-    uint32_t op;           /* the operation being compiled: its index in the list */
-    uint32_t pieces[HZ_MAX_PIECES]; /* the pieces of the vector operation being compiled */
-    uint64_t sram_now;              /* the most SRAM the current layer's operations hold so far */
-    bool stream_layer;     /* the current layer ran a GEMM streamed (its activations in SRAM) */
-    uint64_t w_max, g_max; /* the layer's largest weight record and its gradient, bytes */
-    struct pending {       /* updates waiting for the next weight's read (defer_update) */
-        uint32_t rec, producer, reduced, layer;
-        const char *name;
-    } pend[4];
-    uint32_t n_pend;
-    uint32_t reduced;    /* the last GEMM's gradient, reduced piece by piece: its last piece */
-    struct made made[8]; /* the latest operations' outputs, newest at made_next - 1 */
-    uint32_t made_next;
-    /* what an AN's buffer holds of streamed tensors: two pieces of weights (their loads), two
-     * pieces of weight gradients (their reduces), two saved activations on their way to flash
-     * (their writes), one on its way back (its load into SRAM) */
-    uint32_t w_credit[2], g_credit[2], v_credit[2], load_in;
-    uint32_t panel[2]; /* the GEMM pieces after which a core's two weight panels are free */
-    uint64_t w_piece, g_piece, v_out, v_in; /* the layer's largest of each, bytes */
-    uint64_t v_out_prev, v_in_prev;         /* the same of the layer before */
-};
-
-static int fail(struct zc *z, int rc, const char *fmt, ...)
+int zc_fail(struct zc *z, int rc, const char *fmt, ...)
 {
     va_list ap;
     if (z->err)
@@ -110,7 +23,7 @@ static int fail(struct zc *z, int rc, const char *fmt, ...)
     return err_set(z->e, rc, "compile: %s", msg);
 }
 
-static bool grow(struct zc *z, void **v, uint32_t *cap, uint32_t need, size_t elem)
+bool zc_grow(struct zc *z, void **v, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -119,7 +32,7 @@ static bool grow(struct zc *z, void **v, uint32_t *cap, uint32_t need, size_t el
         n *= 2;
     void *q = realloc(*v, (size_t)n * elem);
     if (!q) {
-        fail(z, -ENOMEM, "out of memory");
+        zc_fail(z, -ENOMEM, "out of memory");
         return false;
     }
     *v = q;
@@ -129,11 +42,11 @@ static bool grow(struct zc *z, void **v, uint32_t *cap, uint32_t need, size_t el
 
 /* ---------------------------------------------------------------- commands */
 
-static uint32_t emit(struct zc *z, enum hc_kind kind, uint32_t node, uint32_t res,
-                     enum hc_phase phase, uint64_t bytes, uint64_t cycles, const char *fmt, ...)
+uint32_t zc_emit(struct zc *z, enum hc_kind kind, uint32_t node, uint32_t res, enum hc_phase phase,
+                 uint64_t bytes, uint64_t cycles, const char *fmt, ...)
 {
     struct hc_prog *p = z->p;
-    if (z->err || !grow(z, (void **)&p->cmd, &z->cap_cmd, p->n_cmd + 1, sizeof(*p->cmd)))
+    if (z->err || !zc_grow(z, (void **)&p->cmd, &z->cap_cmd, p->n_cmd + 1, sizeof(*p->cmd)))
         return NONE;
     uint32_t id = p->n_cmd++;
     struct hc_cmd *c = &p->cmd[id];
@@ -156,12 +69,12 @@ static uint32_t emit(struct zc *z, enum hc_kind kind, uint32_t node, uint32_t re
 }
 
 /* A dependency of the command emitted last (NONE: none). */
-static void dep(struct zc *z, uint32_t id, uint32_t on)
+void zc_dep(struct zc *z, uint32_t id, uint32_t on)
 {
     struct hc_prog *p = z->p;
     if (z->err || on == NONE || id == NONE)
         return;
-    if (!grow(z, (void **)&p->deps, &z->cap_deps, p->n_deps + 1, sizeof(*p->deps)))
+    if (!zc_grow(z, (void **)&p->deps, &z->cap_deps, p->n_deps + 1, sizeof(*p->deps)))
         return;
     p->deps[p->n_deps++] = on;
     p->cmd[id].ndep++;
@@ -176,240 +89,33 @@ static uint32_t an_group(struct zc *z, enum hc_kind kind, enum hc_res_an r, enum
 {
     uint32_t first = NONE;
     for (uint32_t n = 0; n < z->N; n++) {
-        uint32_t id = emit(z, kind, n, hc_res_an(n, r), phase, bytes, cycles, "%s", label);
+        uint32_t id = zc_emit(z, kind, n, hc_res_an(n, r), phase, bytes, cycles, "%s", label);
         if (n == 0)
             first = id;
         for (size_t i = 0; i < n_on; i++)
-            dep(z, id, on[i] == NONE ? NONE : on[i] + n);
-        dep(z, id, shared);
+            zc_dep(z, id, on[i] == NONE ? NONE : on[i] + n);
+        zc_dep(z, id, shared);
     }
     return first;
 }
 
 /* A WN or fabric command depending on member n of group g for every AN. */
-static void dep_all_an(struct zc *z, uint32_t id, uint32_t g)
+void zc_dep_all_an(struct zc *z, uint32_t id, uint32_t g)
 {
     if (g != NONE)
         for (uint32_t n = 0; n < z->N; n++)
-            dep(z, id, g + n);
-}
-
-/* ---------------------------------------------------------------- records */
-
-static uint32_t new_rec(struct zc *z, enum hc_stream s, uint64_t bytes)
-{
-    struct hc_prog *p = z->p;
-    uint32_t r = p->n_rec[s];
-    if (z->err || !grow(z, (void **)&p->rec_size[s], &z->cap_rec[s], r + 1, sizeof(uint64_t)))
-        return NONE;
-    p->rec_size[s][r] = bytes;
-    p->n_rec[s] = r + 1;
-    return r;
-}
-
-static void set_rec(struct zc *z, uint32_t id, uint32_t stream, uint32_t rec)
-{
-    if (id == NONE)
-        return;
-    for (uint32_t n = 0; n < (z->p->cmd[id].node == HC_WN ? 1 : z->N); n++) {
-        z->p->cmd[id + n].op = (uint8_t)stream;
-        z->p->cmd[id + n].u.fl.rec = rec;
-    }
+            zc_dep(z, id, g + n);
 }
 
 /* ---------------------------------------------------------------- timing */
 
 /* Share i of total over n parts (the parts sum to total). */
-static uint64_t share(uint64_t total, uint32_t i, uint32_t n)
+uint64_t zc_share(uint64_t total, uint32_t i, uint32_t n)
 {
     return total / n + (i < total % n);
 }
 
-/* ---------------------------------------------------------------- weights */
-
-/* The W record of weight `name` of block b at this layer, or NONE for a vector (they travel
- * in the layer's vector record) and for a weight the block does not list. */
-static uint32_t find_weight(const struct zc *z, const struct zoo_block *b, uint32_t layer0,
-                            const char *name, bool *vector, bool *tied)
-{
-    uint32_t rec = z->w_rec[layer0];
-    for (uint32_t i = 0; i < b->n_weights; i++) {
-        const struct zoo_weight *wt = &b->weights[i];
-        bool vec = wt->rows == 1;
-        if (!strcmp(wt->name, name)) {
-            *vector = vec;
-            *tied = wt->tied;
-            return vec ? NONE : rec;
-        }
-        if (!vec && !wt->tied)
-            rec++;
-    }
-    return NONE;
-}
-
-/* The record holding a tied weight: the same name in the nearest earlier block that owns it. */
-static uint32_t owner_rec(const struct zc *z, uint32_t layer, const char *name)
-{
-    const struct zoo_model *m = z->cfg->model;
-    uint32_t l = 0;
-    uint32_t found = NONE;
-    for (uint32_t bi = 0; bi < m->n_blocks && l < layer; bi++)
-        for (uint32_t i = 0; i < m->blocks[bi].repeat && l < layer; i++, l++) {
-            bool v, t;
-            uint32_t r = find_weight(z, &m->blocks[bi], l, name, &v, &t);
-            if (r != NONE && !t)
-                found = r;
-        }
-    return found;
-}
-
-static uint64_t rec_params(const struct zc *z, uint32_t rec)
-{
-    return z->p->rec_size[HC_S_W][rec] / 2;
-}
-
-/* Read W record rec at the WN and broadcast it into the next weight slot (a layer's vectors, a
- * fraction of a megabyte, into a slot of their own, so that they never hold a matrix back);
- * returns the slot. */
-static struct wslot *stream_weight(struct zc *z, uint32_t rec, const char *name, bool vec,
-                                   bool by_piece)
-{
-    for (int s = 0; s < 3; s++)
-        if (z->ws[s].rec == rec)
-            return &z->ws[s];
-    struct wslot *ws = &z->ws[vec ? 2 : z->w_next];
-    if (!vec)
-        z->w_next ^= 1;
-    uint64_t bytes = z->p->rec_size[HC_S_W][rec];
-    uint32_t rd = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, bytes, 0,
-                       "RD W L%u %s", z->layer + 1, name);
-    set_rec(z, rd, HC_S_W, rec);
-    dep(z, rd, ws->bcast); /* the WN's slot is free once its last broadcast is done */
-    uint32_t bc = NONE;
-    if (!by_piece) {
-        bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST, bytes, 0,
-                  "BCAST L%u %s", z->layer + 1, name);
-        dep(z, bc, rd);
-        dep_all_an(z, bc, ws->user); /* ... and the ANs' once its last user is done */
-    }
-    *ws = (struct wslot){rec, rd, bc, NONE};
-    return ws;
-}
-
-/* A two-entry credit ring: the oldest entry a new claim waits for (NONE: a free credit), and
- * the claim that takes its place. */
-static uint32_t credit_oldest(uint32_t ring[2])
-{
-    return ring[0];
-}
-
-static void credit_push(uint32_t ring[2], uint32_t id)
-{
-    ring[0] = ring[1];
-    ring[1] = id;
-}
-
-/*
- * Piece i of P of a streamed GEMM's weight, broadcast as the GEMM's loads take it: an AN's
- * buffer holds at most two streamed weight pieces, so a piece waits for the load of the piece
- * two before it (of this weight or the one before).
- */
-static uint32_t bcast_piece(struct zc *z, struct wslot *ws, uint32_t i, uint32_t P,
-                            const char *name)
-{
-    uint64_t bytes = z->p->rec_size[HC_S_W][ws->rec];
-    uint32_t bc = emit(z, HC_FABRIC_BCAST, HC_WN, HC_RES_FABRIC_DOWN, HC_PH_BROADCAST,
-                       share(bytes, i, P), 0, "BCAST L%u %s p%u", z->layer + 1, name, i);
-    dep(z, bc, ws->read);
-    dep_all_an(z, bc, credit_oldest(z->w_credit));
-    if (share(bytes, i, P) > z->w_piece)
-        z->w_piece = share(bytes, i, P);
-    ws->bcast = bc;
-    return bc;
-}
-
-/* Reduce record rec's gradient (unless `reduced`, its last piece, says the GEMM that made it
- * did), update it at the WN, write W, M and O back. */
-static void update_weight(struct zc *z, uint32_t rec, uint32_t producer, uint32_t reduced,
-                          const char *name)
-{
-    const struct hz_cfg *c = z->cfg;
-    uint64_t params = rec_params(z, rec);
-    struct gslot *gs = &z->gs[z->g_next];
-    if (reduced == NONE && 4 * params > z->g_max)
-        z->g_max = 4 * params;
-    z->g_next ^= 1;
-
-    uint32_t red = reduced;
-    if (red == NONE) {
-        red = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4 * params, 0,
-                   "REDUCE L%u %s", z->layer + 1, name);
-        dep_all_an(z, red, producer);
-        dep(z, red, gs->update); /* the WN's gradient slot */
-    }
-    uint32_t rm = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH, 4 * params, 0,
-                       "RD M L%u %s", z->layer + 1, name);
-    set_rec(z, rm, HC_S_M, rec);
-    dep(z, rm, gs->update);
-    uint32_t ro = emit(z, HC_FLASH_RD, HC_WN, HC_RES_WN_FLASH_RD, HC_PH_WEIGHT_FETCH,
-                       4ull * c->opt_state_words * params, 0, "RD O L%u %s", z->layer + 1, name);
-    set_rec(z, ro, HC_S_O, rec);
-    dep(z, ro, gs->update);
-    uint64_t cy = c->opt_latency + hz_ceil_div(params * c->opt_cost, c->opt_lanes);
-    uint32_t up = emit(z, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, HC_PH_OPTIMIZER, 0, cy, "OPT L%u %s",
-                       z->layer + 1, name);
-    if (up != NONE)
-        z->p->cmd[up].u.opt.params = params;
-    dep(z, up, red);
-    dep(z, up, rm);
-    dep(z, up, ro);
-    static const enum hc_stream st[3] = {HC_S_W, HC_S_M, HC_S_O};
-    for (int i = 0; i < 3; i++) {
-        uint32_t wr = emit(z, HC_FLASH_WR, HC_WN, HC_RES_WN_FLASH_WR, HC_PH_OPTIMIZER,
-                           z->p->rec_size[st[i]][rec], 0, "WR %s L%u %s", hc_stream_name(st[i]),
-                           z->layer + 1, name);
-        set_rec(z, wr, st[i], rec);
-        dep(z, wr, up);
-    }
-    *gs = (struct gslot){red, up};
-    z->w_done[rec] = true;
-}
-
-/*
- * A weight's update once its gradient is complete, emitted after the next weight's read: the
- * Weight Node's flash serves reads in program order, and the Activation Nodes wait on the next
- * weight, not on the masters and state of this one (12 B a parameter with Adam against 2).
- */
-static void defer_update(struct zc *z, uint32_t rec, uint32_t producer, uint32_t reduced,
-                         const char *name)
-{
-    if (z->n_pend == sizeof(z->pend) / sizeof(z->pend[0])) {
-        fail(z, -EINVAL, "layer %u: more than %zu weight updates waiting", z->layer + 1,
-             sizeof(z->pend) / sizeof(z->pend[0]));
-        return;
-    }
-    z->pend[z->n_pend++] = (struct pending){rec, producer, reduced, z->layer, name};
-    z->w_done[rec] = true;
-}
-
-static void flush_updates(struct zc *z)
-{
-    uint32_t layer = z->layer;
-    for (uint32_t i = 0; i < z->n_pend && !z->err; i++) {
-        z->layer = z->pend[i].layer;
-        update_weight(z, z->pend[i].rec, z->pend[i].producer, z->pend[i].reduced, z->pend[i].name);
-    }
-    z->n_pend = 0;
-    z->layer = layer;
-}
-
 /* ---------------------------------------------------------------- operations */
-
-struct opctx {
-    const struct zoo_block *b;
-    uint32_t layer0; /* first layer of this block */
-    uint32_t vbase;  /* this layer's first V record */
-};
 
 static uint32_t v_record(struct zc *z, const struct opctx *o, const char *name,
                          enum zoo_block_kind owner)
@@ -441,20 +147,20 @@ static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char 
                                 bool by_piece)
 {
     bool vec = false, tied = false;
-    uint32_t rec = find_weight(z, o->b, z->layer, name, &vec, &tied);
+    uint32_t rec = zc_find_weight(z, o->b, z->layer, name, &vec, &tied);
     if (vec)
         rec = z->w_rec[z->layer + 1] - 1; /* the vector record is the layer's last */
     else if (tied)
-        rec = owner_rec(z, z->layer, name);
+        rec = zc_owner_rec(z, z->layer, name);
     if (rec == NONE) {
-        fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer + 1, name);
+        zc_fail(z, -EINVAL, "layer %u: weight '%s' is not in any block", z->layer + 1, name);
         return NULL;
     }
     bool pieces = by_piece && !vec;
     if (!pieces && z->p->rec_size[HC_S_W][rec] > z->w_max) /* whole, in one of two slots */
         z->w_max = z->p->rec_size[HC_S_W][rec];
-    struct wslot *ws = stream_weight(z, rec, vec ? "vectors" : name, vec, pieces);
-    flush_updates(z); /* the updates waiting for the next weight (defer_update) */
+    struct wslot *ws = zc_stream_weight(z, rec, vec ? "vectors" : name, vec, pieces);
+    zc_flush_updates(z); /* the updates waiting for the next weight (defer_update) */
     return ws;
 }
 
@@ -557,12 +263,12 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     if (g_pieces) {
         bool v, t;
         wname = g->c.name;
-        wrec = find_weight(z, o->b, z->layer, wname, &v, &t);
+        wrec = zc_find_weight(z, o->b, z->layer, wname, &v, &t);
         g_pieces = wrec != NONE && !v && !t;
     }
     z->reduced = NONE;
     if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) { /* the gradient slot it fills */
-        flush_updates(z);
+        zc_flush_updates(z);
         bcast = z->gs[z->g_next].reduce;
     }
     uint32_t P = z->cfg->pieces;
@@ -591,7 +297,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         if (i < P) {
             pc.in[i] = NONE;
             if (w_pieces)
-                bcast = bcast_piece(z, ws, i, P, w_in);
+                bcast = zc_bcast_piece(z, ws, i, P, w_in);
             if (has_in) {
                 snprintf(lb, sizeof(lb), "DMA_IN L%u %s %s p%u", z->layer + 1, kn, rn, i);
                 /* a load into a pad or panel buffer waits for the GEMM two pieces back (of
@@ -604,12 +310,12 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
                         lo[3] = z->panel[i];
                 }
                 pc.in[i] =
-                    an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE, share(gc.tb_in, i, P),
-                             share(gc.dma_in, i, P), lo, 4, bcast, lb);
+                    an_group(z, HC_DMA_IN, HC_RES_AN_DMA, HC_PH_COMPUTE, zc_share(gc.tb_in, i, P),
+                             zc_share(gc.dma_in, i, P), lo, 4, bcast, lb);
                 tag_gemm(z, pc.in[i], g, !pads);
             }
             if (w_pieces)
-                credit_push(z->w_credit, pc.in[i]);
+                zc_credit_push(z->w_credit, pc.in[i]);
         }
         if (i == 0)
             continue;
@@ -623,7 +329,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
                 go[s] = from[s] ? made_piece(from[s], k, P) : NONE;
             go[2] = NONE;
         }
-        pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, share(gc.core, k, P),
+        pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, zc_share(gc.core, k, P),
                               go, 5, has_in ? NONE : bcast, lb);
         tag_gemm(z, pc.gemm[k], g, !pads);
         pc.out[k] = NONE;
@@ -632,19 +338,19 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
             /* a gradient piece has room in the buffer once the piece two before is reduced */
             uint32_t oo[2] = {pc.gemm[k], NONE};
             pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
-                                 share(gc.tb_out, k, P), share(gc.dma_out, k, P), oo, 2,
-                                 g_pieces ? credit_oldest(z->g_credit) : NONE, lb);
+                                 zc_share(gc.tb_out, k, P), zc_share(gc.dma_out, k, P), oo, 2,
+                                 g_pieces ? zc_credit_oldest(z->g_credit) : NONE, lb);
             tag_gemm(z, pc.out[k], g, !pads);
         }
         if (g_pieces) {
-            uint64_t bytes = 4 * rec_params(z, wrec);
-            red[k] = emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE,
-                          share(bytes, k, P), 0, "REDUCE L%u %s p%u", z->layer + 1, wname, k);
-            dep_all_an(z, red[k], has_out ? pc.out[k] : pc.gemm[k]);
-            dep(z, red[k], k ? red[k - 1] : z->gs[z->g_next].update); /* the WN's slot */
-            if (share(bytes, k, P) > z->g_piece)
-                z->g_piece = share(bytes, k, P);
-            credit_push(z->g_credit, red[k]);
+            uint64_t bytes = 4 * zc_rec_params(z, wrec);
+            red[k] = zc_emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE,
+                             zc_share(bytes, k, P), 0, "REDUCE L%u %s p%u", z->layer + 1, wname, k);
+            zc_dep_all_an(z, red[k], has_out ? pc.out[k] : pc.gemm[k]);
+            zc_dep(z, red[k], k ? red[k - 1] : z->gs[z->g_next].update); /* the WN's slot */
+            if (zc_share(bytes, k, P) > z->g_piece)
+                z->g_piece = zc_share(bytes, k, P);
+            zc_credit_push(z->g_credit, red[k]);
             z->reduced = red[k];
         }
     }
@@ -716,7 +422,7 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
         if (behind)
             snprintf(lb + len, sizeof(lb) - (size_t)len, " p%u", k);
         uint32_t after[5] = {on[0], on[1], on[2], on[3], behind ? in->piece[k] : NONE};
-        g = an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, vu->latency + share(work, k, P),
+        g = an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, vu->latency + zc_share(work, k, P),
                      after, 5, ws ? ws->bcast : NONE, lb);
         for (uint32_t n = 0; n < z->N && g != NONE && !z->err; n++)
             z->p->cmd[g + n].op = (uint8_t)v->kind;
@@ -750,10 +456,10 @@ static void mark_banked(struct zc *z, uint32_t group)
 static void grow_v(struct zc *z, uint32_t need)
 {
     uint32_t cap = z->cap_v;
-    if (!grow(z, (void **)&z->v_wr, &cap, need, sizeof(uint32_t)))
+    if (!zc_grow(z, (void **)&z->v_wr, &cap, need, sizeof(uint32_t)))
         return;
     cap = z->cap_v;
-    if (!grow(z, (void **)&z->v_rd, &cap, need, sizeof(uint32_t)))
+    if (!zc_grow(z, (void **)&z->v_rd, &cap, need, sizeof(uint32_t)))
         return;
     z->cap_v = cap;
 }
@@ -762,7 +468,7 @@ static void grow_v(struct zc *z, uint32_t need)
 static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
 {
     uint64_t bytes = x->bytes * z->cfg->cores;
-    uint32_t rec = new_rec(z, HC_S_V, bytes);
+    uint32_t rec = zc_new_rec(z, HC_S_V, bytes);
     char lb[HC_LABEL];
 
     grow_v(z, rec + 1);
@@ -772,7 +478,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     if (z->cfg->sram_bytes) { /* the tensor is in the cores' SRAM: out to the buffer first, once
                                  the write two saves back has left room */
         snprintf(lb, sizeof(lb), "DMA_OUT L%u %s", z->layer + 1, x->tensor);
-        uint32_t on[2] = {z->last, credit_oldest(z->v_credit)};
+        uint32_t on[2] = {z->last, zc_credit_oldest(z->v_credit)};
         src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
                        act_dma_cycles(z, bytes), on, 2, NONE, lb);
         mark_banked(z, src);
@@ -783,13 +489,13 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     uint32_t g =
         an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &src, 1, NONE, lb);
     if (z->cfg->sram_bytes)
-        credit_push(z->v_credit, g);
-    set_rec(z, g, HC_S_V, rec);
+        zc_credit_push(z->v_credit, g);
+    zc_set_rec(z, g, HC_S_V, rec);
     z->v_wr[rec] = g;
     z->v_rd[rec] = NONE;
     if (x->owner != o->b->kind || o->b->kind == ZOO_BLOCK_ENC_NORM) {
         if (z->n_x == sizeof(z->x) / sizeof(z->x[0])) {
-            fail(z, -EINVAL, "too many tensors read by other blocks");
+            zc_fail(z, -EINVAL, "too many tensors read by other blocks");
             return;
         }
         z->x[z->n_x++] = (struct xrec){x->tensor, rec};
@@ -803,7 +509,7 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     char lb[HC_LABEL];
 
     if (rec == NONE) {
-        fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer + 1, x->tensor);
+        zc_fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer + 1, x->tensor);
         return;
     }
     snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer + 1, x->tensor);
@@ -813,7 +519,7 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
                       z->cfg->sram_bytes ? z->load_in : NONE};
     uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
                           z->p->rec_size[HC_S_V][rec], 0, on, 3, NONE, lb);
-    set_rec(z, g, HC_S_V, rec);
+    zc_set_rec(z, g, HC_S_V, rec);
     if (z->cfg->sram_bytes) { /* ... and on into the cores' SRAM */
         uint64_t bytes = z->p->rec_size[HC_S_V][rec];
         /* into SRAM when the layer that reads it starts (the one before it is done) */
@@ -842,20 +548,20 @@ static uint32_t grad_done(struct zc *z, const struct opctx *o, const struct zoo_
         *name = op->vec.weight;
     else
         return NONE;
-    uint32_t rec = find_weight(z, o->b, z->layer, *name, &vec, &tied);
+    uint32_t rec = zc_find_weight(z, o->b, z->layer, *name, &vec, &tied);
     return vec || tied ? NONE : rec;
 }
 
 static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *ops, uint32_t n)
 {
     if (n > sizeof(z->live) / sizeof(z->live[0])) {
-        fail(z, -EINVAL, "block %s: %u operations; accepted up to %zu", o->b->name, n,
-             sizeof(z->live) / sizeof(z->live[0]));
+        zc_fail(z, -EINVAL, "block %s: %u operations; accepted up to %zu", o->b->name, n,
+                sizeof(z->live) / sizeof(z->live[0]));
         return;
     }
     int rc = zoo_live(ops, n, ZOO_SEQ, z->live, z->e);
     if (rc) {
-        fail(z, rc, "%s", z->e->msg);
+        zc_fail(z, rc, "%s", z->e->msg);
         return;
     }
     z->sram_now = 0;
@@ -883,7 +589,7 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
         if (z->pass == HC_BWD) {
             uint32_t rec = grad_done(z, o, op, &name);
             if (rec != NONE)
-                defer_update(z, rec, z->last, op->type == ZOO_OP_GEMM ? z->reduced : NONE, name);
+                zc_defer_update(z, rec, z->last, op->type == ZOO_OP_GEMM ? z->reduced : NONE, name);
         }
     }
 }
@@ -893,42 +599,9 @@ static void finish_bwd_layer(struct zc *z)
 {
     for (uint32_t r = z->w_rec[z->layer]; r < z->w_rec[z->layer + 1] && !z->err; r++)
         if (!z->w_done[r])
-            update_weight(z, r, z->last, NONE, "vectors");
+            zc_update_weight(z, r, z->last, NONE, "vectors");
     z->bwd_end[0] = z->bwd_end[1];
     z->bwd_end[1] = z->last;
-}
-
-/* Every layer's W, M and O records, in forward order. */
-static void make_weight_records(struct zc *z)
-{
-    const struct zoo_model *m = z->cfg->model;
-    uint32_t l = 0;
-    for (uint32_t bi = 0; bi < m->n_blocks; bi++) {
-        const struct zoo_block *b = &m->blocks[bi];
-        for (uint32_t i = 0; i < b->repeat && !z->err; i++, l++) {
-            uint64_t vec_params = 0;
-            z->w_rec[l] = z->p->n_rec[HC_S_W];
-            for (uint32_t k = 0; k < b->n_weights; k++) {
-                const struct zoo_weight *wt = &b->weights[k];
-                uint64_t params = wt->rows * wt->cols;
-                if (wt->tied)
-                    continue;
-                if (wt->rows == 1) {
-                    vec_params += params;
-                    continue;
-                }
-                new_rec(z, HC_S_W, 2 * params);
-                new_rec(z, HC_S_M, 4 * params);
-                new_rec(z, HC_S_O, 4ull * z->cfg->opt_state_words * params);
-            }
-            if (vec_params) {
-                new_rec(z, HC_S_W, 2 * vec_params);
-                new_rec(z, HC_S_M, 4 * vec_params);
-                new_rec(z, HC_S_O, 4ull * z->cfg->opt_state_words * vec_params);
-            }
-        }
-    }
-    z->w_rec[l] = z->p->n_rec[HC_S_W];
 }
 
 /* Bytes of the V records layer l saved (all the AN's cores); in forward, l is the last layer
@@ -984,12 +657,13 @@ static void check_capacity(struct zc *z)
             const struct hz_layer_use *u = &z->rep->use[pass][l];
             if (u->tb_peak <= cap)
                 continue;
-            fail(z, -ENOSPC,
-                 "layer %u, %s: the tensor buffer would hold %.2f GB, %.2f GB more than its "
-                 "%.2f GB (weight slots %.2f GB, gradient slots %.2f GB, activations %.2f GB)",
-                 l + 1, pass_name[pass], (double)u->tb_peak / 1e9, (double)(u->tb_peak - cap) / 1e9,
-                 (double)cap / 1e9, (double)u->tb_weights / 1e9, (double)u->tb_grads / 1e9,
-                 (double)u->tb_acts / 1e9);
+            zc_fail(z, -ENOSPC,
+                    "layer %u, %s: the tensor buffer would hold %.2f GB, %.2f GB more than its "
+                    "%.2f GB (weight slots %.2f GB, gradient slots %.2f GB, activations %.2f GB)",
+                    l + 1, pass_name[pass], (double)u->tb_peak / 1e9,
+                    (double)(u->tb_peak - cap) / 1e9, (double)cap / 1e9,
+                    (double)u->tb_weights / 1e9, (double)u->tb_grads / 1e9,
+                    (double)u->tb_acts / 1e9);
             return;
         }
 }
@@ -1011,8 +685,8 @@ static void forward(struct zc *z)
         }
     }
     /* the shard losses, summed over the ANs */
-    uint32_t g = emit(z, HC_LOSS_GATHER, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4, 0, "LOSS");
-    dep_all_an(z, g, z->last);
+    uint32_t g = zc_emit(z, HC_LOSS_GATHER, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, 4, 0, "LOSS");
+    zc_dep_all_an(z, g, z->last);
 }
 
 static void backward(struct zc *z)
@@ -1118,14 +792,14 @@ int hz_compile_report(const struct hz_cfg *c, struct hc_prog **out, struct hz_re
         z.gs[s] = (struct gslot){NONE, NONE};
         z.bwd_end[s] = NONE;
     }
-    make_weight_records(&z);
+    zc_make_weight_records(&z);
     if (!z.err && !(z.w_done = calloc(z.p->n_rec[HC_S_W] + 1, sizeof(*z.w_done))))
-        fail(&z, -ENOMEM, "out of memory");
+        zc_fail(&z, -ENOMEM, "out of memory");
     if (!z.err)
         forward(&z);
     if (!z.err)
         backward(&z);
-    flush_updates(&z);
+    zc_flush_updates(&z);
     for (uint32_t r = 0; r < z.p->n_rec[HC_S_V]; r++)
         z.rep->saved_bytes += z.p->rec_size[HC_S_V][r];
     check_capacity(&z);
