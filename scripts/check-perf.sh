@@ -13,7 +13,7 @@
 # refused naming the layer, neither writing output; the same run twice
 # gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
 # names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
-# naming the stream.
+# naming the stream; a file-size limit is an error naming the file, nothing half-written.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -115,6 +115,17 @@ expect "a tensor buffer too small is refused naming the layer" 1 \
   -- --config "$paper" --model gpt3-like:1x1 --set tensor_buffer.size_bytes=4GiB --out "$work/small-tb"
 nothing_written() { [ ! -e "$work/small-tb" ] && [ ! -e "$work/val" ]; }
 check "a refused program and --validate_only write no output" "$work/small-tb.log" nothing_written
+
+# ---- a file-size limit (ulimit -f, as batch systems set; the shell leaves SIGXFSZ as it is): an
+# error naming the file, exit 1, no temporary left
+xfsz_ok() {
+  bash -c 'ulimit -f 200; exec "$@"' - "$fs" perf --config "$paper" --model gpt3-like:1x1 \
+    --storage ideal --out "$work/xfsz" >"$work/xfsz.log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 1 ] && grep -q "stats.json.*failed: File too large" "$work/xfsz.log" &&
+    [ -z "$(find "$work/xfsz" -name '*.tmp.*')" ] && [ ! -e "$work/xfsz/stats.json" ]
+}
+check "a file-size limit is an error naming the file, nothing half-written" "$work/xfsz.log" xfsz_ok
 
 # ---- the same on every node's SSD RAID 0 (the paper's baseline, at the file's grain of 16 pages)
 run ssd "$work/ssd" --storage ssd-raid0

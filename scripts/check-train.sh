@@ -622,6 +622,18 @@ else
 fi
 
 # ---- flashstream model
+# A file-size limit (ulimit -f; SIGXFSZ left as it is): the checkpoint's write fails as a full
+# disk's would, the run ends with exit 1 naming the file, no temporary left.
+bash -c 'ulimit -f 16; exec "$@"' - "$fs" train "${small[@]}" --steps 6 --ckpt-every 3 \
+  --out "$work/xfsz" >"$work/xfsz.log" 2>&1
+rc_xfsz=$?
+if [ "$rc_xfsz" -eq 1 ] && grep -q "checkpoint.ckpt.*failed: File too large" "$work/xfsz.log" &&
+  [ -z "$(find "$work/xfsz" -name '*.tmp.*')" ] && [ ! -e "$work/xfsz/checkpoint.ckpt" ]; then
+  ok "a file-size limit is an error naming the file, nothing half-written"
+else
+  not_ok "a file-size limit is an error naming the file, nothing half-written" "$work/xfsz.log"
+fi
+
 "$fs" model --table >"$work/model.log" 2>&1
 rc_table=$?
 "$fs" model --model gpt3-like:3x1 >>"$work/model.log" 2>&1

@@ -5,6 +5,7 @@
  */
 #include "testbench/flashstream/commands.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* A file-size limit (ulimit -f, as batch systems set) is an error like a full disk: ignored,
+     * SIGXFSZ leaves the write to fail with EFBIG, which every output's writer reports, leaving
+     * the file as it was (csim/afile.h), instead of killing the program mid-write. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
