@@ -13,7 +13,8 @@
 # refused naming the layer, neither writing output; the same run twice
 # gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
 # names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
-# naming the stream; a file-size limit is an error naming the file, nothing half-written.
+# naming the stream; a file-size limit is an error naming the file, nothing half-written; an output directory in
+# use by another run is refused.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -126,6 +127,18 @@ xfsz_ok() {
     [ -z "$(find "$work/xfsz" -name '*.tmp.*')" ] && [ ! -e "$work/xfsz/stats.json" ]
 }
 check "a file-size limit is an error naming the file, nothing half-written" "$work/xfsz.log" xfsz_ok
+
+# ---- an output directory in use by another run (its lock held, as train's) is refused, its
+# files left alone
+mkdir -p "$work/busy" && echo kept >"$work/busy/stats.json"
+busy_ok() {
+  flock "$work/busy/.flashstream.lock" "$fs" perf --config "$paper" --model gpt3-like:1x1 \
+    --storage ideal --out "$work/busy" >"$work/busy.log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 1 ] && grep -qF "the output directory '$work/busy' is in use by another run" \
+    "$work/busy.log" && [ "$(cat "$work/busy/stats.json")" = kept ]
+}
+check "an output directory in use by another run is refused" "$work/busy.log" busy_ok
 
 # ---- the same on every node's SSD RAID 0 (the paper's baseline, at the file's grain of 16 pages)
 run ssd "$work/ssd" --storage ssd-raid0

@@ -6,7 +6,7 @@
 #
 # Bad input refused in one line before anything runs (an unknown engine, an empty value list,
 # a missing binary), and a key flashstream does not know named by the points that failed on
-# it, with no sweep.csv; a 4-point sweep of GPT3-like 1x1 on the ideal storage (2 tensor-buffer
+# it, with no sweep.csv; an output directory in use by another run refused; a 4-point sweep of GPT3-like 1x1 on the ideal storage (2 tensor-buffer
 # channel counts x 2 SRAM sizes) through GNU parallel: 4 rows sorted by point, the columns, each
 # point's --set in its stats.json, the iteration longer with the smaller SRAM, a PNG per key,
 # every point run from the sweep's copy of the binary;
@@ -74,6 +74,18 @@ refused "an empty value list names the key" "--set core.rows: empty value list" 
 refused "an empty value in a list names the key" "--set core.rows: an empty value in '64,,128'" \
   --set core.rows=64,,128
 refused "a missing binary: how to build it" "make build/rel/flashstream" --flashstream "$work/none"
+
+# an output directory in use by another run (its lock held, as flashstream's) is refused, its
+# earlier results left alone
+mkdir -p "$work/busy" && echo kept >"$work/busy/sweep.csv"
+busy_ok() {
+  flock "$work/busy/.flashstream.lock" "$sweep" --flashstream "$fs" --out "$work/busy" \
+    --storage ideal --engine serial >"$work/busy.log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 1 ] && grep -qF "the output directory '$work/busy' is in use by another run" \
+    "$work/busy.log" && [ "$(cat "$work/busy/sweep.csv")" = kept ] && [ ! -e "$work/busy/points" ]
+}
+check "an output directory in use by another run is refused" "$work/busy.log" busy_ok
 
 "$sweep" --flashstream "$fs" --out "$work/badkey" --storage ideal --engine serial \
   --set core.bogus=1,2 >"$work/badkey.log" 2>&1

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 /* The column where the help text of an option starts. */
@@ -435,6 +438,31 @@ double cli_wall_s(void)
 bool cli_path_fits(const char *val)
 {
     return *val && strlen(val) <= CLI_PATH_MAX;
+}
+
+int cli_lock_dir(const char *cmd, const char *dir, int *fd)
+{
+    char path[600];
+
+    snprintf(path, sizeof(path), "%s/" CLI_LOCK_NAME, dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (*fd < 0) {
+        fprintf(stderr, "flashstream %s: cannot open the lock file '%s': %s\n", cmd, path,
+                strerror(errno));
+        return -1;
+    }
+    if (!flock(*fd, LOCK_EX | LOCK_NB))
+        return 0;
+    if (errno == EWOULDBLOCK)
+        fprintf(stderr,
+                "flashstream %s: the output directory '%s' is in use by another run (it holds "
+                "'%s'); give another --out, or wait for that run to end\n",
+                cmd, dir, path);
+    else
+        fprintf(stderr, "flashstream %s: cannot lock '%s': %s\n", cmd, path, strerror(errno));
+    close(*fd);
+    *fd = -1;
+    return -1;
 }
 
 int cli_mkdir_p(const char *path)

@@ -183,6 +183,13 @@ bool cli_path_fits(const char *val);
 /* mkdir -p: 0 or -errno. */
 int cli_mkdir_p(const char *path);
 
+/* In an output directory, locked (flock) while a run writes there: two runs into one directory
+ * would mix their outputs (and train's resume histories). */
+#define CLI_LOCK_NAME ".flashstream.lock"
+/* Lock directory dir (it exists) for command cmd ("train") until *fd is closed: 0, or -1 with
+ * the message printed (another run holds it: "give another --out, or wait for that run"). */
+int cli_lock_dir(const char *cmd, const char *dir, int *fd);
+
 /* Wall-clock seconds from a monotonic clock. */
 double cli_wall_s(void);
 

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SETS 64
 
@@ -67,6 +68,7 @@ struct perf {
     struct report rep;
     struct trace *trace;
     char out[512];
+    int lock_fd; /* out/CLI_LOCK_NAME, flock'ed while the run writes there; -1 none */
     double wall;
     uint64_t iter_ps;       /* simulated time of the last iteration */
     uint64_t iter_start_ps; /* ... and its start */
@@ -385,6 +387,8 @@ static int open_outputs(struct perf *p)
                 strerror(-rc));
         return -1;
     }
+    if (cli_lock_dir("perf", p->out, &p->lock_fd))
+        return -1;
     if (report_init(&p->rep, p->m, "perf", p->run->n_layers, p->layer_names))
         return -1;
     snprintf(path, sizeof(path), "%s/layers.csv", p->out);
@@ -665,6 +669,8 @@ static void destroy(struct perf *p)
     hz_report_fini(&p->rep_c);
     machine_ini_destroy(p->ini);
     free(p->layer_names);
+    if (p->lock_fd >= 0)
+        close(p->lock_fd);
     free(p);
 }
 
@@ -677,6 +683,7 @@ int cmd_perf(int argc, char **argv)
         fprintf(stderr, "flashstream perf: out of memory\n");
         return 1;
     }
+    p->lock_fd = -1;
     rc = parse(argc, argv, p);
     if (rc) {
         destroy(p);

@@ -280,29 +280,6 @@ static const char *const timeline_cols[] = {"resource", "start_us", "end_us", "l
 
 /* Take OUTDIR's lock for the run (released when the process ends); 0, or -1 (message printed)
  * when another run holds it. */
-static int lock_out_dir(struct train *t)
-{
-    char path[600];
-
-    snprintf(path, sizeof(path), "%s/" LOCK_NAME, t->out_dir);
-    t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (t->lock_fd < 0) {
-        fprintf(stderr, "flashstream train: cannot open the lock file '%s': %s\n", path,
-                strerror(errno));
-        return -1;
-    }
-    if (flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
-        if (errno == EWOULDBLOCK)
-            fprintf(stderr,
-                    "flashstream train: the output directory '%s' is in use by another run (it "
-                    "holds '%s'); give another --out, or wait for that run to end\n",
-                    t->out_dir, path);
-        else
-            fprintf(stderr, "flashstream train: cannot lock '%s': %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
 
 /* trace.json's tracks of the host; 0 or -1 (message printed). */
 static int open_trace(struct train *t)
@@ -343,7 +320,7 @@ int train_open_outputs(struct train *t)
                 t->out_dir, strerror(-rc));
         return -1;
     }
-    if (lock_out_dir(t))
+    if (cli_lock_dir("train", t->out_dir, &t->lock_fd))
         return -1;
     snprintf(t->ckpt_path, sizeof(t->ckpt_path), "%s/checkpoint.ckpt", t->out_dir);
     t->loss_csv = open_csv(t, "loss.csv", 7, loss_cols);

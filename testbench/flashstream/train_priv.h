@@ -49,9 +49,6 @@
 /* A step whose loss (the batch's mean cross-entropy) is not finite or above this stops the run:
  * logits a million apart mean the weights have blown up, and no later step recovers from it. */
 #define LOSS_DIVERGED 1e6
-/* In OUTDIR, locked (flock) while a run writes there: two runs into one directory would mix
- * their outputs and resume histories. */
-#define LOCK_NAME ".flashstream.lock"
 
 enum progress_mode { PROG_AUTO, PROG_BAR, PROG_PLAIN, PROG_QUIET };
 
@@ -151,7 +148,7 @@ struct train {
     double last_acc;
     int64_t last_acc_step;
     uint64_t ckpt_step; /* step of the last checkpoint written; UINT64_MAX none */
-    int lock_fd;        /* OUTDIR/LOCK_NAME, flock'ed for the run; -1 none */
+    int lock_fd;        /* OUTDIR/CLI_LOCK_NAME, flock'ed for the run; -1 none */
     /* flash faults: a step lost to an uncorrectable read, and the fallbacks before this run */
     bool flash_lost;
     unsigned fallbacks;
