@@ -6,8 +6,9 @@
 #
 # Bad input refused in one line before anything runs (an unknown engine, an empty value list,
 # a missing binary), and a key flashstream does not know named by the points that failed on
-# it, with no sweep.csv; an output directory in use by another run refused; a 4-point sweep of GPT3-like 1x1 on the ideal storage (2 tensor-buffer
-# channel counts x 2 SRAM sizes) through GNU parallel: 4 rows sorted by point, the columns, each
+# it, with no sweep.csv; an output directory in use by another run refused; a 4-point sweep
+# of GPT3-like 1x1 on the ideal storage (2 tensor-buffer channel counts x 2 SRAM sizes)
+# through GNU parallel: 4 rows sorted by point, the columns, each
 # point's --set in its stats.json, the iteration longer with the smaller SRAM, a PNG per key,
 # every point run from the sweep's copy of the binary;
 # the same grid through the serial engine, and through a Slurm job array on a one-node Slurm
