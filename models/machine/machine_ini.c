@@ -528,6 +528,11 @@ int machine_ini_load(struct machine_ini *m, const char *path, struct err *e)
         free(x);
         return rc;
     }
+    /* libinih's line buffer (Debian's build takes these at run time): one of the longest line
+     * and its newline, allocated once, so that read_line sees each line whole */
+    ini_use_stack = false;
+    ini_allow_realloc = false;
+    ini_initial_alloc = ini_max_line = MACHINE_INI_LINE_MAX + 2;
     bad = ini_parse_stream(read_line, x, on_key, x);
     rc = x->rc;
     /* A line libinih could not read (neither "key = value" nor "[section]"), if it came before
@@ -560,7 +565,7 @@ int machine_ini_set(struct machine_ini *m, const char *assignment, const char *b
                     struct err *e)
 {
     const char *eq = strchr(assignment, '='), *dot;
-    char section[64], key[64], value[256];
+    char section[64], key[64], value[MACHINE_INI_LINE_MAX + 1];
     const struct section *s;
     const struct cfgkey *k;
     int rc;
@@ -568,6 +573,12 @@ int machine_ini_set(struct machine_ini *m, const char *assignment, const char *b
     if (!eq)
         return err_set(e, -EINVAL, "--set %s: accepted SECTION.KEY=VALUE, e.g. core.rows=8",
                        assignment);
+    if (strlen(eq + 1) > MACHINE_INI_LINE_MAX || (size_t)(eq - assignment) >= sizeof(key))
+        return err_set(e, -EINVAL,
+                       "--set %.40s...: %zu characters before '=' and %zu after; accepted up to "
+                       "%zu and %d",
+                       assignment, (size_t)(eq - assignment), strlen(eq + 1), sizeof(key) - 1,
+                       MACHINE_INI_LINE_MAX);
     dot = memchr(assignment, '.', (size_t)(eq - assignment));
     if (!dot && !bare_section)
         return err_set(e, -EINVAL,

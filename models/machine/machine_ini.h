@@ -64,6 +64,10 @@ const struct machine_cfg *machine_ini_cfg(const struct machine_ini *m);
  * [an_flash] and the [wn_flash] key. */
 bool machine_ini_given(const struct machine_ini *m, const char *section, const char *key);
 
+/* The longest line a description file may have, its comment included, in characters: what
+ * machine_ini_write writes always reads back. A --set's value may be as long. */
+#define MACHINE_INI_LINE_MAX 4096
+
 /* Apply the file at path. On error the description may hold the lines before the bad one. */
 int machine_ini_load(struct machine_ini *m, const char *path, struct err *e);
 /* Apply one assignment "section.key=value" (spaces around the parts are ignored); a key

@@ -129,7 +129,7 @@ static void test_file_errors_name_file_line_key_range(void **state)
     struct tmpdir *t = *state;
     struct machine_ini *m = new_ini();
     struct err e = {""};
-    char long_line[400];
+    char long_line[MACHINE_INI_LINE_MAX + 100];
 
     load_refused(t, "[core]\nrows = 8\n\n[cores]\nrows = 8\n", -EINVAL, 5,
                  "unknown section [cores]", "accepted: machine, core, vector_unit");
@@ -162,9 +162,9 @@ static void test_file_errors_name_file_line_key_range(void **state)
     memset(long_line, 'x', sizeof(long_line) - 1);
     long_line[0] = ';';
     long_line[sizeof(long_line) - 1] = '\0';
-    char text[500];
+    char text[sizeof(long_line) + 100];
     snprintf(text, sizeof(text), "[core]\n%s\nrows = 8\n", long_line);
-    load_refused(t, text, -EINVAL, 2, "the line is longer than", NULL);
+    load_refused(t, text, -EINVAL, 2, "the line is longer than 4096 characters", NULL);
 
     assert_int_equal(machine_ini_load(m, tmpdir_path(t, "missing.ini"), &e), -ENOENT);
     assert_msg_has(e.msg, "missing.ini");
@@ -305,6 +305,43 @@ static void test_dump_reads_back(void **state)
     assert_int_equal(machine_ini_diff(machine_ini_cfg(m), &c, NULL, NULL),
                      sizeof(sets) / sizeof(sets[0]));
     round_trip(t, machine_ini_cfg(m));
+    machine_ini_destroy(m);
+}
+
+/* The longest values a user can give: every fault kind, 16 dead dies (FLASH_FAULT_MAX_DEAD)
+ * with times of many digits; the dump's lines are longer than libinih's default 200 and read
+ * back to the same machine. A value longer than a line can be is refused, not cut. */
+static void test_longest_values_read_back(void **state)
+{
+    struct tmpdir *t = *state;
+    struct machine_ini *m = new_ini();
+    struct err e = {""};
+    char dies[1024], huge[MACHINE_INI_LINE_MAX + 32];
+    size_t n = 0;
+
+    for (int i = 0; i < FLASH_FAULT_MAX_DEAD; i++)
+        n += (size_t)snprintf(dies + n, sizeof(dies) - n, "%sch=%d,die=1,at=%d.123456789ms",
+                              i ? " " : "", i, 1000 + i);
+    char set[1100];
+    snprintf(set, sizeof(set), "faults.die=%s", dies);
+    const char *sets[] = {set,
+                          "faults.rber=x=123.456789",
+                          "faults.age=pe=1999999,days=3650.5 pe=7,days=1,node=wn",
+                          "faults.program=rate=0.000123456789",
+                          "faults.wear=pe=1500000,bad=0.0123456789,shape=3.5",
+                          "faults.power=at=987654.321us",
+                          "faults.seed=n=9007199254740991"};
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+        if (machine_ini_set(m, sets[i], NULL, &e))
+            fail_msg("%s: %s", sets[i], e.msg);
+    assert_int_equal(machine_ini_cfg(m)->an_flash.fault.n_dead, FLASH_FAULT_MAX_DEAD);
+    round_trip(t, machine_ini_cfg(m));
+
+    memset(huge, '7', sizeof(huge) - 1);
+    huge[sizeof(huge) - 1] = '\0';
+    memcpy(huge, "core.rows=", 10);
+    assert_int_equal(machine_ini_set(m, huge, NULL, &e), -EINVAL);
+    assert_msg_has(e.msg, "accepted up to 63 and 4096");
     machine_ini_destroy(m);
 }
 
@@ -518,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_set_errors_name_the_assignment),
         cmocka_unit_test(test_rules_across_keys),
         cmocka_unit_test_setup_teardown(test_order_given_and_sets, setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_longest_values_read_back, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_dump_reads_back, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_faults_section, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_fc_mnist_is_the_default, setup, tmpdir_teardown),
