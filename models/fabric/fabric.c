@@ -366,3 +366,68 @@ int fabric_gather_loss_data(struct fabric *f, struct dram *const *an_tbs, uint64
     *sum = s[0];
     return 0;
 }
+
+/* ---------------------------------------------------------------- through the nodes' buffers */
+
+static uint64_t claim(struct dram *tb, int rid, uint64_t t, uint64_t addr, uint64_t bytes,
+                      bool write)
+{
+    return bytes ? dram_access(tb, rid, t, addr, bytes, write) : t;
+}
+
+/* When a stream that ends at `end` can start arriving: its end less one link's time. */
+static uint64_t arrival(const struct fabric *f, uint64_t now, uint64_t end, uint64_t bytes)
+{
+    uint64_t link = fabric_xfer_ps(fabric_cfg(f), bytes);
+    return end > now + link ? end - link : now;
+}
+
+int fabric_time_broadcast(struct fabric *f, const struct fabric_ends *x, uint64_t now, uint64_t src,
+                          uint64_t dst, uint64_t bytes, uint64_t *end, uint64_t *free_at,
+                          struct err *e)
+{
+    uint32_t n_an = fabric_cfg(f)->n_an;
+    uint64_t *done = malloc(n_an * sizeof(*done)), last;
+
+    if (!done)
+        return err_set(e, -ENOMEM, "fabric broadcast: out of memory");
+    int rc = fabric_broadcast(f, now, bytes, done, end, e);
+    if (rc) {
+        free(done);
+        return err_prefix(e, rc, "fabric broadcast");
+    }
+    last = claim(x->wn_tb, x->wn_rid, now, src, bytes, false);
+    for (uint32_t n = 0; n < n_an; n++)
+        last = res_later(last, claim(x->an_tbs[n], x->an_rids[n], arrival(f, now, done[n], bytes),
+                                     dst, bytes, true));
+    free(done);
+    *end = res_later(*end, last);
+    *free_at = now + fabric_xfer_ps(fabric_cfg(f), bytes);
+    if (*free_at > *end)
+        *free_at = *end;
+    return 0;
+}
+
+int fabric_time_reduce(struct fabric *f, const struct fabric_ends *x, bool loss,
+                       const uint64_t *ready, uint64_t now, uint64_t src, uint64_t dst,
+                       uint64_t bytes, uint64_t *end, uint64_t *free_at, struct err *e)
+{
+    int rc = loss ? fabric_gather_loss(f, ready, end, e) : fabric_reduce(f, ready, bytes, end, e);
+    uint64_t last;
+
+    if (rc)
+        return err_prefix(e, rc, "fabric");
+    if (loss)
+        bytes = 4;
+    if (*end < now)
+        *end = now;
+    last = *end;
+    for (uint32_t n = 0; n < fabric_cfg(f)->n_an; n++)
+        last = res_later(
+            last, claim(x->an_tbs[n], x->an_rids[n], res_later(now, ready[n]), src, bytes, false));
+    if (!loss)
+        last = res_later(
+            last, claim(x->wn_tb, x->wn_rid, arrival(f, now, *end, bytes), dst, bytes, true));
+    *end = *free_at = last;
+    return 0;
+}

@@ -120,6 +120,31 @@ void fabric_reduce_f32(const struct fabric *f, float *dst, const float *const *p
                        size_t count);
 
 /*
+ * The fabric's transfers timed end to end, through the nodes' tensor buffers (first come,
+ * first served with the nodes' other agents): a node sends from its buffer as one read asked
+ * for when its send starts, and takes a stream into its buffer as one write asked for when the
+ * first byte can arrive (the stream's end less one link's time for its bytes). A transfer ends
+ * no earlier than the last of these claims.
+ */
+struct fabric_ends {
+    struct dram *wn_tb;         /* the Weight Node's buffer ... */
+    int wn_rid;                 /* ... and the fabric's requester id there */
+    struct dram *const *an_tbs; /* every AN's buffer, n = 0 .. N-1 ... */
+    const int *an_rids;         /* ... and the fabric's requester id at each */
+};
+/* Broadcast `bytes` at src of the WN's buffer to dst of every AN's, from now: *end when every
+ * AN's buffer holds them, *free_at when the WN's down link has sent them (the tree forwards). */
+int fabric_time_broadcast(struct fabric *f, const struct fabric_ends *x, uint64_t now, uint64_t src,
+                          uint64_t dst, uint64_t bytes, uint64_t *end, uint64_t *free_at,
+                          struct err *e);
+/* Reduce `bytes` at src of every AN's buffer (AN n's ready at ready[n]) to dst of the WN's;
+ * loss: the 4-byte loss gather, whose sum goes to the host, not into the WN's buffer.
+ * *end = *free_at: when the WN's buffer holds the sum. */
+int fabric_time_reduce(struct fabric *f, const struct fabric_ends *x, bool loss,
+                       const uint64_t *ready, uint64_t now, uint64_t src, uint64_t dst,
+                       uint64_t bytes, uint64_t *end, uint64_t *free_at, struct err *e);
+
+/*
  * The bytes of the fabric's transfers, between the WN's tensor buffer wn_tb and the ANs' an_tbs[n]
  * (n = 0..N-1); no time passes. Each returns 0, -ERANGE when a region lies outside its buffer
  * (the buffers written before that keep what they got), or -ENOMEM (the fabric's scratch).

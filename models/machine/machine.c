@@ -195,10 +195,14 @@ static int build_nodes(struct machine *m, const struct machine_cfg *c, struct er
         if ((rc = anode_create(&ac, m->dma_time, &m->an[n], e)))
             return rc;
         m->rid_fab[n] = dram_requester(anode_tb(m->an[n]), "fabric");
+        m->tb_fab[n] = anode_tb(m->an[n]);
     }
     if ((rc = build_wnode(m, c, e)))
         return rc;
-    m->rid_fab_wn = dram_requester(wnode_tb(m->wn), "fabric");
+    m->fab_ends = (struct fabric_ends){.wn_tb = wnode_tb(m->wn),
+                                       .wn_rid = dram_requester(wnode_tb(m->wn), "fabric"),
+                                       .an_tbs = m->tb_fab,
+                                       .an_rids = m->rid_fab};
     /* The ideal storage: every memory access free, the optimizer unit's streams included (the
      * flash, DMA and fabric commands are not performed at all: ideal_free). */
     for (uint32_t n = 0; n < c->n_an; n++)

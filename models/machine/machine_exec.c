@@ -1,5 +1,6 @@
 /*
- * machine_exec.c - the executor of a program, the fabric's timing and the layer records.
+ * machine_exec.c - the executor of a program and the layer records (the fabric's commands timed
+ * by models/fabric: fabric_time_broadcast, fabric_time_reduce).
  *
  * The scheduler: every resource (an AN's core, DMA, vector unit, flash read and write paths;
  * the WN's flash paths and optimizer; the fabric's two directions; the host) runs its commands
@@ -216,67 +217,14 @@ int machine_fabric_exec(struct machine *m, const struct hc_cmd *c, const uint64_
     return machine_fabric_time(m, c, ready, now, end, free_at);
 }
 
-/*
- * The fabric's bytes through the nodes' tensor buffers (first come, first served with the
- * nodes' other agents): a node sends from its buffer as one read asked for when its send
- * starts, and takes a stream into its buffer as one write asked for when the first byte can
- * arrive (the stream's end less one link's time for its bytes). The transfer ends no earlier
- * than the last of these claims.
- */
-static uint64_t fabric_claim(struct machine *m, bool an, uint32_t n, uint64_t t, uint64_t addr,
-                             uint64_t bytes, bool write)
-{
-    struct dram *tb = an ? anode_tb(m->an[n]) : wnode_tb(m->wn);
-    return bytes ? dram_access(tb, an ? m->rid_fab[n] : m->rid_fab_wn, t, addr, bytes, write) : t;
-}
-
-static uint64_t arrival(const struct machine *m, uint64_t now, uint64_t end, uint64_t bytes)
-{
-    uint64_t link = fabric_xfer_ps(fabric_cfg(m->fab), bytes);
-    return end > now + link ? end - link : now;
-}
-
 int machine_fabric_time(struct machine *m, const struct hc_cmd *c, const uint64_t *ready,
                         uint64_t now, uint64_t *end, uint64_t *free_at)
 {
-    uint64_t done[MACHINE_MAX_AN], last;
-    int rc;
-
-    if (c->kind == HC_FABRIC_BCAST) {
-        rc = fabric_broadcast(m->fab, now, c->bytes, done, end, m->run_err);
-        if (rc)
-            return err_prefix(m->run_err, rc, "fabric broadcast");
-        last = fabric_claim(m, false, 0, now, c->u.fab.src, c->bytes, false);
-        for (uint32_t n = 0; n < m->cfg.n_an; n++)
-            last = res_later(last, fabric_claim(m, true, n, arrival(m, now, done[n], c->bytes),
-                                                c->u.fab.dst, c->bytes, true));
-        *end = res_later(*end, last);
-        /* the WN's down link is free once it has sent every chunk; the tree forwards them */
-        *free_at = now + fabric_xfer_ps(fabric_cfg(m->fab), c->bytes);
-        if (*free_at > *end)
-            *free_at = *end;
-        return 0;
-    }
-    /* a loss gather's sum goes to the host, not into the WN's buffer */
-    uint64_t bytes = c->kind == HC_LOSS_GATHER ? 4 : c->bytes;
-    if (c->kind == HC_LOSS_GATHER)
-        rc = fabric_gather_loss(m->fab, ready, end, m->run_err);
-    else
-        rc = fabric_reduce(m->fab, ready, c->bytes, end, m->run_err);
-    if (rc)
-        return err_prefix(m->run_err, rc, "fabric");
-    if (*end < now)
-        *end = now;
-    last = *end;
-    for (uint32_t n = 0; n < m->cfg.n_an; n++)
-        last = res_later(
-            last, fabric_claim(m, true, n, res_later(now, ready[n]), c->u.fab.src, bytes, false));
-    if (c->kind != HC_LOSS_GATHER)
-        last = res_later(last, fabric_claim(m, false, 0, arrival(m, now, *end, bytes), c->u.fab.dst,
-                                            bytes, true));
-    *end = last;
-    *free_at = *end;
-    return 0;
+    if (c->kind == HC_FABRIC_BCAST)
+        return fabric_time_broadcast(m->fab, &m->fab_ends, now, c->u.fab.src, c->u.fab.dst,
+                                     c->bytes, end, free_at, m->run_err);
+    return fabric_time_reduce(m->fab, &m->fab_ends, c->kind == HC_LOSS_GATHER, ready, now,
+                              c->u.fab.src, c->u.fab.dst, c->bytes, end, free_at, m->run_err);
 }
 
 /* The ideal storage's free commands: every memory and storage access (perf only). */

@@ -4,7 +4,7 @@
  *   machine.c        the machine: built from its configuration, its data, steps, parameters
  *   machine_cfg.c    its configuration: defaults, checks, the compiler's view of it
  *   machine_exec.c   the executor: commands started in program order per resource, the
- *                    fabric's timing, the layer records
+ *                    layer records (the fabric's commands timed by models/fabric)
  *   machine_ctrs.c   the counters and records read after a run
  * Dependencies point from machine.c to the others, never back.
  */
@@ -60,7 +60,9 @@ struct machine {
     struct anode *an[MACHINE_MAX_AN];
     struct wnode *wn;
     struct fabric *fab;
-    int rid_fab[MACHINE_MAX_AN], rid_fab_wn; /* the fabric's requester of each tensor buffer */
+    int rid_fab[MACHINE_MAX_AN];         /* the fabric's requester at each AN's buffer */
+    struct dram *tb_fab[MACHINE_MAX_AN]; /* each AN's buffer */
+    struct fabric_ends fab_ends;         /* the buffers the fabric's bytes cross */
     struct dma_time *dma_time;
     enum machine_fidelity fid;
     char (*resname)[24];
