@@ -100,8 +100,9 @@ lint_consts() {
 }
 
 # Each simulated RTL block (a folder with a block.mk) in every place of the recipe: its README
-# and formal proofs beside the RTL, its C models (twin, timing, RTL backend) in models/<block>/,
-# a block test testbench/<block>/test_*_rtl.c, a GTKWave save file waves/<block>*.gtkw.
+# and formal proofs beside the RTL, its shims csim/shim/<block>*, its C models (twin, timing,
+# RTL backend) in models/<block>/, a block test testbench/<block>/test_*_rtl.c, a GTKWave save
+# file waves/<block>*.gtkw.
 lint_blocks() {
   local d b missing
   for d in rtl/*/; do
@@ -110,6 +111,7 @@ lint_blocks() {
     missing=""
     [ -f "$d/README.md" ] || missing+=" rtl/$b/README.md"
     [ -d "$d/formal" ] || missing+=" rtl/$b/formal/"
+    compgen -G "csim/shim/$b*.h" >/dev/null || missing+=" csim/shim/$b*.h"
     compgen -G "models/$b/*.c" >/dev/null || missing+=" models/$b/*.c"
     compgen -G "testbench/$b/test_*_rtl.c" >/dev/null || missing+=" testbench/$b/test_*_rtl.c"
     compgen -G "waves/$b*.gtkw" >/dev/null || missing+=" waves/$b*.gtkw"

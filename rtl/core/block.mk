@@ -5,7 +5,7 @@
 
 # The processing element alone, against the numerics reference: sa_pe_cell,
 # the PE datapath (sa_pe) with its own flag registers and the PE's assertions.
-$(eval $(call vmodel,sa_pe,sa_pe_cell,,sa_pe,))
+$(eval $(call vmodel,sa_pe,sa_pe_cell,,core_sa_pe,))
 $(eval $(call vtest,test_sa_pe,core/test_sa_pe_rtl,sa_pe))
 
 # The core in every array shape it must support.

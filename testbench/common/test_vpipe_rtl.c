@@ -8,7 +8,7 @@
  * The random stimulus comes from the printed seed; a failure prints the seed,
  * the beat index and both values.
  */
-#include "csim/shim/vpipe.h"
+#include "csim/shim/common_vpipe.h"
 #include "testbench/tb_util.h"
 
 #include <setjmp.h>

@@ -11,7 +11,7 @@
  * sum holds in between. A failure prints the seed, the step index, the operands
  * and both values.
  */
-#include "csim/shim/sa_pe.h"
+#include "csim/shim/core_sa_pe.h"
 #include "models/ref/bf16.h"
 #include "testbench/tb_util.h"
 

@@ -11,7 +11,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "csim/rng.h"
-#include "csim/shim/vpipe.h"
+#include "csim/shim/common_vpipe.h"
 #include "csim/sim.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"

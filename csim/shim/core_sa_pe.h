@@ -1,5 +1,5 @@
 /*
- * sa_pe: C interface to the verilated processing element (rtl/core/sa_pe_cell.v: the PE
+ * core_sa_pe: C interface to the verilated processing element (rtl/core/sa_pe_cell.v: the PE
  * datapath rtl/core/sa_pe.v with its own flag registers).
  *
  * One step per cycle: a (bf16, from the left) and b (bf16, from the top) with
@@ -11,8 +11,8 @@
  * sa_pe_rtl_get() settles the model and reads the outputs that hold before the
  * next rising edge, sa_pe_rtl_step() advances whole cycles.
  */
-#ifndef CSIM_SHIM_SA_PE_H
-#define CSIM_SHIM_SA_PE_H
+#ifndef CSIM_SHIM_CORE_SA_PE_H
+#define CSIM_SHIM_CORE_SA_PE_H
 
 #include "csim/shim/vtrace.h"
 

@@ -1,9 +1,9 @@
 // Shim: any single-stream block of rtl/common behind the vpipe C interface
-// (see vpipe.h). Built once per verilated model: VTOP/VTOP_H name the
+// (see common_vpipe.h). Built once per verilated model: VTOP/VTOP_H name the
 // verilated class and its header, VPIPE_MODULE the RTL module, P_Width and
 // P_Depth the parameters it was verilated with; VPIPE_HAS_COUNT says that the
 // block has a count_o occupancy port.
-#include "csim/shim/vpipe.h"
+#include "csim/shim/common_vpipe.h"
 #include "csim/shim/vmodel.hpp"
 
 #include VTOP_H

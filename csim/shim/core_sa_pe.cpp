@@ -1,6 +1,6 @@
 // Shim: the processing element rtl/core/sa_pe_cell.v (sa_pe.v and its flags) behind the C
-// interface of sa_pe.h. VTOP/VTOP_H name the verilated class and its header.
-#include "csim/shim/sa_pe.h"
+// interface of core_sa_pe.h. VTOP/VTOP_H name the verilated class and its header.
+#include "csim/shim/core_sa_pe.h"
 #include "csim/shim/vmodel.hpp"
 
 #include VTOP_H

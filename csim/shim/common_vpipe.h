@@ -1,7 +1,7 @@
 /*
- * vpipe: C interface to a verilated single-stream block, one valid/ready
+ * common_vpipe: C interface to a verilated single-stream block, one valid/ready
  * input and one valid/ready output carrying up to 64 payload bits
- * (rtl/common: cmn_skid_buf, cmn_fifo). One shim, csim/shim/vpipe.cpp, serves
+ * (rtl/common: cmn_skid_buf, cmn_fifo). One shim, csim/shim/common_vpipe.cpp, serves
  * them all: it is compiled once per verilated block and configuration
  * (VPIPE_MODULE names the block), and a test links one of them.
  *
@@ -10,8 +10,8 @@
  * next rising edge, vpipe_rtl_step() advances whole cycles. A beat moves at a
  * rising edge where valid && ready were both high in vpipe_rtl_get().
  */
-#ifndef CSIM_SHIM_VPIPE_H
-#define CSIM_SHIM_VPIPE_H
+#ifndef CSIM_SHIM_COMMON_VPIPE_H
+#define CSIM_SHIM_COMMON_VPIPE_H
 
 #include "csim/shim/vtrace.h"
 
