@@ -6,7 +6,8 @@
 #
 # Bad input refused in one line before anything runs (an unknown engine, an empty value list,
 # a missing binary), and a key flashstream does not know named by the points that failed on
-# it, with no sweep.csv; an output directory in use by another run refused; a 4-point sweep
+# it, with no sweep.csv; a SIGTERM to the sweep stopping its points; an output directory in use
+# by another run refused; a 4-point sweep
 # of GPT3-like 1x1 on the ideal storage (2 tensor-buffer channel counts x 2 SRAM sizes)
 # through GNU parallel: 4 rows sorted by point, the columns, each
 # point's --set in its stats.json, the iteration longer with the smaller SRAM, a PNG per key,
@@ -75,6 +76,25 @@ refused "an empty value list names the key" "--set core.rows: empty value list" 
 refused "an empty value in a list names the key" "--set core.rows: an empty value in '64,,128'" \
   --set core.rows=64,,128
 refused "a missing binary: how to build it" "make build/rel/flashstream" --flashstream "$work/none"
+
+# a SIGTERM to the sweep's own process stops its points too: none goes on to write results
+# after the sweep has said it wrote none
+"$sweep" --flashstream "$fs" --config "$here/../configs/behemoth-paper.ini" --model gpt3-like:1x1 \
+  --storage behemoth --set tensor_buffer.channels=4,6,8,12 -j 2 --out "$work/sig" \
+  >"$work/sig.log" 2>&1 &
+sig_pid=$!
+sleep 2
+kill -TERM "$sig_pid"
+wait "$sig_pid"
+rc_sig=$?
+sleep 3
+sig_ok() {
+  [ "$rc_sig" -eq 130 ] && grep -q "interrupted; no sweep.csv written" "$work/sig.log" &&
+    [ ! -e "$work/sig/sweep.csv" ] && [ -z "$(find "$work/sig" -name stats.json -o -name '*.rc')" ] &&
+    ! pgrep -f "$work/sig" >/dev/null
+}
+check "SIGTERM to the sweep stops its points: exit 130, no point's results written after" \
+  "$work/sig.log" sig_ok
 
 # an output directory in use by another run (its lock held, as flashstream's) is refused, its
 # earlier results left alone
