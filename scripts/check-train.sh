@@ -365,6 +365,7 @@ if [ $rc -eq 0 ] && grep -qE "step [1-9][0-9]* failed: .*uncorrectable read: cha
   grep -q "falling back to the checkpoint of step" "$work/func.log" &&
   [ "$(digest "$work/fc.log")" = "$(digest "$work/func.log")" ] &&
   [ "$(cut -d, -f1-3 "$fc/loss.csv")" = "$(cut -d, -f1-3 "$work/fault-unc/loss.csv")" ] &&
+  [ "$(cut -d, -f1-3 "$fc/layers.csv")" = "$(cut -d, -f1-3 "$work/fault-unc/layers.csv")" ] &&
   [ "$(fallbacks "$work/fault-unc/stats.json")" -ge 1 ]; then
   ok "uncorrectable reads fall back to the last checkpoint: the fault-free parameters and losses"
 else
@@ -622,6 +623,20 @@ else
 fi
 
 # ---- flashstream model
+# A resumed run's layers.csv goes on from its checkpoint with the rows before it kept: one
+# run of steps, as loss.csv's (a run interrupted at step 3 and resumed to 6).
+"$fs" train "${small[@]}" --steps 3 --cosine-steps 6 --ckpt-every 3 --out "$work/lr" \
+  >"$work/lr.log" 2>&1 &&
+  "$fs" train "${small[@]}" --resume "$work/lr/checkpoint.ckpt" --steps 6 --out "$work/lr" \
+    >>"$work/lr.log" 2>&1
+rc_lr=$?
+if [ "$rc_lr" -eq 0 ] && [ "$(cut -d, -f1 "$work/lr/layers.csv" | uniq | tr '\n' ' ')" = "step 0 1 2 3 4 5 " ] &&
+  [ "$(cut -d, -f1 "$work/lr/loss.csv" | tr '\n' ' ')" = "step 0 1 2 3 4 5 " ]; then
+  ok "a resumed run's layers.csv goes on from the checkpoint, the earlier rows kept"
+else
+  not_ok "a resumed run's layers.csv goes on from the checkpoint, the earlier rows kept" "$work/lr.log"
+fi
+
 # A file-size limit (ulimit -f; SIGXFSZ left as it is): the checkpoint's write fails as a full
 # disk's would, the run ends with exit 1 naming the file, no temporary left.
 bash -c 'ulimit -f 16; exec "$@"' - "$fs" train "${small[@]}" --steps 6 --ckpt-every 3 \

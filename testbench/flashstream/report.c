@@ -31,12 +31,10 @@ void report_fini(struct report *r)
 
 /* ---------------------------------------------------------------- layers.csv */
 
-int report_open_layers(struct report *r, const char *path)
+size_t report_layers_cols(const struct report *r, const char **cols)
 {
-    const char *cols[5 + 2 + MACHINE_PH_N + 1];
-    char names[MACHINE_PH_N][40];
+    static char names[MACHINE_PH_N][40];
     size_t n = 0;
-    struct err e;
 
     cols[n++] = "step";
     cols[n++] = "layer";
@@ -51,6 +49,15 @@ int report_open_layers(struct report *r, const char *path)
         cols[n++] = names[p];
     }
     cols[n++] = "waited_on";
+    return n;
+}
+
+int report_open_layers(struct report *r, const char *path)
+{
+    const char *cols[REPORT_LAYERS_COLS];
+    size_t n = report_layers_cols(r, cols);
+    struct err e;
+
     if (stats_csv_open(path, n, cols, &r->layers_csv, &e)) {
         fprintf(stderr, "flashstream %s: %s\n", r->cmd, e.msg);
         return -1;
@@ -80,7 +87,7 @@ static void csv_row(struct report *r, const struct machine_layer_rec *x, uint64_
 {
     struct stats_csv *c = r->layers_csv;
 
-    stats_csv_u64(c, x->step, NULL);
+    stats_csv_u64(c, r->step_offset + x->step, NULL);
     stats_csv_u64(c, x->layer, NULL);
     if (r->layer_names)
         stats_csv_str(c, layer_name(r, x->layer), NULL);

@@ -39,6 +39,8 @@ struct report {
     uint32_t *res_track;            /* the trace's track of each resource */
     size_t n_res;
     struct report_layer_sum *lsum; /* [n_layers][2]: fwd, bwd */
+    uint64_t step_offset;          /* layers.csv's step of the machine's step 0 (a resumed run's
+                                      first step) */
 };
 
 /* 0, or -1 with the message printed (out of memory). names may be NULL. */
@@ -48,6 +50,9 @@ void report_fini(struct report *r);
 
 /* layers.csv at path: step, layer, [block,] pass, times and phases in us, waited_on. */
 int report_open_layers(struct report *r, const char *path);
+/* Its columns into cols[0 .. n) (n returned, at most REPORT_LAYERS_COLS), valid while r is. */
+#define REPORT_LAYERS_COLS (7 + MACHINE_PH_N + 1)
+size_t report_layers_cols(const struct report *r, const char **cols);
 /* Close layers.csv (its rows become the file). 0 or -1 (message printed). */
 int report_close_layers(struct report *r);
 /* One track per resource in tr ("an0" process, "core" thread, ...), and layer spans on track

@@ -551,9 +551,10 @@ out:
         fb->step = t->ckpt_step != UINT64_MAX ? t->ckpt_step : t->start_step;
         fb->seed = t->faults.seed;
         fb->lost_ps = at > from ? at - from : 0;
-        /* the history so far into loss.csv and accuracy.csv, where the run resumed from the
-         * checkpoint keeps the rows before it (keep_history) */
-        if (train_close_csv(&t->loss_csv) || train_close_csv(&t->acc_csv))
+        /* the history so far into loss.csv, accuracy.csv and layers.csv, where the run resumed
+         * from the checkpoint keeps the rows before it (keep_history) */
+        if (train_close_csv(&t->loss_csv) || train_close_csv(&t->acc_csv) ||
+            report_close_layers(&t->rep))
             fb->possible = false;
     }
     fflush(stdout);

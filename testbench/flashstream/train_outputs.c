@@ -19,10 +19,11 @@ struct hist_kind {
     size_t ncols;
     const char *const *cols;
     int step_col;
+    bool per_step; /* rows of a step together, steps in order (layers.csv): not one a step */
 };
 
-static const struct hist_kind hist_loss = {"loss.csv", 7, loss_cols, 0};
-static const struct hist_kind hist_acc = {"accuracy.csv", 6, acc_cols, 1};
+static const struct hist_kind hist_loss = {"loss.csv", 7, loss_cols, 0, false};
+static const struct hist_kind hist_acc = {"accuracy.csv", 6, acc_cols, 1, false};
 
 /* A decimal u64 filling the whole field: no sign, space or base prefix, no overflow. */
 static bool field_u64(const char *s, uint64_t *v)
@@ -102,12 +103,12 @@ static int read_history(const struct train *t, const char *path, const struct hi
                      field[k->step_col]);
             goto out;
         }
-        if (*kept && (loss ? step != prev + 1 : step <= prev)) {
+        if (*kept && (k->per_step ? step < prev : loss ? step != prev + 1 : step <= prev)) {
             snprintf(why, wlen, "line %" PRIu64 ": step %" PRIu64 " after step %" PRIu64 "%s", row,
                      step, prev, loss ? " (one row per step, in order)" : "");
             goto out;
         }
-        if (loss && (!field_u64(field[1], &epoch) || epoch != step / t->bpe)) {
+        if (loss && !k->per_step && (!field_u64(field[1], &epoch) || epoch != step / t->bpe)) {
             snprintf(why, wlen,
                      "line %" PRIu64 ": step %" PRIu64 " is in epoch '%.20s'; with this run's %u "
                      "batches per epoch it is in epoch %" PRIu64,
@@ -120,7 +121,7 @@ static int read_history(const struct train *t, const char *path, const struct hi
             *first = step;
         prev = step;
         ++*kept;
-        if (loss && step + 1 == before) {
+        if (loss && !k->per_step && step + 1 == before) {
             float want = dnn_params_lr(&t->resume_info.opt, step), got = strtof(field[3], NULL);
 
             if (got != want) {
@@ -248,7 +249,33 @@ static int keep_history(struct train *t)
         }
         read_history(t, acc, &hist_acc, before + 1, t->acc_csv, &n, &f0, &l0, why, sizeof(why));
     }
-    if (stats_csv_flush(t->loss_csv, NULL) || stats_csv_flush(t->acc_csv, NULL))
+    /* layers.csv: the rows of the steps before the checkpoint, if the file is this run's (its
+     * rows as loss.csv's: a killed run's from its temporary, else none kept) */
+    char lay[800];
+    const char *cols[REPORT_LAYERS_COLS];
+    struct hist_kind hist_layers = {"layers.csv", report_layers_cols(&t->rep, cols), cols, 0, true};
+
+    snprintf(lay, sizeof(lay), "%s/layers.csv", t->out_dir);
+    if (src_pid) {
+        lay[0] = '\0';
+        d = opendir(t->out_dir);
+        for (struct dirent *de; d && (de = readdir(d));)
+            if (dead_tmp_pid(de->d_name, "layers.csv") == src_pid)
+                snprintf(lay, sizeof(lay), "%s/%s", t->out_dir, de->d_name);
+        if (d)
+            closedir(d);
+    }
+    if (lay[0] && !lstat(lay, &st)) {
+        uint64_t n, f0, l0;
+
+        if (read_history(t, lay, &hist_layers, before, NULL, &n, &f0, &l0, why, sizeof(why)))
+            printf("resume: %s: %s; layers.csv starts at step %" PRIu64 "\n", lay, why, before);
+        else
+            read_history(t, lay, &hist_layers, before, t->rep.layers_csv, &n, &f0, &l0, why,
+                         sizeof(why));
+    }
+    if (stats_csv_flush(t->loss_csv, NULL) || stats_csv_flush(t->acc_csv, NULL) ||
+        stats_csv_flush(t->rep.layers_csv, NULL))
         return 0; /* reported when the tables are committed */
     if (src_pid) {
         printf("resume: recovered the history of steps %" PRIu64 "..%" PRIu64
@@ -257,6 +284,8 @@ static int keep_history(struct train *t)
         unlink(src);
         if (strstr(acc, ".tmp."))
             unlink(acc);
+        if (strstr(lay, ".tmp."))
+            unlink(lay);
     }
     return 0;
 }
@@ -329,6 +358,7 @@ int train_open_outputs(struct train *t)
     snprintf(path, sizeof(path), "%s/layers.csv", t->out_dir);
     if (report_init(&t->rep, NULL, "train", t->model.n_layers, NULL))
         return -1;
+    t->rep.step_offset = t->start_step; /* a resumed run's rows go on from its checkpoint */
     if (!t->loss_csv || !t->acc_csv || !t->timeline_csv || report_open_layers(&t->rep, path))
         return -1;
     if (t->o.resume && keep_history(t))

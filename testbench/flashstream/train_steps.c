@@ -226,6 +226,7 @@ int train_checkpoint(struct train *t, uint64_t step_done)
      * sticky and reported when the tables are committed. */
     stats_csv_flush(t->loss_csv, NULL);
     stats_csv_flush(t->acc_csv, NULL);
+    stats_csv_flush(t->rep.layers_csv, NULL);
     if (ckpt_save(t->ckpt_path, machine_params(t->machine), &run, &e)) {
         if (t->mode == PROG_BAR)
             printf("\r\033[K");
