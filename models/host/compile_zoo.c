@@ -394,7 +394,7 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
     uint64_t cost = exp_class(v->kind) ? vu->cost_exp : 1;
     uint64_t work = hz_ceil_div(v->rows * v->cols * cost, vu->lanes);
     uint32_t saved2 = v->in2 ? saved_dep(z, o, v->in2) : NONE;
-    uint32_t on[4] = {z->last, saved_dep(z, o, v->in), saved2, NONE};
+    uint32_t on[3] = {z->last, saved_dep(z, o, v->in), saved2};
     struct wslot *ws = v->weight ? weight_for(z, o, v->weight, false) : NULL;
     const struct made *in = made_of(z, v->in), *in2 = made_of(z, v->in2);
     bool behind = !ws && in && in->n > 1 && (elementwise(v->kind) || in->rows) &&
@@ -421,9 +421,9 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
                            v->recompute ? " again" : "");
         if (behind)
             snprintf(lb + len, sizeof(lb) - (size_t)len, " p%u", k);
-        uint32_t after[5] = {on[0], on[1], on[2], on[3], behind ? in->piece[k] : NONE};
+        uint32_t after[4] = {on[0], on[1], on[2], behind ? in->piece[k] : NONE};
         g = an_group(z, HC_VU, HC_RES_AN_VU, HC_PH_COMPUTE, 0, vu->latency + zc_share(work, k, P),
-                     after, 5, ws ? ws->bcast : NONE, lb);
+                     after, 4, ws ? ws->bcast : NONE, lb);
         for (uint32_t n = 0; n < z->N && g != NONE && !z->err; n++)
             z->p->cmd[g + n].op = (uint8_t)v->kind;
         z->pieces[k] = g;
