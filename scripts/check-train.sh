@@ -111,6 +111,25 @@ tap_expect "--validate_only: a model the host cannot hold does not fit" 1 \
   "the model does not fit this host: holding the parameters of mlp:784-16384-16384-16384-10" -- \
   in_4g "$fs" train --validate_only --model mlp:784-16384-16384-16384-10 \
   --set tensor_buffer.size_bytes=1TiB
+# flashbench --device ssd: the SSD is the description's [ssd], its keys in --set parsed as the
+# description's (the value of configs/behemoth-paper.ini accepted; bare or ssd.KEY alike), and
+# --range refused, not ignored
+printf '[ssd]\nop = 0.2\n' >"$work/fb-ssd.ini"
+"$fs" flashbench --device ssd --config "$work/fb-ssd.ini" --size 64m >"$work/fb-ssd.txt" 2>&1 &&
+  "$fs" flashbench --device ssd --set ssd.sram_bytes=8MiB --set op=0.2 --size 64m \
+    >"$work/fb-ssd2.txt" 2>&1
+rc=$?
+"$fs" flashbench --device ssd --range 10:20 --size 64m >"$work/fb-ssd3.txt" 2>&1
+rc3=$?
+if [ $rc -eq 0 ] && grep -q "user (op 20%)" "$work/fb-ssd.txt" && grep -q "user (op 20%)" "$work/fb-ssd2.txt" &&
+  [ $rc3 -eq 2 ] && grep -q "^flashstream flashbench: --range applies to --device fms only" "$work/fb-ssd3.txt"; then
+  ok "flashbench --device ssd takes [ssd] and its keys as the description does; --range refused"
+else
+  cat "$work/fb-ssd.txt" "$work/fb-ssd2.txt" "$work/fb-ssd3.txt" >"$work/fb-ssd.log"
+  not_ok "flashbench --device ssd takes [ssd] and its keys as the description does; --range refused" \
+    "$work/fb-ssd.log"
+fi
+
 # flashbench: --range wider than 32 bits is refused, not wrapped onto the metadata blocks
 "$fs" flashbench --range 4294967296:5 --size 64m >"$work/fb-range.txt" 2>&1
 rc=$?

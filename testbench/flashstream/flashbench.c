@@ -76,40 +76,36 @@ static bool split_assignment(const char *kv, char *section, char *key, size_t le
     return true;
 }
 
-/* The SSD's share of --set, before the machine takes the rest: an SSD-only key (bare or in
- * section ssd) is set in o->ssd and taken out of the list; a NAND key (bare or in section
- * flash) stays for the machine's flash and is set in the SSD's NAND too. 0 or -1 (message
- * printed). */
+/* The SSD's keys of --set are the machine description's (one parser for every key): a bare SSD
+ * key becomes ssd.KEY, one in section ssd, an_ssd or wn_ssd stays as it is; both are noted for
+ * the check that refuses them on the fms device. 0 or -1 (message printed). */
 static int ssd_sets(struct fb_opts *o)
 {
-    struct err e;
-    int kept = 0;
-
     for (int i = 0; i < o->n_sets; i++) {
         const char *kv = o->sets[i];
         char section[64], key[64];
-        bool ok = split_assignment(kv, section, key, sizeof(key));
-        int rc = 0;
 
-        if (ok && (!section[0] || !strcmp(section, "ssd")) && ssd_cfg_is_ssd_key(key)) {
-            rc = ssd_cfg_set(&o->ssd, key, strchr(kv, '=') + 1, &e);
-            o->ssd_key = kv;
-        } else {
-            o->sets[kept++] = kv;
-            /* A NAND key the machine refuses is reported by the machine, in its words. */
-            if (ok && (!section[0] || !strcmp(section, "flash")))
-                flash_cfg_set(&o->ssd.nand, key, strchr(kv, '=') + 1, &e);
-        }
-        if (rc) {
-            fprintf(stderr, "flashstream flashbench: --set %s: %s\n", kv, e.msg);
+        if (!split_assignment(kv, section, key, sizeof(key)))
+            continue;
+        bool bare = !section[0] && ssd_cfg_is_ssd_key(key);
+        if (!bare && strcmp(section, "ssd") && strcmp(section, "an_ssd") &&
+            strcmp(section, "wn_ssd"))
+            continue;
+        o->ssd_key = kv;
+        if (!bare)
+            continue;
+        if (strlen(kv) + 4 >= sizeof(o->ssd_set[i])) {
+            fprintf(stderr,
+                    "flashstream flashbench: --set %.40s...: %zu characters; accepted up to %zu\n",
+                    kv, strlen(kv), sizeof(o->ssd_set[i]) - 5);
             return -1;
         }
+        snprintf(o->ssd_set[i], sizeof(o->ssd_set[i]), "ssd.%s", kv);
+        o->sets[i] = o->ssd_set[i];
     }
-    o->n_sets = kept;
     return 0;
 }
 
-/* --cache-program VAL: --set flash.cache_program=VAL, in its place among the --set options. */
 static int set_cache_program(void *opts, const char *val)
 {
     struct fb_opts *o = opts;
@@ -204,7 +200,9 @@ static const struct cli_opt fb_options[] = {
              "instead of a layout stream, blocks FIRST..FIRST+N-1 of every\n"
              "plane (for geometries other than 683 blocks per plane)"),
      CLI_CALL(set_range)},
-    CLI_ROW_CONFIG(struct fb_opts, NULL, "; the flash of --node's\nnodes is benchmarked"),
+    CLI_ROW_CONFIG(struct fb_opts, NULL,
+                   "; the flash of --node's\nnodes is benchmarked, or with --device ssd|raid0\n"
+                   "their SSDs ([ssd], [an_ssd], [wn_ssd])"),
     CLI_ROW_SET(struct fb_opts, NULL, FB_MAX_SETS, "[SECTION.]KEY=VALUE",
                 ";\na KEY alone is flash.KEY (--keys lists them), e.g.\n"
                 "--set channels=16 --set t_prog_ns=200000; for ssd and raid0\n"
@@ -250,6 +248,15 @@ static const struct cli_cmd fb_cli = {.name = "flashbench", .opts = fb_options};
 static int validate_ssd(const struct fb_opts *o)
 {
     struct err e;
+
+    if (o->range_count || strcmp(o->stream, "V")) {
+        fprintf(stderr,
+                "flashstream flashbench: %s applies to --device fms only (an SSD has no streams "
+                "or block ranges: --node chooses the Activation Node's or the Weight Node's "
+                "SSDs)\n",
+                o->range_count ? "--range" : "--stream");
+        return -1;
+    }
 
     if (ssd_cfg_validate(&o->ssd, &e)) {
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
@@ -316,7 +323,18 @@ static int load_flash(struct fb_opts *o)
     if (cli_machine(&fb_cli, o->config, o->sets, o->n_sets, "flash", &m))
         return -1;
     o->cfg = o->node == NODE_WN ? machine_ini_cfg(m)->wn_flash : machine_ini_cfg(m)->an_flash;
+    o->ssd = o->node == NODE_WN ? machine_ini_cfg(m)->wn_ssd : machine_ini_cfg(m)->an_ssd;
     machine_ini_destroy(m);
+    /* the SSD's NAND: a NAND key of --set (bare or in section flash) too, by the same parser as
+     * the machine's flash (the machine has checked it) */
+    o->ssd.nand.sw.store_payload = false;
+    for (int i = 0; i < o->n_sets; i++) {
+        char section[64], key[64];
+        struct err e;
+        if (split_assignment(o->sets[i], section, key, sizeof(key)) &&
+            (!section[0] || !strcmp(section, "flash")))
+            flash_cfg_set(&o->ssd.nand, key, strchr(o->sets[i], '=') + 1, &e);
+    }
     /* --fault over the description's [faults] (parsed once already: no error here) */
     o->fault = o->cfg.fault;
     for (int i = 0; i < o->n_fault_specs; i++)
@@ -338,8 +356,6 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->node = NODE_AN;
     o->device = DEV_FMS;
     flash_fault_cfg_default(&o->fault);
-    ssd_cfg_default(&o->ssd);
-    o->ssd.nand.sw.store_payload = false;
 
     int rc = cli_parse(&fb_cli, argc, argv, o, NULL);
     if (rc)

@@ -34,6 +34,7 @@ struct fb_opts {
     const char *sets[FB_MAX_SETS];     /* --set, --cache-program: "section.key=value" */
     int n_sets;
     char set_text[FB_MAX_SETS][48]; /* the assignment of a --cache-program, at its index */
+    char ssd_set[FB_MAX_SETS][128]; /* a bare SSD key's --set as ssd.KEY=VALUE, at its index */
     bool list_keys, list_layouts;   /* --keys, --layout: print, do not run */
     bool exact;                     /* --exact: no fast path of long transfers */
     struct flash_cfg cfg;           /* the node's flash of the machine described */
@@ -44,7 +45,8 @@ struct fb_opts {
     int device;          /* enum fb_device */
     bool precondition;   /* fill, then random overwrites to GC's steady state */
     uint64_t span;       /* bytes the offsets cover; 0: see flashbench_ssd.c */
-    struct ssd_cfg ssd;  /* defaults, with the SSD's and NAND keys of --set */
+    struct ssd_cfg ssd;  /* the description's [ssd] (or [an_ssd], [wn_ssd]), its NAND with the
+                            NAND keys of --set */
     const char *ssd_key; /* an SSD-only key given with --set (refused for fms) */
 };
 
