@@ -100,23 +100,6 @@ static double key_get(const struct ssd_cfg *c, const struct key *k)
     return 0.0;
 }
 
-static void key_put(struct ssd_cfg *c, const struct key *k, double v)
-{
-    char *p = (char *)c + k->off;
-
-    switch (k->type) {
-    case KEY_U32:
-        *(uint32_t *)(void *)p = (uint32_t)v;
-        break;
-    case KEY_TIME:
-        *(uint64_t *)(void *)p = (uint64_t)v;
-        break;
-    case KEY_RATIO:
-        *(uint32_t *)(void *)p = (uint32_t)floor(v * 1e6 + 0.5);
-        break;
-    }
-}
-
 /* Text of a value of k in the key's own unit (ns for times). */
 static void key_text(const struct key *k, double v, char *buf, size_t len)
 {
@@ -137,17 +120,9 @@ static void key_range(const struct key *k, char *buf, size_t len)
     snprintf(buf, len, "%s..%s%s%s", lo, hi, *k->unit ? " " : "", k->unit);
 }
 
-static const struct key *find_key(const char *name)
-{
-    for (size_t i = 0; i < N_KEYS; i++)
-        if (!strcmp(keys[i].name, name))
-            return &keys[i];
-    return NULL;
-}
-
 bool ssd_cfg_is_ssd_key(const char *key)
 {
-    return find_key(key) != NULL;
+    return cfgkey_find(ssd_cfg_keys, key) != NULL;
 }
 
 static int key_check(const struct ssd_cfg *c, const struct key *k, struct err *e)
@@ -235,26 +210,13 @@ int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e)
 
 int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct err *e)
 {
-    const struct key *k = find_key(key);
-    char rng[80], *end = NULL;
-    double v;
+    /* the machine description's parser of the [ssd] keys (ssd_cfg_keys), the one for them */
+    const struct cfgkey *k = cfgkey_find(ssd_cfg_keys, key);
 
     if (!k)
         return flash_cfg_set(&c->nand, key, value, e);
-    key_range(k, rng, sizeof(rng));
-    errno = 0;
-    v = strtod(value, &end);
-    if (end == value || *end || errno || !isfinite(v) || value[0] == '-' ||
-        (k->type == KEY_U32 && v != floor(v)))
-        return err_set(e, -EINVAL, "ssd config: %s = '%s' is not %s; accepted %s", key, value,
-                       k->type == KEY_U32 ? "an unsigned integer" : "a number", rng);
-    if (k->type == KEY_TIME)
-        v = floor(v * (double)FLASH_PS_PER_NS + 0.5);
-    if (v < k->min || v > k->max)
-        return err_set(e, -ERANGE, "ssd config: %s = '%s' is out of range; accepted %s", key, value,
-                       rng);
-    key_put(c, k, v);
-    return 0;
+    int rc = cfgkey_parse(k, key, value, c, e);
+    return rc ? err_prefix(e, rc, "ssd config") : 0;
 }
 
 void ssd_cfg_fprint_keys(FILE *f, const struct ssd_cfg *c)

@@ -89,8 +89,9 @@ int ssd_cfg_coarse(const struct ssd_cfg *c, uint32_t k, struct ssd_cfg *out, str
 /* 0 or -EINVAL naming the first bad key, its value and what is accepted. */
 int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e);
 
-/* Set one key from text: an SSD key of the table, else a flash_cfg key of c->nand. -EINVAL
- * (unknown key, unparsable value) or -ERANGE. Cross-key rules: ssd_cfg_validate(). */
+/* Set one key from text: an SSD key of ssd_cfg_keys, parsed as the machine description parses
+ * it (csim/cfgkey), else a flash_cfg key of c->nand. -EINVAL (unknown key, unparsable value)
+ * or -ERANGE. Cross-key rules: ssd_cfg_validate(). */
 int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct err *e);
 
 /* True when key is one of the SSD table's own keys (not a flash_cfg key). */
