@@ -299,7 +299,9 @@ build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) $(FUZZ_BINS) $(SC_BINS) ## comp
 
 # ---------------------------------------------------------------- test
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
-# the waveform check. The last line reads "N passed, M failed".
+# the waveform check. The last line reads "N passed, M failed". The suites run
+# one per core after the build, the longest (formal, a third of the time) first.
+SUITES += "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check"
 SUITES += "setup-deps::scripts/check-setup-deps.sh $(BUILD)/setup-deps-check"
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"
@@ -317,11 +319,11 @@ SUITES += "lint-consts::scripts/lint.sh consts"
 SUITES += "lint-blocks::scripts/lint.sh blocks"
 SUITES += "waves::scripts/check-waves.sh $(BUILD)/san/tests/test_cmn_fifo_w32_d8 waves/common.gtkw $(BUILD)/waves-check"
 SUITES += "fuzz::scripts/fuzz.sh 3 $(BUILD)/fuzz"
-SUITES += "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check"
 
 .PHONY: test
 test: deps  ## build and run every test (unit, RTL blocks, lint, waves, formal); ends "N passed, M failed"
-	@scripts/run-tests.sh $(BUILD)/logs "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" $(SUITES)
+	@scripts/run-tests.sh -j $$(nproc) $(BUILD)/logs \
+	  "build::$(MAKE) --no-print-directory -k -j$$(nproc) build" -- $(SUITES)
 
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
