@@ -301,7 +301,7 @@ build: $(ALL_TESTS) $(BENCH_BINS) $(FLASHSTREAM) $(FUZZ_BINS) $(SC_BINS) ## comp
 # Every suite counts: the unit and block tests (cmocka TAP lines), lint, and
 # the waveform check. The last line reads "N passed, M failed". The suites run
 # one per core after the build, the longest (formal, a third of the time) first.
-SUITES += "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check"
+SUITES := "formal::scripts/formal/run.sh --quick $(BUILD)/formal-check" $(SUITES)
 SUITES += "setup-deps::scripts/check-setup-deps.sh $(BUILD)/setup-deps-check"
 SUITES += $(ALL_TESTS)
 SUITES += "train::scripts/check-train.sh $(FLASHSTREAM) $(BUILD)/train-check"

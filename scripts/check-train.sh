@@ -437,6 +437,30 @@ expect "truncated checkpoint refused" 1 "is truncated" -- "${small[@]}" --steps 
 cp "$a/loss.csv" "$work/foreign.ckpt"
 expect "foreign file refused" 1 "is not a flashstream checkpoint" -- "${small[@]}" --steps 9 --resume "$work/foreign.ckpt" --out "$work/c"
 expect "conflicting option refused" 1 "a different --wd would not continue" -- "${small[@]}" --steps 9 --wd 0.5 --resume "$a/checkpoint.ckpt" --out "$work/c"
+# the checkpoint records the machine it ran on: another one is refused naming the keys that
+# differ and writes nothing; --machine-change goes on, stats.json naming the step and the keys
+expect "resume on another machine refused, naming the key and both values" 1 \
+  "the checkpoint ran on another machine: 1 key differs: core.period_ns (the checkpoint's 1.25, now 1)" -- \
+  "${small[@]}" --steps 9 --set core.period_ns=1 --resume "$a/checkpoint.ckpt" --out "$work/mc"
+check "a refused resume writes nothing" "$work/mc.log" test ! -e "$work/mc/stats.json"
+printf '[core]\nperiod_ns = 2\n[flash]\nchannels = 4\n' >"$work/chan4.ini"
+"$fs" train "${small[@]}" --steps 2 --ckpt-every 2 --config "$work/chan4.ini" --out "$work/chan4" \
+  >"$work/chan4.log" 2>&1
+expect "resume without the run's --config refused, the keys listed" 1 \
+  "3 keys differ: core.period_ns (the checkpoint's 2, now 1.25), an_flash.channels (the checkpoint's 4, now 64), wn_flash" -- \
+  "${small[@]}" --steps 9 --resume "$work/chan4/checkpoint.ckpt" --out "$work/mc"
+"$fs" train "${small[@]}" --steps 9 --set core.period_ns=1 --machine-change \
+  --resume "$a/checkpoint.ckpt" --out "$work/mc2" >"$work/mc2.log" 2>&1
+mc_ok() {
+  grep -qF "resume: the machine changes at step $1 (--machine-change): 1 key: core.period_ns" "$work/mc2.log" &&
+    python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["meta"]
+assert m["machine_changed_at_step"] == sys.argv[2] and m["machine_before"] == "core.period_ns=1.25", m' \
+      "$work/mc2/stats.json" "$1"
+}
+check "--machine-change: the run goes on, stats.json names the step and the earlier value" \
+  "$work/mc2.log" mc_ok "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stats"]["train"]["first_step"]["value"])' "$work/mc2/stats.json" 2>/dev/null)"
+expect "--machine-change without --resume refused" 2 "--machine-change is an option of --resume" -- \
+  "${small[@]}" --steps 2 --machine-change --out "$work/mc3"
 
 # ---- the history a resumed run keeps: only this run's rows, checked; a killed run's recovered
 h="$work/hist"

@@ -103,17 +103,30 @@ static uint64_t payload_floats(const struct dnn_model *m, const struct dnn_opt *
     return dnn_model_params(m) * (adam(o) ? 3 : 2);
 }
 
-static uint64_t header_bytes(const struct dnn_model *m, size_t spec_len)
+/* The longest header: the longest spec and machine text, the most layers. */
+#define HEADER_MAX (CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4 + CKPT_MACHINE_MAX + 4)
+
+/* Header bytes of a checkpoint of format version, spec_len and a machine text of machine_len
+ * bytes (version 2). */
+static uint64_t header_bytes(const struct dnn_model *m, size_t spec_len, uint32_t version,
+                             size_t machine_len)
 {
-    return CKPT_FIXED_SIZE + spec_len + 8ull * m->n_layers + 4;
+    return CKPT_FIXED_SIZE + spec_len + 8ull * m->n_layers + (version >= 2 ? 4 + machine_len : 0) +
+           4;
 }
 
-uint64_t ckpt_file_bytes(const struct dnn_params *p)
+static size_t machine_len(const struct ckpt_run *run)
+{
+    return run->machine ? strlen(run->machine) : 0;
+}
+
+uint64_t ckpt_file_bytes(const struct dnn_params *p, const struct ckpt_run *run)
 {
     char spec[CKPT_SPEC_MAX];
     int n = ckpt_spec(&p->model, spec, sizeof(spec));
 
-    return header_bytes(&p->model, (size_t)n) + 4 * payload_floats(&p->model, &p->opt) + 4;
+    return header_bytes(&p->model, (size_t)n, CKPT_VERSION, machine_len(run)) +
+           4 * payload_floats(&p->model, &p->opt) + 4;
 }
 
 /* The tensors of layer l in file order, and their lengths. Returns the count (4 or 6). */
@@ -145,14 +158,14 @@ static size_t encode_header(const struct dnn_params *p, const struct ckpt_run *r
                             unsigned char *h, const char *spec, size_t spec_len)
 {
     const struct dnn_opt *o = &p->opt;
-    size_t hb = (size_t)header_bytes(&p->model, spec_len);
+    size_t ml = machine_len(run), hb = (size_t)header_bytes(&p->model, spec_len, CKPT_VERSION, ml);
     unsigned char *q;
 
     memset(h, 0, hb);
     memcpy(h, MAGIC, 8);
     put_u32(h + 8, CKPT_VERSION);
     put_u32(h + 12, (uint32_t)hb);
-    put_u64(h + 16, ckpt_file_bytes(p));
+    put_u64(h + 16, ckpt_file_bytes(p, run));
     put_u64(h + 24, p->step);
     put_u64(h + 32, run->seed);
     put_u64(h + 40, run->epoch);
@@ -180,14 +193,17 @@ static size_t encode_header(const struct dnn_params *p, const struct ckpt_run *r
         put_u32(q, p->model.layer[l].in);
         put_u32(q + 4, p->model.layer[l].out);
     }
-    put_u32(q, crc(0, h, hb - 4));
+    put_u32(q, (uint32_t)ml);
+    if (ml)
+        memcpy(q + 4, run->machine, ml);
+    put_u32(q + 4 + ml, crc(0, h, hb - 4));
     return hb;
 }
 
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,
               struct err *e)
 {
-    unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
+    unsigned char h[HEADER_MAX];
     unsigned char *buf;
     char spec[CKPT_SPEC_MAX];
     struct afile af;
@@ -209,6 +225,10 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
     if (n <= 4 || (size_t)n >= sizeof(spec))
         return err_set(e, -EINVAL, "checkpoint '%s': model spec of %d bytes; accepted 5..%u", path,
                        n, CKPT_SPEC_MAX - 1);
+    if (machine_len(run) >= CKPT_MACHINE_MAX)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s': a machine description of %zu bytes; accepted up to %u",
+                       path, machine_len(run), CKPT_MACHINE_MAX - 1);
     buf = malloc(CHUNK);
     if (!buf)
         return err_set(e, -ENOMEM, "checkpoint '%s': out of memory", path);
@@ -254,7 +274,7 @@ int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_ru
 static int decode_header(const char *path, const unsigned char *h, size_t n, struct ckpt_info *info,
                          struct err *e)
 {
-    uint32_t hb, spec_len, stored, computed;
+    uint32_t hb, spec_len, text_len, stored, computed;
     struct dnn_opt *o = &info->opt;
     struct dnn_model m;
     struct err pe;
@@ -267,15 +287,15 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
                        "%02x %02x %02x %02x %02x, a checkpoint with \"FSCKPT\\x1a\\n\"",
                        path, h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]);
     info->version = get_u32(h + 8);
-    if (info->version != CKPT_VERSION)
+    if (info->version < 1 || info->version > CKPT_VERSION)
         return err_set(e, -EINVAL,
-                       "checkpoint '%s' has format version %u; this build reads version %u", path,
-                       info->version, CKPT_VERSION);
+                       "checkpoint '%s' has format version %u; this build reads versions 1 to %u",
+                       path, info->version, CKPT_VERSION);
     hb = get_u32(h + 12);
-    if (hb < CKPT_FIXED_SIZE + 4 || hb > CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4)
-        return err_set(
-            e, -EINVAL, "checkpoint '%s' is corrupted: header length %u; accepted %u..%u", path, hb,
-            CKPT_FIXED_SIZE + 4, CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4);
+    if (hb < CKPT_FIXED_SIZE + 4 || hb > HEADER_MAX)
+        return err_set(e, -EINVAL,
+                       "checkpoint '%s' is corrupted: header length %u; accepted %u..%u", path, hb,
+                       CKPT_FIXED_SIZE + 4, HEADER_MAX);
     if (n < hb)
         return err_set(e, -EINVAL,
                        "checkpoint '%s' is truncated: %zu bytes, shorter than its %u-byte "
@@ -310,12 +330,29 @@ static int decode_header(const char *path, const unsigned char *h, size_t n, str
     o->total_steps = get_u64(h + 120);
     info->model.n_layers = get_u32(h + 128);
     spec_len = get_u32(h + 132);
+    /* version 2: the machine text's length after the layer list, if the header reaches it */
+    size_t at = CKPT_FIXED_SIZE + (size_t)spec_len + 8 * (size_t)info->model.n_layers;
+    text_len = info->version >= 2 && spec_len < CKPT_SPEC_MAX &&
+                       info->model.n_layers <= DNN_MAX_LAYERS && at + 8 <= hb
+                   ? get_u32(h + at)
+                   : 0;
     if (info->model.n_layers < 1 || info->model.n_layers > DNN_MAX_LAYERS ||
-        spec_len >= CKPT_SPEC_MAX || hb != header_bytes(&info->model, spec_len))
+        spec_len >= CKPT_SPEC_MAX || text_len >= CKPT_MACHINE_MAX ||
+        hb != header_bytes(&info->model, spec_len, info->version, text_len))
         return err_set(e, -EINVAL,
-                       "checkpoint '%s' is corrupted: %u layers and a %u-byte spec do not "
-                       "make a %u-byte header",
-                       path, info->model.n_layers, spec_len, hb);
+                       "checkpoint '%s' is corrupted: %u layers, a %u-byte spec%s do not make a "
+                       "%u-byte header",
+                       path, info->model.n_layers, spec_len,
+                       info->version >= 2 ? " and its machine text" : "", hb);
+    if (info->version >= 2) {
+        memcpy(info->machine, h + at + 4, text_len);
+        info->machine[text_len] = '\0';
+        if (strlen(info->machine) != text_len)
+            return err_set(e, -EINVAL,
+                           "checkpoint '%s' is corrupted: a NUL byte inside its machine text",
+                           path);
+        info->has_machine = true;
+    }
     memcpy(info->spec, h + CKPT_FIXED_SIZE, spec_len);
     info->spec[spec_len] = '\0';
     for (uint32_t l = 0; l < info->model.n_layers; l++) {
@@ -404,7 +441,7 @@ static int check_file_crc(FILE *f, const char *path, uint64_t n, struct err *e)
 static int open_checked(const char *path, FILE **fp, struct ckpt_info *info, size_t *hb_out,
                         struct err *e)
 {
-    unsigned char h[CKPT_FIXED_SIZE + CKPT_SPEC_MAX + 8 * DNN_MAX_LAYERS + 4];
+    unsigned char h[HEADER_MAX];
     char what[64];
     uint64_t size;
     FILE *f;

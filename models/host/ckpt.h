@@ -11,8 +11,9 @@
  * batch size, nodes, simulated time so far).
  * The bf16 copies are not stored: they are bf16_from_f32 of the masters, recomputed on load.
  *
- * File format, version 1. Every integer little-endian, every float its IEEE binary32 bit
- * pattern as a little-endian u32; no padding, no struct dumps:
+ * File format, version 2 (version 1, the same without the machine, is read too). Every integer
+ * little-endian, every float its IEEE binary32 bit pattern as a little-endian u32; no padding,
+ * no struct dumps:
  *
  *     offset size  field
  *       0     8    magic "FSCKPT\x1a\n"
@@ -36,6 +37,10 @@
  *     132     4    spec length S (1..CKPT_SPEC_MAX - 1)
  *     136     S    model spec, "mlp:W0-W1-...-WL" (dnn_model_parse accepts it)
  *   136+S   8*L    per layer: u32 in, u32 out
+ *     X       4    machine text length T (0..CKPT_MACHINE_MAX - 1), X = 136+S+8L (version 2)
+ *    X+4      T    the machine the run ran on: "section.key=value" lines of every key of its
+ *                  description (models/machine/machine_ini.h, machine_ini_assignments); not
+ *                  NUL-terminated. Opaque to ckpt, which only carries it (version 2)
  *   H-4       4    CRC32 (zlib) of bytes [0, H-4)
  *     H            payload, per layer 0..L-1: W [in x out], b [out], then the state: SGD
  *                  velocity of W, of b; Adam v of W, of b, then m of W, of b. All f32.
@@ -54,12 +59,14 @@
  * second moments not negative (a NaN would train on silently). On any refusal the params are
  * unchanged.
  * Not modelled: the machine's state (flash contents, in-flight work: a checkpoint is taken
- * between steps), compression, forward compatibility (a newer version is refused).
+ * between steps; only its description is kept), compression, forward compatibility (a newer
+ * version is refused).
  * Units: bytes, picoseconds, steps.
  */
 #ifndef MODELS_HOST_CKPT_H
 #define MODELS_HOST_CKPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,11 +74,12 @@
 #include "models/dnn/dnn_model.h"
 #include "models/dnn/dnn_params.h"
 
-#define CKPT_VERSION    1u
-#define CKPT_SPEC_MAX   256u         /* bytes of the spec string, NUL included */
-#define CKPT_FIXED_SIZE 136u         /* header bytes before the spec */
-#define CKPT_MAX_SIM_PS (1ull << 60) /* simulated time a checkpoint may hold (13 days) */
-#define CKPT_MAX_STEP   (1ull << 40) /* steps: the most --steps accepts */
+#define CKPT_VERSION     2u
+#define CKPT_SPEC_MAX    256u         /* bytes of the spec string, NUL included */
+#define CKPT_MACHINE_MAX (16u << 10)  /* bytes of the machine text, NUL included */
+#define CKPT_FIXED_SIZE  136u         /* header bytes before the spec */
+#define CKPT_MAX_SIM_PS  (1ull << 60) /* simulated time a checkpoint may hold (13 days) */
+#define CKPT_MAX_STEP    (1ull << 40) /* steps: the most --steps accepts */
 
 /* The run's position: what the driver needs besides the params to continue. */
 struct ckpt_run {
@@ -81,7 +89,8 @@ struct ckpt_run {
     uint64_t sim_time_ps; /* simulated time so far */
     uint32_t batch_size;
     uint32_t nodes;
-    uint32_t samples; /* training samples per epoch (the shuffle's count); 0: not recorded */
+    uint32_t samples;    /* training samples per epoch (the shuffle's count); 0: not recorded */
+    const char *machine; /* saving: the machine text (NULL: none); shorter than CKPT_MACHINE_MAX */
 };
 
 /* What a checkpoint's header says. */
@@ -91,19 +100,22 @@ struct ckpt_info {
     char spec[CKPT_SPEC_MAX]; /* "mlp:784-256-128-10" */
     struct dnn_model model;
     struct dnn_opt opt;
-    uint64_t step; /* optimizer steps completed */
-    struct ckpt_run run;
+    uint64_t step;       /* optimizer steps completed */
+    struct ckpt_run run; /* its machine: NULL */
+    bool has_machine;    /* version 2: the machine text below is the run's */
+    char machine[CKPT_MACHINE_MAX];
 };
 
 /* "mlp:W0-W1-...-WL" for m (always terminated); returns the length needed, like snprintf. */
 int ckpt_spec(const struct dnn_model *m, char *buf, size_t len);
 
-/* Bytes of the checkpoint of p (header, payload, CRC). */
-uint64_t ckpt_file_bytes(const struct dnn_params *p);
+/* Bytes of the checkpoint of p and run (header, payload, CRC). */
+uint64_t ckpt_file_bytes(const struct dnn_params *p, const struct ckpt_run *run);
 
 /*
  * Write p and run to path atomically. 0, -EBUSY (p is in the middle of a step: some layers
- * updated, dnn_params_end_step not yet called), -EINVAL (run->batch_size or nodes 0), -ENOMEM,
+ * updated, dnn_params_end_step not yet called), -EINVAL (run->batch_size or nodes 0, or a
+ * machine text of CKPT_MACHINE_MAX bytes or more), -ENOMEM,
  * or the -errno of the failed step of the write (message names the step and the file).
  */
 int ckpt_save(const char *path, const struct dnn_params *p, const struct ckpt_run *run,

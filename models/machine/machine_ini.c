@@ -696,6 +696,48 @@ size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b
     return n;
 }
 
+static void fault_value(const struct flash_fault_cfg *c, size_t kind, char *buf, size_t len);
+
+/* Whether fault key i describes the machine. The seed of the fault draws and a power loss do
+ * not: they are events of a run (a fallback to a checkpoint reseeds the draws; a run resumed
+ * after a power loss has its power back). */
+static bool fault_of_machine(size_t i)
+{
+    return strcmp(fault_keys[i].key, "seed") && strcmp(fault_keys[i].key, "power");
+}
+
+size_t machine_ini_diff_each(const struct machine_cfg *a, const struct machine_cfg *b,
+                             machine_ini_diff_fn fn, void *user)
+{
+    char va[FLASH_FAULT_MAX_DEAD * 48], vb[FLASH_FAULT_MAX_DEAD * 48];
+    size_t n = 0;
+
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+
+        if (!dumped(s))
+            continue;
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            if (cfgkey_get(k, (const char *)a + s->base[0]) ==
+                cfgkey_get(k, (const char *)b + s->base[0]))
+                continue;
+            cfgkey_format(k, (const char *)a + s->base[0], va, sizeof(va));
+            cfgkey_format(k, (const char *)b + s->base[0], vb, sizeof(vb));
+            fn(user, s->name, k->name, va, vb);
+            n++;
+        }
+    }
+    for (size_t i = 0; i < N_FAULT_KEYS; i++) {
+        fault_value(&a->an_flash.fault, i, va, sizeof(va));
+        fault_value(&b->an_flash.fault, i, vb, sizeof(vb));
+        if (!fault_of_machine(i) || !strcmp(va, vb))
+            continue;
+        fn(user, FAULTS_SECTION, fault_keys[i].key, va[0] ? va : "(none)", vb[0] ? vb : "(none)");
+        n++;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ outputs */
 
 /* A time in ps as the grammar's ns with three decimals (exact: the parser rounds to ps). */
@@ -775,6 +817,54 @@ void machine_ini_write(FILE *f, const struct machine_cfg *c, const char *header)
         if (v[0])
             fprintf(f, "%s = %-30s ; %s\n", fault_keys[i].key, v, fault_keys[i].help);
     }
+}
+
+size_t machine_ini_assignments(const struct machine_cfg *c, char *buf, size_t len)
+{
+    char val[FLASH_FAULT_MAX_DEAD * 48];
+    size_t n = 0;
+
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        const struct section *s = &sections[i];
+
+        if (!dumped(s))
+            continue;
+        for (const struct cfgkey *k = s->keys; k->name; k++) {
+            cfgkey_format(k, (const char *)c + s->base[0], val, sizeof(val));
+            n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s.%s=%s\n",
+                                  s->name, k->name, val);
+        }
+    }
+    for (size_t i = 0; c->an_flash.fault.on && i < N_FAULT_KEYS; i++) {
+        fault_value(&c->an_flash.fault, i, val, sizeof(val));
+        if (val[0] && fault_of_machine(i))
+            n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+                                  FAULTS_SECTION ".%s=%s\n", fault_keys[i].key, val);
+    }
+    return n;
+}
+
+int machine_ini_apply(struct machine_ini *m, const char *text, struct err *e)
+{
+    char line[MACHINE_INI_LINE_MAX + 128];
+
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+        if (n >= sizeof(line))
+            return err_set(e, -EINVAL, "a line of %zu characters; accepted up to %zu", n,
+                           sizeof(line) - 1);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        int rc = n ? machine_ini_set(m, line, NULL, e) : 0;
+        if (rc)
+            return rc;
+        p += n + (nl != NULL);
+    }
+    return 0;
 }
 
 int machine_ini_stats(const struct machine_cfg *c, struct stats *s, struct err *e)

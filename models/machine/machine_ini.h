@@ -92,6 +92,24 @@ void machine_ini_markdown(FILE *f);
  * "section.key". */
 size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b,
                         const char **first_section, const char **first_key);
+/* A key on which two configurations differ, with its value in each (as a file writes them;
+ * a [faults] key not set is "(none)"). */
+typedef void (*machine_ini_diff_fn)(void *user, const char *section, const char *key,
+                                    const char *value_a, const char *value_b);
+/* Call fn for every key on which a and b differ, the set [faults] keys included but the seed
+ * of the fault draws and a power loss (events of a run, not parts of the machine: a fallback to
+ * a checkpoint reseeds the draws, a run resumed after a power loss has power), in the order of
+ * the file; returns their number. */
+size_t machine_ini_diff_each(const struct machine_cfg *a, const struct machine_cfg *b,
+                             machine_ini_diff_fn fn, void *user);
+/* c as one "section.key=value" line per key, the set [faults] keys of the machine included (not
+ * the seed or a power loss): what a checkpoint records of the machine it ran on. Writes at most len
+ * bytes (always terminated when len > 0) and returns the length of the whole text, as snprintf
+ * does. */
+size_t machine_ini_assignments(const struct machine_cfg *c, char *buf, size_t len);
+/* Apply text's "section.key=value" lines (machine_ini_assignments') in order, as --set does:
+ * 0 or the error of the first line refused. */
+int machine_ini_apply(struct machine_ini *m, const char *text, struct err *e);
 /* Every key of c in its range: 0 or -EINVAL naming the first that is not (with section). */
 int machine_ini_check_keys(const struct machine_cfg *c, struct err *e);
 /* Every row of the table well formed (csim/cfgkey: cfgkey_row_ok), keys unique in a section:

@@ -197,8 +197,15 @@ static const struct cli_opt train_options[] = {
     {CLI_OPT("resume", "FILE", grp_outputs,
              "continue the run of a checkpoint, bit for bit; past the\n"
              "end of its cosine, the cosine is stretched over the new\n"
-             "length (--lr and the schedule options set another one)"),
+             "length (--lr and the schedule options set another one);\n"
+             "on the machine the checkpoint ran on (--config, --set and\n"
+             "--fault as the run had them), else refused naming the keys"),
      CLI_STR(TRAIN_FIELD(resume))},
+    {CLI_OPT("machine-change", NULL, grp_outputs,
+             "with --resume: go on on this machine although it is not\n"
+             "the checkpoint's; stats.json records the keys that changed\n"
+             "and the step"),
+     CLI_FLAG(TRAIN_FIELD(machine_change))},
     {CLI_OPT("preload", "N", grp_outputs,
              "batches written to the NV streams at a time (default:\n"
              "what the rest of the epoch needs)"),
@@ -271,6 +278,11 @@ static int validate(struct train_opts *o)
     }
     if (o->fidelity == MACHINE_PERF && perf_clash(o))
         return -1;
+    if (o->machine_change && !o->resume) {
+        fprintf(stderr, "flashstream train: --machine-change is an option of --resume: it lets a "
+                        "run resumed from a checkpoint go on on another machine\n");
+        return -1;
+    }
     if (o->steps && !(o->set & SET_EPOCHS))
         o->epochs = UINT64_MAX / 2; /* --steps alone: as many epochs as it takes */
     if (isnan(o->lr))
@@ -343,6 +355,8 @@ static void cleanup(struct train *t)
         dnn_golden_fini(&t->golden);
     dnn_params_destroy(t->gold);
     dnn_params_destroy(t->resume_params);
+    free(t->machine_text);
+    free(t->machine_before);
     machine_destroy(t->machine);
     machine_ini_destroy(t->ini);
     dnn_idx_fini(&t->train_set);

@@ -440,6 +440,11 @@ static void describe_run(struct stats *s, const struct train *t, int argc, char 
     stats_meta(s, "fidelity", t->o.rtl_steps ? buf : fid_names[t->o.fidelity], NULL);
     if (t->o.resume)
         stats_meta(s, "resumed_from", t->o.resume, NULL);
+    if (t->machine_before) {
+        snprintf(buf, sizeof(buf), "%" PRIu64, t->start_step);
+        stats_meta(s, "machine_changed_at_step", buf, NULL);
+        stats_meta(s, "machine_before", t->machine_before, NULL);
+    }
 }
 
 static int write_stats(struct train *t, uint64_t steps, double wall, int argc, char **argv)

@@ -95,6 +95,7 @@ struct train_opts {
     uint64_t trace_from, trace_steps, trace_max;
     uint64_t train_samples, test_samples;
     bool golden_check;
+    bool machine_change;        /* --machine-change: resume on a machine other than the ckpt's */
     const char *config;         /* --config: the machine description file */
     const char *sets[MAX_SETS]; /* --set SECTION.KEY=VALUE, in order */
     int n_sets;
@@ -121,6 +122,9 @@ struct train {
     struct dnn_params *resume_params;
     struct ckpt_info resume_info;
     uint64_t sim_offset_ps; /* simulated time before the checkpoint resumed from */
+    char *machine_text;     /* the machine as its checkpoints record it (machine_ini_assignments) */
+    char *machine_before;   /* --machine-change: "section.key=value; ..." of the checkpoint's
+                             * machine where it differs from this one (NULL: the same machine) */
     /* sample order and preload */
     uint32_t *order;
     int64_t order_epoch; /* epoch whose permutation `order` holds; -1 none */

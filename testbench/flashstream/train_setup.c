@@ -373,6 +373,103 @@ static void build_machine_cfg(struct train *t, uint64_t samples)
         t->cfg.core.a_words = t->cfg.core.b_words = t->cfg.core.c_words = (uint32_t)t->o.pad_words;
 }
 
+/* t->machine_text: the machine of t->cfg as its checkpoints record it. 0, or -1 (message). */
+static int record_machine(struct train *t)
+{
+    size_t n = machine_ini_assignments(&t->cfg, NULL, 0);
+
+    t->machine_text = malloc(n + 1);
+    if (!t->machine_text) {
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return -1;
+    }
+    machine_ini_assignments(&t->cfg, t->machine_text, n + 1);
+    return 0;
+}
+
+/* The keys on which the checkpoint's machine and this run's differ: the first few for the
+ * message, every one with the checkpoint's value for stats.json. */
+struct machine_diff {
+    char shown[900]; /* the first four */
+    size_t n_shown;  /* keys seen */
+    char *before;    /* "section.key=value; ..." (NULL after a failed allocation) */
+    size_t len;
+    bool oom;
+};
+
+static void on_key_differs(void *user, const char *section, const char *key, const char *was,
+                           const char *now)
+{
+    struct machine_diff *d = user;
+    size_t at = strlen(d->shown), add = strlen(section) + strlen(key) + strlen(was) + 4;
+
+    if (d->n_shown < 4 && at < sizeof(d->shown))
+        snprintf(d->shown + at, sizeof(d->shown) - at, "%s%s.%s (the checkpoint's %s, now %s)",
+                 d->n_shown ? ", " : "", section, key, was, now);
+    d->n_shown++;
+    char *b = realloc(d->before, d->len + add + 1);
+    if (!b) {
+        d->oom = true;
+        return;
+    }
+    d->before = b;
+    d->len +=
+        (size_t)snprintf(b + d->len, add + 1, "%s%s.%s=%s", d->len ? "; " : "", section, key, was);
+}
+
+/*
+ * --resume: the run goes on on the machine its checkpoint ran on. A checkpoint of format 1
+ * records none (said once); another machine is refused naming the keys that differ, or with
+ * --machine-change accepted, the keys kept for stats.json. 0, or -1 (message printed).
+ */
+static int check_resumed_machine(struct train *t)
+{
+    const struct ckpt_info *c = &t->resume_info;
+    struct machine_diff d = {.n_shown = 0};
+    struct machine_ini *was;
+    struct err e;
+    size_t n;
+
+    if (!t->o.resume)
+        return 0;
+    if (!c->has_machine) {
+        printf("resume: the checkpoint (format %u) does not record its machine: this run's is "
+               "taken as it\n",
+               c->version);
+        return 0;
+    }
+    if (machine_ini_create(&was, &e) || machine_ini_apply(was, c->machine, &e)) {
+        fprintf(stderr,
+                "flashstream train: --resume %s: the checkpoint's machine does not read as one "
+                "of this build: %s\n",
+                t->o.resume, e.msg);
+        machine_ini_destroy(was);
+        return -1;
+    }
+    n = machine_ini_diff_each(machine_ini_cfg(was), &t->cfg, on_key_differs, &d);
+    machine_ini_destroy(was);
+    if (d.oom) {
+        free(d.before);
+        fprintf(stderr, "flashstream train: out of memory\n");
+        return -1;
+    }
+    if (!n)
+        return 0;
+    if (!t->o.machine_change) {
+        fprintf(stderr,
+                "flashstream train: --resume %s: the checkpoint ran on another machine: %zu "
+                "key%s differ%s: %s%s; give the --config, --set and --fault the run had, or "
+                "--machine-change to go on on this one\n",
+                t->o.resume, n, n > 1 ? "s" : "", n > 1 ? "" : "s", d.shown, n > 4 ? ", ..." : "");
+        free(d.before);
+        return -1;
+    }
+    printf("resume: the machine changes at step %" PRIu64 " (--machine-change): %zu key%s: %s%s\n",
+           t->start_step, n, n > 1 ? "s" : "", d.shown, n > 4 ? ", ..." : "");
+    t->machine_before = d.before;
+    return 0;
+}
+
 /* Whether this host can hold the run's parameters: the Weight Node's fp32 masters, optimizer
  * state (SGD velocity; Adam m and v) and bf16 copies, as many again with --golden-check (the
  * golden trainer's own). perf keeps none. 0, or -ENOMEM with the figure in e. */
@@ -458,6 +555,8 @@ int train_make_machine(struct train *t)
         return -1;
     }
     build_machine_cfg(t, t->chunk_cap * t->o.batch);
+    if (record_machine(t) || check_resumed_machine(t))
+        return -1;
     t->cfg.rtl = need_rtl ? &an_be_rtl_ops : NULL;
     t->cfg.nfw_rtl = need_rtl ? &nfw_be_rtl_ops : NULL;
     if (machine_create(&t->cfg, &t->machine, &e)) {

@@ -218,7 +218,8 @@ int train_checkpoint(struct train *t, uint64_t step_done)
                            .sim_time_ps = t->sim_offset_ps + machine_now(t->machine),
                            .batch_size = (uint32_t)t->o.batch,
                            .nodes = (uint32_t)t->o.nodes,
-                           .samples = t->train_set.count};
+                           .samples = t->train_set.count,
+                           .machine = t->machine_text};
     struct err e;
 
     /* The rows of the steps the checkpoint holds go to disk first: a run killed later leaves

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     err_clear(&e);
     if (ckpt_read_info(path, &info, &e) == 0) {
-        if (info.version != CKPT_VERSION || info.file_bytes != n ||
+        if (info.version < 1 || info.version > CKPT_VERSION || info.file_bytes != n ||
             !memchr(info.spec, 0, CKPT_SPEC_MAX))
             abort();
     } else if (!e.msg[0]) {
@@ -64,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     err_clear(&e);
     if (ckpt_load_new(path, &p, &info, &e) == 0) {
-        if (!p || info.file_bytes != n || ckpt_file_bytes(p) != n)
+        struct ckpt_run run = info.run;
+        run.machine = info.has_machine ? info.machine : NULL;
+        if (!p || info.file_bytes != n ||
+            (info.version == CKPT_VERSION && ckpt_file_bytes(p, &run) != n))
             abort();
         dnn_params_destroy(p);
     } else if (p || !e.msg[0]) {

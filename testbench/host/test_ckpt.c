@@ -2,11 +2,12 @@
  * test_ckpt: checkpoint files (models/host/ckpt.h). Round trip of SGD and Adam params with
  * non-zero optimizer state (dnn_params_equal) and of the run position; a run resumed from a
  * checkpoint continues bit for bit like one never interrupted (golden trainer); the format's
- * fixed offsets; refusals with their reasons: another model, another optimizer kind, truncated
- * at every interesting length, bad magic, newer version, corrupted header and payload, trailing
- * bytes, a step in progress; the params untouched by a refused load; an existing checkpoint
- * intact after a failed write (temporary file not creatable, writes failing with ENOSPC, a
- * missing directory, a read-only directory when not root).
+ * fixed offsets, the machine text of version 2 carried as it was given, a version 1 file (no
+ * machine) still read; refusals with their reasons: another model, another optimizer kind,
+ * truncated at every interesting length, bad magic, newer version, corrupted header and payload,
+ * trailing bytes, a step in progress; the params untouched by a refused load; an existing
+ * checkpoint intact after a failed write (temporary file not creatable, writes failing with ENOSPC,
+ * a missing directory, a read-only directory when not root).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -146,7 +147,20 @@ static const struct ckpt_run RUN = {.seed = 7,
                                     .sim_time_ps = 123456789012345ull,
                                     .batch_size = B,
                                     .nodes = N,
-                                    .samples = 60000};
+                                    .samples = 60000,
+                                    .machine = "core.rows=8\ncore.cols=8\n"};
+
+/* info's run is RUN, its machine text in info->machine. */
+static void assert_run_is_RUN(const struct ckpt_info *info)
+{
+    struct ckpt_run run = info->run;
+
+    assert_null(run.machine);
+    run.machine = RUN.machine;
+    assert_memory_equal(&run, &RUN, sizeof(RUN));
+    assert_true(info->has_machine);
+    assert_string_equal(info->machine, RUN.machine);
+}
 
 static void roundtrip(struct ctx *c, bool adam)
 {
@@ -158,7 +172,7 @@ static void roundtrip(struct ctx *c, bool adam)
     train(c, p, 0, 3);
     assert_int_equal(ckpt_save(in_dir(c, "a.ckpt"), p, &RUN, &e), 0);
     assert_int_equal(stat(c->t.path, &st), 0);
-    assert_int_equal((uint64_t)st.st_size, ckpt_file_bytes(p));
+    assert_int_equal((uint64_t)st.st_size, ckpt_file_bytes(p, &RUN));
     assert_int_equal(tmpdir_temporaries(&c->t, "a.ckpt"), 0);
 
     /* A fresh params of the same model and kind, other seed and hyperparameters. */
@@ -172,8 +186,8 @@ static void roundtrip(struct ctx *c, bool adam)
     assert_int_equal(info.step, 3);
     assert_int_equal(info.version, CKPT_VERSION);
     assert_string_equal(info.spec, "mlp:16-12-8-4");
-    assert_memory_equal(&info.run, &RUN, sizeof(RUN));
-    assert_int_equal(info.file_bytes, ckpt_file_bytes(p));
+    assert_run_is_RUN(&info);
+    assert_int_equal(info.file_bytes, ckpt_file_bytes(p, &RUN));
     dnn_params_destroy(q);
 
     /* ckpt_load_new builds the params from the file alone. */
@@ -237,9 +251,9 @@ static void test_format_layout(void **state)
     assert_int_equal(ckpt_save(in_dir(c, "f.ckpt"), p, &RUN, &e), 0);
     b = slurp(c->t.path, &n);
     assert_memory_equal(b, "FSCKPT\x1a\n", 8);
-    assert_int_equal(le32(b + 8), 1);
-    uint32_t hb = le32(b + 12);
-    assert_int_equal(hb, 136 + strlen("mlp:16-12-4") + 8 * 2 + 4);
+    assert_int_equal(le32(b + 8), 2);
+    uint32_t hb = le32(b + 12), ml = (uint32_t)strlen(RUN.machine);
+    assert_int_equal(hb, 136 + strlen("mlp:16-12-4") + 8 * 2 + 4 + ml + 4);
     assert_int_equal(le32(b + 16), n);
     assert_int_equal(le32(b + 24), 2); /* step */
     assert_int_equal(le32(b + 32), 7); /* seed */
@@ -254,6 +268,8 @@ static void test_format_layout(void **state)
     assert_memory_equal(b + 136, "mlp:16-12-4", 11);
     assert_int_equal(le32(b + 147), 16);
     assert_int_equal(le32(b + 151), 12);
+    assert_int_equal(le32(b + 163), ml); /* the machine text, after the layer list */
+    assert_memory_equal(b + 167, RUN.machine, ml);
     assert_int_equal(le32(b + hb - 4), (uint32_t)crc32(0, b, hb - 4));
     /* First payload float: W[0][0] of layer 0. */
     uint32_t w0;
@@ -302,6 +318,7 @@ static void sparse_checkpoint(const char *path, const unsigned char *good, uint3
     FILE *f;
 
     memcpy(h, good, 128);
+    h[8] = 1; /* format version 1: no machine text */
     for (int l = 0; l < 3; l++)
         floats += 2 * ((uint64_t)dims[l][0] * dims[l][1] + dims[l][1]); /* W, b; their velocity */
     bytes = hb + 4 * floats + 4;
@@ -428,6 +445,54 @@ static void test_meaningless_values(void **state)
     dnn_params_destroy(q);
 }
 
+/* A version 1 file (before the machine text) loads, with no machine: version 2's bytes
+ * without the text's length and text, the sizes and CRCs made right. */
+static void test_version_1_read(void **state)
+{
+    struct ctx *c = *state;
+    struct dnn_params *p = make("mlp:16-12-4", true, 5), *q;
+    struct ckpt_info info;
+    struct err e;
+    unsigned char *good;
+    size_t n;
+
+    train(c, p, 0, 2);
+    assert_int_equal(ckpt_save(in_dir(c, "v2.ckpt"), p, &RUN, &e), 0);
+    good = slurp(c->t.path, &n);
+    size_t cut = 4 + strlen(RUN.machine), at = 136 + strlen("mlp:16-12-4") + 8 * 2;
+    memmove(good + at, good + at + cut, n - at - cut);
+    n -= cut;
+    put_le(good + 8, 1, 4);
+    put_le(good + 12, le32(good + 12) - cut, 4);
+    put_le(good + 16, n, 8);
+    fix_crcs(good, n);
+    FILE *f = fopen(in_dir(c, "v1.ckpt"), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(good, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    if (ckpt_load_new(c->t.path, &q, &info, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(info.version, 1);
+    assert_false(info.has_machine);
+    assert_string_equal(info.machine, "");
+    assert_true(dnn_params_equal(p, q));
+    dnn_params_destroy(q);
+    free(good);
+
+    /* a machine text too long for the format is refused before anything is written */
+    char *big = malloc(CKPT_MACHINE_MAX + 1);
+    assert_non_null(big);
+    memset(big, 'x', CKPT_MACHINE_MAX);
+    big[CKPT_MACHINE_MAX] = '\0';
+    struct ckpt_run run = RUN;
+    run.machine = big;
+    assert_int_equal(ckpt_save(in_dir(c, "big.ckpt"), p, &run, &e), -EINVAL);
+    assert_msg_has(e.msg, "a machine description of 16384 bytes; accepted up to 16383");
+    assert_int_equal(access(c->t.path, F_OK), -1);
+    free(big);
+    dnn_params_destroy(p);
+}
+
 static void test_refusals(void **state)
 {
     struct ctx *c = *state;
@@ -461,7 +526,7 @@ static void test_refusals(void **state)
      * last byte missing. */
     refuse(c, q, good, 0, -EINVAL, "truncated: 0 bytes, a header needs at least 140");
     refuse(c, q, good, 100, -EINVAL, "truncated: 100 bytes");
-    refuse(c, q, good, 140, -EINVAL, "truncated: 140 bytes, shorter than its 167-byte header");
+    refuse(c, q, good, 140, -EINVAL, "truncated: 140 bytes, shorter than its 195-byte header");
     refuse(c, q, good, n / 2, -EINVAL, "is truncated");
     refuse(c, q, good, n - 1, -EINVAL, "truncated");
     /* Trailing bytes. */
@@ -474,9 +539,14 @@ static void test_refusals(void **state)
     refuse(c, q, b, n, -EINVAL, "is not a flashstream checkpoint");
     /* A newer version (header CRC fixed, so only the version is wrong). */
     memcpy(b, good, n);
-    b[8] = 2;
+    b[8] = 3;
     fix_header_crc(b);
-    refuse(c, q, b, n, -EINVAL, "format version 2; this build reads version 1");
+    refuse(c, q, b, n, -EINVAL, "format version 3; this build reads versions 1 to 2");
+    /* The machine text's length past the header. */
+    memcpy(b, good, n);
+    b[le32(good + 12) - 8 - strlen(RUN.machine)] ^= 0x40;
+    fix_header_crc(b);
+    refuse(c, q, b, n, -EINVAL, "and its machine text do not make a");
     /* Header corrupted: the step count. */
     memcpy(b, good, n);
     b[24] ^= 1;
@@ -606,6 +676,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_roundtrip_adam, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_bit_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_layout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_1_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_checked_before_allocation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meaningless_values, setup, teardown),

@@ -10,7 +10,9 @@
  * is exactly the defaults; configs/behemoth-paper.ini parses and validates, holds the paper's
  * numbers, and training refuses it saying why. The stats.json object and the Markdown table.
  * [faults]: the --fault grammar per kind, --set adding and overriding, read back from a dump,
- * and its refusals.
+ * and its refusals. The "section.key=value" text a checkpoint records applies back to the same
+ * machine, and the keys two machines differ on are each named once with both values (not the
+ * seed of the fault draws or a power loss).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -266,6 +268,64 @@ static void round_trip(struct tmpdir *t, const struct machine_cfg *c)
         fail_msg("%s.%s differs after the round trip", sec, key);
     assert_true(machine_ini_given(m, "wn_flash", "store_payload"));
     machine_ini_destroy(m);
+}
+
+struct seen {
+    char keys[512];
+    int n;
+};
+
+static void on_differs(void *user, const char *section, const char *key, const char *a,
+                       const char *b)
+{
+    struct seen *s = user;
+    size_t at = strlen(s->keys);
+
+    snprintf(s->keys + at, sizeof(s->keys) - at, "%s.%s %s->%s;", section, key, a, b);
+    s->n++;
+}
+
+/* The paper's machine with faults as assignments, applied onto a fresh description: the same
+ * machine. Two keys and a dead die changed: those three named; the seed and a power loss not. */
+static void test_assignments_and_diff(void **state)
+{
+    struct machine_ini *a = new_ini(), *b = new_ini();
+    struct err e = {""};
+    struct seen seen = {"", 0};
+    char *text;
+    size_t n;
+
+    (void)state;
+    if (machine_ini_load(a, "configs/behemoth-paper.ini", &e) ||
+        machine_ini_set(a, "faults.die=ch=1,die=0,at=2ms ch=3,die=1,at=0ns", NULL, &e) ||
+        machine_ini_set(a, "faults.seed=n=9", NULL, &e))
+        fail_msg("%s", e.msg);
+    n = machine_ini_assignments(machine_ini_cfg(a), NULL, 0);
+    text = malloc(n + 1);
+    assert_non_null(text);
+    assert_int_equal(machine_ini_assignments(machine_ini_cfg(a), text, n + 1), n);
+    assert_int_equal(strlen(text), n);
+    assert_msg_has(text, "core.period_ns=1.25\n");
+    assert_null(strstr(text, "faults.seed"));
+    if (machine_ini_apply(b, text, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(
+        machine_ini_diff_each(machine_ini_cfg(a), machine_ini_cfg(b), on_differs, &seen), 0);
+    if (machine_ini_set(b, "core.period_ns=1", NULL, &e) ||
+        machine_ini_set(b, "tensor_buffer.channels=12", NULL, &e) ||
+        machine_ini_set(b, "faults.die=ch=1,die=0,at=2ms", NULL, &e) ||
+        machine_ini_set(b, "faults.power=at=1s", NULL, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(
+        machine_ini_diff_each(machine_ini_cfg(a), machine_ini_cfg(b), on_differs, &seen), 3);
+    assert_msg_has(seen.keys, "core.period_ns 1.25->1;tensor_buffer.channels 6->12;faults.die ");
+    assert_null(strstr(seen.keys, "power"));
+    /* a line the description refuses is named */
+    assert_int_equal(machine_ini_apply(b, "core.rows=8\ncore.bogus=1\n", &e), -EINVAL);
+    assert_msg_has(e.msg, "core.bogus");
+    free(text);
+    machine_ini_destroy(a);
+    machine_ini_destroy(b);
 }
 
 static void test_dump_reads_back(void **state)
@@ -557,6 +617,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_order_given_and_sets, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_longest_values_read_back, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_dump_reads_back, setup, tmpdir_teardown),
+        cmocka_unit_test(test_assignments_and_diff),
         cmocka_unit_test_setup_teardown(test_faults_section, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_fc_mnist_is_the_default, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_behemoth_paper, setup, tmpdir_teardown),
