@@ -703,4 +703,12 @@ else
   not_ok "model: --table, and a bad spec refused" "$work/model.log"
 fi
 
+# ---- cosim: an output it cannot write is an error, never a run that exits 0 without it
+mkdir -p "$work/wavedir"
+tap_expect "cosim --waves on a directory refused at once" 2 \
+  "--waves $work/wavedir is a directory; give the FST file to write" -- \
+  "$fs" cosim --waves "$work/wavedir"
+tap_expect "cosim: waves it cannot write are an error, nothing left" 1 \
+  "cannot write waves to '$work/no-dir/x.fst'" -- "$fs" cosim --beats 1000 --waves "$work/no-dir/x.fst"
+
 tap_end

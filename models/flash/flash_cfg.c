@@ -111,6 +111,21 @@ int flash_cfg_validate(const struct flash_cfg *c, struct err *e)
                        "flash config: channels x chips_per_chan x dies_per_chip = "
                        "%u x %u x %u dies is too many; accepted at most 65536",
                        g->channels, g->chips_per_chan, g->dies_per_chip);
+    /* A fault on a die or channel the flash does not have would never fire. */
+    for (uint32_t i = 0; i < c->fault.n_dead; i++) {
+        const struct flash_dead *d = &c->fault.dead[i];
+        uint32_t dies = g->chips_per_chan * g->dies_per_chip;
+
+        if (d->ch >= g->channels)
+            return err_set(e, -EINVAL,
+                           "fault %s:ch=%u: the flash has channels 0..%u (channels = %u)",
+                           d->channel ? "channel" : "die", d->ch, g->channels - 1, g->channels);
+        if (!d->channel && d->die >= dies)
+            return err_set(e, -EINVAL,
+                           "fault die:ch=%u,die=%u: a channel has dies 0..%u (chips_per_chan x "
+                           "dies_per_chip = %u x %u)",
+                           d->ch, d->die, dies - 1, g->chips_per_chan, g->dies_per_chip);
+    }
     return 0;
 }
 

@@ -123,6 +123,19 @@ static void test_validate_names_key_and_range(void **state)
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
     assert_msg_has(e.msg, "channels = 0");
 
+    /* A fault on a channel or die the flash does not have would never fire: refused. */
+    flash_cfg_default(&c);
+    assert_int_equal(flash_fault_parse(&c.fault, "die:ch=63,die=1,at=0ms", &e), 0);
+    assert_int_equal(flash_cfg_validate(&c, &e), 0);
+    assert_int_equal(flash_fault_parse(&c.fault, "channel:ch=64,at=1ms", &e), 0);
+    assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
+    assert_msg_has(e.msg, "fault channel:ch=64: the flash has channels 0..63 (channels = 64)");
+    flash_cfg_default(&c);
+    assert_int_equal(flash_fault_parse(&c.fault, "die:ch=0,die=2,at=0ms", &e), 0);
+    assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);
+    assert_msg_has(e.msg, "fault die:ch=0,die=2: a channel has dies 0..1 (chips_per_chan x "
+                          "dies_per_chip = 2 x 1)");
+
     flash_cfg_default(&c);
     c.tim.t_prog_ps = 0;
     assert_int_equal(flash_cfg_validate(&c, &e), -EINVAL);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct cosim_opts {
     uint64_t seed, beats, burst, gap_ns, ready_pct, period_ps, wave_cycles;
@@ -179,6 +180,14 @@ int cmd_cosim(int argc, char **argv)
     int rc = parse(argc, argv, &c.o);
     if (rc)
         return rc > 0 ? 0 : 2;
+    struct stat st;
+    if (c.o.waves && stat(c.o.waves, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr,
+                "flashstream cosim: --waves %s is a directory; give the FST file to write, e.g. "
+                "%s/cmn_fifo.fst\n",
+                c.o.waves, c.o.waves);
+        return 2;
+    }
     c.rng = c.o.seed;
     if (sim_create(&c.sim, &e)) {
         fprintf(stderr, "flashstream cosim: %s\n", e.msg);
@@ -229,10 +238,16 @@ int cmd_cosim(int argc, char **argv)
 
     bool ok = !c.error && c.recvd == c.o.beats;
     report(&c, &prm, wall, ok);
-    vpipe_rtl_destroy(c.fifo); /* closes and renames the FST */
-    if (c.o.waves)
+    int wrc = c.o.waves ? vpipe_rtl_trace_close(c.fifo) : 0; /* the FST moved into place */
+    vpipe_rtl_destroy(c.fifo);
+    if (wrc) {
+        fprintf(stderr, "flashstream cosim: cannot write waves to '%s': %s\n", c.o.waves,
+                strerror(-wrc));
+        ok = false;
+    } else if (c.o.waves) {
         printf("  waves     %s (first %" PRIu64 " cycles); open: gtkwave waves/common.gtkw\n",
                c.o.waves, c.o.wave_cycles);
+    }
     sim_destroy(c.sim);
     return ok ? 0 : 1;
 }
