@@ -1,8 +1,10 @@
 /*
  * compile_priv: what the host compiler's files share (not a public interface): the compiler's
  * working state and its GEMM tiler.
- *   compile.c        the scoreboard, the tensor-buffer allocator, the tiler, the emitters of the
- *                    training step and the evaluation batch, hc_compile
+ *   compile.c        the scoreboard, the tensor-buffer allocator, the checks of the
+ *                    configuration, the allocation of every tensor, hc_compile
+ *   compile_gemm.c   the GEMM tiler: tile sizes, and the loads, GEMMs and stores of the tiles
+ *   compile_step.c   the emitters of the training step and the evaluation batch
  *   compile_list.c   the names of kinds, streams, phases and resources, and the listing
  *   compile_check.c  hc_validate: the validation table
  */
@@ -79,15 +81,44 @@ struct plan {
     uint64_t score;
 };
 
+/* One GEMM of a layer's pass on AN an: C [M x N] = op(A) op(B), A and B bf16, C fp32 with TB
+ * rows over M (LAY_PK). */
+struct gemm {
+    uint32_t an, layer;
+    enum hc_pass pass;
+    enum hc_gemm g;
+    uint32_t M, N, K;
+    struct opnd A, B, C;
+};
+
 /* compile.c */
 
 /* x rounded up to a multiple of a. */
 uint64_t hc_ru64(uint64_t x, uint64_t a);
 /* 0, or -EINVAL naming the first setting of cfg the compiler cannot take. */
 int hc_check_cfg(const struct hc_cfg *cfg, struct err *e);
+/* Append a command; rd/wr list the buffers it reads and writes (negative entries are
+ * skipped). Returns the command (valid until the next hc_emit) or NULL on error (c->err). */
+struct hc_cmd *hc_emit(struct cc *c, enum hc_kind kind, uint32_t node, uint32_t res, uint32_t layer,
+                       enum hc_pass pass, enum hc_phase phase, const int *rd, size_t nrd,
+                       const int *wr, size_t nwr);
+
+/* compile_gemm.c */
+
 /* Tile sizes and scratchpad layouts for C[M x N] = op(A) op(B) with K whole: 0, or -ENOSPC
  * with the reason (the K panel does not fit) in e. */
 int hc_plan_gemm(const struct cc *c, uint32_t M, uint32_t N, uint32_t K, struct plan *best,
                  struct err *e);
+/* "fwd" or "bwd", for the labels. */
+const char *hc_pass_short(enum hc_pass p);
+/* Emit the tiles of one GEMM: 0, or the error (c->err). */
+int hc_emit_gemm(struct cc *c, const struct gemm *gm);
+
+/* compile_step.c */
+
+/* The bytes of layer l's W record (dnn_model_layer_stream_bytes). */
+uint64_t hc_layer_stream_bytes(const struct dnn_model *m, uint32_t l);
+/* Emit the whole program, training step or evaluation batch: 0, or the error (c->err). */
+int hc_emit_program(struct cc *c);
 
 #endif
