@@ -4,7 +4,7 @@
 # Idempotent: when everything is installed it returns at once, silently, and
 # needs neither root nor apt-get. Otherwise it says what it installs, and every
 # way it can fail prints one line, "setup-deps: <what failed>; <what to do>",
-# and exits 1. scripts/test-setup-deps.sh runs this script against stub
+# and exits 1. scripts/check-setup-deps.sh runs this script against stub
 # dpkg-query, apt-get and id commands to check each of those paths.
 set -uo pipefail # no -e: every failure below is handled and explained
 

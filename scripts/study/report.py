@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The flash and fan-out study's report: knees, the resource past each, plots.
+"""The study's report (flash, fan-out, memory hierarchy): knees, the resource past each, plots.
 
     scripts/study/report.py OUT
 

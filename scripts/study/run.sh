@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# make study: Behemoth's throughput as its flash and its Weight Node's fan-out change, a study
-# the paper does not publish.
+# make study: Behemoth's throughput as its flash, its Weight Node's fan-out and its memory
+# hierarchy change, a study the paper does not publish.
 #
 #   scripts/study/run.sh [OUT [FLASHSTREAM [MODEL]]]   (default out/study, build/rel/flashstream,
 #                                                      gpt3-like:1x1)
 #
-# Two sweeps of `flashstream perf` on configs/behemoth-paper.ini with --flash-fit (every point's
+# Six sweeps of `flashstream perf` on configs/behemoth-paper.ini with --flash-fit (every point's
 # flash sized to hold the model, so a point with fewer channels gets more chips per channel),
 # through GNU parallel (scripts/sweep):
-#   flash/   channels (both kinds of node) x NAND program time (SLC 100 us to TLC-class 700 us)
-#            x cache program on and off
-#   fanout/  Activation Nodes per Weight Node, 1 to 64
+#   flash/      channels (both kinds of node) x NAND program time (SLC 100 us to TLC-class
+#               700 us) x cache program on and off
+#   fanout/     Activation Nodes per Weight Node, 1 to 64
+#   sram/ multicast/ tb/ link/   the memory hierarchy: SRAM per core, weight multicast on and
+#               off, tensor-buffer channels, fabric link rate
 # then OUT/report.md, the knee of every curve and the resource that takes over there, and the
 # plots (scripts/study/report.py).
 set -uo pipefail
