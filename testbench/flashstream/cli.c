@@ -236,6 +236,10 @@ static int take(const struct cli_cmd *cmd, const struct cli_opt *r, const char *
     case CLI_KIND_STR:
         if (r->ok && !r->ok(val))
             return refuse(cmd, opt, val, "give %s", r->accepted);
+        if (r->once && *(const char **)field)
+            return refuse(cmd, opt, val,
+                          "%s is given already ('%s'), and a second would replace it: give it once",
+                          opt, *(const char **)field);
         *(const char **)field = val;
         return 0;
     case CLI_KIND_STR_LIST: {

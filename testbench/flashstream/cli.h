@@ -56,9 +56,10 @@ struct cli_opt {
     int max_n;                   /* U64_LIST, STR_LIST: most items */
     size_t count_off;            /* U64_LIST, STR_LIST: the int that holds the number of items */
     bool (*ok)(const char *val); /* STR: NULL accepts every string */
-    const char *accepted;        /* STR with ok: what is accepted, for the message */
-    int ival;                    /* SET_INT */
-    const char *sval;            /* SET_STR */
+    bool once;            /* STR: given twice is an error (default NULL), not the last wins */
+    const char *accepted; /* STR with ok: what is accepted, for the message */
+    int ival;             /* SET_INT */
+    const char *sval;     /* SET_STR */
     int (*call)(void *opts, const char *val); /* CALL: 0, -1 (message printed) or CLI_DONE */
 };
 
@@ -110,11 +111,11 @@ struct cli_cmd {
 /*
  * Parse the options argv[1..argc) (argv[0] is the command name) into opts, which holds the
  * defaults on entry. Options are taken in order, each overwriting its field, so the last of a
- * repeated option wins (a CALL row sees every one); an option may be abbreviated to a prefix
- * that names only it (getopt_long). --help prints cli_help to stdout. *given (may be NULL)
- * receives the or of the given bits of the options given.
- * Returns 0 (run the command), CLI_DONE (help or a CALL row's list printed: exit 0) or -1
- * (message printed: exit 2).
+ * repeated option wins (a CALL row sees every one; a row marked once refuses a second); an option
+ * may be abbreviated to a prefix that names only it (getopt_long). --help prints cli_help to
+ * stdout. *given (may be NULL) receives the or of the given bits of the options given. Returns 0
+ * (run the command), CLI_DONE (help or a CALL row's list printed: exit 0) or -1 (message printed:
+ * exit 2).
  */
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *opts, unsigned *given);
 
@@ -132,7 +133,7 @@ struct machine_ini;
 #define CLI_HELP_CONFIG                                                                            \
     "the machine description (configs/README.md; default: the\n"                                   \
     "built-in machine of configs/fc-mnist.ini; the paper's is\n"                                   \
-    "configs/behemoth-paper.ini)"
+    "configs/behemoth-paper.ini); one: --set changes its keys"
 #define CLI_HELP_FAULT                                                                             \
     "model bit errors, ECC and read retries on every node's flash,\n"                              \
     "and inject a fault; repeatable (models/flash/README.md):\n"                                   \
@@ -141,7 +142,7 @@ struct machine_ini;
 #define CLI_ROW_CONFIG(type, group, more_config)                                                   \
     {                                                                                              \
         CLI_OPT("config", "FILE", group, CLI_HELP_CONFIG more_config),                             \
-            CLI_STR_OK(CLI_FIELD(type, config), cli_nonempty, "a file name")                       \
+            CLI_STR_OK(CLI_FIELD(type, config), cli_nonempty, "a file name"), .once = true         \
     }
 #define CLI_ROW_SET(type, group, max, set_arg, more_set)                                           \
     {                                                                                              \

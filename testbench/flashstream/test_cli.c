@@ -31,7 +31,7 @@ struct opts {
     int mode, node;
     uint64_t widths[4];
     int n_widths;
-    const char *name, *file;
+    const char *name, *file, *desc;
     const char *sets[3];
     int n_sets;
     bool verbose;
@@ -87,6 +87,7 @@ static const struct cli_opt rows[] = {
     {CLI_OPT("name", "NAME", "strings", "a short name"),
      CLI_STR_OK(FIELD(name), short_name, "1..4 characters")},
     {CLI_OPT("file", "FILE", "strings", "any file"), CLI_STR(FIELD(file))},
+    {CLI_OPT("desc", "FILE", "strings", "given once"), CLI_STR(FIELD(desc)), .once = true},
     {CLI_OPT("no-file", NULL, "strings", "no file"), CLI_SET_STR(FIELD(file), NULL)},
     {CLI_OPT("set", "K=V", "strings", "repeatable"),
      CLI_STR_LIST(FIELD(sets), offsetof(struct opts, n_sets), 3)},
@@ -299,6 +300,11 @@ static void test_strings_flags_and_set_values(void **state)
     accepted("--no-file", &o, NULL);
     assert_null(o.file);
     refused("--verbose=1", "--verbose takes no value", "'--verbose=1'", NULL);
+    /* a row marked once: a second would replace the first without a word */
+    accepted("--desc a.ini", &o, NULL);
+    assert_string_equal(o.desc, "a.ini");
+    refused("--desc a.ini --desc b.ini", "--desc 'b.ini'", "--desc is given already ('a.ini')",
+            NULL);
 }
 
 static void test_string_lists(void **state)
