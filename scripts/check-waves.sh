@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check the waveform path end to end: a block test writes an FST, fst2vcd
-# reads it back, and every signal that the GTKWave save file shows is in it.
+# reads it back, every signal that the GTKWave save file shows is in it, and the save file
+# opens on a window where the block is working.
 #
 #   check-waves.sh TEST_BINARY SAVE_FILE.gtkw OUTDIR
 #   check-waves.sh FILE.fst SAVE_FILE.gtkw OUTDIR
@@ -57,8 +58,50 @@ while read -r sig; do
 done <<<"$signals"
 [ -z "$missing" ] || die "signals of $gtkw not in the trace:$missing"
 
+# The save file opens on a window where the block works: its start ([timestart]) and zoom (the
+# "*Z" line; GTKWave shows 2^-Z time units per 200 pixels over the waves' width, [size] less the
+# tree and the names) hold changes of at least three of its signals (clock and reset aside)
+# after the trace's first time, not flat lines.
+window=$(python3 - "$gtkw" "$outdir/dump.vcd" <<'PY'
+import re, sys
+gtkw = open(sys.argv[1]).read()
+def key(k, d=0):
+    m = re.search(r"^\[" + k + r"\] (\d+)", gtkw, re.M)
+    return int(m.group(1)) if m else d
+zoom = re.search(r"^\*(-?[0-9.]+)", gtkw, re.M)
+px = key("size", 1000) - key("sst_width") - key("signals_width")
+t0 = key("timestart")
+t1 = t0 + px / 200 * 2 ** -float(zoom.group(1) if zoom else 0)
+want = {re.sub(r"\[[0-9:]*\]$", "", l.strip()) for l in gtkw.splitlines() if l.startswith("TOP.")}
+scope, code_of, moved, first, t = [], {}, set(), None, 0
+with open(sys.argv[2]) as f:
+    for line in f:
+        p = line.split()
+        if not p:
+            continue
+        if p[0] == "$scope":
+            scope.append(p[2])
+        elif p[0] == "$upscope":
+            scope.pop()
+        elif p[0] == "$var":
+            name = ".".join(scope + [p[4]])
+            if name in want and not re.search(r"clk|rst", p[4]):
+                code_of.setdefault(p[3], set()).add(name)
+        elif line[0] == "#":
+            t = int(line[1:])
+            first = t if first is None else first
+        elif first is not None and first < t and t0 <= t <= t1:
+            code = p[1] if line[0] in "bBrR" else line.strip()[1:]
+            moved |= code_of.get(code, set())
+print(f"{t0} {t1:.0f} {len(moved)}")
+PY
+) || die "cannot read the window of $gtkw"
+read -r w0 w1 wmoved <<<"$window"
+[ "$wmoved" -ge 3 ] ||
+  die "$gtkw opens on $w0..$w1 ps, where $wmoved of its signals change; set [timestart] and the zoom line on the block's first activity"
+
 if [ -z "$test_bin" ]; then
-  echo "check-waves: $fst ok ($changes time steps, $(wc -l <<<"$signals") save-file signals found)"
+  echo "check-waves: $fst ok ($changes time steps, $(wc -l <<<"$signals") save-file signals found, $wmoved moving in its window $w0..$w1 ps)"
   exit 0
 fi
 
@@ -73,4 +116,4 @@ times=$(grep -E '^#[0-9]+' "$outdir/scoped.vcd" | tr -d '#' | sort -n | sed -n '
 [ "$vars" -eq 1 ] || die "scoped trace has $vars signals, expected 1"
 [ "$times" = "100000 199500 " ] || die "window 100:199 gave times '$times' ps, expected 100000 to 199500"
 
-echo "check-waves: $fst ok ($changes time steps, $(wc -l <<<"$signals") save-file signals found)"
+echo "check-waves: $fst ok ($changes time steps, $(wc -l <<<"$signals") save-file signals found, $wmoved moving in its window $w0..$w1 ps)"
