@@ -278,8 +278,9 @@ static unsigned dec_digit(const char *int_part, size_t ni, const char *frac, siz
 }
 
 /*
- * "D[.F][(e|E)[+-]X]" (digits in D or F) times 10^scale, rounded to nearest (halves up), in
- * integers: every value up to 2^64 - 1 is exact, which a double is not beyond 2^53.
+ * "D[.F][(e|E)[+-]X]" (digits in D or F) times 10^scale, in integers: every value up to
+ * 2^64 - 1 is exact, which a double is not beyond 2^53. A value with a nonzero digit below
+ * the key's unit (10^-scale) is -EDOM, not rounded without a word.
  */
 static int parse_dec(const char *text, unsigned scale, uint64_t *v)
 {
@@ -319,10 +320,12 @@ static int parse_dec(const char *text, unsigned scale, uint64_t *v)
     /* The value is digits[lead..n) x 10^q. */
     q = (neg ? -x : x) + (long long)scale - (long long)nf;
     long long keep = (long long)(n - lead) + q; /* digits of the integer part of the result */
-    if (lead == n || keep < 0) {
+    if (lead == n) {
         *v = 0;
         return 0;
     }
+    if (keep < 0)
+        return -EDOM;
     if (keep > 20)
         return -ERANGE;
     for (long long i = 0; i < keep; i++) {
@@ -333,11 +336,9 @@ static int parse_dec(const char *text, unsigned scale, uint64_t *v)
             return -ERANGE;
         r = r * 10 + d;
     }
-    if (lead + (size_t)keep < n && dec_digit(int_part, ni, frac, lead + (size_t)keep) >= 5) {
-        if (r == UINT64_MAX)
-            return -ERANGE;
-        r++;
-    }
+    for (size_t k = lead + (size_t)keep; k < n; k++)
+        if (dec_digit(int_part, ni, frac, k))
+            return -EDOM;
     *v = r;
     return 0;
 }
@@ -454,6 +455,17 @@ int cfgkey_parse(const struct cfgkey *k, const char *label, const char *text, vo
                            label, text);
         return err_set(e, -EINVAL, "%s = '%s' is not %s; accepted %s", label, text,
                        type_noun(k->type), rng);
+    }
+    if (rc == -EDOM) {
+        char step[16] = "1";
+
+        if (k->scale)
+            snprintf(step, sizeof(step), "0.%0*u", (int)k->scale, 1u);
+        cfgkey_range(k, rng, sizeof(rng));
+        return err_set(e, -EINVAL,
+                       "%s = '%s' is finer than the key holds (whole steps of %s %s, not "
+                       "rounded): give at most %u decimal%s; accepted %s",
+                       label, text, step, k->unit, k->scale, k->scale == 1 ? "" : "s", rng);
     }
     why = rc ? "is out of range" : refusal(k, v);
     if (why) {

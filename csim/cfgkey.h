@@ -14,8 +14,8 @@
  *   SIZE  bytes: an unsigned decimal integer with an optional binary suffix, k/KiB, m/MiB,
  *         g/GiB, t/TiB in any case, a space allowed before it ("16GiB", "64k", "4096");
  *   DEC   a decimal number in the key's unit ("1.25" ns, "1e5" ns), stored as an integer in
- *         a unit 10^scale times finer (1250 ps), rounded to nearest (halves up), computed in
- *         integers so that every stored value is exact;
+ *         a unit 10^scale times finer (1250 ps), computed in integers so that every stored
+ *         value is exact; a value finer than that unit ("1.0005" ns) is refused, not rounded;
  *   BOOL  a switch: on/off, true/false, yes/no, 1/0, in any case;
  *   ENUM  one of names[] (exactly), stored as its index in an int.
  * Integer fields are 4 or 8 bytes wide (uint32_t, unsigned, uint64_t: the row's size says

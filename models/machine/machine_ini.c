@@ -438,18 +438,31 @@ struct load {
 };
 
 /* libinih's reader (fgets-like, one call per line): counts the lines, refuses one longer than
- * the parser's buffer (num characters with the line end), and stops the parse after an
- * error. */
+ * the parser's buffer (num characters with the line end) or holding a NUL byte (fgets would
+ * cut the line there), and stops the parse after an error. */
 static char *read_line(char *str, int num, void *stream)
 {
     struct load *x = stream;
-    size_t n;
+    int n = 0, c = 0;
 
-    if (x->rc || !fgets(str, num, x->f))
+    if (x->rc)
         return NULL;
+    while (n < num - 1 && (c = getc(x->f)) != EOF) {
+        if (!c) {
+            x->err_line = x->line + 1;
+            x->rc = err_set(x->e, -EINVAL, "%s:%d: a NUL byte at column %d; a description is text",
+                            x->path, x->line + 1, n + 1);
+            return NULL;
+        }
+        str[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (!n)
+        return NULL;
+    str[n] = '\0';
     x->line++;
-    n = strlen(str);
-    if (n && str[n - 1] != '\n' && !feof(x->f)) {
+    if (str[n - 1] != '\n' && c != EOF && (c = getc(x->f)) != EOF) {
         x->err_line = x->line;
         x->rc = err_set(x->e, -EINVAL, "%s:%d: the line is longer than %d characters", x->path,
                         x->line, num - 2);

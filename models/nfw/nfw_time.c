@@ -334,7 +334,8 @@ static int run_write(struct nfw_time *t, struct dut **d, unsigned n, uint64_t in
     const struct hist *w = &t->hist[index];
     struct run r = {.d = d, .n = n, .w = w, .index = index, .offer = true};
     uint64_t pages = (w->len + t->p.p.page_bytes - 1) / t->p.p.page_bytes;
-    uint64_t limit = (w->len / 8 + 1) * CYCLES_PER_BEAT_LIMIT + CYCLES_MARGIN; /* one lane's */
+    uint64_t limit =
+        ((uint64_t)w->len / 8 + 1) * CYCLES_PER_BEAT_LIMIT + CYCLES_MARGIN; /* a lane's */
     int rc;
 
     while (r.done < pages) {

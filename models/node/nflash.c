@@ -103,20 +103,32 @@ int nflash_set_write_mode(struct nflash *f, enum nfw_time_mode m, const struct n
     return rc ? err_prefix(e, rc, "flash write pipeline") : 0;
 }
 
-/* The pipeline's part of a write of `bytes` from tb_addr into stream i asked for at now:
- * *start = when the pipeline takes it, *end = when it has issued its last page. */
+/* The longest command of the write pipeline: its length field has 32 bits (rtl/nfw,
+ * cmd_len_i), so a longer write goes as several, each a whole number of pages of any page
+ * size. */
+#define PIPE_CMD_BYTES (1ull << 31)
+
+/* The pipeline's part of a write of `bytes` from tb_addr into stream i asked for at now, as
+ * commands of at most PIPE_CMD_BYTES back to back: *start = when the pipeline takes it,
+ * *end = when it has issued its last page. */
 static int pipe_write(struct nflash *f, uint32_t i, uint64_t now, uint64_t tb_addr, uint64_t bytes,
                       uint64_t *start, uint64_t *end, struct err *e)
 {
-    uint64_t cycles;
+    uint64_t cycles = 0;
     int rc;
 
     *start = *end = now;
     if (!f->wp || !bytes)
         return 0;
-    rc = nfw_time_write(f->wp, i, tb_addr, bytes, &cycles, e);
-    if (rc)
-        return err_prefix(e, rc, "flash write of stream '%s'", f->name[i]);
+    for (uint64_t off = 0, n; off < bytes; off += n) {
+        uint64_t c;
+
+        n = bytes - off < PIPE_CMD_BYTES ? bytes - off : PIPE_CMD_BYTES;
+        rc = nfw_time_write(f->wp, i, tb_addr + off, n, &c, e);
+        if (rc)
+            return err_prefix(e, rc, "flash write of stream '%s'", f->name[i]);
+        cycles += c;
+    }
     *start = now > f->wp_free ? now : f->wp_free;
     *end = *start + cycles * nfw_time_period_ps(f->wp);
     f->wp_free = *end;

@@ -1,10 +1,10 @@
 /*
  * test_cfgkey: typed configuration keys (csim/cfgkey.h) on a table with a row of every type:
  * integers (decimal, hex, bounds, signs, overflow, a power of two, a multiple), sizes with
- * binary suffixes, decimals scaled to a finer unit (rounding, exponents, exact beyond a double's
- * 53 bits), switches, names. Every
- * refusal names the key, the text and what is accepted, and leaves the field as it was; every
- * value in range formats to text that parses back to it; the range text of each type.
+ * binary suffixes, decimals scaled to a finer unit (exponents, a finer digit refused, exact beyond
+ * a double's 53 bits), switches, names. Every refusal names the key, the text and what is accepted,
+ * and leaves the field as it was; every value in range formats to text that parses back to it; the
+ * range text of each type.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -145,9 +145,13 @@ static void test_decimals(void **state)
 {
     (void)state;
     assert_int_equal(parsed("period_ns", "1.25"), 1250);
-    assert_int_equal(parsed("period_ns", "0.1"), 100); /* 0.1 x 1000 rounds to 100 */
+    assert_int_equal(parsed("period_ns", "0.1"), 100); /* exactly: no binary fraction */
     assert_int_equal(parsed("period_ns", "1e3"), 1000000);
-    assert_int_equal(parsed("period_ns", "0.0005"), 1); /* rounded to the nearest ps */
+    /* finer than the stored unit (1 ps): refused, not rounded */
+    refused("period_ns", "0.0005", -EINVAL, "is finer than the key holds (whole steps of 0.001 ns",
+            "give at most 3 decimals; accepted 0.001..1000 ns");
+    refused("period_ns", "1.0005", -EINVAL, "is finer than the key holds", NULL);
+    assert_int_equal(parsed("period_ns", "1.0050000"), 1005); /* zeros below it are exact */
     assert_int_equal(parsed("rate_mb_per_s", "63015.384615"), 63015384615ull);
     assert_int_equal(parsed("rate_mb_per_s", "12500"), 12500000000ull);
     refused("period_ns", "0", -ERANGE, "'0' is out of range", "accepted 0.001..1000 ns");
@@ -162,14 +166,15 @@ static void test_decimals(void **state)
     assert_int_equal(parsed("period_ns", "1."), 1000);
     assert_int_equal(parsed("period_ns", ".5e+1"), 5000);
     assert_int_equal(parsed("period_ns", "25e-3"), 25);
-    assert_int_equal(parsed("period_ns", "0.0015"), 2); /* a half rounds up */
+    refused("period_ns", "0.0015", -EINVAL, "is finer than the key holds", NULL);
     /* Exact in integers where a double is not (above 2^53 stored units). */
     assert_int_equal(parsed("span_s", "8446071.857"), 8446071857000000ull);
     assert_int_equal(parsed("span_s", "18446744073.709551615"), UINT64_MAX);
-    assert_int_equal(parsed("span_s", "0.0000000005"), 1);
-    assert_int_equal(parsed("span_s", "1e-400"), 0);
+    refused("span_s", "0.0000000005", -EINVAL, "finer than the key holds", NULL);
+    refused("span_s", "1e-400", -EINVAL, "finer than the key holds", NULL);
+    assert_int_equal(parsed("span_s", "0e-400"), 0);
     refused("span_s", "18446744073.709551616", -ERANGE, "out of range", NULL);
-    refused("span_s", "18446744073.7095516155", -ERANGE, "out of range", NULL);
+    refused("span_s", "18446744073.7095516155", -EINVAL, "finer than the key holds", NULL);
     refused("span_s", "1e99999999999999999999", -ERANGE, "out of range", NULL);
 }
 

@@ -190,7 +190,8 @@ static const struct cli_opt fb_options[] = {
     {CLI_OPT("size", "SIZE", NULL, "total bytes (default 4g)"),
      CLI_SIZE(FB_FIELD(size), 1, 1ull << 44)},
     {CLI_OPT("stream", "NAME", NULL,
-             "stream of the node's layout (default V; AN: NV V, WN: T W M O)"),
+             "stream of the node's layout (AN: NV V, default V; WN: T W M\n"
+             "O, default W)"),
      CLI_STR(FB_FIELD(stream))},
     {CLI_OPT("node", "an|wn", NULL,
              "layout and flash: Activation Node (paper Table 2) or Weight\n"
@@ -249,7 +250,7 @@ static int validate_ssd(const struct fb_opts *o)
 {
     struct err e;
 
-    if (o->range_count || strcmp(o->stream, "V")) {
+    if (o->range_count || o->stream) {
         fprintf(stderr,
                 "flashstream flashbench: %s applies to --device fms only (an SSD has no streams "
                 "or block ranges: --node chooses the Activation Node's or the Weight Node's "
@@ -352,8 +353,7 @@ static int parse(int argc, char **argv, struct fb_opts *o)
     o->iodepth = 32;
     o->size = 4ull << 30;
     o->seed = 1;
-    o->stream = "V";
-    o->node = NODE_AN;
+    o->node = NODE_AN; /* the stream: the node's default (after the options) */
     o->device = DEV_FMS;
     flash_fault_cfg_default(&o->fault);
 
@@ -371,7 +371,10 @@ static int parse(int argc, char **argv, struct fb_opts *o)
             print_layouts(o);
         return CLI_DONE;
     }
-    return validate(o);
+    rc = validate(o);
+    if (!o->stream)
+        o->stream = o->node == NODE_WN ? "W" : "V";
+    return rc;
 }
 
 /* ------------------------------------------------------------------ the system under test */

@@ -131,8 +131,9 @@ static const char *resume_clash(const struct train *t, char *what, size_t len)
         clash = "--model/--hidden";
         snprintf(what, len, "model %s, the options say %s", c->spec, t->spec);
     } else if ((t->o.set & SET_NODES) && c->run.nodes != t->o.nodes) {
-        clash = "--nodes";
-        snprintf(what, len, "%u nodes, the options say %" PRIu64, c->run.nodes, t->o.nodes);
+        clash = t->o.nodes_described ? "machine.activation_nodes" : "--nodes";
+        snprintf(what, len, "%u nodes, the %s %" PRIu64, c->run.nodes,
+                 t->o.nodes_described ? "machine description says" : "options say", t->o.nodes);
     } else if ((t->o.set & SET_BATCH) && c->run.batch_size != t->o.batch) {
         clash = "--batch";
         snprintf(what, len, "batch %u, the options say %" PRIu64, c->run.batch_size, t->o.batch);

@@ -167,6 +167,13 @@ static void test_file_errors_name_file_line_key_range(void **state)
     char text[sizeof(long_line) + 100];
     snprintf(text, sizeof(text), "[core]\n%s\nrows = 8\n", long_line);
     load_refused(t, text, -EINVAL, 2, "the line is longer than 4096 characters", NULL);
+    /* A NUL byte is named as such (fgets would have cut the line there, unseen). */
+    FILE *nf = fopen(tmpdir_path(t, "nul.ini"), "wb");
+    assert_non_null(nf);
+    assert_int_equal(fwrite("[core]\nrows = 8\0x\n", 1, 19, nf), 19);
+    assert_int_equal(fclose(nf), 0);
+    assert_int_equal(machine_ini_load(m, tmpdir_path(t, "nul.ini"), &e), -EINVAL);
+    assert_msg_has(e.msg, "nul.ini:2: a NUL byte at column 9; a description is text");
 
     assert_int_equal(machine_ini_load(m, tmpdir_path(t, "missing.ini"), &e), -ENOENT);
     assert_msg_has(e.msg, "missing.ini");
