@@ -25,8 +25,35 @@ int afile_fail(struct afile *a, const char *step, int err)
     return -a->err;
 }
 
+/* The temporaries open now (the first OPEN_MAX), for afile_remove_temporaries: a signal
+ * handler reads them, so a slot is cleared before its name is freed. */
+#define OPEN_MAX 64
+static char *volatile open_tmp[OPEN_MAX];
+
+static void track(char *tmp)
+{
+    for (int i = 0; i < OPEN_MAX; i++)
+        if (!open_tmp[i]) {
+            open_tmp[i] = tmp;
+            return;
+        }
+}
+
+void afile_remove_temporaries(void)
+{
+    for (int i = 0; i < OPEN_MAX; i++) {
+        char *t = open_tmp[i];
+
+        if (t)
+            unlink(t);
+    }
+}
+
 static void release(struct afile *a)
 {
+    for (int i = 0; i < OPEN_MAX; i++)
+        if (a->tmp && open_tmp[i] == a->tmp)
+            open_tmp[i] = NULL;
     free(a->path);
     free(a->tmp);
     a->path = NULL;
@@ -64,6 +91,7 @@ int afile_open(struct afile *a, const char *path, struct err *e)
         release(a);
         return -a->err;
     }
+    track(a->tmp);
     return 0;
 }
 

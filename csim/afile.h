@@ -25,10 +25,13 @@
  *      it is: nothing is written through it;
  *   7. a failed rename (a directory at <path>) removes the temporary;
  *   8. commit of an afile not open (after a failed open or a commit) is refused.
+ * A command that stops on a signal removes its temporaries first (afile_remove_temporaries,
+ * from its handler: flashstream perf).
  * Not modelled: concurrent writers of the same path beyond 5 (no lock: the last rename wins),
- * the temporary of a process killed mid-write (left behind under its own name: flashstream
- * train recovers its CSV rows from there on --resume), Windows, network file systems that lie
- * about fsync.
+ * the temporary of a process killed mid-write without a handler (SIGKILL: left behind under its
+ * own name; flashstream train recovers its CSV rows from there on --resume), more than 64
+ * temporaries open at once for the handler, Windows, network file systems that lie about
+ * fsync.
  * Units: none.
  */
 #ifndef CSIM_AFILE_H
@@ -59,6 +62,10 @@ int afile_commit(struct afile *a, struct err *e);
 
 /* Give up: close and remove the temporary file, free everything. */
 void afile_abort(struct afile *a);
+
+/* Unlink every temporary open now (at most the first 64). Async-signal-safe: for a handler of
+ * SIGINT or SIGTERM that ends the process without committing. */
+void afile_remove_temporaries(void);
 
 /* Record a failure of the caller's own (e.g. a formatter ran out of memory) so that commit
  * refuses: the first recorded failure wins. Returns -err. */

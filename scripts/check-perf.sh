@@ -4,7 +4,8 @@
 #
 #   scripts/check-perf.sh FLASHSTREAM WORKDIR
 #
-# Bad options refused with exit 2 and a message naming them (a model spec, a storage); a
+# Bad options refused with exit 2 and a message naming them (a model spec, a storage); the
+# default run (the built-in machine, its write-pipeline twin) refused at once saying what to give; a
 # GPT3-like 1x1 iteration on the paper's machine, ideal, on the Behemoth storage and on the SSD
 # arrays (storage ssd-raid0): the last line's format, every output file written and none left
 # half-written, layers.csv with its blocks, gemms.csv with every GEMM kind, lifespan.csv with
@@ -14,7 +15,7 @@
 # gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
 # names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
 # naming the stream; a file-size limit is an error naming the file, nothing half-written; an output directory in
-# use by another run is refused.
+# use by another run is refused; a SIGTERM mid-run leaves nothing, no temporary either.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -38,6 +39,14 @@ expect "a bad storage lists the names" 2 "give one of behemoth, ssd-raid0, ideal
   -- --storage tape
 expect "a bad --set names the key" 2 "core.rows = '0' is out of range" \
   -- --config "$paper" --set core.rows=0
+# the built-in machine times its flash writes with the write pipeline's twin, page by page: the
+# default model is refused at once, saying what to give, not timed for an hour
+start=$EPOCHREALTIME
+expect "the default run is refused at once, naming the key and the paper's machine" 1 \
+  "Give --set machine.write_pipe=off (the flash's own write path, as configs/behemoth-paper.ini has it) or --config configs/behemoth-paper.ini" \
+  -- --out "$work/default"
+check "... within a second" /dev/null \
+  awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 1) }'
 
 # ---- GPT3-like 1x1 on the paper's machine
 run() { # NAME OUTDIR ARGS...
@@ -170,5 +179,20 @@ expect "--flash-fit names an SSD grain that does not divide the block" 1 \
 # ---- a Weight Node too small for the model
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \
   -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
+
+# a SIGTERM mid-run: exit 130, nothing written and no temporary left (the SSD baseline's run,
+# seconds long, is still going after 2 s)
+"$fs" perf --config "$paper" --model gpt3-like:1x1 --storage ssd-raid0 --out "$work/term" \
+  >"$work/term.log" 2>&1 &
+term_pid=$!
+sleep 2
+kill -TERM "$term_pid"
+wait "$term_pid"
+rc_term=$?
+term_ok() {
+  [ "$rc_term" -eq 130 ] && grep -qF "flashstream perf: interrupted; no output written" "$work/term.log" &&
+    [ -z "$(find "$work/term" -type f ! -name .flashstream.lock)" ]
+}
+check "SIGTERM mid-run: exit 130, no output and no temporary left" "$work/term.log" term_ok
 
 tap_end

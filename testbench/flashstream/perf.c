@@ -13,6 +13,7 @@
  *   perf: <model> on <storage>: <x> s per iteration simulated, <y> sequences/s (<y/N> per
  *   Activation Node), wall <z> s
  */
+#include "csim/afile.h"
 #include "models/host/compile_zoo.h"
 #include "models/machine/machine_ini.h"
 #include "models/flash/ftl_layout.h"
@@ -27,6 +28,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +225,38 @@ static uint64_t largest_rec(const struct hc_prog *g, enum hc_stream s)
     return m;
 }
 
+/*
+ * With machine.write_pipe = on the nodes time every flash write page by page with the NAND
+ * write pipeline's cycle-level twin (models/nfw/nfw_time.h), which moves about 6.4 GB of writes
+ * per second of host time (docs/performance.md); the zoo's models write terabytes. A run past
+ * TWIN_MAX_BYTES is refused before anything is timed, saying what to give instead.
+ */
+#define TWIN_MAX_BYTES        (64ull << 30)
+#define TWIN_HOST_BYTES_PER_S 6.4e9
+
+static int twin_bound(const struct perf *p, const struct hc_prog *g)
+{
+    uint64_t bytes = 0;
+
+    if (!p->cfg.write_pipe || p->cfg.storage != MACHINE_STORAGE_BEHEMOTH)
+        return 0;
+    for (uint32_t i = 0; i < g->n_cmd; i++)
+        if (g->cmd[i].kind == HC_FLASH_WR)
+            bytes += g->cmd[i].bytes;
+    bytes *= p->o.iterations;
+    for (int s = HC_S_W; s <= HC_S_O; s++) /* the Weight Node's preload */
+        bytes += stream_need(g, (enum hc_stream)s);
+    if (bytes <= TWIN_MAX_BYTES)
+        return 0;
+    fprintf(stderr,
+            "flashstream perf: machine.write_pipe = on times every flash write page by page with "
+            "the NAND write pipeline's twin, and %s writes %.1f TB: about %.0f min of host time. "
+            "Give --set machine.write_pipe=off (the flash's own write path, as "
+            "configs/behemoth-paper.ini has it) or --config configs/behemoth-paper.ini\n",
+            p->o.model, (double)bytes / 1e12, (double)bytes / TWIN_HOST_BYTES_PER_S / 60);
+    return -1;
+}
+
 /* One kind of node: its layout, its streams (in the order the node creates them) and what
  * they must hold. */
 struct fit {
@@ -364,7 +398,8 @@ static int build(struct perf *p)
         return fail(p->o.model, &e);
     if (p->o.validate_only)
         return 1;
-    if (p->o.flash_fit && p->cfg.storage != MACHINE_STORAGE_IDEAL && fit_flash(p, p->prog))
+    if (twin_bound(p, p->prog) ||
+        (p->o.flash_fit && p->cfg.storage != MACHINE_STORAGE_IDEAL && fit_flash(p, p->prog)))
         return -1;
     p->cfg.opt = p->o.opt == 0 ? (struct dnn_opt){.kind = DNN_OPT_ADAM}
                                : (struct dnn_opt){.kind = DNN_OPT_SGD};
@@ -674,6 +709,29 @@ static void destroy(struct perf *p)
     free(p);
 }
 
+/* SIGINT, SIGTERM: the run stops at once, its outputs' temporaries removed and nothing written
+ * (its outputs are committed with both signals blocked, so they are there whole or not at all). */
+static void on_stop(int sig)
+{
+    static const char msg[] = "\nflashstream perf: interrupted; no output written\n";
+
+    (void)sig;
+    afile_remove_temporaries();
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+        /* nothing more a handler can say */
+    }
+    _exit(130);
+}
+
+static void handle_stops(void (*handler)(int))
+{
+    struct sigaction sa = {.sa_handler = handler};
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 int cmd_perf(int argc, char **argv)
 {
     struct perf *p = calloc(1, sizeof(*p));
@@ -689,6 +747,7 @@ int cmd_perf(int argc, char **argv)
         destroy(p);
         return rc == CLI_DONE ? 0 : 2;
     }
+    handle_stops(on_stop);
     rc = build(p);
     if (rc > 0) { /* --validate_only: it fits */
         status = 0;
@@ -713,7 +772,15 @@ int cmd_perf(int argc, char **argv)
     }
     budget_print(&p->budget);
     report_endurance(p->m);
-    if (write_outputs(p, argc, argv))
+    sigset_t stops, was;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stops, &was);
+    rc = write_outputs(p, argc, argv);
+    handle_stops(SIG_DFL); /* a signal from here on finds the outputs whole */
+    sigprocmask(SIG_SETMASK, &was, NULL);
+    if (rc)
         goto out;
     print_outputs(p);
     printf("\nperf: %s on %s: %.3f s per iteration simulated, %.4g sequences/s (%.4g per "
