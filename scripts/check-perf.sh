@@ -179,6 +179,8 @@ expect "--flash-fit names an SSD grain that does not divide the block" 1 \
 # ---- a Weight Node too small for the model
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \
   -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
+check "... and says what makes it fit (--flash-fit)" "$work/$((n - 1)).log" \
+  grep -qF "(--flash-fit gives each node the chips per channel its streams need)" "$work/$((n - 1)).log"
 
 # a SIGTERM mid-run: exit 130, nothing written and no temporary left (the SSD baseline's run,
 # seconds long, is still going after 2 s)
@@ -191,7 +193,7 @@ wait "$term_pid"
 rc_term=$?
 term_ok() {
   [ "$rc_term" -eq 130 ] && grep -qF "flashstream perf: interrupted; no output written" "$work/term.log" &&
-    [ -z "$(find "$work/term" -type f ! -name .flashstream.lock)" ]
+    [ -z "$(find "$work/term" -type f ! -name .flashstream.lock 2>/dev/null)" ]
 }
 check "SIGTERM mid-run: exit 130, no output and no temporary left" "$work/term.log" term_ok
 

@@ -405,8 +405,14 @@ static int build(struct perf *p)
                                : (struct dnn_opt){.kind = DNN_OPT_SGD};
     struct hc_prog *prog = p->prog;
     p->prog = NULL; /* the machine owns it from here, and frees it on failure */
-    if (machine_create_program(&p->cfg, prog, &p->m, &e))
-        return fail("the machine", &e);
+    rc = machine_create_program(&p->cfg, prog, &p->m, &e);
+    if (rc) {
+        fail("the machine", &e);
+        if (rc == -ENOSPC && !p->o.flash_fit)
+            fprintf(stderr, "  (--flash-fit gives each node the chips per channel its streams "
+                            "need)\n");
+        return -1;
+    }
     p->run = machine_program(p->m);
     return 0;
 }
