@@ -412,6 +412,23 @@ int dnn_idx_load_fashion(const char *dir, bool train, struct dnn_idx_set *s, str
     snprintf(name, sizeof(name), "%s-labels-idx1-ubyte", pre);
     pick(lp, sizeof(lp), dir, name);
     rc = load_pair(ip, lp, 10, &want, s, e);
+    /* A damaged .gz with the plain file beside it: say that the plain one was not read. */
+    for (int k = 0; rc && rc != -ENOENT && e && k < 2; k++) {
+        const char *path = k ? lp : ip;
+        size_t n = strlen(path), m = strlen(e->msg);
+        char plain[PATH_MAX];
+        struct stat st;
+
+        if (n < 3 || strcmp(path + n - 3, ".gz") || !strstr(e->msg, path))
+            continue;
+        snprintf(plain, sizeof(plain), "%.*s", (int)(n - 3), path);
+        if (!lstat(plain, &st) && m + 1 < sizeof(e->msg))
+            snprintf(e->msg + m, sizeof(e->msg) - m,
+                     " (the uncompressed %.200s beside it is read only when no .gz is there: "
+                     "remove or repair the .gz)",
+                     plain);
+        break;
+    }
     if (rc == -ENOENT && e) {
         static const char hint[] =
             " (also tried without .gz; the Debian package "

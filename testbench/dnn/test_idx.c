@@ -347,6 +347,13 @@ static void test_fashion_shape_before_data(void **state)
                    "28 x 28");
     if (largest > (2u << 20))
         fail_msg("a %zu-byte block was allocated before the shape was checked", largest);
+
+    /* The same damaged .gz with a plain file beside it: the message says the plain one was not
+     * read, and how to make it so. */
+    put(c, "t10k-images-idx3-ubyte", "", 0, 0);
+    assert_int_equal(dnn_idx_load_fashion(c->dir, false, &s, &e), -EINVAL);
+    assert_msg_has(e.msg, "t10k-images-idx3-ubyte beside it is read only when no .gz is there: "
+                          "remove or repair the .gz");
 }
 
 /* What is not a regular file is refused at once: a FIFO would block open() until a writer came;
