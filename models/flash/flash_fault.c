@@ -121,7 +121,10 @@ double flash_fault_rber(const struct flash_fault *f, uint32_t pe, double age_s)
 
     if (a < 1.0)
         a = 1.0;
-    return f->c.rber_x * (f->c.rber.rber0 + f->k * pow(n, f->c.rber.pe_exp) * pow(a, f->b));
+    double r = f->c.rber_x * (f->c.rber.rber0 + f->k * pow(n, f->c.rber.pe_exp) * pow(a, f->b));
+    /* The power law grows without bound; a bit read wrong half the time is noise, the most an
+     * RBER can mean. */
+    return r < 0.5 ? r : 0.5;
 }
 
 static int check_cfg(const struct flash_fault_cfg *c, struct err *e)

@@ -133,7 +133,7 @@ int flash_fault_create(const struct flash_fault_cfg *c, struct flash_fault **out
 void flash_fault_destroy(struct flash_fault *f);
 
 /* The RBER of a page written pe P/E cycles into its block's life and read age_s seconds after
- * it was programmed, injected ageing and scaling included. */
+ * it was programmed, injected ageing and scaling included; at most 0.5 (noise). */
 double flash_fault_rber(const struct flash_fault *f, uint32_t pe, double age_s);
 /* The probability that one codeword fails to decode at RBER r. */
 double flash_fault_cw_fail(const struct flash_fault *f, double r);

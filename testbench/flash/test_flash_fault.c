@@ -61,6 +61,8 @@ static void test_ratings(void **state)
     /* so the V stream's 2M cycles at a year of retention is far beyond it, and the NV
      * stream's 50K at a day far within */
     assert_true(flash_fault_rber(f, 2000000, 365.25 * 86400) > 100 * rated);
+    /* the power law past any meaning: held at 0.5, a bit read at random */
+    assert_true(flash_fault_rber(f, 4000000000u, 1e12) == 0.5);
     assert_true(flash_fault_rber(f, 50000, 86400) < rated / 10);
     /* growth in both */
     assert_true(flash_fault_rber(f, 1000, 3600) < flash_fault_rber(f, 2000, 3600));
