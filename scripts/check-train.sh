@@ -111,6 +111,17 @@ tap_expect "--validate_only: a model the host cannot hold does not fit" 1 \
   "the model does not fit this host: holding the parameters of mlp:784-16384-16384-16384-10" -- \
   in_4g "$fs" train --validate_only --model mlp:784-16384-16384-16384-10 \
   --set tensor_buffer.size_bytes=1TiB
+# flashbench --device ssd: writes wrapping past what the drive holds are not the greedy GC
+# model's, which says so instead of printing WA inf beside a measured 1.000; --node wn's stream
+# is the WN's own (W), not the AN's V refused as if given
+"$fs" flashbench --device ssd --set channels=2 --set chips_per_chan=1 --size 64g --rw write \
+  >"$work/fb-wrap.txt" 2>&1
+check "flashbench --device ssd: the GC model says it does not apply to writes that wrap" \
+  "$work/fb-wrap.txt" bash -c 'grep -qF "ftl: WA 1.000" "$1" && grep -qF "greedy GC model (mean field, models/ssd/README.md): does not apply" "$1" && ! grep -q "WA inf" "$1"' _ "$work/fb-wrap.txt"
+"$fs" flashbench --node wn --size 64m >"$work/fb-wn.txt" 2>&1
+check "flashbench --node wn runs on the WN's stream W by default" "$work/fb-wn.txt" \
+  grep -qF "stream=W (WN," "$work/fb-wn.txt"
+
 # flashbench --device ssd: the SSD is the description's [ssd], its keys in --set parsed as the
 # description's (the value of configs/behemoth-paper.ini accepted; bare or ssd.KEY alike), and
 # --range refused, not ignored
@@ -519,7 +530,7 @@ check "the extended steps train at the stretched cosine's lr" "$e/loss.csv" \
 check "resume with --sched const --lr continues at that lr and says so" "$work/ext2.log" \
   bash -c 'grep -qF "lr schedule lr 0.0005, constant (was lr 0.002, cosine over 6 steps)" "$1" &&
     [ "$(cut -d, -f4 "$2" | sort -u | tr "\n" " ")" = "0.0005 lr " ]' _ "$work/ext2.log" "$work/ext2/loss.csv"
-expect "a machine of other nodes refused" 1 "a different --nodes would not continue" -- \
+expect "a machine of other nodes refused, named by its key" 1 "the machine description says 2; a different machine.activation_nodes would not continue" -- \
   "${small[@]}" --steps 9 --set machine.activation_nodes=2 --resume "$a/checkpoint.ckpt" --out "$work/c"
 expect "different data set refused" 1 "give --train-samples 1024" -- --train-samples 2048 --test-samples 256 --steps 9 --resume "$a/checkpoint.ckpt" --out "$work/c"
 

@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,9 +305,16 @@ static void print_ftl(const struct fb_opts *o, const struct ssd_stats *st)
     /* The members share the pages written evenly: the model of one applies to each, and the
      * added-up statistics give a member's free units averaged over the pages written. */
     rho = ssd_wa_util(&g, ssd_stats_mean_free(st));
-    printf("       greedy GC model (mean field, models/ssd/README.md): WA %.3f at utilisation "
-           "%.4f\n",
-           ssd_wa_greedy(g.unit_pages, rho), rho);
+    double wa = ssd_wa_greedy(g.unit_pages, rho);
+    if (rho < 1.0 && isfinite(wa))
+        printf("       greedy GC model (mean field, models/ssd/README.md): WA %.3f at utilisation "
+               "%.4f\n",
+               wa, rho);
+    else /* the free units say more than the drive holds: not the model's uniform random writes */
+        printf("       greedy GC model (mean field, models/ssd/README.md): does not apply "
+               "(utilisation %.4f from the free units; the model is of uniform random writes "
+               "over less than the drive holds)\n",
+               rho);
 }
 
 /* Commands of a request of bs bytes: split at stripe units (aligned), then into commands. */
