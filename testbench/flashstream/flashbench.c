@@ -626,6 +626,10 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
 out_mem:
     free(wp);
     free(h.v);
+    if (rc) { /* the caller frees the latencies of a run that finished */
+        free(r->lat);
+        r->lat = NULL;
+    }
 out_sys:
     sys_destroy(&y);
     return rc;
