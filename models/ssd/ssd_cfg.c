@@ -34,48 +34,7 @@ double ssd_cfg_op(const struct ssd_cfg *c)
     return c->op_ppm / 1e6;
 }
 
-/* ------------------------------------------------------------------ key table */
-
-enum key_type { KEY_U32, KEY_TIME, KEY_RATIO };
-
-struct key {
-    const char *name;
-    enum key_type type;
-    size_t off;       /* offset in struct ssd_cfg */
-    double min, max;  /* accepted range; KEY_TIME in ps */
-    const char *unit; /* of the text value */
-    const char *source;
-    const char *help;
-};
-
-#define F(f) offsetof(struct ssd_cfg, f)
-
-static const struct key keys[] = {
-    {"op", KEY_RATIO, F(op_ppm), 0.001, 10.0, "", "(paper) Table 5: 7%",
-     "over-provisioning: (physical - user) / user pages"},
-    {"gc_free_urgent", KEY_U32, F(gc_free_urgent), 1, 1u << 20, "units", "(ours)",
-     "free units per die at or below which GC is forced (host waits)"},
-    {"gc_free_low", KEY_U32, F(gc_free_low), 2, 1u << 20, "units", "(ours)",
-     "below this many free units a die starts background (preemptible) GC"},
-    {"gc_free_high", KEY_U32, F(gc_free_high), 2, 1u << 20, "units", "(ours)",
-     "background GC stops at this many free units"},
-    {"t_fw_page_ns", KEY_TIME, F(t_fw_page_ps), 0, (double)FLASH_PS_PER_MS, "ns",
-     "(paper) Table 5: 1.45 us per 4 KB page", "firmware time per host page written (serial)"},
-    {"t_fw_gc_ns", KEY_TIME, F(t_fw_gc_ps), 0, (double)FLASH_PS_PER_MS, "ns",
-     "(ours) as a host page: the same map update", "firmware time per page moved by GC"},
-    {"sq_depth", KEY_U32, F(sq_depth), 1, 65536, "", "(ours)",
-     "NVMe submission queue entries: commands in the device at once"},
-    {"sram_bytes", KEY_U32, F(sram_bytes), 4096, 1u << 30, "B", "(paper) Table 5: 8 MB",
-     "SRAM buffer: one GC row per die, the rest buffers host writes"},
-    {"raid_ssds", KEY_U32, F(raid_ssds), 1, 64, "", "(paper) four SSDs in RAID 0",
-     "members of the RAID 0 array"},
-    {"raid_stripe_bytes", KEY_U32, F(raid_stripe_bytes), 512, 1u << 30, "B",
-     "(ours) Linux md's default chunk", "stripe unit, a multiple of page_bytes"},
-};
-
-#undef F
-
-#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+/* ------------------------------------------------------------------ keys */
 
 /* The NAND keys whose SSD default differs from the FMS's, with their sources. */
 static const char *const nand_notes[] = {
@@ -85,57 +44,9 @@ static const char *const nand_notes[] = {
     "t_ctrl_wr_ns: not used by the SSD (its writes cost firmware time per page)",
 };
 
-static double key_get(const struct ssd_cfg *c, const struct key *k)
-{
-    const char *p = (const char *)c + k->off;
-
-    switch (k->type) {
-    case KEY_U32:
-        return *(const uint32_t *)(const void *)p;
-    case KEY_TIME:
-        return (double)*(const uint64_t *)(const void *)p;
-    case KEY_RATIO: /* stored in parts per million */
-        return *(const uint32_t *)(const void *)p / 1e6;
-    }
-    return 0.0;
-}
-
-/* Text of a value of k in the key's own unit (ns for times). */
-static void key_text(const struct key *k, double v, char *buf, size_t len)
-{
-    if (k->type == KEY_TIME)
-        snprintf(buf, len, "%.3f", v / FLASH_PS_PER_NS);
-    else if (k->type == KEY_RATIO)
-        snprintf(buf, len, "%g", v);
-    else
-        snprintf(buf, len, "%.0f", v);
-}
-
-static void key_range(const struct key *k, char *buf, size_t len)
-{
-    char lo[24], hi[24];
-
-    key_text(k, k->min, lo, sizeof(lo));
-    key_text(k, k->max, hi, sizeof(hi));
-    snprintf(buf, len, "%s..%s%s%s", lo, hi, *k->unit ? " " : "", k->unit);
-}
-
 bool ssd_cfg_is_ssd_key(const char *key)
 {
     return cfgkey_find(ssd_cfg_keys, key) != NULL;
-}
-
-static int key_check(const struct ssd_cfg *c, const struct key *k, struct err *e)
-{
-    double v = key_get(c, k);
-    char rng[80], val[32];
-
-    if (v >= k->min && v <= k->max)
-        return 0;
-    key_range(k, rng, sizeof(rng));
-    key_text(k, v, val, sizeof(val));
-    return err_set(e, -EINVAL, "ssd config: %s = %s is out of range; accepted %s (%s)", k->name,
-                   val, rng, k->help);
 }
 
 /* The rules between keys, once each key is in its range. */
@@ -200,10 +111,10 @@ int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e)
 
     if (rc)
         return err_prefix(e, rc, "ssd config");
-    for (size_t i = 0; i < N_KEYS; i++) {
-        rc = key_check(c, &keys[i], e);
+    for (const struct cfgkey *k = ssd_cfg_keys; k->name; k++) {
+        rc = cfgkey_check(k, k->name, c, e);
         if (rc)
-            return rc;
+            return err_prefix(e, rc, "ssd config");
     }
     return check_cross(c, e);
 }
@@ -222,18 +133,16 @@ int ssd_cfg_set(struct ssd_cfg *c, const char *key, const char *value, struct er
 void ssd_cfg_fprint_keys(FILE *f, const struct ssd_cfg *c)
 {
     struct ssd_cfg d;
-    char rng[80], val[32], def[32];
+    char rng[3 * CFGKEY_TEXT_MAX], val[CFGKEY_TEXT_MAX], def[CFGKEY_TEXT_MAX];
 
     ssd_cfg_default(&d);
-    fprintf(f, "SSD keys (value, accepted range, default and its source):\n");
-    for (size_t i = 0; i < N_KEYS; i++) {
-        const struct key *k = &keys[i];
-
-        key_range(k, rng, sizeof(rng));
-        key_text(k, key_get(c, k), val, sizeof(val));
-        key_text(k, key_get(&d, k), def, sizeof(def));
-        fprintf(f, "%-18s = %-10s %-5s accepted %s; default %s [%s]; %s\n", k->name, val, k->unit,
-                rng, def, k->source, k->help);
+    fprintf(f, "SSD keys (value, accepted range, default; each help ends with its source):\n");
+    for (const struct cfgkey *k = ssd_cfg_keys; k->name; k++) {
+        cfgkey_range(k, rng, sizeof(rng));
+        cfgkey_format(k, c, val, sizeof(val));
+        cfgkey_format(k, &d, def, sizeof(def));
+        fprintf(f, "%-18s = %-10s %-5s accepted %s; default %s; %s\n", k->name, val, k->unit, rng,
+                def, k->help);
     }
     fprintf(f, "NAND keys (flash_cfg; paper Table 5 unless said):\n");
     for (size_t i = 0; i < sizeof(nand_notes) / sizeof(nand_notes[0]); i++)
@@ -262,8 +171,8 @@ void ssd_cfg_geom(const struct ssd_cfg *c, struct ssd_geom *g)
 #define CK(member) CFGKEY_FIELD(struct ssd_cfg, member)
 #define NS         1000ull /* ps per ns */
 
-/* The rows of the table above in csim/cfgkey's terms (the same names and ranges; the source
- * closes each help line, since the machine's documentation shows only the help). */
+/* The SSD's keys: one table for the machine description, --set, the validation and the --keys
+ * listing (the source closes each help line). */
 const struct cfgkey ssd_cfg_keys[] = {
     {"op", CK(op_ppm), CFGKEY_DEC(6, 1000, 10000000), .unit = "",
      .help = "over-provisioning: (physical - user) / user pages; (paper) Table 5: 7%"},

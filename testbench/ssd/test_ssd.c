@@ -95,6 +95,12 @@ static void test_keys_set_and_refuse(void **state)
     assert_int_equal(ssd_cfg_set(&c, "no_such_key", "1", &e), -EINVAL);
     assert_non_null(strstr(e.msg, "no_such_key"));
 
+    /* a field out of its key's range, checked by the one table the parser uses */
+    ssd_cfg_default(&c);
+    c.sq_depth = 0;
+    assert_int_equal(ssd_cfg_validate(&c, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "ssd config: sq_depth"));
+    assert_non_null(strstr(e.msg, "1..65536"));
     ssd_cfg_default(&c);
     c.gc_free_urgent = c.gc_free_low;
     assert_int_equal(ssd_cfg_validate(&c, &e), -EINVAL);
