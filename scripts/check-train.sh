@@ -118,6 +118,14 @@ tap_expect "--validate_only: a model the host cannot hold does not fit" 1 \
   >"$work/fb-wrap.txt" 2>&1
 check "flashbench --device ssd: the GC model says it does not apply to writes that wrap" \
   "$work/fb-wrap.txt" bash -c 'grep -qF "ftl: WA 1.000" "$1" && grep -qF "greedy GC model (mean field, models/ssd/README.md): does not apply" "$1" && ! grep -q "WA inf" "$1"' _ "$work/fb-wrap.txt"
+# --fault reaches the SSD's NAND (its counters printed); a program fault, which its FTL cannot
+# retire, is refused
+"$fs" flashbench --device raid0 --fault rber:x=30 --size 64m --rw read >"$work/fb-ssdf.txt" 2>&1
+check "flashbench --device raid0 --fault: the SSDs' NAND decodes with bit errors" "$work/fb-ssdf.txt" \
+  grep -qE "^  faults: [1-9][0-9]* pages decoded" "$work/fb-ssdf.txt"
+tap_expect "flashbench --device ssd --fault program refused, naming what an SSD takes" 2 \
+  "the SSD's FTL does not retire a block whose program or erase fails" -- \
+  "$fs" flashbench --device ssd --fault program:rate=0.01 --size 64m
 "$fs" flashbench --node wn --size 64m >"$work/fb-wn.txt" 2>&1
 check "flashbench --node wn runs on the WN's stream W by default" "$work/fb-wn.txt" \
   grep -qF "stream=W (WN," "$work/fb-wn.txt"

@@ -107,10 +107,19 @@ static int check_cross(const struct ssd_cfg *c, struct err *e)
 
 int ssd_cfg_validate(const struct ssd_cfg *c, struct err *e)
 {
+    const struct flash_fault_cfg *f = &c->nand.fault;
     int rc = flash_cfg_validate(&c->nand, e);
 
     if (rc)
         return err_prefix(e, rc, "ssd config");
+    /* Bit errors, read retries and dead dies the NAND models; a failed program or erase needs
+     * the FTL to retire the block, which the SSD's does not (models/ssd/README.md). */
+    if (f->on && (f->program_rate > 0 || f->wear))
+        return err_set(e, -EINVAL,
+                       "ssd config: fault %s: the SSD's FTL does not retire a block whose program "
+                       "or erase fails (models/ssd/README.md); accepted on an SSD: rber, age, die, "
+                       "channel, power, seed",
+                       f->program_rate > 0 ? "program" : "wear");
     for (const struct cfgkey *k = ssd_cfg_keys; k->name; k++) {
         rc = cfgkey_check(k, k->name, c, e);
         if (rc)

@@ -341,6 +341,7 @@ static int load_flash(struct fb_opts *o)
     for (int i = 0; i < o->n_fault_specs; i++)
         if (cli_faults(&fb_cli, &o->fault, &o->fault_specs[i], 1, &o->fault))
             return -1;
+    o->ssd.nand.fault = o->fault; /* an SSD's NAND has the same faults as the FMS's */
     return 0;
 }
 
@@ -750,12 +751,7 @@ static int print_faults(const struct fb_opts *o, const struct fb_result *r)
         return -1;
     without = (double)(base.t_end - base.t_start);
     free(base.lat);
-    printf("  faults: %" PRIu64 " pages decoded, %" PRIu64 " read again (%" PRIu64
-           " retries, %.3f ms of array and channel time), %" PRIu64 " uncorrectable; %" PRIu64
-           " program failures; %" PRIu64 " operations refused by a dead die or channel, %" PRIu64
-           " by power loss\n",
-           s->pages_checked, s->pages_retried, s->retries, s->retry_ps / 1e9, s->uncorrectable,
-           s->program_failures, s->refused_dead, s->refused_power);
+    fb_print_fault_stats(s);
     printf("  fault cost: %.3f ms against %.3f ms without faults (%+.1f%%)\n", with / 1e9,
            without / 1e9, without > 0 ? 100.0 * (with - without) / without : 0.0);
     return 0;

@@ -73,6 +73,8 @@ const char *fb_human(uint64_t bytes, char *buf, size_t len);
 
 /* The "lat (usec)" and percentile lines; sorts r->lat. */
 void fb_print_latency(const struct fb_result *r);
+/* The "faults:" line of the fault counters s. */
+void fb_print_fault_stats(const struct flash_fault_stats *s);
 
 /* One term of a bound: its name, bytes per second and how it is reckoned. */
 struct fb_term {

@@ -108,3 +108,13 @@ void fb_print_terms(const struct fb_term *tm, size_t n, double achieved)
     printf("    => %.2f GB/s (%s); achieved %.1f%%\n", tm[best].bps / 1e9, tm[best].name,
            100.0 * achieved / tm[best].bps);
 }
+
+void fb_print_fault_stats(const struct flash_fault_stats *s)
+{
+    printf("  faults: %" PRIu64 " pages decoded, %" PRIu64 " read again (%" PRIu64
+           " retries, %.3f ms of array and channel time), %" PRIu64 " uncorrectable; %" PRIu64
+           " program failures; %" PRIu64 " operations refused by a dead die or channel, %" PRIu64
+           " by power loss\n",
+           s->pages_checked, s->pages_retried, s->retries, s->retry_ps / 1e9, s->uncorrectable,
+           s->program_failures, s->refused_dead, s->refused_power);
+}

@@ -88,6 +88,32 @@ static void dev_stats(const struct dev *d, struct ssd_stats *st)
         ssd_stats(d->one, st);
 }
 
+/* The fault counters of every member's NAND, added up; false without a fault model. */
+static bool dev_faults(struct dev *d, struct flash_fault_stats *sum)
+{
+    uint32_t n = d->raid ? ssd_raid0_members(d->raid) : 1;
+    bool on = false;
+
+    memset(sum, 0, sizeof(*sum));
+    for (uint32_t i = 0; i < n; i++) {
+        struct flash_fault_stats s;
+        const struct ssd *m = d->raid ? ssd_raid0_member(d->raid, i) : d->one;
+
+        if (!flash_fms_fault_stats(ssd_get_fms(m), &s))
+            continue;
+        on = true;
+        sum->pages_checked += s.pages_checked;
+        sum->pages_retried += s.pages_retried;
+        sum->retries += s.retries;
+        sum->retry_ps += s.retry_ps;
+        sum->uncorrectable += s.uncorrectable;
+        sum->program_failures += s.program_failures;
+        sum->refused_dead += s.refused_dead;
+        sum->refused_power += s.refused_power;
+    }
+    return on;
+}
+
 static int dev_precondition(struct dev *d, const struct ssd_precond *p,
                             struct ssd_precond_result *r, struct err *e)
 {
@@ -229,8 +255,10 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, bool p
     ssd_stats_sub(&x->st, &b, &a);
     x->r.bytes = x->r.n_req * o->bs;
     free(h.v);
-    if (d.one || d.raid)
+    if (d.one || d.raid) {
+        x->r.faults = dev_faults(&d, &x->r.fst);
         dev_destroy(&d);
+    }
     if (rc)
         fprintf(stderr, "flashstream flashbench: %s\n", e.msg);
     return rc ? -1 : 0;
@@ -460,6 +488,8 @@ int fb_run_ssd(const struct fb_opts *o)
            fb_human(x.r.bytes, b1, sizeof(b1)), secs * 1e3);
     fb_print_latency(&x.r);
     print_ftl(o, &x.st);
+    if (x.r.faults)
+        fb_print_fault_stats(&x.r.fst);
     print_bound(o, &x.st, (double)one.r.lat[0], bw);
     printf("  simulated %.3f ms of flash time in %.2f s of wall time\n", secs * 1e3, wall);
     free(one.r.lat);
