@@ -1,7 +1,9 @@
 /*
  * fuzz_fault: the --fault grammar (models/flash/flash_fault.h). A specification is either
  * refused with a message and the configuration unchanged, or accepted into a configuration
- * the fault model builds from, with every injected value in its documented range.
+ * the fault model builds from, with every injected value in its documented range, its RBER at
+ * most 0.5; applied to a machine's flash (the default FMS), it is either refused with a message
+ * or every dead die and channel it names is one the flash has.
  */
 #include <math.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/flash/flash_cfg.h"
 #include "models/flash/flash_fault.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,8 +40,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (flash_fault_create(&c, &f, &e))
         abort(); /* accepted but cannot be built */
-    if (!(flash_fault_rber(f, 1000, 3600.0) >= 0.0))
+    double r = flash_fault_rber(f, 1000, 3600.0);
+    if (!(r >= 0.0 && r <= 0.5))
         abort();
     flash_fault_destroy(f);
+
+    struct flash_cfg fc;
+    flash_cfg_default(&fc);
+    fc.fault = c;
+    if (flash_cfg_validate(&fc, &e)) {
+        if (!e.msg[0])
+            abort();
+        return 0;
+    }
+    uint32_t dies = fc.geom.chips_per_chan * fc.geom.dies_per_chip;
+    for (uint32_t i = 0; i < c.n_dead; i++)
+        if (c.dead[i].ch >= fc.geom.channels || (!c.dead[i].channel && c.dead[i].die >= dies))
+            abort(); /* a fault that would never fire, accepted */
     return 0;
 }
