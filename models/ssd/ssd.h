@@ -132,12 +132,15 @@ double ssd_stats_mean_free(const struct ssd_stats *st);
 
 /* Preconditioning: fill every logical page in order, then overwrite uniformly random single
  * pages in windows of window_pages until two windows in a row both ran GC and their write
- * amplifications differ by at most tol (relative): GC's steady state. Writes go one at a time
- * (each issued when the previous completed), from time t. */
+ * amplifications differ by at most tol (relative): GC's steady state. The overwrites go
+ * iodepth at a time (each issued when the earliest in flight completed), from time t: the
+ * regime of the run that follows, whose free pool a slower host would leave fuller (background
+ * GC catching up), so that its first writes would draw on it at a write amplification near 1. */
 struct ssd_precond {
     uint64_t window_pages; /* 0: a quarter of the user pages */
     double tol;            /* 0: 0.01 */
     uint32_t max_windows;  /* 0: 40 */
+    uint32_t iodepth;      /* overwrites in flight; 0: 1 */
     uint64_t seed;
 };
 

@@ -188,7 +188,7 @@ static int prepare(const struct fb_opts *o, struct dev *d, bool precondition, st
     if (precondition) {
         /* Not the run's own sequence of offsets: the run would overwrite the pages in the
          * order the preconditioning wrote them, a correlation uniform traffic has not. */
-        struct ssd_precond p = {.seed = ~o->seed};
+        struct ssd_precond p = {.seed = ~o->seed, .iodepth = (uint32_t)o->iodepth};
         double w = cli_wall_s();
         int rc = dev_precondition(d, &p, &x->pre, e);
 
