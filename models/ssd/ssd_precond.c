@@ -103,8 +103,7 @@ int ssd_precondition(struct ssd *s, uint64_t t, const struct ssd_precond *p,
         n = 1;
     f.v = malloc(f.q * sizeof(*f.v));
     if (!f.v)
-        return err_set(e, -ENOMEM, "ssd precondition: out of memory for %u writes in flight",
-                       f.q);
+        return err_set(e, -ENOMEM, "ssd precondition: out of memory for %u writes in flight", f.q);
     rc = fill(s, &t, r, e);
     while (!rc && r->windows < max && !r->steady) {
         r->wa_prev = r->wa_last;

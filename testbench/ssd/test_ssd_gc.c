@@ -1,7 +1,8 @@
 /*
  * test_ssd_gc: the SSD's garbage collection: write amplification of uniformly random 4 KiB
  * writes at steady state within 10% of the mean-field model of greedy GC (ssd_wa.h) at the
- * paper's 7% over-provisioning and at 28%; in functional mode every page reads back byte for
+ * paper's 7% over-provisioning and at 28%; a short window right after preconditioning at the
+ * run's queue depth continues its steady state; in functional mode every page reads back byte for
  * byte after GC has moved pages (from SRAM and from NAND, before and after a flush); background
  * GC keeps up without stalling the host when the host leaves it time, and is forced (the host
  * waits) when the host does not.
@@ -85,6 +86,63 @@ static void test_wa_at_28_percent_matches_greedy_model(void **state)
     check_wa(0.28);
 }
 
+/* The WA of n random single-page writes, q in flight from t (each issued when the earliest in
+ * flight completes). */
+static double window_wa(struct ssd *s, uint64_t n, uint32_t q, uint64_t t, uint64_t *rng)
+{
+    uint64_t fl[64];
+    struct ssd_stats a, b, d;
+    struct err e = {{0}};
+
+    assert_true(q <= 64);
+    for (uint32_t i = 0; i < q; i++)
+        fl[i] = t;
+    ssd_stats(s, &a);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+
+        for (uint32_t j = 1; j < q; j++)
+            k = fl[j] < fl[k] ? j : k;
+        assert_int_equal(
+            ssd_write(s, fl[k], rng_below(rng, ssd_user_pages(s)), 1, NULL, &fl[k], &e), 0);
+    }
+    ssd_stats(s, &b);
+    ssd_stats_sub(&d, &b, &a);
+    return ssd_stats_wa(&d);
+}
+
+/* A run right after preconditioning continues its steady state when the preconditioning
+ * overwrote at the run's queue depth: a short window (a sixteenth of the drive) at QD 64 has
+ * the WA of the last preconditioning window within 10%. On the paper's 32 dies and write
+ * buffer (units of 768 pages, 128 a die, to keep it short), preconditioning at QD 1 left the
+ * window at 27% below its own steady 13.6: background GC had banked free units behind the
+ * slower host. */
+static void test_precondition_at_run_queue_depth(void **state)
+{
+    struct ssd_cfg c;
+    struct ssd *s;
+    struct err e = {{0}};
+    struct ssd_precond_result r;
+    uint64_t rng = 5;
+
+    (void)state;
+    ssd_cfg_default(&c); /* the paper's SSD (units of 6144 pages on 32 dies), 64 units a die */
+    c.nand.geom.blocks_per_plane = 128;
+    c.nand.geom.pages_per_block = 96;
+    c.nand.sw.store_payload = false;
+    if (ssd_create(&c, &s, &e))
+        fail_msg("%s", e.msg);
+    struct ssd_precond p = {.seed = 1, .iodepth = 64};
+    assert_int_equal(ssd_precondition(s, 0, &p, &r, &e), 0);
+    assert_true(r.steady);
+    double wa = window_wa(s, ssd_user_pages(s) / 16, 64, r.t_end, &rng);
+    print_message("preconditioned at QD 64: last windows WA %.3f, %.3f; the next sixteenth of "
+                  "the drive at QD 64: WA %.3f\n",
+                  r.wa_prev, r.wa_last, wa);
+    assert_true(fabs(wa / r.wa_last - 1.0) <= 0.10);
+    ssd_destroy(s);
+}
+
 /* ------------------------------------------------------------------ functional mode */
 
 #define PAGE 4096
@@ -126,7 +184,8 @@ static void test_payload_survives_gc(void **state)
     (void)state;
     /* 2 dies x 2 planes x 64 blocks of 8 pages: units of 16 pages, 25% over-provisioned. */
     wa_cfg(&c, 0.25);
-    c.nand.geom.blocks_per_plane = 64;
+    c.nand.geom.blocks_per_plane = 128;
+    c.nand.geom.pages_per_block = 96;
     c.nand.geom.pages_per_block = 8;
     c.nand.sw.store_payload = true;
     c.sram_bytes = 64 * 1024; /* 12 buffered pages, in proportion to this small drive */
@@ -236,6 +295,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wa_at_7_percent_matches_greedy_model),
         cmocka_unit_test(test_wa_at_28_percent_matches_greedy_model),
+        cmocka_unit_test(test_precondition_at_run_queue_depth),
         cmocka_unit_test(test_payload_survives_gc),
         cmocka_unit_test(test_background_gc_keeps_up_when_given_time),
     };
