@@ -685,30 +685,6 @@ int machine_ini_check_table(struct err *e)
     return 0;
 }
 
-size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b,
-                        const char **first_section, const char **first_key)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < N_SECTIONS; i++) {
-        const struct section *s = &sections[i];
-
-        if (!dumped(s))
-            continue;
-        for (const struct cfgkey *k = s->keys; k->name; k++) {
-            if (cfgkey_get(k, (const char *)a + s->base[0]) ==
-                cfgkey_get(k, (const char *)b + s->base[0]))
-                continue;
-            if (!n && first_section)
-                *first_section = s->name;
-            if (!n && first_key)
-                *first_key = k->name;
-            n++;
-        }
-    }
-    return n;
-}
-
 static void fault_value(const struct flash_fault_cfg *c, size_t kind, char *buf, size_t len);
 
 /* Whether fault key i describes the machine. The seed of the fault draws and a power loss do
@@ -749,6 +725,35 @@ size_t machine_ini_diff_each(const struct machine_cfg *a, const struct machine_c
         n++;
     }
     return n;
+}
+
+struct first_diff {
+    const char **section, **key;
+};
+
+static void note_first(void *user, const char *section, const char *key, const char *va,
+                       const char *vb)
+{
+    struct first_diff *f = user;
+
+    (void)va;
+    (void)vb;
+    if (f->section && !*f->section)
+        *f->section = section;
+    if (f->key && !*f->key)
+        *f->key = key;
+}
+
+size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b,
+                        const char **first_section, const char **first_key)
+{
+    struct first_diff f = {first_section, first_key};
+
+    if (first_section)
+        *first_section = NULL;
+    if (first_key)
+        *first_key = NULL;
+    return machine_ini_diff_each(a, b, note_first, &f);
 }
 
 /* ------------------------------------------------------------------ outputs */

@@ -88,8 +88,8 @@ int machine_ini_stats(const struct machine_cfg *c, struct stats *s, struct err *
  * unit, accepted, description, field). */
 void machine_ini_markdown(FILE *f);
 
-/* The number of keys on which a and b differ; the first of them in *first (may be NULL) as
- * "section.key". */
+/* The number of keys on which a and b differ (machine_ini_diff_each's); the first of them in
+ * *first_section and *first_key (each may be NULL; NULL when none differs). */
 size_t machine_ini_diff(const struct machine_cfg *a, const struct machine_cfg *b,
                         const char **first_section, const char **first_key);
 /* A key on which two configurations differ, with its value in each (as a file writes them;

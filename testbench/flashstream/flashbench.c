@@ -33,6 +33,7 @@
 #include "models/ssd/ssd_cfg.h"
 #include "testbench/flashstream/cli.h"
 #include "testbench/flashstream/commands.h"
+#include "csim/minheap.h"
 #include "testbench/flashstream/flashbench.h"
 
 #include <ctype.h>
@@ -577,7 +578,7 @@ static int write_pointers(const struct fb_opts *o, struct fb_sys *y, uint64_t ra
 static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct fb_result *r)
 {
     struct fb_sys y;
-    struct fb_heap h = {0};
+    struct minheap h = {0};
     uint64_t pb = o->cfg.geom.page_bytes, rng = o->seed, *wp = NULL, n_lb = 0;
     uint64_t range_pages = (o->size / o->bs * o->bs + pb - 1) / pb, t = 0;
     bool rd = o->rw == RW_READ || o->rw == RW_RANDREAD;
@@ -613,12 +614,12 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, struct
         uint64_t done;
 
         if (h.n == iodepth)
-            t = fb_heap_pop(&h);
+            t = minheap_pop(&h);
         if (one_request(o, &y, i, t, wp, n_lb, &rng, &done))
             goto out_mem;
         r->lat[i] = done - t;
         r->t_end = done > r->t_end ? done : r->t_end;
-        fb_heap_push(&h, done);
+        minheap_push(&h, done);
     }
     r->bytes = r->n_req * o->bs;
     r->fast_stripes = flash_fms_fast_stripes(y.sys.fms);

@@ -59,15 +59,6 @@ struct fb_result {
     struct flash_fault_stats fst;
 };
 
-/* Binary min-heap of completion times: the requests in flight. */
-struct fb_heap {
-    uint64_t *v;
-    size_t n;
-};
-
-void fb_heap_push(struct fb_heap *h, uint64_t x);
-uint64_t fb_heap_pop(struct fb_heap *h);
-
 /* "64KiB": the largest binary unit that divides bytes. */
 const char *fb_human(uint64_t bytes, char *buf, size_t len);
 

@@ -1,6 +1,6 @@
 /*
- * flashbench_report: what both devices of `flashstream flashbench` share at run time: the heap
- * of requests in flight and the fio-like report (flashbench.c runs the node's flash memory
+ * flashbench_report: what both devices of `flashstream flashbench` share at run time: the
+ * fio-like report (flashbench.c runs the node's flash memory
  * system, flashbench_ssd.c the SSD baseline). flashbench.c -> flashbench_ssd.c -> this file.
  */
 #include "testbench/flashstream/flashbench.h"
@@ -13,39 +13,6 @@
 
 const char *const fb_rw_names[4] = {"write", "read", "randwrite", "randread"};
 const char *const fb_device_names[3] = {"fms", "ssd", "raid0"};
-
-void fb_heap_push(struct fb_heap *h, uint64_t x)
-{
-    size_t i = h->n++;
-
-    while (i && h->v[(i - 1) / 2] > x) {
-        h->v[i] = h->v[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->v[i] = x;
-}
-
-uint64_t fb_heap_pop(struct fb_heap *h)
-{
-    uint64_t top = h->v[0], x = h->v[--h->n];
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
-            c++;
-        if (h->v[c] >= x)
-            break;
-        h->v[i] = h->v[c];
-        i = c;
-    }
-    if (h->n)
-        h->v[i] = x;
-    return top;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {

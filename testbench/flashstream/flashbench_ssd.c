@@ -27,6 +27,7 @@
 #include "models/ssd/ssd_raid0.h"
 #include "models/ssd/ssd_wa.h"
 #include "testbench/flashstream/cli.h"
+#include "csim/minheap.h"
 #include "testbench/flashstream/flashbench.h"
 
 /* ------------------------------------------------------------------ the device */
@@ -217,7 +218,7 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, bool p
                uint64_t span, struct ssd_run *x)
 {
     struct dev d;
-    struct fb_heap h = {0};
+    struct minheap h = {0};
     struct err e = {{0}};
     struct ssd_stats a, b;
     uint64_t rng = o->seed, t = 0;
@@ -241,11 +242,11 @@ static int run(const struct fb_opts *o, uint64_t iodepth, uint64_t n_req, bool p
         uint64_t done;
 
         if (h.n == iodepth)
-            t = fb_heap_pop(&h);
+            t = minheap_pop(&h);
         rc = one_request(o, &d, i, x->span, &rng, t, &done, &e);
         x->r.lat[i] = done - t;
         x->r.t_end = done > x->r.t_end ? done : x->r.t_end;
-        fb_heap_push(&h, done);
+        minheap_push(&h, done);
     }
     /* What is still buffered is programmed (not timed), so that the write amplification
      * counts every page the run wrote. */
