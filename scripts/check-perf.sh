@@ -15,7 +15,9 @@
 # gives the same files; --flash-fit gives the Weight Node the chips a larger model needs, and
 # names an SSD grain the drive cannot take; a Weight Node too small for the model is refused
 # naming the stream; a file-size limit is an error naming the file, nothing half-written; an output directory in
-# use by another run is refused; a SIGTERM mid-run leaves nothing, no temporary either.
+# use by another run is refused; LLaMA-3.1-8B from its config.json runs (its ignored fields
+# named), Mistral past its sliding window is refused; a SIGTERM mid-run leaves nothing, no
+# temporary either.
 set -uo pipefail
 
 fs=${1:?usage: check-perf.sh FLASHSTREAM WORKDIR}
@@ -181,6 +183,23 @@ expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is f
   -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
 check "... and says what makes it fit (--flash-fit)" "$work/$((n - 1)).log" \
   grep -qF "(--flash-fit gives each node the chips per channel its streams need)" "$work/$((n - 1)).log"
+
+# ---- a Hugging Face config.json: timed, its ignored fields named, a bad one refused
+llama="$here/../configs/models/llama-3.1-8b.json"
+"$fs" perf --config "$paper" --model "$llama" --storage ideal --out "$work/llama" \
+  >"$work/llama.log" 2>&1
+rc_llama=$?
+hf_ok() {
+  [ "$rc_llama" -eq 0 ] &&
+    tail -1 "$work/llama.log" | grep -Eq '^perf: hf:llama-3.1-8b on ideal: [0-9.]+ s per iteration' &&
+    grep -qF "fields that do not change the timing, ignored: attention_dropout, bos_token_id" "$work/llama.log" &&
+    grep -q '^ffn_up,' "$work/llama/gemms.csv"
+}
+check "a Hugging Face config.json runs; its ignored fields are named" "$work/llama.log" hf_ok
+expect "... a sequence longer than its sliding window is refused naming the field" 2 \
+  "field sliding_window is 4096, less than the 8192 tokens asked" \
+  -- --config "$paper" --model "$here/../configs/models/mistral-7b-v0.1.json" --seq 8192 \
+  --out "$work/mistral"
 
 # a SIGTERM mid-run: exit 130, nothing written and no temporary left (the SSD baseline's run,
 # seconds long, is still going after 2 s)

@@ -371,14 +371,16 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
 static bool exp_class(enum zoo_vec_kind k)
 {
     return k == ZOO_VEC_SOFTMAX || k == ZOO_VEC_SOFTMAX_BWD || k == ZOO_VEC_GELU ||
-           k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS;
+           k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS || k == ZOO_VEC_SWIGLU ||
+           k == ZOO_VEC_SWIGLU_BWD; /* SiLU's sigmoid */
 }
 
 /* An operation on each element by itself (the others work on whole rows). */
 static bool elementwise(enum zoo_vec_kind k)
 {
     return k == ZOO_VEC_GELU || k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_RELU ||
-           k == ZOO_VEC_RELU_BWD || k == ZOO_VEC_ADD;
+           k == ZOO_VEC_RELU_BWD || k == ZOO_VEC_ADD || k == ZOO_VEC_ROPE ||
+           k == ZOO_VEC_ROPE_BWD || k == ZOO_VEC_SWIGLU || k == ZOO_VEC_SWIGLU_BWD;
 }
 
 /*
@@ -404,7 +406,7 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
     if (behind) {
         /* the SRAM it needs beside the operations it overlaps: its output beside those after
          * the GEMM; a row operation, two more heads (one being made, one being read) */
-        uint64_t bytes = zoo_live_vec_bytes(v, ZOO_SEQ), need = z->held[z->op];
+        uint64_t bytes = zoo_live_vec_bytes(v, z->cfg->model->shape.seq), need = z->held[z->op];
         for (uint32_t j = in->op + 1; j < z->op; j++)
             need = z->held[j] + bytes > need ? z->held[j] + bytes : need;
         need += in->rows ? 2 * bytes : 0;
@@ -482,8 +484,10 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
         src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
                        act_dma_cycles(z, bytes), on, 2, NONE, lb);
         mark_banked(z, src);
-        if (bytes > z->v_out)
-            z->v_out = bytes;
+        /* in the buffer now: this save and the one before it (the credits') */
+        if (bytes + z->v_saved_last > z->v_out)
+            z->v_out = bytes + z->v_saved_last;
+        z->v_saved_last = bytes;
     }
     snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer + 1, x->tensor);
     uint32_t g =
@@ -559,7 +563,7 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
                 sizeof(z->live) / sizeof(z->live[0]));
         return;
     }
-    int rc = zoo_live(ops, n, ZOO_SEQ, z->live, z->e);
+    int rc = zoo_live(ops, n, z->cfg->model->shape.seq, z->live, z->e);
     if (rc) {
         zc_fail(z, rc, "%s", z->e->msg);
         return;
@@ -628,7 +632,7 @@ static void note_layer(struct zc *z, int pass, uint32_t l)
     uint64_t out = z->v_out > z->v_out_prev ? z->v_out : z->v_out_prev;
     uint64_t in = z->v_in > z->v_in_prev ? z->v_in : z->v_in_prev;
     if (pass == 0)
-        u->tb_acts = c->sram_bytes ? 2 * out : layer_saved(z, l);
+        u->tb_acts = c->sram_bytes ? out : layer_saved(z, l);
     else if (c->sram_bytes && z->stream_layer)
         u->tb_acts = in; /* one on its way into SRAM */
     else                 /* read from the buffer by this layer, and the next one's on their way */

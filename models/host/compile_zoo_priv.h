@@ -94,8 +94,10 @@ struct zc {
      * (their writes), one on its way back (its load into SRAM) */
     uint32_t w_credit[2], g_credit[2], v_credit[2], load_in;
     uint32_t panel[2]; /* the GEMM pieces after which a core's two weight panels are free */
-    uint64_t w_piece, g_piece, v_out, v_in; /* the layer's largest of each, bytes */
-    uint64_t v_out_prev, v_in_prev;         /* the same of the layer before */
+    uint64_t w_piece, g_piece, v_in; /* the layer's largest of each, bytes */
+    uint64_t v_out;                  /* its largest two consecutive saves together, bytes */
+    uint64_t v_out_prev, v_in_prev;  /* the same of the layer before */
+    uint64_t v_saved_last;           /* the last save's bytes (of any layer) */
 };
 
 /* struct opctx: an operation's block and its layer's records (compile_zoo.c). */

@@ -1,4 +1,5 @@
 #include "models/zoo/zoo.h"
+#include "models/zoo/zoo_hf.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -7,7 +8,8 @@
 #include <string.h>
 
 #define ACCEPTED                                                                                   \
-    "accepted: gpt3-like:WxD or t5-like:WxD with W and D each 1, 2 or 4, e.g. gpt3-like:1x1"
+    "accepted: gpt3-like:WxD or t5-like:WxD with W and D each 1, 2 or 4, e.g. gpt3-like:1x1, "     \
+    "or a Hugging Face config.json (a path ending in .json)"
 
 /* ------------------------------------------------------------------ the paper's Table 3 */
 
@@ -26,7 +28,7 @@ const struct zoo_paper_row zoo_paper_table3[ZOO_PAPER_ROWS] = {
 
 const char *zoo_family_name(enum zoo_family f)
 {
-    return f == ZOO_T5_LIKE ? "t5-like" : "gpt3-like";
+    return f == ZOO_T5_LIKE ? "t5-like" : f == ZOO_HF ? "hf" : "gpt3-like";
 }
 
 const char *zoo_block_kind_name(enum zoo_block_kind k)
@@ -102,6 +104,10 @@ const char *zoo_vec_kind_name(enum zoo_vec_kind k)
         [ZOO_VEC_EMBED] = "embed",
         [ZOO_VEC_EMBED_BWD] = "embed_bwd",
         [ZOO_VEC_LOSS] = "loss",
+        [ZOO_VEC_ROPE] = "rope",
+        [ZOO_VEC_ROPE_BWD] = "rope_bwd",
+        [ZOO_VEC_SWIGLU] = "swiglu",
+        [ZOO_VEC_SWIGLU_BWD] = "swiglu_bwd",
     };
     return (unsigned)k < ZOO_VEC_KINDS ? n[k] : "?";
 }
@@ -115,30 +121,49 @@ uint64_t zoo_op_flop(const struct zoo_op *op)
 
 /* ------------------------------------------------------------------ the block builder */
 
-/* The two families differ in these only (README: "The two families"). */
+/* The families differ in these only (README: "The two families", "Hugging Face models"). */
 struct style {
-    bool fused_qkv; /* GPT: one QKV GEMM; T5: separate q, k, v */
-    bool bias;      /* GPT: every projection has a bias; T5: none */
+    bool fused_qkv;          /* GPT: one QKV GEMM; T5 and LLaMA: separate q, k, v */
+    bool qkv_bias, out_bias; /* biases on the Q, K, V projections, on the output projection */
+    bool mlp_bias;           /* ... on the FFN's two projections */
+    bool rope;               /* rotary positions on the queries and keys (LLaMA) */
+    bool gated;              /* SwiGLU: gate and up projections as one GEMM (LLaMA) */
     enum zoo_vec_kind norm, norm_bwd;
     enum zoo_vec_kind act, act_bwd;
 };
 
 static const struct style gpt_style = {
     .fused_qkv = true,
-    .bias = true,
+    .qkv_bias = true,
+    .out_bias = true,
+    .mlp_bias = true,
     .norm = ZOO_VEC_LAYERNORM,
     .norm_bwd = ZOO_VEC_LAYERNORM_BWD,
     .act = ZOO_VEC_GELU,
     .act_bwd = ZOO_VEC_GELU_BWD,
 };
 static const struct style t5_style = {
-    .fused_qkv = false,
-    .bias = false,
     .norm = ZOO_VEC_RMSNORM,
     .norm_bwd = ZOO_VEC_RMSNORM_BWD,
     .act = ZOO_VEC_RELU,
     .act_bwd = ZOO_VEC_RELU_BWD,
 };
+
+/* A Hugging Face decoder's: its biases from its config. */
+static struct style hf_style(const struct zoo_shape *sh)
+{
+    return (struct style){
+        .qkv_bias = sh->qkv_bias,
+        .out_bias = sh->out_bias,
+        .mlp_bias = sh->mlp_bias,
+        .rope = true,
+        .gated = true,
+        .norm = ZOO_VEC_RMSNORM,
+        .norm_bwd = ZOO_VEC_RMSNORM_BWD,
+        .act = ZOO_VEC_SWIGLU,
+        .act_bwd = ZOO_VEC_SWIGLU_BWD,
+    };
+}
 
 /* The sizes every op is made of. */
 struct dims {
@@ -147,8 +172,10 @@ struct dims {
     uint64_t bh;    /* attention GEMMs of one kind per layer: batch x heads */
     uint64_t d;     /* d_model */
     uint64_t inner; /* heads x d_head */
+    uint64_t kv;    /* kv_heads x d_head: the K and V projections' width */
     uint64_t dh;    /* d_head */
     uint64_t ff;    /* d_ff */
+    uint64_t up;    /* the up projection's width: d_ff, or 2 x d_ff gated */
     uint64_t vocab;
 };
 
@@ -214,9 +241,10 @@ static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
     switch (kind) {
     case ZOO_GEMM_QKV:
         return (struct shape){kind, x->t, 3 * x->inner, x->d, 1};
-    case ZOO_GEMM_Q:
     case ZOO_GEMM_K:
     case ZOO_GEMM_V:
+        return (struct shape){kind, x->t, x->kv, x->d, 1};
+    case ZOO_GEMM_Q:
     case ZOO_GEMM_XQ:
     case ZOO_GEMM_XK: /* the encoder's tokens: as many as the decoder's */
     case ZOO_GEMM_XV:
@@ -231,7 +259,7 @@ static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
     case ZOO_GEMM_XOUT_PROJ:
         return (struct shape){kind, x->t, x->d, x->inner, 1};
     case ZOO_GEMM_FFN_UP:
-        return (struct shape){kind, x->t, x->ff, x->d, 1};
+        return (struct shape){kind, x->t, x->up, x->d, 1};
     case ZOO_GEMM_FFN_DOWN:
         return (struct shape){kind, x->t, x->d, x->ff, 1};
     case ZOO_GEMM_LM_HEAD:
@@ -264,13 +292,13 @@ static struct zoo_gemm *gemm_op(struct bb *b, enum pass p, enum zoo_gemm_role ro
     return &op->gemm;
 }
 
-/* Y = A B in forward (bias: a bias of n added, when the family has them). */
+/* Y = A B in forward (bias: a bias of n added). */
 static void fwd_gemm(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a, struct zoo_opnd bo,
                      const char *c, bool bias)
 {
     struct shape f = shape_of(&b->x, kind);
 
-    gemm_op(b, FWD, ZOO_ROLE_FWD, f.m, f.n, f.k, &f, a, bo, act(c))->bias = bias && b->st->bias;
+    gemm_op(b, FWD, ZOO_ROLE_FWD, f.m, f.n, f.k, &f, a, bo, act(c))->bias = bias;
 }
 
 /* The forward GEMM again in backward. */
@@ -292,12 +320,14 @@ static void grad_a(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd dy, st
 }
 
 /* dB = A^T dY (bias: also the bias's gradient). */
-static void grad_b(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a, struct zoo_opnd dy,
-                   struct zoo_opnd db, bool bias)
+static struct zoo_gemm *grad_b(struct bb *b, enum zoo_gemm_kind kind, struct zoo_opnd a,
+                               struct zoo_opnd dy, struct zoo_opnd db, bool bias)
 {
     struct shape f = shape_of(&b->x, kind);
+    struct zoo_gemm *g = gemm_op(b, BWD, ZOO_ROLE_GRAD_B, f.k, f.n, f.m, &f, a, dy, db);
 
-    gemm_op(b, BWD, ZOO_ROLE_GRAD_B, f.k, f.n, f.m, &f, a, dy, db)->bias = bias && b->st->bias;
+    g->bias = bias;
+    return g;
 }
 
 static struct zoo_vec *vec(struct bb *b, enum pass p, enum zoo_vec_kind kind, uint64_t rows,
@@ -413,39 +443,61 @@ static void sublayer_in_grad(struct bb *b, const struct norm_names *nn, const ch
     vec_add(b, BWD, d_out, nn->d_in, d_in, NULL);
 }
 
+/* A separate Q, K or V projection of ln1_out into t x width (rotated, with rotary positions,
+ * for Q and K), saved as `name`. */
+static void qkv_fwd(struct bb *b, enum zoo_gemm_kind kind, const char *name, uint64_t width,
+                    const char *what)
+{
+    const struct dims *x = &b->x;
+    bool rope = b->st->rope && kind != ZOO_GEMM_V;
+    const char *made = rope ? (kind == ZOO_GEMM_Q ? "q_pre" : "k_pre") : name;
+
+    const char *w = kind == ZOO_GEMM_Q ? "attn.q.w" : kind == ZOO_GEMM_K ? "attn.k.w" : "attn.v.w";
+
+    fwd_gemm(b, kind, act("ln1_out"), weight(w), made, b->st->qkv_bias);
+    if (rope)
+        vec(b, FWD, ZOO_VEC_ROPE, x->t, width, made, name, NULL);
+    save(b, name, x->t, width, false, what);
+}
+
 /* Self-attention, forward: out = in + proj(attention(norm(in))). Saved: the norm's output and
- * Q, K, V; the attention core is recomputed in backward. */
+ * Q, K, V (Q and K after their rotation); the attention core is recomputed in backward. With
+ * fewer K and V heads than Q heads (grouped-query), each K and V head serves heads / kv_heads
+ * query heads. */
 static void attn_fwd(struct bb *b, const char *in, const char *out)
 {
     const struct dims *x = &b->x;
+    const struct style *st = b->st;
     const char *q = "q", *k = "k", *v = "v";
 
     norm_fwd(b, in, &ln1, "input of the Q, K, V projections");
-    if (b->st->fused_qkv) {
+    if (st->fused_qkv) {
         add_weight(b, "attn.qkv.w", x->d, 3 * x->inner, false);
-        if (b->st->bias)
+        if (st->qkv_bias)
             add_weight(b, "attn.qkv.b", 1, 3 * x->inner, false);
-        fwd_gemm(b, ZOO_GEMM_QKV, act("ln1_out"), weight("attn.qkv.w"), "qkv", true);
+        fwd_gemm(b, ZOO_GEMM_QKV, act("ln1_out"), weight("attn.qkv.w"), "qkv", st->qkv_bias);
         save(b, "qkv", x->t, 3 * x->inner, false, "queries, keys, values (qkv.q, .k, .v)");
         q = "qkv.q", k = "qkv.k", v = "qkv.v";
     } else {
         add_weight(b, "attn.q.w", x->d, x->inner, false);
-        add_weight(b, "attn.k.w", x->d, x->inner, false);
-        add_weight(b, "attn.v.w", x->d, x->inner, false);
-        fwd_gemm(b, ZOO_GEMM_Q, act("ln1_out"), weight("attn.q.w"), "q", true);
-        save(b, "q", x->t, x->inner, false, "queries");
-        fwd_gemm(b, ZOO_GEMM_K, act("ln1_out"), weight("attn.k.w"), "k", true);
-        save(b, "k", x->t, x->inner, false, "keys");
-        fwd_gemm(b, ZOO_GEMM_V, act("ln1_out"), weight("attn.v.w"), "v", true);
-        save(b, "v", x->t, x->inner, false, "values");
+        add_weight(b, "attn.k.w", x->d, x->kv, false);
+        add_weight(b, "attn.v.w", x->d, x->kv, false);
+        if (st->qkv_bias) {
+            add_weight(b, "attn.q.b", 1, x->inner, false);
+            add_weight(b, "attn.k.b", 1, x->kv, false);
+            add_weight(b, "attn.v.b", 1, x->kv, false);
+        }
+        qkv_fwd(b, ZOO_GEMM_Q, "q", x->inner, "queries");
+        qkv_fwd(b, ZOO_GEMM_K, "k", x->kv, "keys");
+        qkv_fwd(b, ZOO_GEMM_V, "v", x->kv, "values");
     }
     fwd_gemm(b, ZOO_GEMM_SCORES, act(q), act(k), "scores", false);
     vec(b, FWD, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs", NULL);
     fwd_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), act(v), "ctx", false);
     add_weight(b, "attn.out.w", x->inner, x->d, false);
-    if (b->st->bias)
+    if (st->out_bias)
         add_weight(b, "attn.out.b", 1, x->d, false);
-    fwd_gemm(b, ZOO_GEMM_OUT_PROJ, act("ctx"), weight("attn.out.w"), "attn_out", true);
+    fwd_gemm(b, ZOO_GEMM_OUT_PROJ, act("ctx"), weight("attn.out.w"), "attn_out", st->out_bias);
     vec_add(b, FWD, in, "attn_out", out, NULL);
 }
 
@@ -453,8 +505,11 @@ static void attn_fwd(struct bb *b, const char *in, const char *out)
 static void attn_bwd(struct bb *b, const char *d_out, const char *d_in)
 {
     const struct dims *x = &b->x;
-    bool fused = b->st->fused_qkv;
+    const struct style *st = b->st;
+    bool fused = st->fused_qkv, grouped = x->kv < x->inner;
     const char *q = fused ? "qkv.q" : "q", *k = fused ? "qkv.k" : "k", *v = fused ? "qkv.v" : "v";
+    /* the projections' gradients: of the rotated Q and K rotated back */
+    const char *dq = st->rope ? "d_q_pre" : "d_q", *dk = st->rope ? "d_k_pre" : "d_k";
 
     grad_a(b, ZOO_GEMM_OUT_PROJ, grad(d_out), weight("attn.out.w"), grad("d_ctx"), false);
     if (fused) {
@@ -467,23 +522,30 @@ static void attn_bwd(struct bb *b, const char *d_out, const char *d_in)
     recompute_gemm(b, ZOO_GEMM_SCORES, saved(q), saved(k), "scores");
     vec_recompute(b, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs");
     recompute_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), saved(v), "ctx");
-    grad_b(b, ZOO_GEMM_OUT_PROJ, act("ctx"), grad(d_out), wgrad("attn.out.w"), true);
+    grad_b(b, ZOO_GEMM_OUT_PROJ, act("ctx"), grad(d_out), wgrad("attn.out.w"), st->out_bias);
     grad_a(b, ZOO_GEMM_ATTN_V, grad("d_ctx"), saved(v), grad("d_probs"), false);
-    grad_b(b, ZOO_GEMM_ATTN_V, act("probs"), grad("d_ctx"), grad(fused ? "d_qkv.v" : "d_v"), false);
+    /* a K or V head's gradient sums those of the query heads it serves */
+    grad_b(b, ZOO_GEMM_ATTN_V, act("probs"), grad("d_ctx"), grad(fused ? "d_qkv.v" : "d_v"), false)
+        ->accumulate = grouped;
     vec(b, BWD, ZOO_VEC_SOFTMAX_BWD, x->bh * x->s, x->s, "d_probs", "d_scores", NULL);
     grad_a(b, ZOO_GEMM_SCORES, grad("d_scores"), saved(k), grad(fused ? "d_qkv.q" : "d_q"), false);
-    grad_b(b, ZOO_GEMM_SCORES, saved(q), grad("d_scores"), grad(fused ? "d_qkv.k" : "d_k"), false);
+    grad_b(b, ZOO_GEMM_SCORES, saved(q), grad("d_scores"), grad(fused ? "d_qkv.k" : "d_k"), false)
+        ->accumulate = grouped;
+    if (st->rope) {
+        vec(b, BWD, ZOO_VEC_ROPE_BWD, x->t, x->inner, "d_q", dq, NULL);
+        vec(b, BWD, ZOO_VEC_ROPE_BWD, x->t, x->kv, "d_k", dk, NULL);
+    }
     load(b, "ln1_out");
     if (fused) {
         grad_a(b, ZOO_GEMM_QKV, grad("d_qkv"), weight("attn.qkv.w"), grad("d_ln1_out"), false);
-        grad_b(b, ZOO_GEMM_QKV, saved("ln1_out"), grad("d_qkv"), wgrad("attn.qkv.w"), true);
+        grad_b(b, ZOO_GEMM_QKV, saved("ln1_out"), grad("d_qkv"), wgrad("attn.qkv.w"), st->qkv_bias);
     } else {
-        grad_a(b, ZOO_GEMM_Q, grad("d_q"), weight("attn.q.w"), grad("d_ln1_out"), false);
-        grad_b(b, ZOO_GEMM_Q, saved("ln1_out"), grad("d_q"), wgrad("attn.q.w"), true);
-        grad_a(b, ZOO_GEMM_K, grad("d_k"), weight("attn.k.w"), grad("d_ln1_out"), true);
-        grad_b(b, ZOO_GEMM_K, saved("ln1_out"), grad("d_k"), wgrad("attn.k.w"), true);
+        grad_a(b, ZOO_GEMM_Q, grad(dq), weight("attn.q.w"), grad("d_ln1_out"), false);
+        grad_b(b, ZOO_GEMM_Q, saved("ln1_out"), grad(dq), wgrad("attn.q.w"), st->qkv_bias);
+        grad_a(b, ZOO_GEMM_K, grad(dk), weight("attn.k.w"), grad("d_ln1_out"), true);
+        grad_b(b, ZOO_GEMM_K, saved("ln1_out"), grad(dk), wgrad("attn.k.w"), st->qkv_bias);
         grad_a(b, ZOO_GEMM_V, grad("d_v"), weight("attn.v.w"), grad("d_ln1_out"), true);
-        grad_b(b, ZOO_GEMM_V, saved("ln1_out"), grad("d_v"), wgrad("attn.v.w"), true);
+        grad_b(b, ZOO_GEMM_V, saved("ln1_out"), grad("d_v"), wgrad("attn.v.w"), st->qkv_bias);
     }
     sublayer_in_grad(b, &ln1, d_out, d_in);
 }
@@ -498,18 +560,19 @@ static void xattn_fwd(struct bb *b, const char *in, const char *out)
     add_weight(b, "xattn.q.w", x->d, x->inner, false);
     add_weight(b, "xattn.k.w", x->d, x->inner, false);
     add_weight(b, "xattn.v.w", x->d, x->inner, false);
-    fwd_gemm(b, ZOO_GEMM_XQ, act("ln2_out"), weight("xattn.q.w"), "xq", true);
+    fwd_gemm(b, ZOO_GEMM_XQ, act("ln2_out"), weight("xattn.q.w"), "xq", b->st->qkv_bias);
     save(b, "xq", x->t, x->inner, false, "cross-attention queries");
     load_enc_out(b, FWD);
-    fwd_gemm(b, ZOO_GEMM_XK, saved("enc_out"), weight("xattn.k.w"), "xk", true);
+    fwd_gemm(b, ZOO_GEMM_XK, saved("enc_out"), weight("xattn.k.w"), "xk", b->st->qkv_bias);
     save(b, "xk", x->t, x->inner, false, "cross-attention keys (of the encoder's tokens)");
-    fwd_gemm(b, ZOO_GEMM_XV, saved("enc_out"), weight("xattn.v.w"), "xv", true);
+    fwd_gemm(b, ZOO_GEMM_XV, saved("enc_out"), weight("xattn.v.w"), "xv", b->st->qkv_bias);
     save(b, "xv", x->t, x->inner, false, "cross-attention values (of the encoder's tokens)");
     fwd_gemm(b, ZOO_GEMM_XSCORES, act("xq"), act("xk"), "xscores", false);
     vec(b, FWD, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "xscores", "xprobs", NULL);
     fwd_gemm(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), act("xv"), "xctx", false);
     add_weight(b, "xattn.out.w", x->inner, x->d, false);
-    fwd_gemm(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), weight("xattn.out.w"), "xattn_out", true);
+    fwd_gemm(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), weight("xattn.out.w"), "xattn_out",
+             b->st->out_bias);
     vec_add(b, FWD, in, "xattn_out", out, NULL);
 }
 
@@ -526,7 +589,7 @@ static void xattn_bwd(struct bb *b, const char *d_out, const char *d_in)
     recompute_gemm(b, ZOO_GEMM_XSCORES, saved("xq"), saved("xk"), "xscores");
     vec_recompute(b, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "xscores", "xprobs");
     recompute_gemm(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), saved("xv"), "xctx");
-    grad_b(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), grad(d_out), wgrad("xattn.out.w"), true);
+    grad_b(b, ZOO_GEMM_XOUT_PROJ, act("xctx"), grad(d_out), wgrad("xattn.out.w"), b->st->out_bias);
     grad_a(b, ZOO_GEMM_X_ATTN_V, grad("d_xctx"), saved("xv"), grad("d_xprobs"), false);
     grad_b(b, ZOO_GEMM_X_ATTN_V, act("xprobs"), grad("d_xctx"), grad("d_xv"), false);
     vec(b, BWD, ZOO_VEC_SOFTMAX_BWD, x->bh * x->s, x->s, "d_xprobs", "d_xscores", NULL);
@@ -534,47 +597,56 @@ static void xattn_bwd(struct bb *b, const char *d_out, const char *d_in)
     grad_b(b, ZOO_GEMM_XSCORES, saved("xq"), grad("d_xscores"), grad("d_xk"), false);
     load_enc_out(b, BWD);
     grad_a(b, ZOO_GEMM_XK, grad("d_xk"), weight("xattn.k.w"), grad("d_enc_out"), true);
-    grad_b(b, ZOO_GEMM_XK, saved("enc_out"), grad("d_xk"), wgrad("xattn.k.w"), true);
+    grad_b(b, ZOO_GEMM_XK, saved("enc_out"), grad("d_xk"), wgrad("xattn.k.w"), b->st->qkv_bias);
     grad_a(b, ZOO_GEMM_XV, grad("d_xv"), weight("xattn.v.w"), grad("d_enc_out"), true);
-    grad_b(b, ZOO_GEMM_XV, saved("enc_out"), grad("d_xv"), wgrad("xattn.v.w"), true);
+    grad_b(b, ZOO_GEMM_XV, saved("enc_out"), grad("d_xv"), wgrad("xattn.v.w"), b->st->qkv_bias);
     load(b, "ln2_out");
     grad_a(b, ZOO_GEMM_XQ, grad("d_xq"), weight("xattn.q.w"), grad("d_ln2_out"), false);
-    grad_b(b, ZOO_GEMM_XQ, saved("ln2_out"), grad("d_xq"), wgrad("xattn.q.w"), true);
+    grad_b(b, ZOO_GEMM_XQ, saved("ln2_out"), grad("d_xq"), wgrad("xattn.q.w"), b->st->qkv_bias);
     sublayer_in_grad(b, &ln2, d_out, d_in);
 }
 
 /* Feed-forward, forward: out = in + down(act(up(norm(in)))). Saved: the norm's output and the
- * pre-activation (the activation's backward needs it; its output is recomputed). */
+ * pre-activation (the activation's backward needs it; its output is recomputed). A gated FFN
+ * (SwiGLU) has its gate and up projections as one GEMM of 2 x d_ff outputs, ffn_pre, and
+ * act(ffn_pre) = silu(gate) x up. */
 static void ffn_fwd(struct bb *b, const char *in, const char *out, const struct norm_names *nn)
 {
     const struct dims *x = &b->x;
+    const struct style *st = b->st;
+    const char *up = st->gated ? "mlp.gate_up.w" : "mlp.up.w";
 
     norm_fwd(b, in, nn, "input of the FFN's up projection");
-    add_weight(b, "mlp.up.w", x->d, x->ff, false);
-    if (b->st->bias)
-        add_weight(b, "mlp.up.b", 1, x->ff, false);
-    fwd_gemm(b, ZOO_GEMM_FFN_UP, act(nn->out), weight("mlp.up.w"), "ffn_pre", true);
-    save(b, "ffn_pre", x->t, x->ff, false, "the FFN's hidden layer before its activation");
-    vec(b, FWD, b->st->act, x->t, x->ff, "ffn_pre", "ffn_act", NULL);
+    add_weight(b, up, x->d, x->up, false);
+    if (st->mlp_bias)
+        add_weight(b, st->gated ? "mlp.gate_up.b" : "mlp.up.b", 1, x->up, false);
+    fwd_gemm(b, ZOO_GEMM_FFN_UP, act(nn->out), weight(up), "ffn_pre", st->mlp_bias);
+    save(b, "ffn_pre", x->t, x->up, false,
+         st->gated ? "the FFN's gate and up projections, before SwiGLU"
+                   : "the FFN's hidden layer before its activation");
+    vec(b, FWD, st->act, x->t, x->ff, "ffn_pre", "ffn_act", NULL);
     add_weight(b, "mlp.down.w", x->ff, x->d, false);
-    if (b->st->bias)
+    if (st->mlp_bias)
         add_weight(b, "mlp.down.b", 1, x->d, false);
-    fwd_gemm(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), weight("mlp.down.w"), "ffn_out", true);
+    fwd_gemm(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), weight("mlp.down.w"), "ffn_out", st->mlp_bias);
     vec_add(b, FWD, in, "ffn_out", out, NULL);
 }
 
+/* Backward; a gated FFN's activation gradient makes both halves of d_ffn_pre (2 x d_ff). */
 static void ffn_bwd(struct bb *b, const char *d_out, const char *d_in, const struct norm_names *nn)
 {
     const struct dims *x = &b->x;
+    const struct style *st = b->st;
+    const char *up = st->gated ? "mlp.gate_up.w" : "mlp.up.w";
 
     load(b, "ffn_pre");
-    vec_recompute(b, b->st->act, x->t, x->ff, "ffn_pre", "ffn_act");
+    vec_recompute(b, st->act, x->t, x->ff, "ffn_pre", "ffn_act");
     grad_a(b, ZOO_GEMM_FFN_DOWN, grad(d_out), weight("mlp.down.w"), grad("d_ffn_act"), false);
-    grad_b(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), grad(d_out), wgrad("mlp.down.w"), true);
-    vec(b, BWD, b->st->act_bwd, x->t, x->ff, "d_ffn_act", "d_ffn_pre", NULL);
+    grad_b(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), grad(d_out), wgrad("mlp.down.w"), st->mlp_bias);
+    vec(b, BWD, st->act_bwd, x->t, x->up, "d_ffn_act", "d_ffn_pre", NULL);
     load(b, nn->out);
-    grad_a(b, ZOO_GEMM_FFN_UP, grad("d_ffn_pre"), weight("mlp.up.w"), grad(nn->d_out), false);
-    grad_b(b, ZOO_GEMM_FFN_UP, saved(nn->out), grad("d_ffn_pre"), wgrad("mlp.up.w"), true);
+    grad_a(b, ZOO_GEMM_FFN_UP, grad("d_ffn_pre"), weight(up), grad(nn->d_out), false);
+    grad_b(b, ZOO_GEMM_FFN_UP, saved(nn->out), grad("d_ffn_pre"), wgrad(up), st->mlp_bias);
     sublayer_in_grad(b, nn, d_out, d_in);
 }
 
@@ -636,7 +708,8 @@ static void enc_norm_block(struct bb *b)
     norm_bwd(b, &enc_lnf);
 }
 
-/* Final norm, logits against the (tied) embedding table, softmax cross-entropy. The loss is the
+/* Final norm, logits against the embedding table (tied) or a table of its own, softmax
+ * cross-entropy. The loss is the
  * last op: it writes the logits' gradient at once, saved like any activation. */
 static void head_block(struct bb *b, const struct block_def *def)
 {
@@ -644,7 +717,7 @@ static void head_block(struct bb *b, const struct block_def *def)
     const char *table = def->table;
 
     norm_fwd(b, "x", &lnf, "input of the LM head");
-    add_weight(b, table, x->vocab, x->d, true);
+    add_weight(b, table, x->vocab, x->d, def->tied);
     fwd_gemm(b, ZOO_GEMM_LM_HEAD, act("lnf_out"), weight(table), "logits", false);
     vec(b, FWD, ZOO_VEC_LOSS, x->t, x->vocab, "logits", "logits_grad", NULL);
     save(b, "logits_grad", x->t, x->vocab, false, "gradient of the loss by the logits");
@@ -737,6 +810,13 @@ static const struct block_def t5_blocks[] = {
     {ZOO_BLOCK_HEAD, "head", false, false, "shared", "d_shared", true, false},
 };
 
+/* A Hugging Face decoder: rotary positions (no table), the LM head tied or its own. */
+static const struct block_def hf_blocks[] = {
+    {ZOO_BLOCK_EMBED, "embed", false, false, "embed_tokens", "d_embed_tokens", false, false},
+    {ZOO_BLOCK_DECODER, "decoder", true, false, NULL, NULL, false, false},
+    {ZOO_BLOCK_HEAD, "head", false, false, "lm_head", "d_lm_head", false, false},
+};
+
 static int build_block(struct zoo_block *k, const struct block_def *def, const struct zoo_shape *sh,
                        const struct style *st, const struct dims *x)
 {
@@ -811,6 +891,7 @@ static void shape_fill(struct zoo_shape *sh)
     sh->d_model = 12288ull * sh->w; /* GPT-3 175B; T5-like derived from Table 3 */
     sh->d_head = 128;               /* GPT-3 175B; kept as W grows: heads scale */
     sh->heads = sh->d_model / sh->d_head;
+    sh->kv_heads = sh->heads;
     sh->d_ff = 4 * sh->d_model;
     if (sh->family == ZOO_GPT3_LIKE) {
         sh->vocab = 50257; /* GPT-2/3 BPE */
@@ -823,16 +904,57 @@ static void shape_fill(struct zoo_shape *sh)
     }
 }
 
+/* "hf:<the file's name without its directory and .json>". */
+static void hf_spec(const char *path, char *spec, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base) - strlen(".json");
+    snprintf(spec, len, "hf:%.*s", (int)(n < len - 4 ? n : len - 4), base);
+}
+
+/* The iteration's FLOP, in double: an exact total needs them below 2^64. */
+static double flop_estimate(const struct zoo_model *m)
+{
+    double f = 0;
+    for (uint32_t i = 0; i < m->n_blocks; i++) {
+        const struct zoo_block *k = &m->blocks[i];
+        double per = 0;
+        for (uint32_t j = 0; j < k->n_fwd + k->n_bwd; j++) {
+            const struct zoo_op *op = j < k->n_fwd ? &k->fwd[j] : &k->bwd[j - k->n_fwd];
+            if (op->type == ZOO_OP_GEMM)
+                per += 2.0 * (double)op->gemm.m * (double)op->gemm.n * (double)op->gemm.k *
+                       (double)op->gemm.count;
+        }
+        f += per * k->repeat;
+    }
+    return f;
+}
+
 int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e)
+{
+    return zoo_build_seq(spec, batch, ZOO_SEQ, out, e);
+}
+
+int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_model **out,
+                  struct err *e)
 {
     struct zoo_model *m;
     struct zoo_shape sh = {0};
     const struct block_def *defs;
+    struct style hf;
+    const struct style *st;
+    char ignored[sizeof(m->ignored)] = "";
+    size_t len = spec ? strlen(spec) : 0;
+    bool json = len > 5 && !strcmp(spec + len - 5, ".json");
     struct dims x;
     int rc;
 
     *out = NULL;
-    rc = parse_spec(spec, &sh, e);
+    if (seq < 1 || seq > ZOO_MAX_SEQ)
+        return err_set(e, -EINVAL, "model '%s': %u tokens per sequence; accepted 1..%u",
+                       spec ? spec : "", seq, ZOO_MAX_SEQ);
+    rc = json ? zoo_hf_read(spec, seq, &sh, ignored, sizeof(ignored), e) : parse_spec(spec, &sh, e);
     if (rc)
         return rc;
     if (batch < 1 || batch > ZOO_MAX_BATCH)
@@ -841,36 +963,71 @@ int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct e
                        "core",
                        spec, batch, ZOO_MAX_BATCH);
     sh.batch = batch;
-    shape_fill(&sh);
+    if (!json)
+        shape_fill(&sh);
+    sh.seq = seq;
     x = (struct dims){
         .t = (uint64_t)batch * sh.seq,
         .s = sh.seq,
         .bh = batch * sh.heads,
         .d = sh.d_model,
         .inner = sh.heads * sh.d_head,
+        .kv = sh.kv_heads * sh.d_head,
         .dh = sh.d_head,
         .ff = sh.d_ff,
+        .up = json ? 2 * sh.d_ff : sh.d_ff,
         .vocab = sh.vocab,
     };
     m = calloc(1, sizeof(*m));
     if (!m)
         return err_set(e, -ENOMEM, "model '%s': out of memory", spec);
-    snprintf(m->spec, sizeof(m->spec), "%s:%ux%u", zoo_family_name(sh.family), sh.w, sh.d);
+    if (json)
+        hf_spec(spec, m->spec, sizeof(m->spec));
+    else
+        snprintf(m->spec, sizeof(m->spec), "%s:%ux%u", zoo_family_name(sh.family), sh.w, sh.d);
+    snprintf(m->ignored, sizeof(m->ignored), "%s", ignored);
     m->shape = sh;
-    defs = sh.family == ZOO_GPT3_LIKE ? gpt_blocks : t5_blocks;
-    m->n_blocks = sh.family == ZOO_GPT3_LIKE ? sizeof(gpt_blocks) / sizeof(gpt_blocks[0])
-                                             : sizeof(t5_blocks) / sizeof(t5_blocks[0]);
+    switch (sh.family) {
+    case ZOO_GPT3_LIKE:
+        defs = gpt_blocks, m->n_blocks = sizeof(gpt_blocks) / sizeof(gpt_blocks[0]);
+        st = &gpt_style;
+        break;
+    case ZOO_T5_LIKE:
+        defs = t5_blocks, m->n_blocks = sizeof(t5_blocks) / sizeof(t5_blocks[0]);
+        st = &t5_style;
+        break;
+    default:
+        defs = hf_blocks, m->n_blocks = sizeof(hf_blocks) / sizeof(hf_blocks[0]);
+        hf = hf_style(&sh);
+        st = &hf;
+        break;
+    }
+    struct block_def head;
     m->blocks = calloc(m->n_blocks, sizeof(m->blocks[0]));
     rc = m->blocks ? 0 : -ENOMEM;
     for (uint32_t i = 0; !rc && i < m->n_blocks; i++) {
-        rc = build_block(&m->blocks[i], &defs[i], &sh,
-                         sh.family == ZOO_GPT3_LIKE ? &gpt_style : &t5_style, &x);
+        const struct block_def *def = &defs[i];
+        if (json && def->kind == ZOO_BLOCK_HEAD && sh.tied) { /* the LM head is the table */
+            head = *def;
+            head.table = defs[0].table;
+            head.d_table = defs[0].d_table;
+            head.tied = true;
+            def = &head;
+        }
+        rc = build_block(&m->blocks[i], def, &sh, st, &x);
         if (!rc)
             totals_add(&m->total, &m->blocks[i].per, m->blocks[i].repeat);
     }
     if (rc) {
         zoo_destroy(m);
         return err_set(e, rc, "model '%s': out of memory", spec);
+    }
+    if (flop_estimate(m) >= 18446744073709551616.0) {
+        zoo_destroy(m);
+        return err_set(e, -EINVAL,
+                       "model '%s': an iteration of %u sequences of %u tokens per core is more "
+                       "than 2^64 FLOP; accepted: fewer sequences or tokens",
+                       spec, batch, seq);
     }
     *out = m;
     return 0;

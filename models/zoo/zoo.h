@@ -11,7 +11,10 @@
  *     "t5-like:WxD"     an encoder-decoder at GPT-3's width: 36 encoder + 36 decoder layers,
  *                       the decoder's with cross-attention (shape derived from Table 3)
  * W and D are each 1, 2 or 4; every sequence is ZOO_SEQ tokens (the T5-like's encoder input and
- * decoder target both). models/zoo/README.md gives every value's source.
+ * decoder target both) unless zoo_build_seq says otherwise. models/zoo/README.md gives every
+ * value's source. And any dense decoder of the Hugging Face hub from its config.json
+ * (models/zoo/zoo_hf.h: LLaMA, Mistral, Qwen2): grouped-query attention, rotary positions,
+ * RMSNorm, a SwiGLU FFN (its gate and up projections one GEMM), untied or tied embeddings.
  * A model is a short list of blocks (embedding, a layer kind with a repeat count, the head),
  * so its memory does not grow with D or W: a block is described once, per instance. A block
  * holds its weight tensors, the activations it saves to flash in forward (the V stream) for its
@@ -44,12 +47,14 @@
 
 #include "csim/err.h"
 
-#define ZOO_SEQ       2048u /* tokens per sequence, every model (paper, Table 3) */
-#define ZOO_MAX_BATCH 64u   /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
+#define ZOO_SEQ       2048u    /* tokens per sequence, every model (paper, Table 3) */
+#define ZOO_MAX_BATCH 64u      /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
+#define ZOO_MAX_SEQ   1048576u /* tokens per sequence */
 
 enum zoo_family {
     ZOO_GPT3_LIKE,
     ZOO_T5_LIKE,
+    ZOO_HF, /* a Hugging Face config.json */
 };
 
 enum zoo_block_kind {
@@ -83,7 +88,7 @@ enum zoo_gemm_kind {
     ZOO_GEMM_XSCORES,
     ZOO_GEMM_X_ATTN_V,
     ZOO_GEMM_XOUT_PROJ,
-    ZOO_GEMM_FFN_UP,
+    ZOO_GEMM_FFN_UP, /* a gated FFN's gate and up projections, fused: N = 2 x d_ff */
     ZOO_GEMM_FFN_DOWN,
     ZOO_GEMM_LM_HEAD, /* logits over the vocabulary */
     ZOO_GEMM_KINDS,
@@ -131,10 +136,14 @@ enum zoo_vec_kind {
     ZOO_VEC_GELU_BWD,
     ZOO_VEC_RELU,
     ZOO_VEC_RELU_BWD,
-    ZOO_VEC_ADD,       /* in + in2: a residual add, a gradient's two sources, positions */
-    ZOO_VEC_EMBED,     /* rows gathered from the table */
-    ZOO_VEC_EMBED_BWD, /* rows scatter-added into the table's gradient */
-    ZOO_VEC_LOSS,      /* softmax cross-entropy per row, and its gradient (the last op) */
+    ZOO_VEC_ADD,        /* in + in2: a residual add, a gradient's two sources, positions */
+    ZOO_VEC_EMBED,      /* rows gathered from the table */
+    ZOO_VEC_EMBED_BWD,  /* rows scatter-added into the table's gradient */
+    ZOO_VEC_LOSS,       /* softmax cross-entropy per row, and its gradient (the last op) */
+    ZOO_VEC_ROPE,       /* rotary positions: each pair of a query's or key's values rotated */
+    ZOO_VEC_ROPE_BWD,   /* the gradient rotated back */
+    ZOO_VEC_SWIGLU,     /* silu(gate) x up: rows x cols outputs from rows x 2 cols inputs */
+    ZOO_VEC_SWIGLU_BWD, /* the gradients of gate and up: rows x cols is both (2 x d_ff) */
     ZOO_VEC_KINDS,
 };
 
@@ -203,19 +212,27 @@ struct zoo_block {
 
 struct zoo_shape {
     enum zoo_family family;
-    uint32_t w, d;  /* the size W x D */
+    uint32_t w, d;  /* the size W x D (a Hugging Face model: 1 x 1) */
     uint32_t batch; /* sequences per core */
-    uint32_t seq;   /* tokens per sequence (ZOO_SEQ) */
+    uint32_t seq;   /* tokens per sequence (ZOO_SEQ unless zoo_build_seq's) */
     uint64_t d_model, d_ff, heads, d_head, vocab;
+    uint64_t kv_heads;               /* K and V heads: heads, or fewer (grouped-query) */
     uint32_t enc_layers, dec_layers; /* GPT3-like: 0 encoder layers */
+    /* ZOO_HF only */
+    char arch[40];           /* "LlamaForCausalLM", ... */
+    bool tied;               /* the LM head is the embedding table */
+    bool qkv_bias, out_bias; /* biases on the Q, K, V and on the output projection */
+    bool mlp_bias;           /* ... on the FFN's projections */
+    uint64_t max_positions;  /* max_position_embeddings: the longest sequence */
 };
 
 struct zoo_model {
-    char spec[32]; /* "gpt3-like:1x1" */
+    char spec[64]; /* "gpt3-like:1x1", or "hf:<file name without .json>" */
     struct zoo_shape shape;
     struct zoo_block *blocks; /* in forward order; backward walks them in reverse */
     uint32_t n_blocks;
     struct zoo_totals total;
+    char ignored[512]; /* a config.json's fields that do not change the timing, ", "-separated */
 };
 
 /*
@@ -224,6 +241,12 @@ struct zoo_model {
  * message naming the spec or batch and what is accepted, or -ENOMEM.
  */
 int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e);
+
+/* The same at seq tokens per sequence (1..ZOO_MAX_SEQ; a Hugging Face model's at most its
+ * max_position_embeddings). spec may also be the path of a Hugging Face config.json (a name
+ * ending in ".json"). The iteration's FLOP must stay below 2^64 (-EINVAL otherwise). */
+int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_model **out,
+                  struct err *e);
 
 void zoo_destroy(struct zoo_model *m);
 

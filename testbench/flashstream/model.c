@@ -4,9 +4,10 @@
  *
  * --table prints the 12 workloads of the Behemoth paper's Table 3 (GPT3-like and T5-like at
  * sizes 1x1 .. 2x4, one sequence of 2048 tokens): the zoo's saved activations, weights and
- * FLOP beside the paper's values and their ratio. --model SPEC [--batch B] prints one model:
- * its shape, its totals and, block by block, the weights, the activations saved to flash and
- * the forward and backward operations with their GEMM shapes and FLOP.
+ * FLOP beside the paper's values and their ratio. --model SPEC [--batch B] [--seq N] prints
+ * one model (the zoo's, or a Hugging Face config.json): a line `parameters: <N> total, <M>
+ * active per token`, its shape, its totals and, block by block, the weights, the activations
+ * saved to flash and the forward and backward operations with their GEMM shapes and FLOP.
  */
 #include "models/zoo/zoo.h"
 #include "testbench/flashstream/cli.h"
@@ -20,10 +21,10 @@
 struct model_opts {
     bool table;
     const char *model;
-    uint64_t batch;
+    uint64_t batch, seq;
 };
 
-enum { SET_BATCH = 1 << 0 };
+enum { SET_BATCH = 1 << 0, SET_SEQ = 1 << 1 };
 
 #define MODEL_FIELD(member) CLI_FIELD(struct model_opts, member)
 
@@ -33,12 +34,16 @@ static const struct cli_opt model_options[] = {
              "and PFLOP beside the paper's values, and the ratio"),
      CLI_FLAG(MODEL_FIELD(table))},
     {CLI_OPT("model", "SPEC", NULL,
-             "one model, gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4:\n"
-             "its shape, and per block the weights, saved activations and\n"
-             "operations (GEMM shapes, FLOP)"),
+             "one model, gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4,\n"
+             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2; e.g.\n"
+             "configs/models/llama-3.1-8b.json): its parameters, its shape,\n"
+             "and per block the weights, saved activations and operations\n"
+             "(GEMM shapes, FLOP)"),
      CLI_STR_OK(MODEL_FIELD(model), cli_nonempty, "a model spec, e.g. gpt3-like:1x1")},
     {CLI_OPT("batch", "B", NULL, "sequences per core for --model (default 1)"),
      CLI_U64(MODEL_FIELD(batch), 1, ZOO_MAX_BATCH), .given = SET_BATCH},
+    {CLI_OPT("seq", "N", NULL, "tokens per sequence for --model (default 2048)"),
+     CLI_U64(MODEL_FIELD(seq), 1, ZOO_MAX_SEQ), .given = SET_SEQ},
     {0},
 };
 
@@ -206,10 +211,17 @@ static void print_model(const struct zoo_model *m)
     const struct zoo_shape *s = &m->shape;
     const struct zoo_totals *t = &m->total;
 
+    printf("parameters: %" PRIu64 " total, %" PRIu64 " active per token\n", t->params, t->params);
     printf("%s, batch %u per core (sequences of %u tokens)\n", m->spec, s->batch, s->seq);
-    printf("  shape       d_model %" PRIu64 ", d_ff %" PRIu64 ", %" PRIu64 " heads x %" PRIu64
-           ", vocabulary %" PRIu64 "; ",
-           s->d_model, s->d_ff, s->heads, s->d_head, s->vocab);
+    if (s->family == ZOO_HF)
+        printf("  config      %s%s%s%s\n", s->arch,
+               s->tied ? ", LM head tied to the embedding" : "",
+               s->qkv_bias ? ", Q, K, V biases" : "", s->mlp_bias ? ", FFN biases" : "");
+    printf("  shape       d_model %" PRIu64 ", d_ff %" PRIu64 ", %" PRIu64 " heads x %" PRIu64,
+           s->d_model, s->d_ff, s->heads, s->d_head);
+    if (s->kv_heads != s->heads)
+        printf(" (%" PRIu64 " K, V heads)", s->kv_heads);
+    printf(", vocabulary %" PRIu64 "; ", s->vocab);
     if (s->family == ZOO_T5_LIKE)
         printf("%u encoder + %u decoder layers\n", s->enc_layers, s->dec_layers);
     else
@@ -236,7 +248,7 @@ static void print_model(const struct zoo_model *m)
 
 int cmd_model(int argc, char **argv)
 {
-    struct model_opts o = {.batch = 1};
+    struct model_opts o = {.batch = 1, .seq = ZOO_SEQ};
     unsigned given = 0;
     int rc = cli_parse(&model_cli, argc, argv, &o, &given);
 
@@ -247,19 +259,26 @@ int cmd_model(int argc, char **argv)
                         "(--help lists the options)\n");
         return 2;
     }
-    if ((given & SET_BATCH) && !o.model) {
-        fprintf(stderr, "flashstream model: --batch applies to --model; the table is at batch "
-                        "1, as the paper's\n");
+    if ((given & (SET_BATCH | SET_SEQ)) && !o.model) {
+        fprintf(stderr,
+                "flashstream model: --batch and --seq apply to --model; the table is at "
+                "batch 1 and %u tokens, as the paper's\n",
+                ZOO_SEQ);
         return 2;
     }
     if (o.model) {
         struct zoo_model *m;
         struct err e = {{0}};
 
-        if (zoo_build(o.model, (uint32_t)o.batch, &m, &e)) {
+        if (zoo_build_seq(o.model, (uint32_t)o.batch, (uint32_t)o.seq, &m, &e)) {
             fprintf(stderr, "flashstream model: --model: %s\n", e.msg);
             return 2;
         }
+        if (m->ignored[0])
+            fprintf(stderr,
+                    "flashstream model: %s: fields that do not change the timing, "
+                    "ignored: %s\n",
+                    o.model, m->ignored);
         if (o.table && print_table())
             rc = 1;
         if (o.table)

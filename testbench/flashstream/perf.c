@@ -48,7 +48,7 @@ struct perf_opts {
     const char *faults[MAX_SETS];
     int n_faults;
     const char *model;
-    uint64_t batch, iterations, pieces, trace_max;
+    uint64_t batch, seq, iterations, pieces, trace_max;
     int storage; /* -1: the machine's storage.backend */
     int opt;     /* 0 adam, 1 sgd */
     bool flash_fit;
@@ -85,10 +85,13 @@ static const char grp_model[] = "workload", grp_machine[] = "machine", grp_outpu
 static const struct cli_opt perf_options[] = {
     {CLI_OPT("model", "SPEC", grp_model,
              "gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4 (default\n"
-             "gpt3-like:1x1, GPT-3 175B); flashstream model --table lists them"),
+             "gpt3-like:1x1, GPT-3 175B; flashstream model --table lists them),\n"
+             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2)"),
      CLI_STR_OK(PERF_FIELD(model), cli_nonempty, "a model spec, e.g. gpt3-like:1x1")},
-    {CLI_OPT("batch", "B", grp_model, "sequences of 2048 tokens per core (default 1)"),
+    {CLI_OPT("batch", "B", grp_model, "sequences per core (default 1)"),
      CLI_U64(PERF_FIELD(batch), 1, ZOO_MAX_BATCH)},
+    {CLI_OPT("seq", "N", grp_model, "tokens per sequence (default 2048)"),
+     CLI_U64(PERF_FIELD(seq), 1, ZOO_MAX_SEQ)},
     {CLI_OPT("opt", "adam|sgd", grp_model,
              "optimizer at the Weight Node: its state per parameter (Adam\n"
              "2 fp32 words, SGD momentum 1) and update cost (default adam)"),
@@ -156,6 +159,7 @@ static int parse(int argc, char **argv, struct perf *p)
     struct perf_opts *o = &p->o;
     *o = (struct perf_opts){.model = "gpt3-like:1x1",
                             .batch = 1,
+                            .seq = ZOO_SEQ,
                             .iterations = 1,
                             .pieces = 4,
                             .trace_max = TRACE_DEFAULT_MAX_EVENTS,
@@ -176,8 +180,11 @@ static int parse(int argc, char **argv, struct perf *p)
     p->cfg.fidelity = MACHINE_PERF;
     snprintf(p->out, sizeof(p->out), "%s", o->out);
     struct err e;
-    if (zoo_build(o->model, (uint32_t)o->batch, &p->model, &e))
+    if (zoo_build_seq(o->model, (uint32_t)o->batch, (uint32_t)o->seq, &p->model, &e))
         return fail("", &e);
+    if (p->model->ignored[0])
+        fprintf(stderr, "flashstream perf: %s: fields that do not change the timing, ignored: %s\n",
+                o->model, p->model->ignored);
     return 0;
 }
 

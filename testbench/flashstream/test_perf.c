@@ -769,10 +769,11 @@ static void test_program_checks(void **state)
     expect(machine_create_program(&c, p, &r, &e), -EINVAL, &e, "storage.ssd_grain = 3");
 }
 
-/* GPT3-like 1x1 compiled for configs/behemoth-paper.ini, on the ideal storage (the paper's
- * machine holds neither its masters nor its optimizer state in the WN's M and O streams): the
- * cores are busy exactly the cycles the compiler gave the GEMMs, step after step. */
-static void test_program_zoo(void **state)
+/* A model compiled for configs/behemoth-paper.ini, on the ideal storage (the paper's machine
+ * holds neither its masters nor its optimizer state in the WN's M and O streams): its W records
+ * are its bf16 weights; the cores are busy exactly the cycles the compiler gave the GEMMs, step
+ * after step. */
+static void program_zoo(const char *spec)
 {
     struct machine_ini *mi;
     struct zoo_model *m;
@@ -781,14 +782,13 @@ static void test_program_zoo(void **state)
     struct machine *r;
     struct machine_step_info a, b;
     struct err e = {{0}};
-    (void)state;
 
     assert_int_equal(machine_ini_create(&mi, &e), 0);
     if (machine_ini_load(mi, "configs/behemoth-paper.ini", &e) ||
         machine_ini_set(mi, "storage.backend=ideal", NULL, &e))
         fail_msg("configs/behemoth-paper.ini: %s", e.msg);
     struct machine_cfg c = *machine_ini_cfg(mi);
-    assert_int_equal(zoo_build("gpt3-like:1x1", 1, &m, &e), 0);
+    assert_int_equal(zoo_build(spec, 1, &m, &e), 0);
     assert_int_equal(dma_time_create_core(&c.dma, &c.core, &c.tb, c.core_period_ps, &dm, &e), 0);
     struct hz_cfg h = {.model = m,
                        .n_an = c.n_an,
@@ -805,7 +805,10 @@ static void test_program_zoo(void **state)
                        .dma_time = dm};
     if (hz_compile(&h, &p, &e))
         fail_msg("hz_compile: %s", e.msg);
-    uint64_t gemm_cycles = 0;
+    uint64_t gemm_cycles = 0, w_bytes = 0;
+    for (uint32_t k = 0; k < p->n_rec[HC_S_W]; k++)
+        w_bytes += p->rec_size[HC_S_W][k];
+    assert_int_equal(w_bytes, m->total.weight_bytes);
     for (uint32_t i = 0; i < p->n_cmd; i++)
         if (p->cmd[i].kind == HC_GEMM && p->cmd[i].node == 0)
             gemm_cycles += p->cmd[i].cycles;
@@ -823,6 +826,13 @@ static void test_program_zoo(void **state)
     dma_time_destroy(dm);
     zoo_destroy(m);
     machine_ini_destroy(mi);
+}
+
+static void test_program_zoo(void **state)
+{
+    (void)state;
+    program_zoo("gpt3-like:1x1");
+    program_zoo("configs/models/llama-3.1-8b.json");
 }
 
 int main(void)

@@ -5,7 +5,8 @@
  * batches refused with messages that name them and what is accepted; FLOP that add up (blocks
  * to the total, backward = 2 x forward per GEMM kind, recompute only in the attention core);
  * operation lists a compiler can walk (every read operand produced, loaded or a weight of the
- * block; every saved tensor loaded back once); a memory footprint that does not grow with the
+ * block; every saved tensor loaded back once), the FLOP and walk checks also on two Hugging
+ * Face models (test_zoo_hf has the rest); a memory footprint that does not grow with the
  * model.
  */
 #include <errno.h>
@@ -357,9 +358,12 @@ static void check_block_flop(const struct zoo_block *k)
 
 static void test_flop_add_up(void **state)
 {
+    static const char *const hf[] = {"configs/models/llama-3.1-8b.json",
+                                     "configs/models/qwen2-7b.json"};
+
     (void)state;
-    for (size_t r = 0; r < N_ROWS; r++) {
-        struct zoo_model *m = build(table3[r].spec, 2);
+    for (size_t r = 0; r < N_ROWS + 2; r++) {
+        struct zoo_model *m = build(r < N_ROWS ? table3[r].spec : hf[r - N_ROWS], 2);
         uint64_t sum = 0, fwd = 0, params = 0, saved = 0;
 
         for (uint32_t i = 0; i < m->n_blocks; i++) {
@@ -478,10 +482,12 @@ static void walk(const struct zoo_block *k, const struct zoo_op *ops, uint32_t n
 
 static void test_operation_lists_walk(void **state)
 {
-    static const char *const specs[] = {"gpt3-like:1x1", "t5-like:1x1"};
+    static const char *const specs[] = {"gpt3-like:1x1", "t5-like:1x1",
+                                        "configs/models/llama-3.1-8b.json",
+                                        "configs/models/qwen2-7b.json"};
 
     (void)state;
-    for (int m_i = 0; m_i < 2; m_i++) {
+    for (size_t m_i = 0; m_i < sizeof(specs) / sizeof(specs[0]); m_i++) {
         struct zoo_model *m = build(specs[m_i], 1);
 
         for (uint32_t i = 0; i < m->n_blocks; i++) {

@@ -1,0 +1,251 @@
+/*
+ * test_zoo_hf: models from their Hugging Face config.json (models/zoo/zoo_hf.h): the shipped
+ * configs (configs/models/) have their published parameter counts; a LLaMA layer's GEMMs,
+ * saved tensors and FLOP against a hand calculation (grouped-query K and V, the gated FFN,
+ * rotary positions on the vector unit); tied embeddings counted once; the operation lists
+ * walk as the paper families' do; every field that does not change the timing is listed;
+ * bad files and fields are refused naming the field and what is accepted.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "models/zoo/zoo.h"
+
+static struct zoo_model *build(const char *spec, uint32_t seq)
+{
+    struct zoo_model *m = NULL;
+    struct err e = {{0}};
+
+    if (zoo_build_seq(spec, 1, seq, &m, &e))
+        fail_msg("zoo_build_seq(%s): %s", spec, e.msg);
+    return m;
+}
+
+static const struct zoo_block *block_of(const struct zoo_model *m, enum zoo_block_kind kind)
+{
+    for (uint32_t i = 0; i < m->n_blocks; i++)
+        if (m->blocks[i].kind == kind)
+            return &m->blocks[i];
+    fail_msg("%s has no %s block", m->spec, zoo_block_kind_name(kind));
+    return NULL;
+}
+
+/* The parameter counts the models' Hugging Face pages publish (safetensors, rounded as
+ * printed there), against the zoo's exact count of the same config. */
+static void test_shipped_configs_have_published_counts(void **state)
+{
+    static const struct {
+        const char *file;
+        uint64_t exact;
+        double published;
+    } m[] = {
+        {"configs/models/llama-3.1-8b.json", 8030261248ull, 8.03e9},
+        {"configs/models/llama-3.1-70b.json", 70553706496ull, 70.6e9},
+        {"configs/models/llama-3.1-405b.json", 405853388800ull, 406e9},
+        {"configs/models/mistral-7b-v0.1.json", 7241732096ull, 7.24e9},
+        {"configs/models/qwen2-7b.json", 7615616512ull, 7.62e9},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+        struct zoo_model *z = build(m[i].file, 2048);
+        double dev = (double)z->total.params / m[i].published - 1;
+        if (z->total.params != m[i].exact || dev > 0.01 || dev < -0.01)
+            fail_msg("%s: %llu parameters, expected %llu (published %.4g)", m[i].file,
+                     (unsigned long long)z->total.params, (unsigned long long)m[i].exact,
+                     m[i].published);
+        assert_int_equal(z->shape.family, ZOO_HF);
+        assert_int_equal(z->total.weight_bytes, 2 * z->total.params);
+        zoo_destroy(z);
+    }
+}
+
+/* One LLaMA-3.1-8B layer at 4096 tokens, by hand: d 4096, 32 heads of 128, 8 K and V heads
+ * (width 1024), d_ff 14336 (gate and up: 28672). */
+static void test_llama_layer_by_hand(void **state)
+{
+    const uint64_t t = 4096, d = 4096, kv = 1024, ff = 14336, heads = 32, dh = 128;
+    struct zoo_model *m = build("configs/models/llama-3.1-8b.json", (uint32_t)t);
+    const struct zoo_block *k = block_of(m, ZOO_BLOCK_DECODER);
+    uint64_t proj = 2 * t * (d * d + 2 * d * kv + d * d + d * 2 * ff + ff * d);
+    uint64_t attn = 2 * 2 * t * t * dh * heads; /* scores and attention x V */
+    int rope = 0, rope_bwd = 0, swiglu = 0;
+
+    (void)state;
+    assert_int_equal(m->shape.seq, t);
+    assert_int_equal(k->repeat, 32);
+    assert_int_equal(k->per.params, d * d * 2 + 2 * d * kv + 3 * d * ff + 2 * d);
+    assert_int_equal(k->per.flop_fwd, proj + attn);
+    assert_int_equal(k->per.flop_bwd, 2 * (proj + attn));
+    assert_int_equal(k->per.flop_recompute, attn);
+    /* saved: both norms' outputs (with 1/rms), Q, K and V after rotation, the gate and up */
+    assert_int_equal(k->per.saved_bytes,
+                     2 * (2 * t * d + 4 * t) + 2 * t * d + 2 * 2 * t * kv + 2 * t * 2 * ff);
+    for (uint32_t i = 0; i < k->n_fwd; i++) {
+        const struct zoo_op *op = &k->fwd[i];
+        if (op->type == ZOO_OP_GEMM && (op->gemm.kind == ZOO_GEMM_K || op->gemm.kind == ZOO_GEMM_V))
+            assert_int_equal(op->gemm.n, kv);
+        if (op->type == ZOO_OP_GEMM && op->gemm.kind == ZOO_GEMM_SCORES)
+            assert_int_equal(op->gemm.count, heads);
+        if (op->type == ZOO_OP_VEC) {
+            rope += op->vec.kind == ZOO_VEC_ROPE;
+            swiglu += op->vec.kind == ZOO_VEC_SWIGLU;
+        }
+    }
+    for (uint32_t i = 0; i < k->n_bwd; i++) {
+        const struct zoo_op *op = &k->bwd[i];
+        rope_bwd += op->type == ZOO_OP_VEC && op->vec.kind == ZOO_VEC_ROPE_BWD;
+        /* a K or V head's gradient sums its 4 query heads' */
+        if (op->type == ZOO_OP_GEMM && op->gemm.role == ZOO_ROLE_GRAD_B &&
+            (op->gemm.kind == ZOO_GEMM_SCORES || op->gemm.kind == ZOO_GEMM_ATTN_V))
+            assert_true(op->gemm.accumulate);
+    }
+    assert_int_equal(rope, 2);
+    assert_int_equal(rope_bwd, 2);
+    assert_int_equal(swiglu, 1);
+    /* untied: the head has its own table */
+    assert_int_equal(block_of(m, ZOO_BLOCK_HEAD)->per.params, 128256 * d + d);
+    zoo_destroy(m);
+}
+
+/* ---------------------------------------------------------------- files of our own */
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/test_zoo_hf.XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    char path[128];
+    (void)state;
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    unlink(path);
+    return rmdir(dir);
+}
+
+/* config.json of dir holding text; its path. */
+static const char *write_config(const char *text)
+{
+    static char path[128];
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+#define SMALL_FIELDS                                                                               \
+    "\"hidden_size\": 256, \"intermediate_size\": 512, \"num_hidden_layers\": 2, "                 \
+    "\"num_attention_heads\": 4, \"vocab_size\": 1000"
+
+static void test_tied_and_ignored(void **state)
+{
+    const char *path = write_config("{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS
+                                    ", \"tie_word_embeddings\": true, \"rope_theta\": 10000.0, "
+                                    "\"custom_note\": \"x\"}");
+    struct zoo_model *m = build(path, 128);
+    const struct zoo_block *head = block_of(m, ZOO_BLOCK_HEAD);
+
+    (void)state;
+    assert_string_equal(m->spec, "hf:config");
+    assert_string_equal(m->ignored, "rope_theta, custom_note");
+    /* the head's table is the embedding's, counted there */
+    assert_int_equal(head->per.params, 256);
+    assert_true(head->weights[1].tied);
+    assert_string_equal(head->weights[1].name, "embed_tokens");
+    /* 4 heads, no num_key_value_heads: as many K and V heads */
+    assert_int_equal(m->shape.kv_heads, 4);
+    assert_int_equal(m->total.params,
+                     1000 * 256 + 2 * (4 * 256 * 256 + 3 * 256 * 512 + 2 * 256) + 256);
+    zoo_destroy(m);
+}
+
+static void test_bad_configs_refused(void **state)
+{
+    static const struct {
+        const char *text;
+        uint32_t seq;
+        const char *needle, *accepted;
+    } bad[] = {
+        {"{\"architectures\": [\"GPT2LMHeadModel\"], " SMALL_FIELDS "}", 64,
+         "architecture GPT2LMHeadModel is not known", "LlamaForCausalLM"},
+        {"{\"architectures\": [\"MixtralForCausalLM\"], " SMALL_FIELDS "}", 64,
+         "mixture of experts, not modelled yet", "Qwen2ForCausalLM"},
+        {"{" SMALL_FIELDS "}", 64, "field architectures is missing", "accepted"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 256, "
+         "\"intermediate_size\": 512, \"num_hidden_layers\": 2, \"vocab_size\": 1000}",
+         64, "field num_attention_heads is missing", "an integer 1..4096"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": \"256\", "
+         "\"intermediate_size\": 512, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+         "\"vocab_size\": 1000}",
+         64, "field hidden_size is \"256\"", "an integer 1..1048576"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 256.5, "
+         "\"intermediate_size\": 512, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+         "\"vocab_size\": 1000}",
+         64, "field hidden_size is 256.5", "an integer"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS
+         ", \"num_key_value_heads\": 3}",
+         64, "3, which does not divide num_attention_heads 4", "a divisor"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS ", \"hidden_act\": \"gelu\"}",
+         64, "field hidden_act is not \"silu\"", "accepted \"silu\""},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS
+         ", \"max_position_embeddings\": 128}",
+         256, "max_position_embeddings is 128, less than the 256 tokens", "--seq up to it"},
+        {"{\"architectures\": [\"MistralForCausalLM\"], " SMALL_FIELDS ", \"sliding_window\": 64}",
+         128, "sliding_window is 64", "banded attention is not modelled"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS ", \"vocab_size\": 9}", 64,
+         "field vocab_size is given twice", "each field once"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"], " SMALL_FIELDS
+         ", \"tie_word_embeddings\": 1}",
+         64, "tie_word_embeddings is not true or false", "accepted true, false"},
+        {"{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 256,,}", 64,
+         "config.json:2:", "not valid JSON"},
+        {"[1, 2]", 64, "not an object", "a JSON object"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *path = write_config(bad[i].text);
+        struct zoo_model *m = (struct zoo_model *)&bad; /* must be cleared */
+        struct err e = {{0}};
+
+        assert_int_equal(zoo_build_seq(path, 1, bad[i].seq, &m, &e), -EINVAL);
+        assert_null(m);
+        if (!strstr(e.msg, bad[i].needle) || !strstr(e.msg, bad[i].accepted) ||
+            !strstr(e.msg, path))
+            fail_msg("config %zu: message \"%s\" lacks the file, \"%s\" or \"%s\"", i, e.msg,
+                     bad[i].needle, bad[i].accepted);
+    }
+    struct zoo_model *m = NULL;
+    struct err e = {{0}};
+    assert_int_equal(zoo_build_seq("/nonexistent/config.json", 1, 64, &m, &e), -ENOENT);
+    assert_non_null(strstr(e.msg, "/nonexistent/config.json: cannot be read"));
+    assert_int_equal(zoo_build_seq("configs/models/llama-3.1-8b.json", 1, 0, &m, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "accepted 1..1048576"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_configs_have_published_counts),
+        cmocka_unit_test(test_llama_layer_by_hand),
+        cmocka_unit_test(test_tied_and_ignored),
+        cmocka_unit_test(test_bad_configs_refused),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
