@@ -372,7 +372,8 @@ static bool exp_class(enum zoo_vec_kind k)
 {
     return k == ZOO_VEC_SOFTMAX || k == ZOO_VEC_SOFTMAX_BWD || k == ZOO_VEC_GELU ||
            k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS || k == ZOO_VEC_SWIGLU ||
-           k == ZOO_VEC_SWIGLU_BWD; /* SiLU's sigmoid */
+           k == ZOO_VEC_SWIGLU_BWD /* SiLU's sigmoid */ || k == ZOO_VEC_ROUTE ||
+           k == ZOO_VEC_ROUTE_BWD;
 }
 
 /* An operation on each element by itself (the others work on whole rows). */
@@ -380,7 +381,9 @@ static bool elementwise(enum zoo_vec_kind k)
 {
     return k == ZOO_VEC_GELU || k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_RELU ||
            k == ZOO_VEC_RELU_BWD || k == ZOO_VEC_ADD || k == ZOO_VEC_ROPE ||
-           k == ZOO_VEC_ROPE_BWD || k == ZOO_VEC_SWIGLU || k == ZOO_VEC_SWIGLU_BWD;
+           k == ZOO_VEC_ROPE_BWD || k == ZOO_VEC_SWIGLU || k == ZOO_VEC_SWIGLU_BWD ||
+           k == ZOO_VEC_DISPATCH || k == ZOO_VEC_DISPATCH_BWD || k == ZOO_VEC_COMBINE ||
+           k == ZOO_VEC_COMBINE_BWD;
 }
 
 /*

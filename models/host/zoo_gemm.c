@@ -372,10 +372,11 @@ static bool stream_cost(struct gx *z, const struct zoo_gemm *g, uint64_t live,
     gc->held = hz_ceil_div(live, chunks) + 2 * panel;
     gc->core = g->count * cy;
     gc->tiles = g->count * chunks * hz_ceil_div(g->m, cp->rows) * hz_ceil_div(g->n, cp->cols);
+    uint64_t weights = g->experts ? g->count : 1; /* experts: a weight per instance */
     if (win)
-        gc->cls_in[ZOO_OPND_WEIGHT] = gc->in_bytes = 2 * g->k * g->n * chunks;
+        gc->cls_in[ZOO_OPND_WEIGHT] = gc->in_bytes = 2 * g->k * g->n * chunks * weights;
     if (wout)
-        gc->cls_out[ZOO_OPND_WGRAD] = gc->out_bytes = 4 * g->m * g->n * chunks;
+        gc->cls_out[ZOO_OPND_WGRAD] = gc->out_bytes = 4 * g->m * g->n * chunks * weights;
     gc->dma_in = hz_ceil_div(gc->in_bytes, dma_w);
     gc->dma_out = hz_ceil_div(gc->out_bytes, dma_w);
     /* the array reads a column of A and a row of B a cycle at its full rate */

@@ -12,8 +12,9 @@
  *     DMA cycles: the DMA twin's (models/dma/dma_time) for every panel and tile, with the
  *     transposes the DMA does.
  *   - Streamed (cfg->sram_bytes > 0): the activation operands resident (`live` bytes of the
- *     layer's tensors, models/host/zoo_live), the weight streamed in K x cols panels, a weight
- *     gradient out tile by tile, an attention GEMM moving nothing; the sequence cut into 2,
+ *     layer's tensors, models/host/zoo_live), the weight streamed in K x cols panels (the
+ *     experts' GEMMs: each instance its own weight), a weight gradient out tile by tile, an
+ *     attention GEMM moving nothing; the sequence cut into 2,
  *     4, ... chunks (at least `rows` tokens) until the layer fits. Core cycles: the RTL's
  *     formula with pads as deep as a command needs, commands cut at CORE_DIM_MAX, and at least
  *     the SRAM traffic over its bandwidth; DMA cycles: bytes at dma_bytes_per_cycle.

@@ -63,6 +63,9 @@ const char *zoo_gemm_kind_name(enum zoo_gemm_kind k)
         [ZOO_GEMM_FFN_UP] = "ffn_up",
         [ZOO_GEMM_FFN_DOWN] = "ffn_down",
         [ZOO_GEMM_LM_HEAD] = "lm_head",
+        [ZOO_GEMM_ROUTER] = "router",
+        [ZOO_GEMM_EXPERT_UP] = "expert_up",
+        [ZOO_GEMM_EXPERT_DOWN] = "expert_down",
     };
     return (unsigned)k < ZOO_GEMM_KINDS ? n[k] : "?";
 }
@@ -108,6 +111,12 @@ const char *zoo_vec_kind_name(enum zoo_vec_kind k)
         [ZOO_VEC_ROPE_BWD] = "rope_bwd",
         [ZOO_VEC_SWIGLU] = "swiglu",
         [ZOO_VEC_SWIGLU_BWD] = "swiglu_bwd",
+        [ZOO_VEC_ROUTE] = "route",
+        [ZOO_VEC_ROUTE_BWD] = "route_bwd",
+        [ZOO_VEC_DISPATCH] = "dispatch",
+        [ZOO_VEC_DISPATCH_BWD] = "dispatch_bwd",
+        [ZOO_VEC_COMBINE] = "combine",
+        [ZOO_VEC_COMBINE_BWD] = "combine_bwd",
     };
     return (unsigned)k < ZOO_VEC_KINDS ? n[k] : "?";
 }
@@ -128,6 +137,7 @@ struct style {
     bool mlp_bias;           /* ... on the FFN's two projections */
     bool rope;               /* rotary positions on the queries and keys (LLaMA) */
     bool gated;              /* SwiGLU: gate and up projections as one GEMM (LLaMA) */
+    bool shared_gate;        /* a mixture's shared experts scaled by a gate (Qwen2-MoE) */
     enum zoo_vec_kind norm, norm_bwd;
     enum zoo_vec_kind act, act_bwd;
 };
@@ -158,6 +168,7 @@ static struct style hf_style(const struct zoo_shape *sh)
         .mlp_bias = sh->mlp_bias,
         .rope = true,
         .gated = true,
+        .shared_gate = sh->d_shared && !strcmp(sh->arch, "Qwen2MoeForCausalLM"),
         .norm = ZOO_VEC_RMSNORM,
         .norm_bwd = ZOO_VEC_RMSNORM_BWD,
         .act = ZOO_VEC_SWIGLU,
@@ -175,7 +186,13 @@ struct dims {
     uint64_t kv;    /* kv_heads x d_head: the K and V projections' width */
     uint64_t dh;    /* d_head */
     uint64_t ff;    /* d_ff */
-    uint64_t up;    /* the up projection's width: d_ff, or 2 x d_ff gated */
+    uint64_t up;    /* the up projection's width: d_ff, or 2 x d_ff gated (a mixture: its shared
+                       experts', 0 without) */
+    uint64_t e;     /* a mixture's experts (0: a dense FFN) */
+    uint64_t topk;  /* experts_per_tok */
+    uint64_t tk;    /* tokens x experts_per_tok: the rows the experts compute */
+    uint64_t te;    /* an expert's tokens: tk / e, rounded up (uniform routing) */
+    uint64_t fe;    /* an expert's d_ff */
     uint64_t vocab;
 };
 
@@ -264,6 +281,12 @@ static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
         return (struct shape){kind, x->t, x->d, x->ff, 1};
     case ZOO_GEMM_LM_HEAD:
         return (struct shape){kind, x->t, x->vocab, x->d, 1};
+    case ZOO_GEMM_ROUTER:
+        return (struct shape){kind, x->t, x->e, x->d, 1};
+    case ZOO_GEMM_EXPERT_UP:
+        return (struct shape){kind, x->te, 2 * x->fe, x->d, x->e};
+    case ZOO_GEMM_EXPERT_DOWN:
+        return (struct shape){kind, x->te, x->d, x->fe, x->e};
     case ZOO_GEMM_KINDS:
         break;
     }
@@ -285,6 +308,7 @@ static struct zoo_gemm *gemm_op(struct bb *b, enum pass p, enum zoo_gemm_role ro
         .n = n,
         .k = k,
         .count = f->count,
+        .experts = f->kind == ZOO_GEMM_EXPERT_UP || f->kind == ZOO_GEMM_EXPERT_DOWN,
         .a = a,
         .b = bo,
         .c = c,
@@ -358,7 +382,14 @@ static void vec_recompute(struct bb *b, enum zoo_vec_kind kind, uint64_t rows, u
 static void add_weight(struct bb *b, const char *name, uint64_t rows, uint64_t cols, bool tied)
 {
     assert(b->n_w < MAX_WEIGHTS);
-    b->w[b->n_w++] = (struct zoo_weight){name, rows, cols, 2 * rows * cols, tied};
+    b->w[b->n_w++] = (struct zoo_weight){name, rows, cols, 2 * rows * cols, tied, 0};
+}
+
+/* The experts' weights: e matrices of rows x cols stacked, each token using k of them. */
+static void add_expert_weight(struct bb *b, const char *name, uint64_t rows, uint64_t cols)
+{
+    add_weight(b, name, b->x.e * rows, cols, false);
+    b->w[b->n_w - 1].experts = (uint32_t)b->x.e;
 }
 
 /* A SAVE in forward and the tensor in the block's list; stat: a norm's output, which carries
@@ -650,6 +681,88 @@ static void ffn_bwd(struct bb *b, const char *d_out, const char *d_in, const str
     sublayer_in_grad(b, nn, d_out, d_in);
 }
 
+/*
+ * A mixture of experts in place of the FFN, forward: out = in + sum over the token's top k
+ * experts of p_e x expert_e(norm(in)) (+ the shared experts' FFN of norm(in)). The router scores
+ * every expert (a GEMM, then softmax and top k on the vector unit); each token's row is copied
+ * to its experts (dispatch), each expert a SwiGLU FFN on its tokens (every expert the same
+ * number: uniform routing), the outputs weighted and summed back (combine). Saved: the norm's
+ * output, the routing, each expert's pre-activation and output (the router's gradient needs
+ * it), and the shared experts' pre-activation.
+ */
+static void moe_fwd(struct bb *b, const char *in, const char *out, const struct norm_names *nn)
+{
+    const struct dims *x = &b->x;
+
+    norm_fwd(b, in, nn, "input of the router, the experts and the shared experts");
+    add_weight(b, "moe.router.w", x->d, x->e, false);
+    fwd_gemm(b, ZOO_GEMM_ROUTER, act(nn->out), weight("moe.router.w"), "router_logits", false);
+    vec(b, FWD, ZOO_VEC_ROUTE, x->t, x->e, "router_logits", "route", NULL);
+    save(b, "route", x->t, x->e, false, "each token's experts and their weights");
+    vec(b, FWD, ZOO_VEC_DISPATCH, x->tk, x->d, nn->out, "moe_in", NULL)->in2 = "route";
+    add_expert_weight(b, "moe.gate_up.w", x->d, 2 * x->fe);
+    fwd_gemm(b, ZOO_GEMM_EXPERT_UP, act("moe_in"), weight("moe.gate_up.w"), "moe_pre", false);
+    save(b, "moe_pre", x->tk, 2 * x->fe, false, "the experts' gate and up projections");
+    vec(b, FWD, ZOO_VEC_SWIGLU, x->tk, x->fe, "moe_pre", "moe_act", NULL);
+    add_expert_weight(b, "moe.down.w", x->fe, x->d);
+    fwd_gemm(b, ZOO_GEMM_EXPERT_DOWN, act("moe_act"), weight("moe.down.w"), "moe_out", false);
+    save(b, "moe_out", x->tk, x->d, false, "the experts' outputs, before their weighting");
+    vec(b, FWD, ZOO_VEC_COMBINE, x->tk, x->d, "moe_out", "ffn_out", NULL)->in2 = "route";
+    if (x->up) {
+        add_weight(b, "shared.gate_up.w", x->d, x->up, false);
+        add_weight(b, "shared.down.w", x->ff, x->d, false);
+        if (b->st->shared_gate) /* sigmoid(x . w) per token: its 2 d FLOP a token not timed */
+            add_weight(b, "shared.gate.w", 1, x->d, false);
+        fwd_gemm(b, ZOO_GEMM_FFN_UP, act(nn->out), weight("shared.gate_up.w"), "ffn_pre", false);
+        save(b, "ffn_pre", x->t, x->up, false, "the shared experts' gate and up projections");
+        vec(b, FWD, ZOO_VEC_SWIGLU, x->t, x->ff, "ffn_pre", "ffn_act", NULL);
+        fwd_gemm(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), weight("shared.down.w"), "shared_out",
+                 false);
+        vec_add(b, FWD, "ffn_out", "shared_out", "moe_sum", NULL);
+    }
+    vec_add(b, FWD, in, x->up ? "moe_sum" : "ffn_out", out, NULL);
+}
+
+/* Backward; d_ln2_out sums the experts' (dispatch's), the router's and the shared experts'. */
+static void moe_bwd(struct bb *b, const char *d_out, const char *d_in, const struct norm_names *nn)
+{
+    const struct dims *x = &b->x;
+
+    load(b, "moe_out");
+    load(b, "route");
+    vec(b, BWD, ZOO_VEC_COMBINE_BWD, x->tk, x->d, d_out, "d_moe", NULL)->in2 = "moe_out";
+    load(b, "moe_pre");
+    vec_recompute(b, ZOO_VEC_SWIGLU, x->tk, x->fe, "moe_pre", "moe_act");
+    grad_a(b, ZOO_GEMM_EXPERT_DOWN, grad("d_moe.out"), weight("moe.down.w"), grad("d_moe_act"),
+           false);
+    grad_b(b, ZOO_GEMM_EXPERT_DOWN, act("moe_act"), grad("d_moe.out"), wgrad("moe.down.w"), false);
+    vec(b, BWD, ZOO_VEC_SWIGLU_BWD, x->tk, 2 * x->fe, "d_moe_act", "d_moe_pre", NULL);
+    load(b, nn->out);
+    vec(b, BWD, ZOO_VEC_DISPATCH, x->tk, x->d, nn->out, "moe_in", NULL)->recompute = true;
+    grad_a(b, ZOO_GEMM_EXPERT_UP, grad("d_moe_pre"), weight("moe.gate_up.w"), grad("d_moe_in"),
+           false);
+    grad_b(b, ZOO_GEMM_EXPERT_UP, act("moe_in"), grad("d_moe_pre"), wgrad("moe.gate_up.w"), false);
+    vec(b, BWD, ZOO_VEC_DISPATCH_BWD, x->tk, x->d, "d_moe_in", nn->d_out, NULL);
+    vec(b, BWD, ZOO_VEC_ROUTE_BWD, x->t, x->e, "d_moe.route", "d_router_logits", NULL);
+    grad_a(b, ZOO_GEMM_ROUTER, grad("d_router_logits"), weight("moe.router.w"), grad(nn->d_out),
+           true);
+    grad_b(b, ZOO_GEMM_ROUTER, saved(nn->out), grad("d_router_logits"), wgrad("moe.router.w"),
+           false);
+    if (x->up) {
+        load(b, "ffn_pre");
+        vec_recompute(b, ZOO_VEC_SWIGLU, x->t, x->ff, "ffn_pre", "ffn_act");
+        grad_a(b, ZOO_GEMM_FFN_DOWN, grad(d_out), weight("shared.down.w"), grad("d_ffn_act"),
+               false);
+        grad_b(b, ZOO_GEMM_FFN_DOWN, act("ffn_act"), grad(d_out), wgrad("shared.down.w"), false);
+        vec(b, BWD, ZOO_VEC_SWIGLU_BWD, x->t, x->up, "d_ffn_act", "d_ffn_pre", NULL);
+        grad_a(b, ZOO_GEMM_FFN_UP, grad("d_ffn_pre"), weight("shared.gate_up.w"), grad(nn->d_out),
+               true);
+        grad_b(b, ZOO_GEMM_FFN_UP, saved(nn->out), grad("d_ffn_pre"), wgrad("shared.gate_up.w"),
+               false);
+    }
+    sublayer_in_grad(b, nn, d_out, d_in);
+}
+
 /* ------------------------------------------------------------------ blocks */
 
 /* What a model is made of, in forward order. */
@@ -684,8 +797,13 @@ static void embed_block(struct bb *b, const struct block_def *def)
 static void layer_block(struct bb *b)
 {
     attn_fwd(b, "x", "h");
-    ffn_fwd(b, "h", "y", &ln2);
-    ffn_bwd(b, "dy", "dh", &ln2);
+    if (b->x.e) {
+        moe_fwd(b, "h", "y", &ln2);
+        moe_bwd(b, "dy", "dh", &ln2);
+    } else {
+        ffn_fwd(b, "h", "y", &ln2);
+        ffn_bwd(b, "dy", "dh", &ln2);
+    }
     attn_bwd(b, "dh", "dx");
 }
 
@@ -733,6 +851,7 @@ static void head_block(struct bb *b, const struct block_def *def)
 static void totals_add(struct zoo_totals *sum, const struct zoo_totals *t, uint64_t times)
 {
     sum->params += t->params * times;
+    sum->params_active += t->params_active * times;
     sum->weight_bytes += t->weight_bytes * times;
     sum->saved_bytes += t->saved_bytes * times;
     sum->saved_tensors += t->saved_tensors * times;
@@ -742,14 +861,19 @@ static void totals_add(struct zoo_totals *sum, const struct zoo_totals *t, uint6
     sum->flop += t->flop * times;
 }
 
-static void block_totals(struct zoo_block *k)
+static void block_totals(struct zoo_block *k, uint64_t experts_per_tok)
 {
     struct zoo_totals *t = &k->per;
 
     memset(t, 0, sizeof(*t));
-    for (uint32_t i = 0; i < k->n_weights; i++)
-        if (!k->weights[i].tied)
-            t->params += k->weights[i].rows * k->weights[i].cols;
+    for (uint32_t i = 0; i < k->n_weights; i++) {
+        const struct zoo_weight *w = &k->weights[i];
+        uint64_t n = w->rows * w->cols;
+        if (w->tied)
+            continue;
+        t->params += n;
+        t->params_active += w->experts ? n / w->experts * experts_per_tok : n;
+    }
     t->weight_bytes = 2 * t->params;
     for (uint32_t i = 0; i < k->n_saved; i++)
         t->saved_bytes += k->saved[i].bytes;
@@ -791,7 +915,7 @@ static int block_take(struct zoo_block *k, const struct bb *b)
     k->n_bwd = b->n_bwd;
     k->n_weights = b->n_w;
     k->n_saved = b->n_saved;
-    block_totals(k);
+    block_totals(k, b->x.topk);
     return 0;
 }
 
@@ -974,9 +1098,16 @@ int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_mod
         .inner = sh.heads * sh.d_head,
         .kv = sh.kv_heads * sh.d_head,
         .dh = sh.d_head,
-        .ff = sh.d_ff,
-        .up = json ? 2 * sh.d_ff : sh.d_ff,
+        .ff = sh.experts ? sh.d_shared : sh.d_ff,
+        .up = json ? 2 * (sh.experts ? sh.d_shared : sh.d_ff) : sh.d_ff,
         .vocab = sh.vocab,
+        .e = sh.experts,
+        .tk = (uint64_t)batch * sh.seq * sh.experts_per_tok,
+        .topk = sh.experts_per_tok,
+        .te = sh.experts
+                  ? ((uint64_t)batch * sh.seq * sh.experts_per_tok + sh.experts - 1) / sh.experts
+                  : 0,
+        .fe = sh.d_expert,
     };
     m = calloc(1, sizeof(*m));
     if (!m)

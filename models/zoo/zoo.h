@@ -13,8 +13,11 @@
  * W and D are each 1, 2 or 4; every sequence is ZOO_SEQ tokens (the T5-like's encoder input and
  * decoder target both) unless zoo_build_seq says otherwise. models/zoo/README.md gives every
  * value's source. And any dense decoder of the Hugging Face hub from its config.json
- * (models/zoo/zoo_hf.h: LLaMA, Mistral, Qwen2): grouped-query attention, rotary positions,
- * RMSNorm, a SwiGLU FFN (its gate and up projections one GEMM), untied or tied embeddings.
+ * (models/zoo/zoo_hf.h: LLaMA, Mistral, Qwen2, and the mixtures of experts Mixtral and
+ * Qwen2-MoE): grouped-query attention, rotary positions, RMSNorm, a SwiGLU FFN (its gate and
+ * up projections one GEMM) or a mixture of SwiGLU experts with top-k routing (every expert
+ * given the same tokens: t x k / experts, rounded up) and shared experts, untied or tied
+ * embeddings.
  * A model is a short list of blocks (embedding, a layer kind with a repeat count, the head),
  * so its memory does not grow with D or W: a block is described once, per instance. A block
  * holds its weight tensors, the activations it saves to flash in forward (the V stream) for its
@@ -90,7 +93,10 @@ enum zoo_gemm_kind {
     ZOO_GEMM_XOUT_PROJ,
     ZOO_GEMM_FFN_UP, /* a gated FFN's gate and up projections, fused: N = 2 x d_ff */
     ZOO_GEMM_FFN_DOWN,
-    ZOO_GEMM_LM_HEAD, /* logits over the vocabulary */
+    ZOO_GEMM_LM_HEAD,     /* logits over the vocabulary */
+    ZOO_GEMM_ROUTER,      /* a mixture's router: each token's score of every expert */
+    ZOO_GEMM_EXPERT_UP,   /* an expert's gate and up projections, fused, on its tokens */
+    ZOO_GEMM_EXPERT_DOWN, /* an expert's down projection */
     ZOO_GEMM_KINDS,
 };
 
@@ -123,6 +129,8 @@ struct zoo_gemm {
     struct zoo_opnd a, b, c;
     bool bias;       /* FWD: adds a bias of n; GRAD_B: also sums dY's columns */
     bool accumulate; /* C += A B (a gradient with several sources) */
+    bool experts;    /* each of the count instances has a weight of its own (one per expert of
+                        a mixture: the weight operand holds count of them, stacked) */
 };
 
 enum zoo_vec_kind {
@@ -136,14 +144,20 @@ enum zoo_vec_kind {
     ZOO_VEC_GELU_BWD,
     ZOO_VEC_RELU,
     ZOO_VEC_RELU_BWD,
-    ZOO_VEC_ADD,        /* in + in2: a residual add, a gradient's two sources, positions */
-    ZOO_VEC_EMBED,      /* rows gathered from the table */
-    ZOO_VEC_EMBED_BWD,  /* rows scatter-added into the table's gradient */
-    ZOO_VEC_LOSS,       /* softmax cross-entropy per row, and its gradient (the last op) */
-    ZOO_VEC_ROPE,       /* rotary positions: each pair of a query's or key's values rotated */
-    ZOO_VEC_ROPE_BWD,   /* the gradient rotated back */
-    ZOO_VEC_SWIGLU,     /* silu(gate) x up: rows x cols outputs from rows x 2 cols inputs */
-    ZOO_VEC_SWIGLU_BWD, /* the gradients of gate and up: rows x cols is both (2 x d_ff) */
+    ZOO_VEC_ADD,          /* in + in2: a residual add, a gradient's two sources, positions */
+    ZOO_VEC_EMBED,        /* rows gathered from the table */
+    ZOO_VEC_EMBED_BWD,    /* rows scatter-added into the table's gradient */
+    ZOO_VEC_LOSS,         /* softmax cross-entropy per row, and its gradient (the last op) */
+    ZOO_VEC_ROPE,         /* rotary positions: each pair of a query's or key's values rotated */
+    ZOO_VEC_ROPE_BWD,     /* the gradient rotated back */
+    ZOO_VEC_SWIGLU,       /* silu(gate) x up: rows x cols outputs from rows x 2 cols inputs */
+    ZOO_VEC_SWIGLU_BWD,   /* the gradients of gate and up: rows x cols is both (2 x d_ff) */
+    ZOO_VEC_ROUTE,        /* softmax over the experts and the top experts_per_tok, per token */
+    ZOO_VEC_ROUTE_BWD,    /* the gradient of the router's scores */
+    ZOO_VEC_DISPATCH,     /* each token's row copied to the experts it is routed to */
+    ZOO_VEC_DISPATCH_BWD, /* their gradients summed back into the token's row */
+    ZOO_VEC_COMBINE,      /* the experts' outputs weighted and summed into each token's row */
+    ZOO_VEC_COMBINE_BWD,  /* the gradients of the experts' outputs and of the weights */
     ZOO_VEC_KINDS,
 };
 
@@ -176,6 +190,8 @@ struct zoo_weight {
     uint64_t rows, cols; /* a bias or a norm's scale has rows 1 */
     uint64_t bytes;      /* 2 * rows * cols (bf16) */
     bool tied;           /* the tensor of that name in an earlier block: counted there */
+    uint32_t experts;    /* a mixture's experts it stacks (0: a dense weight), of which each
+                            token uses experts_per_tok */
 };
 
 struct zoo_tensor {
@@ -187,9 +203,10 @@ struct zoo_tensor {
 
 /* Per block instance, or for a whole model (blocks times their repeat). */
 struct zoo_totals {
-    uint64_t params;       /* weights counted once (tied ones where they are first listed) */
-    uint64_t weight_bytes; /* 2 * params */
-    uint64_t saved_bytes;  /* activations written to the V stream in forward */
+    uint64_t params;        /* weights counted once (tied ones where they are first listed) */
+    uint64_t params_active; /* ... of which a token uses (a mixture: its experts_per_tok) */
+    uint64_t weight_bytes;  /* 2 * params */
+    uint64_t saved_bytes;   /* activations written to the V stream in forward */
     uint64_t saved_tensors;
     uint64_t flop_fwd;       /* forward GEMMs */
     uint64_t flop_bwd;       /* gradient GEMMs: 2 x flop_fwd */
@@ -216,8 +233,10 @@ struct zoo_shape {
     uint32_t batch; /* sequences per core */
     uint32_t seq;   /* tokens per sequence (ZOO_SEQ unless zoo_build_seq's) */
     uint64_t d_model, d_ff, heads, d_head, vocab;
-    uint64_t kv_heads;               /* K and V heads: heads, or fewer (grouped-query) */
-    uint32_t enc_layers, dec_layers; /* GPT3-like: 0 encoder layers */
+    uint64_t kv_heads;                 /* K and V heads: heads, or fewer (grouped-query) */
+    uint64_t experts, experts_per_tok; /* a mixture of experts in every layer (0: dense) */
+    uint64_t d_expert, d_shared;       /* an expert's d_ff; the shared experts' (0: none) */
+    uint32_t enc_layers, dec_layers;   /* GPT3-like: 0 encoder layers */
     /* ZOO_HF only */
     char arch[40];           /* "LlamaForCausalLM", ... */
     bool tied;               /* the LM head is the embedding table */

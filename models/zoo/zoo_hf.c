@@ -11,14 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum arch { ARCH_LLAMA, ARCH_MISTRAL, ARCH_QWEN2 };
+enum arch { ARCH_LLAMA, ARCH_MISTRAL, ARCH_QWEN2, ARCH_MIXTRAL, ARCH_QWEN2_MOE };
 
-static const char *const dense_archs[] = {"LlamaForCausalLM", "MistralForCausalLM",
-                                          "Qwen2ForCausalLM"};
-static const char *const moe_archs[] = {"MixtralForCausalLM", "Qwen2MoeForCausalLM",
-                                        "DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"};
+static const char *const archs[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
+                                    "MixtralForCausalLM", "Qwen2MoeForCausalLM"};
+/* known, and refused for what they have that the zoo does not model */
+static const char *const mla_archs[] = {"DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"};
 
-#define ACCEPTED_ARCHS "accepted: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM"
+#define ACCEPTED_ARCHS                                                                             \
+    "accepted: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, "       \
+    "Qwen2MoeForCausalLM"
 
 /* The fields that shape an iteration (zoo_hf.h); the others are listed as ignored. */
 static const char *const used[] = {
@@ -37,6 +39,13 @@ static const char *const used[] = {
     "max_position_embeddings",
     "sliding_window",
     "use_sliding_window",
+    "num_local_experts",
+    "num_experts",
+    "num_experts_per_tok",
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "decoder_sparse_step",
+    "mlp_only_layers",
 };
 
 struct rd {
@@ -100,12 +109,14 @@ static int arch_of(struct rd *r, char *name, size_t len)
         return fail(r, "%s: field %s is missing or not a list of names; %s", "architectures",
                     ACCEPTED_ARCHS);
     snprintf(name, len, "%s", first->valuestring);
-    for (size_t i = 0; i < sizeof(dense_archs) / sizeof(dense_archs[0]); i++)
-        if (!strcmp(first->valuestring, dense_archs[i]))
+    for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
+        if (!strcmp(first->valuestring, archs[i]))
             return (int)i;
-    for (size_t i = 0; i < sizeof(moe_archs) / sizeof(moe_archs[0]); i++)
-        if (!strcmp(first->valuestring, moe_archs[i]))
-            return fail(r, "%s: architecture %s is a mixture of experts, not modelled yet; %s",
+    for (size_t i = 0; i < sizeof(mla_archs) / sizeof(mla_archs[0]); i++)
+        if (!strcmp(first->valuestring, mla_archs[i]))
+            return fail(r,
+                        "%s: architecture %s has multi-head latent attention, not modelled "
+                        "yet; %s",
                         first->valuestring, ACCEPTED_ARCHS);
     return fail(r, "%s: architecture %s is not known; %s", first->valuestring, ACCEPTED_ARCHS);
 }
@@ -135,6 +146,39 @@ static void list_ignored(struct rd *r, char *ignored, size_t len)
         }
         n += (size_t)w;
     }
+}
+
+/* A mixture's experts: Mixtral's num_local_experts of intermediate_size; Qwen2-MoE's
+ * num_experts of moe_intermediate_size and a shared expert of shared_expert_intermediate_size
+ * (0 or absent: none), in every layer (decoder_sparse_step 1, no mlp_only_layers). */
+static void read_experts(struct rd *r, int arch, struct zoo_shape *sh)
+{
+    if (arch != ARCH_MIXTRAL && arch != ARCH_QWEN2_MOE)
+        return;
+    bool mixtral = arch == ARCH_MIXTRAL;
+    sh->experts = integer(r, mixtral ? "num_local_experts" : "num_experts", ZOO_HF_MAX_HEADS, 0);
+    sh->experts_per_tok = integer(r, "num_experts_per_tok", ZOO_HF_MAX_HEADS, 0);
+    if (!r->err && sh->experts_per_tok > sh->experts) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "%llu, more than the %llu experts",
+                 (unsigned long long)sh->experts_per_tok, (unsigned long long)sh->experts);
+        fail(r, "%s: field %s is %s; accepted up to their number", "num_experts_per_tok", msg);
+    }
+    if (r->err || mixtral) {
+        sh->d_expert = sh->d_ff;
+        return;
+    }
+    sh->d_expert = integer(r, "moe_intermediate_size", ZOO_HF_MAX_DIM, 0);
+    const cJSON *shared = field(r, "shared_expert_intermediate_size");
+    bool none = !shared || (cJSON_IsNumber(shared) && cJSON_GetNumberValue(shared) == 0);
+    sh->d_shared = none ? 0 : integer(r, "shared_expert_intermediate_size", ZOO_HF_MAX_DIM, 0);
+    if (integer(r, "decoder_sparse_step", ZOO_HF_MAX_LAYER, 1) != 1)
+        fail(r, "%s: field %s is not 1 (dense layers between the mixtures are not modelled); %s",
+             "decoder_sparse_step", "accepted 1");
+    const cJSON *dense = field(r, "mlp_only_layers");
+    if (dense && !(cJSON_IsArray(dense) && !dense->child))
+        fail(r, "%s: field %s is not [] (dense layers among the mixtures are not modelled); %s",
+             "mlp_only_layers", "accepted []");
 }
 
 static void read_shape(struct rd *r, uint32_t seq, struct zoo_shape *sh)
@@ -173,14 +217,16 @@ static void read_shape(struct rd *r, uint32_t seq, struct zoo_shape *sh)
     if (!r->err && act && !(cJSON_IsString(act) && !strcmp(act->valuestring, "silu")))
         fail(r, "%s: field %s is not \"silu\"; %s", "hidden_act",
              "accepted \"silu\" (these architectures' SwiGLU FFN)");
+    read_experts(r, arch, sh);
     sh->tied = boolean(r, "tie_word_embeddings", false);
     bool attn_bias = boolean(r, "attention_bias", false);
-    sh->qkv_bias = arch == ARCH_QWEN2 || attn_bias;
-    sh->out_bias = arch != ARCH_QWEN2 && attn_bias;
+    bool qwen = arch == ARCH_QWEN2 || arch == ARCH_QWEN2_MOE;
+    sh->qkv_bias = qwen || attn_bias;
+    sh->out_bias = !qwen && attn_bias;
     sh->mlp_bias = boolean(r, "mlp_bias", false);
     sh->max_positions = integer(r, "max_position_embeddings", UINT32_MAX, UINT32_MAX);
-    bool windowed =
-        arch == ARCH_MISTRAL || (arch == ARCH_QWEN2 && boolean(r, "use_sliding_window", false));
+    bool windowed = arch == ARCH_MISTRAL || arch == ARCH_MIXTRAL ||
+                    (qwen && boolean(r, "use_sliding_window", false));
     uint64_t window = windowed ? integer(r, "sliding_window", UINT32_MAX, UINT32_MAX) : UINT32_MAX;
     if (r->err)
         return;

@@ -4,8 +4,9 @@
  *
  * Contract
  * --------
- * Read: the dense decoders LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM (the
- * first name of `architectures`). Their fields that shape an iteration:
+ * Read: the dense decoders LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM, and the
+ * mixtures of experts MixtralForCausalLM and Qwen2MoeForCausalLM (the first name of
+ * `architectures`). Their fields that shape an iteration:
  *   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size
  *                           required, positive integers within the limits below
  *   num_key_value_heads     default num_attention_heads; must divide it (grouped-query: fewer)
@@ -16,12 +17,17 @@
  *                           Qwen2 has them on Q, K and V always
  *   mlp_bias                LLaMA: biases on the FFN's projections (default false)
  *   max_position_embeddings the longest sequence: a longer one is refused
- *   sliding_window          Mistral, and Qwen2 with use_sliding_window: a sequence longer than
- *                           the window is refused (banded attention is not modelled)
+ *   sliding_window          Mistral and Mixtral, and Qwen2 with use_sliding_window: a sequence
+ *                           longer than the window is refused (banded attention is not modelled)
+ *   num_local_experts       Mixtral: its experts, each of intermediate_size
+ *   num_experts, moe_intermediate_size, shared_expert_intermediate_size
+ *                           Qwen2-MoE: its experts, their size, its shared expert's (0: none)
+ *   num_experts_per_tok     the experts a token is routed to, at most their number
+ *   decoder_sparse_step, mlp_only_layers
+ *                           Qwen2-MoE: 1 and [] (every layer a mixture), else refused
  * Every other field does not change the timing (norm epsilons, rotary base and scaling, token
  * ids, dtype: the machine computes in bf16) and is listed in `ignored`, never dropped silently.
- * Mixture-of-experts architectures (Mixtral, Qwen2-MoE, DeepSeek-V3) are refused by name: not
- * modelled yet.
+ * DeepSeek-V2 and V3 (multi-head latent attention) are refused by name: not modelled yet.
  * Errors: -EINVAL naming the file, the field, its value and what is accepted; -ENOENT (the file
  * cannot be read); -ENOMEM.
  */

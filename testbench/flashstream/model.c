@@ -211,7 +211,8 @@ static void print_model(const struct zoo_model *m)
     const struct zoo_shape *s = &m->shape;
     const struct zoo_totals *t = &m->total;
 
-    printf("parameters: %" PRIu64 " total, %" PRIu64 " active per token\n", t->params, t->params);
+    printf("parameters: %" PRIu64 " total, %" PRIu64 " active per token\n", t->params,
+           t->params_active);
     printf("%s, batch %u per core (sequences of %u tokens)\n", m->spec, s->batch, s->seq);
     if (s->family == ZOO_HF)
         printf("  config      %s%s%s%s\n", s->arch,
@@ -221,6 +222,11 @@ static void print_model(const struct zoo_model *m)
            s->d_model, s->d_ff, s->heads, s->d_head);
     if (s->kv_heads != s->heads)
         printf(" (%" PRIu64 " K, V heads)", s->kv_heads);
+    if (s->experts)
+        printf(", %" PRIu64 " experts of d_ff %" PRIu64 " (%" PRIu64 " a token)", s->experts,
+               s->d_expert, s->experts_per_tok);
+    if (s->d_shared)
+        printf(" and shared experts of %" PRIu64, s->d_shared);
     printf(", vocabulary %" PRIu64 "; ", s->vocab);
     if (s->family == ZOO_T5_LIKE)
         printf("%u encoder + %u decoder layers\n", s->enc_layers, s->dec_layers);

@@ -833,6 +833,7 @@ static void test_program_zoo(void **state)
     (void)state;
     program_zoo("gpt3-like:1x1");
     program_zoo("configs/models/llama-3.1-8b.json");
+    program_zoo("configs/models/mixtral-8x7b-v0.1.json");
 }
 
 int main(void)

@@ -1,8 +1,9 @@
 /*
  * fuzz_hf: the Hugging Face config.json reader (models/zoo/zoo_hf) on any file. A file is
  * either read or refused with a message; one that is read gives a shape the zoo can build:
- * every size within its limit, K and V heads dividing the heads, an even head size, the
- * ignored fields' list a terminated string.
+ * every size within its limit, K and V heads dividing the heads, an even head size, a
+ * mixture's experts a token uses at most their number, the ignored fields' list a terminated
+ * string.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sh.d_ff > ZOO_HF_MAX_DIM || !sh.dec_layers || sh.dec_layers > ZOO_HF_MAX_LAYER ||
         !sh.heads || sh.heads > ZOO_HF_MAX_HEADS || !sh.kv_heads || sh.heads % sh.kv_heads ||
         !sh.d_head || sh.d_head % 2 || !sh.vocab || sh.vocab > ZOO_HF_MAX_VOCAB ||
-        sh.max_positions < 2048 || strnlen(ignored, sizeof(ignored)) == sizeof(ignored))
+        sh.max_positions < 2048 || strnlen(ignored, sizeof(ignored)) == sizeof(ignored) ||
+        (sh.experts && (!sh.experts_per_tok || sh.experts_per_tok > sh.experts || !sh.d_expert)))
         abort();
     return 0;
 }

@@ -359,10 +359,11 @@ static void check_block_flop(const struct zoo_block *k)
 static void test_flop_add_up(void **state)
 {
     static const char *const hf[] = {"configs/models/llama-3.1-8b.json",
-                                     "configs/models/qwen2-7b.json"};
+                                     "configs/models/qwen2-7b.json",
+                                     "configs/models/qwen1.5-moe-a2.7b.json"};
 
     (void)state;
-    for (size_t r = 0; r < N_ROWS + 2; r++) {
+    for (size_t r = 0; r < N_ROWS + 3; r++) {
         struct zoo_model *m = build(r < N_ROWS ? table3[r].spec : hf[r - N_ROWS], 2);
         uint64_t sum = 0, fwd = 0, params = 0, saved = 0;
 
@@ -482,9 +483,12 @@ static void walk(const struct zoo_block *k, const struct zoo_op *ops, uint32_t n
 
 static void test_operation_lists_walk(void **state)
 {
-    static const char *const specs[] = {"gpt3-like:1x1", "t5-like:1x1",
+    static const char *const specs[] = {"gpt3-like:1x1",
+                                        "t5-like:1x1",
                                         "configs/models/llama-3.1-8b.json",
-                                        "configs/models/qwen2-7b.json"};
+                                        "configs/models/qwen2-7b.json",
+                                        "configs/models/mixtral-8x7b-v0.1.json",
+                                        "configs/models/qwen1.5-moe-a2.7b.json"};
 
     (void)state;
     for (size_t m_i = 0; m_i < sizeof(specs) / sizeof(specs[0]); m_i++) {

@@ -1,10 +1,11 @@
 /*
  * test_zoo_hf: models from their Hugging Face config.json (models/zoo/zoo_hf.h): the shipped
- * configs (configs/models/) have their published parameter counts; a LLaMA layer's GEMMs,
- * saved tensors and FLOP against a hand calculation (grouped-query K and V, the gated FFN,
- * rotary positions on the vector unit); tied embeddings counted once; the operation lists
- * walk as the paper families' do; every field that does not change the timing is listed;
- * bad files and fields are refused naming the field and what is accepted.
+ * configs (configs/models/) have their published parameter counts, total and active per
+ * token; a LLaMA layer's GEMMs, saved tensors and FLOP against a hand calculation
+ * (grouped-query K and V, the gated FFN, rotary positions on the vector unit), and a Mixtral
+ * layer's (the router, 8 experts on a quarter of the tokens each); tied embeddings counted once;
+ * the operation lists walk as the paper families' do; every field that does not change the timing
+ * is listed; bad files and fields are refused naming the field and what is accepted.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -45,24 +46,32 @@ static void test_shipped_configs_have_published_counts(void **state)
 {
     static const struct {
         const char *file;
-        uint64_t exact;
-        double published;
+        uint64_t exact, active; /* active 0: all (dense) */
+        double published, published_active;
     } m[] = {
-        {"configs/models/llama-3.1-8b.json", 8030261248ull, 8.03e9},
-        {"configs/models/llama-3.1-70b.json", 70553706496ull, 70.6e9},
-        {"configs/models/llama-3.1-405b.json", 405853388800ull, 406e9},
-        {"configs/models/mistral-7b-v0.1.json", 7241732096ull, 7.24e9},
-        {"configs/models/qwen2-7b.json", 7615616512ull, 7.62e9},
+        {"configs/models/llama-3.1-8b.json", 8030261248ull, 0, 8.03e9, 0},
+        {"configs/models/llama-3.1-70b.json", 70553706496ull, 0, 70.6e9, 0},
+        {"configs/models/llama-3.1-405b.json", 405853388800ull, 0, 406e9, 0},
+        {"configs/models/mistral-7b-v0.1.json", 7241732096ull, 0, 7.24e9, 0},
+        {"configs/models/qwen2-7b.json", 7615616512ull, 0, 7.62e9, 0},
+        {"configs/models/mixtral-8x7b-v0.1.json", 46702792704ull, 12879925248ull, 46.7e9, 12.9e9},
+        {"configs/models/qwen1.5-moe-a2.7b.json", 14315784192ull, 2689173504ull, 14.3e9, 2.7e9},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
         struct zoo_model *z = build(m[i].file, 2048);
+        uint64_t active = m[i].active ? m[i].active : m[i].exact;
+        double published_active = m[i].active ? m[i].published_active : m[i].published;
         double dev = (double)z->total.params / m[i].published - 1;
-        if (z->total.params != m[i].exact || dev > 0.01 || dev < -0.01)
-            fail_msg("%s: %llu parameters, expected %llu (published %.4g)", m[i].file,
-                     (unsigned long long)z->total.params, (unsigned long long)m[i].exact,
-                     m[i].published);
+        double dev_a = (double)z->total.params_active / published_active - 1;
+        if (z->total.params != m[i].exact || dev > 0.01 || dev < -0.01 ||
+            z->total.params_active != active || dev_a > 0.01 || dev_a < -0.01)
+            fail_msg("%s: %llu parameters (%llu active), expected %llu (%llu; published %.4g, "
+                     "%.4g)",
+                     m[i].file, (unsigned long long)z->total.params,
+                     (unsigned long long)z->total.params_active, (unsigned long long)m[i].exact,
+                     (unsigned long long)active, m[i].published, published_active);
         assert_int_equal(z->shape.family, ZOO_HF);
         assert_int_equal(z->total.weight_bytes, 2 * z->total.params);
         zoo_destroy(z);
@@ -114,6 +123,38 @@ static void test_llama_layer_by_hand(void **state)
     assert_int_equal(swiglu, 1);
     /* untied: the head has its own table */
     assert_int_equal(block_of(m, ZOO_BLOCK_HEAD)->per.params, 128256 * d + d);
+    zoo_destroy(m);
+}
+
+/* One Mixtral-8x7B layer by hand: its attention is Mistral's; the FFN 8 experts of d_ff 14336,
+ * 2 a token, so each expert computes on 2048 x 2 / 8 = 512 tokens, and a router of 8. */
+static void test_mixtral_layer_by_hand(void **state)
+{
+    const uint64_t t = 2048, d = 4096, kv = 1024, fe = 14336, e = 8, k = 2;
+    struct zoo_model *m = build("configs/models/mixtral-8x7b-v0.1.json", (uint32_t)t);
+    const struct zoo_block *b = block_of(m, ZOO_BLOCK_DECODER);
+    uint64_t attn = 2 * t * (2 * d * d + 2 * d * kv) + 2 * 2 * t * t * 128 * 32;
+    uint64_t experts = 2 * (t * k) * (d * 2 * fe + fe * d), router = 2 * t * d * e;
+    int up = 0;
+
+    (void)state;
+    assert_int_equal(b->per.flop_fwd, attn + experts + router);
+    assert_int_equal(b->per.flop_bwd, 2 * b->per.flop_fwd);
+    assert_int_equal(b->per.params, 2 * d * d + 2 * d * kv + e * 3 * d * fe + d * e + 2 * d);
+    assert_int_equal(b->per.params_active, 2 * d * d + 2 * d * kv + k * 3 * d * fe + d * e + 2 * d);
+    for (uint32_t i = 0; i < b->n_fwd; i++) {
+        const struct zoo_gemm *g = &b->fwd[i].gemm;
+        if (b->fwd[i].type != ZOO_OP_GEMM || g->kind != ZOO_GEMM_EXPERT_UP)
+            continue;
+        up++;
+        assert_int_equal(g->m, t * k / e);
+        assert_int_equal(g->count, e);
+        assert_true(g->experts);
+    }
+    assert_int_equal(up, 1);
+    /* each token's rows: dispatched and combined, t x k of them */
+    assert_int_equal(b->per.saved_bytes, 2 * (2 * t * d + 4 * t) + 2 * t * d + 2 * 2 * t * kv +
+                                             2 * t * e + 2 * t * k * 2 * fe + 2 * t * k * d);
     zoo_destroy(m);
 }
 
@@ -184,8 +225,21 @@ static void test_bad_configs_refused(void **state)
     } bad[] = {
         {"{\"architectures\": [\"GPT2LMHeadModel\"], " SMALL_FIELDS "}", 64,
          "architecture GPT2LMHeadModel is not known", "LlamaForCausalLM"},
+        {"{\"architectures\": [\"DeepseekV3ForCausalLM\"], " SMALL_FIELDS "}", 64,
+         "multi-head latent attention, not modelled yet", "MixtralForCausalLM"},
         {"{\"architectures\": [\"MixtralForCausalLM\"], " SMALL_FIELDS "}", 64,
-         "mixture of experts, not modelled yet", "Qwen2ForCausalLM"},
+         "field num_local_experts is missing", "an integer"},
+        {"{\"architectures\": [\"MixtralForCausalLM\"], " SMALL_FIELDS
+         ", \"num_local_experts\": 4, \"num_experts_per_tok\": 5}",
+         64, "num_experts_per_tok is 5, more than the 4 experts", "accepted up to their number"},
+        {"{\"architectures\": [\"Qwen2MoeForCausalLM\"], " SMALL_FIELDS
+         ", \"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 64, "
+         "\"decoder_sparse_step\": 2}",
+         64, "decoder_sparse_step is not 1", "accepted 1"},
+        {"{\"architectures\": [\"Qwen2MoeForCausalLM\"], " SMALL_FIELDS
+         ", \"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 64, "
+         "\"mlp_only_layers\": [0]}",
+         64, "mlp_only_layers is not []", "accepted []"},
         {"{" SMALL_FIELDS "}", 64, "field architectures is missing", "accepted"},
         {"{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 256, "
          "\"intermediate_size\": 512, \"num_hidden_layers\": 2, \"vocab_size\": 1000}",
@@ -244,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_configs_have_published_counts),
         cmocka_unit_test(test_llama_layer_by_hand),
+        cmocka_unit_test(test_mixtral_layer_by_hand),
         cmocka_unit_test(test_tied_and_ignored),
         cmocka_unit_test(test_bad_configs_refused),
     };
