@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,21 +179,23 @@ static struct style hf_style(const struct zoo_shape *sh)
 
 /* The sizes every op is made of. */
 struct dims {
-    uint64_t t;     /* tokens per core: batch x seq */
-    uint64_t s;     /* tokens per sequence */
-    uint64_t bh;    /* attention GEMMs of one kind per layer: batch x heads */
-    uint64_t d;     /* d_model */
-    uint64_t inner; /* heads x d_head */
-    uint64_t kv;    /* kv_heads x d_head: the K and V projections' width */
-    uint64_t dh;    /* d_head */
-    uint64_t ff;    /* d_ff */
-    uint64_t up;    /* the up projection's width: d_ff, or 2 x d_ff gated (a mixture: its shared
-                       experts', 0 without) */
-    uint64_t e;     /* a mixture's experts (0: a dense FFN) */
-    uint64_t topk;  /* experts_per_tok */
-    uint64_t tk;    /* tokens x experts_per_tok: the rows the experts compute */
-    uint64_t te;    /* an expert's tokens: tk / e, rounded up (uniform routing) */
-    uint64_t fe;    /* an expert's d_ff */
+    uint64_t t;      /* tokens per core: batch x seq */
+    uint64_t s;      /* tokens per sequence */
+    uint64_t bh;     /* attention GEMMs of one kind per layer: batch x heads */
+    uint64_t d;      /* d_model */
+    uint64_t inner;  /* heads x d_head */
+    uint64_t kv;     /* kv_heads x d_head: the K and V projections' width */
+    uint64_t dh;     /* d_head */
+    uint64_t ff;     /* d_ff */
+    uint64_t up;     /* the up projection's width: d_ff, or 2 x d_ff gated (a mixture: its shared
+                        experts', 0 without) */
+    uint64_t e;      /* a mixture's experts (0: a dense FFN) */
+    uint64_t topk;   /* experts_per_tok */
+    uint64_t tk;     /* tokens x experts_per_tok: the rows the experts compute */
+    uint64_t fe;     /* an expert's d_ff */
+    uint32_t groups; /* the experts' groups (zoo_shape) */
+    uint64_t gn[ZOO_EXPERT_GROUPS]; /* a group's experts */
+    uint64_t gm[ZOO_EXPERT_GROUPS]; /* ... and tokens each */
     uint64_t vocab;
 };
 
@@ -283,10 +286,10 @@ static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
         return (struct shape){kind, x->t, x->vocab, x->d, 1};
     case ZOO_GEMM_ROUTER:
         return (struct shape){kind, x->t, x->e, x->d, 1};
-    case ZOO_GEMM_EXPERT_UP:
-        return (struct shape){kind, x->te, 2 * x->fe, x->d, x->e};
+    case ZOO_GEMM_EXPERT_UP: /* expert_gemm sets a group's tokens and experts */
+        return (struct shape){kind, 0, 2 * x->fe, x->d, 0};
     case ZOO_GEMM_EXPERT_DOWN:
-        return (struct shape){kind, x->te, x->d, x->fe, x->e};
+        return (struct shape){kind, 0, x->d, x->fe, 0};
     case ZOO_GEMM_KINDS:
         break;
     }
@@ -385,10 +388,10 @@ static void add_weight(struct bb *b, const char *name, uint64_t rows, uint64_t c
     b->w[b->n_w++] = (struct zoo_weight){name, rows, cols, 2 * rows * cols, tied, 0};
 }
 
-/* The experts' weights: e matrices of rows x cols stacked, each token using k of them. */
+/* Experts' weights, stacked (rows: all of theirs); a token uses k of the mixture's e. */
 static void add_expert_weight(struct bb *b, const char *name, uint64_t rows, uint64_t cols)
 {
-    add_weight(b, name, b->x.e * rows, cols, false);
+    add_weight(b, name, rows, cols, false);
     b->w[b->n_w - 1].experts = (uint32_t)b->x.e;
 }
 
@@ -681,14 +684,51 @@ static void ffn_bwd(struct bb *b, const char *d_out, const char *d_in, const str
     sublayer_in_grad(b, nn, d_out, d_in);
 }
 
+/* The names of an expert group's weights and tensors: with one group (uniform routing) the
+ * plain ones; with several, group g's part of each tensor (moe_pre.g1 of moe_pre). */
+enum gname { G_GATE_UP, G_DOWN, G_IN, G_PRE, G_ACT, G_OUT, G_D_OUT, G_D_ACT, G_D_PRE, G_D_IN, G_N };
+static const char *const group_names[G_N][1 + ZOO_EXPERT_GROUPS] = {
+    {"moe.gate_up.w", "moe.gate_up.g0", "moe.gate_up.g1", "moe.gate_up.g2", "moe.gate_up.g3"},
+    {"moe.down.w", "moe.down.g0", "moe.down.g1", "moe.down.g2", "moe.down.g3"},
+    {"moe_in", "moe_in.g0", "moe_in.g1", "moe_in.g2", "moe_in.g3"},
+    {"moe_pre", "moe_pre.g0", "moe_pre.g1", "moe_pre.g2", "moe_pre.g3"},
+    {"moe_act", "moe_act.g0", "moe_act.g1", "moe_act.g2", "moe_act.g3"},
+    {"moe_out", "moe_out.g0", "moe_out.g1", "moe_out.g2", "moe_out.g3"},
+    {"d_moe.out", "d_moe.g0", "d_moe.g1", "d_moe.g2", "d_moe.g3"},
+    {"d_moe_act", "d_moe_act.g0", "d_moe_act.g1", "d_moe_act.g2", "d_moe_act.g3"},
+    {"d_moe_pre", "d_moe_pre.g0", "d_moe_pre.g1", "d_moe_pre.g2", "d_moe_pre.g3"},
+    {"d_moe_in", "d_moe_in.g0", "d_moe_in.g1", "d_moe_in.g2", "d_moe_in.g3"},
+};
+
+static const char *gname(const struct dims *x, enum gname n, uint32_t g)
+{
+    return group_names[n][x->groups > 1 ? 1 + g : 0];
+}
+
+/* An expert GEMM of group g: its experts as instances, each at the group's tokens. */
+static void expert_gemm(struct bb *b, enum pass p, enum zoo_gemm_role role, enum zoo_gemm_kind kind,
+                        uint32_t g, struct zoo_opnd a, struct zoo_opnd bo, struct zoo_opnd c)
+{
+    struct shape f = shape_of(&b->x, kind);
+    f.m = b->x.gm[g];
+    f.count = b->x.gn[g];
+    if (role == ZOO_ROLE_FWD)
+        gemm_op(b, p, role, f.m, f.n, f.k, &f, a, bo, c);
+    else if (role == ZOO_ROLE_GRAD_A)
+        gemm_op(b, p, role, f.m, f.k, f.n, &f, a, bo, c);
+    else
+        gemm_op(b, p, role, f.k, f.n, f.m, &f, a, bo, c);
+}
+
 /*
  * A mixture of experts in place of the FFN, forward: out = in + sum over the token's top k
  * experts of p_e x expert_e(norm(in)) (+ the shared experts' FFN of norm(in)). The router scores
  * every expert (a GEMM, then softmax and top k on the vector unit); each token's row is copied
- * to its experts (dispatch), each expert a SwiGLU FFN on its tokens (every expert the same
- * number: uniform routing), the outputs weighted and summed back (combine). Saved: the norm's
- * output, the routing, each expert's pre-activation and output (the router's gradient needs
- * it), and the shared experts' pre-activation.
+ * to its experts (dispatch), each expert a SwiGLU FFN on its tokens (uniform routing: every
+ * expert the same number; skewed: the experts in groups, each at its most used one's), the
+ * outputs weighted and summed back (combine). Saved: the norm's output, the routing, each
+ * expert's pre-activation and output (the router's gradient needs it), and the shared experts'
+ * pre-activation.
  */
 static void moe_fwd(struct bb *b, const char *in, const char *out, const struct norm_names *nn)
 {
@@ -700,12 +740,18 @@ static void moe_fwd(struct bb *b, const char *in, const char *out, const struct 
     vec(b, FWD, ZOO_VEC_ROUTE, x->t, x->e, "router_logits", "route", NULL);
     save(b, "route", x->t, x->e, false, "each token's experts and their weights");
     vec(b, FWD, ZOO_VEC_DISPATCH, x->tk, x->d, nn->out, "moe_in", NULL)->in2 = "route";
-    add_expert_weight(b, "moe.gate_up.w", x->d, 2 * x->fe);
-    fwd_gemm(b, ZOO_GEMM_EXPERT_UP, act("moe_in"), weight("moe.gate_up.w"), "moe_pre", false);
+    for (uint32_t g = 0; g < x->groups; g++)
+        add_expert_weight(b, gname(x, G_GATE_UP, g), x->gn[g] * x->d, 2 * x->fe);
+    for (uint32_t g = 0; g < x->groups; g++)
+        add_expert_weight(b, gname(x, G_DOWN, g), x->gn[g] * x->fe, x->d);
+    for (uint32_t g = 0; g < x->groups; g++)
+        expert_gemm(b, FWD, ZOO_ROLE_FWD, ZOO_GEMM_EXPERT_UP, g, act(gname(x, G_IN, g)),
+                    weight(gname(x, G_GATE_UP, g)), act(gname(x, G_PRE, g)));
     save(b, "moe_pre", x->tk, 2 * x->fe, false, "the experts' gate and up projections");
     vec(b, FWD, ZOO_VEC_SWIGLU, x->tk, x->fe, "moe_pre", "moe_act", NULL);
-    add_expert_weight(b, "moe.down.w", x->fe, x->d);
-    fwd_gemm(b, ZOO_GEMM_EXPERT_DOWN, act("moe_act"), weight("moe.down.w"), "moe_out", false);
+    for (uint32_t g = 0; g < x->groups; g++)
+        expert_gemm(b, FWD, ZOO_ROLE_FWD, ZOO_GEMM_EXPERT_DOWN, g, act(gname(x, G_ACT, g)),
+                    weight(gname(x, G_DOWN, g)), act(gname(x, G_OUT, g)));
     save(b, "moe_out", x->tk, x->d, false, "the experts' outputs, before their weighting");
     vec(b, FWD, ZOO_VEC_COMBINE, x->tk, x->d, "moe_out", "ffn_out", NULL)->in2 = "route";
     if (x->up) {
@@ -733,15 +779,21 @@ static void moe_bwd(struct bb *b, const char *d_out, const char *d_in, const str
     vec(b, BWD, ZOO_VEC_COMBINE_BWD, x->tk, x->d, d_out, "d_moe", NULL)->in2 = "moe_out";
     load(b, "moe_pre");
     vec_recompute(b, ZOO_VEC_SWIGLU, x->tk, x->fe, "moe_pre", "moe_act");
-    grad_a(b, ZOO_GEMM_EXPERT_DOWN, grad("d_moe.out"), weight("moe.down.w"), grad("d_moe_act"),
-           false);
-    grad_b(b, ZOO_GEMM_EXPERT_DOWN, act("moe_act"), grad("d_moe.out"), wgrad("moe.down.w"), false);
+    for (uint32_t g = 0; g < x->groups; g++) {
+        expert_gemm(b, BWD, ZOO_ROLE_GRAD_A, ZOO_GEMM_EXPERT_DOWN, g, grad(gname(x, G_D_OUT, g)),
+                    weight(gname(x, G_DOWN, g)), grad(gname(x, G_D_ACT, g)));
+        expert_gemm(b, BWD, ZOO_ROLE_GRAD_B, ZOO_GEMM_EXPERT_DOWN, g, act(gname(x, G_ACT, g)),
+                    grad(gname(x, G_D_OUT, g)), wgrad(gname(x, G_DOWN, g)));
+    }
     vec(b, BWD, ZOO_VEC_SWIGLU_BWD, x->tk, 2 * x->fe, "d_moe_act", "d_moe_pre", NULL);
     load(b, nn->out);
     vec(b, BWD, ZOO_VEC_DISPATCH, x->tk, x->d, nn->out, "moe_in", NULL)->recompute = true;
-    grad_a(b, ZOO_GEMM_EXPERT_UP, grad("d_moe_pre"), weight("moe.gate_up.w"), grad("d_moe_in"),
-           false);
-    grad_b(b, ZOO_GEMM_EXPERT_UP, act("moe_in"), grad("d_moe_pre"), wgrad("moe.gate_up.w"), false);
+    for (uint32_t g = 0; g < x->groups; g++) {
+        expert_gemm(b, BWD, ZOO_ROLE_GRAD_A, ZOO_GEMM_EXPERT_UP, g, grad(gname(x, G_D_PRE, g)),
+                    weight(gname(x, G_GATE_UP, g)), grad(gname(x, G_D_IN, g)));
+        expert_gemm(b, BWD, ZOO_ROLE_GRAD_B, ZOO_GEMM_EXPERT_UP, g, act(gname(x, G_IN, g)),
+                    grad(gname(x, G_D_PRE, g)), wgrad(gname(x, G_GATE_UP, g)));
+    }
     vec(b, BWD, ZOO_VEC_DISPATCH_BWD, x->tk, x->d, "d_moe_in", nn->d_out, NULL);
     vec(b, BWD, ZOO_VEC_ROUTE_BWD, x->t, x->e, "d_moe.route", "d_router_logits", NULL);
     grad_a(b, ZOO_GEMM_ROUTER, grad("d_router_logits"), weight("moe.router.w"), grad(nn->d_out),
@@ -1055,14 +1107,143 @@ static double flop_estimate(const struct zoo_model *m)
     return f;
 }
 
-int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e)
+int zoo_routing_parse(const char *text, double *zipf, struct err *e)
 {
-    return zoo_build_seq(spec, batch, ZOO_SEQ, out, e);
+    char *end = NULL;
+    *zipf = 0;
+    if (text && !strcmp(text, "uniform"))
+        return 0;
+    if (text && !strncmp(text, "zipf:", 5)) {
+        errno = 0;
+        double v = strtod(text + 5, &end);
+        if (end != text + 5 && !*end && !errno && v > 0 && v <= 8) {
+            *zipf = v;
+            return 0;
+        }
+    }
+    return err_set(e, -EINVAL, "routing '%s': accepted uniform or zipf:S with S in (0, 8]",
+                   text ? text : "");
 }
 
-int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_model **out,
-                  struct err *e)
+bool zoo_routing_ok(const char *text)
 {
+    double zipf;
+    struct err e;
+    return !zoo_routing_parse(text, &zipf, &e);
+}
+
+/*
+ * The experts, got[] tokens each in decreasing order, in up to ZOO_EXPERT_GROUPS groups of
+ * consecutive ranks, each group's experts at their mean tokens (rounded up): the split with
+ * the least squared deviation from the groups' means (one-dimensional k-means, exact by
+ * dynamic programming over the sorted counts), so the FLOP are the routing's to within a token
+ * an expert and a group's experts are alike.
+ */
+static int group_experts(struct zoo_shape *sh, const uint64_t *got)
+{
+    uint64_t e = sh->experts, n = e + 1;
+    uint32_t groups = (uint32_t)(e < ZOO_EXPERT_GROUPS ? e : ZOO_EXPERT_GROUPS);
+    double *sum = malloc(n * sizeof(*sum)), *sq = malloc(n * sizeof(*sq));
+    double *cost = malloc((groups + 1) * n * sizeof(*cost));
+    uint64_t *cut = malloc((groups + 1) * n * sizeof(*cut));
+    if (!sum || !sq || !cost || !cut) {
+        free(sum), free(sq), free(cost), free(cut);
+        return -ENOMEM;
+    }
+    sum[0] = sq[0] = 0;
+    for (uint64_t i = 0; i < e; i++) {
+        sum[i + 1] = sum[i] + (double)got[i];
+        sq[i + 1] = sq[i] + (double)got[i] * (double)got[i];
+    }
+    /* the squared deviation of experts [a, b) from their mean; cost[g][j]: of the first j in g */
+#define DEV(a, b) (sq[b] - sq[a] - (sum[b] - sum[a]) * (sum[b] - sum[a]) / (double)((b) - (a)))
+    for (uint64_t j = 1; j <= e; j++)
+        cost[n + j] = DEV(0, j), cut[n + j] = 0;
+    for (uint64_t g = 2; g <= groups; g++)
+        for (uint64_t j = g; j <= e; j++) {
+            cost[g * n + j] = -1;
+            for (uint64_t i = g - 1; i < j; i++) {
+                double c = cost[(g - 1) * n + i] + DEV(i, j);
+                if (cost[g * n + j] < 0 || c < cost[g * n + j])
+                    cost[g * n + j] = c, cut[g * n + j] = i;
+            }
+        }
+#undef DEV
+    sh->groups = groups;
+    for (uint64_t j = e, g = groups; g > 0; g--) {
+        uint64_t i = cut[g * n + j];
+        sh->group_experts[g - 1] = j - i;
+        sh->group_tokens[g - 1] = (uint64_t)ceil((sum[j] - sum[i]) / (double)(j - i));
+        j = i;
+    }
+    free(sum), free(sq), free(cost), free(cut);
+    return 0;
+}
+
+/*
+ * The experts' tokens per core, t tokens each routed to k of them: uniform, t k / e each
+ * (rounded up); skewed, the i-th most used expert's share ~ 1 / i^zipf, no expert above t (a
+ * token picks an expert once: the surplus goes to the others in proportion), rounded to whole
+ * tokens by the largest remainders; then the experts in groups (group_experts). 0 or -ENOMEM.
+ */
+static int route_groups(struct zoo_shape *sh, uint64_t t)
+{
+    uint64_t e = sh->experts, tk = t * sh->experts_per_tok;
+    if (!e)
+        return 0;
+    if (sh->zipf == 0) {
+        sh->groups = 1;
+        sh->group_experts[0] = e;
+        sh->group_tokens[0] = (tk + e - 1) / e;
+        return 0;
+    }
+    double *want = malloc(e * sizeof(*want));
+    uint64_t *got = malloc(e * sizeof(*got));
+    if (!want || !got) {
+        free(want);
+        free(got);
+        return -ENOMEM;
+    }
+    uint64_t capped = 0; /* the most used experts at t */
+    for (;;) {
+        double w = 0;
+        for (uint64_t i = capped; i < e; i++)
+            w += pow((double)(i + 1), -sh->zipf);
+        double rest = (double)(tk - capped * t);
+        for (uint64_t i = 0; i < e; i++)
+            want[i] = i < capped ? (double)t : rest * pow((double)(i + 1), -sh->zipf) / w;
+        if (capped == e || want[capped] <= (double)t)
+            break;
+        capped++;
+    }
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < e; i++)
+        sum += got[i] = (uint64_t)want[i];
+    while (sum < tk) { /* the largest remainders, the most used first on a tie */
+        uint64_t best = e;
+        for (uint64_t i = 0; i < e; i++)
+            if (got[i] < t &&
+                (best == e || want[i] - (double)got[i] > want[best] - (double)got[best]))
+                best = i;
+        got[best]++, want[best] = (double)got[best];
+        sum++;
+    }
+    int rc = group_experts(sh, got);
+    free(want);
+    free(got);
+    return rc;
+}
+
+int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e)
+{
+    const struct zoo_opts o = {.batch = batch};
+    return zoo_build_with(spec, &o, out, e);
+}
+
+int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model **out,
+                   struct err *e)
+{
+    uint32_t batch = o->batch, seq = o->seq ? o->seq : ZOO_SEQ;
     struct zoo_model *m;
     struct zoo_shape sh = {0};
     const struct block_def *defs;
@@ -1090,6 +1271,17 @@ int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_mod
     if (!json)
         shape_fill(&sh);
     sh.seq = seq;
+    if (o->zipf && !sh.experts)
+        return err_set(e, -EINVAL,
+                       "model '%s': a skewed routing needs a mixture of experts; it has none "
+                       "(accepted: --routing uniform)",
+                       spec);
+    if (o->zipf < 0 || o->zipf > 8)
+        return err_set(e, -EINVAL, "model '%s': routing skew %g; accepted 0 (uniform) to 8", spec,
+                       o->zipf);
+    sh.zipf = o->zipf;
+    if (route_groups(&sh, (uint64_t)batch * seq))
+        return err_set(e, -ENOMEM, "model '%s': out of memory", spec);
     x = (struct dims){
         .t = (uint64_t)batch * sh.seq,
         .s = sh.seq,
@@ -1104,11 +1296,13 @@ int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_mod
         .e = sh.experts,
         .tk = (uint64_t)batch * sh.seq * sh.experts_per_tok,
         .topk = sh.experts_per_tok,
-        .te = sh.experts
-                  ? ((uint64_t)batch * sh.seq * sh.experts_per_tok + sh.experts - 1) / sh.experts
-                  : 0,
         .fe = sh.d_expert,
+        .groups = sh.groups,
     };
+    for (uint32_t g = 0; g < sh.groups; g++) {
+        x.gn[g] = sh.group_experts[g];
+        x.gm[g] = sh.group_tokens[g];
+    }
     m = calloc(1, sizeof(*m));
     if (!m)
         return err_set(e, -ENOMEM, "model '%s': out of memory", spec);

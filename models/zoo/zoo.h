@@ -11,7 +11,7 @@
  *     "t5-like:WxD"     an encoder-decoder at GPT-3's width: 36 encoder + 36 decoder layers,
  *                       the decoder's with cross-attention (shape derived from Table 3)
  * W and D are each 1, 2 or 4; every sequence is ZOO_SEQ tokens (the T5-like's encoder input and
- * decoder target both) unless zoo_build_seq says otherwise. models/zoo/README.md gives every
+ * decoder target both) unless zoo_build_with says otherwise. models/zoo/README.md gives every
  * value's source. And any dense decoder of the Hugging Face hub from its config.json
  * (models/zoo/zoo_hf.h: LLaMA, Mistral, Qwen2, and the mixtures of experts Mixtral and
  * Qwen2-MoE): grouped-query attention, rotary positions, RMSNorm, a SwiGLU FFN (its gate and
@@ -50,9 +50,10 @@
 
 #include "csim/err.h"
 
-#define ZOO_SEQ       2048u    /* tokens per sequence, every model (paper, Table 3) */
-#define ZOO_MAX_BATCH 64u      /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
-#define ZOO_MAX_SEQ   1048576u /* tokens per sequence */
+#define ZOO_SEQ           2048u    /* tokens per sequence, every model (paper, Table 3) */
+#define ZOO_MAX_BATCH     64u      /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
+#define ZOO_MAX_SEQ       1048576u /* tokens per sequence */
+#define ZOO_EXPERT_GROUPS 4u       /* a skewed routing's groups of experts */
 
 enum zoo_family {
     ZOO_GPT3_LIKE,
@@ -190,8 +191,8 @@ struct zoo_weight {
     uint64_t rows, cols; /* a bias or a norm's scale has rows 1 */
     uint64_t bytes;      /* 2 * rows * cols (bf16) */
     bool tied;           /* the tensor of that name in an earlier block: counted there */
-    uint32_t experts;    /* a mixture's experts it stacks (0: a dense weight), of which each
-                            token uses experts_per_tok */
+    uint32_t experts;    /* the mixture's experts, of which this weight stacks some (0: a
+                            dense weight): a token uses experts_per_tok / experts of it */
 };
 
 struct zoo_tensor {
@@ -231,12 +232,17 @@ struct zoo_shape {
     enum zoo_family family;
     uint32_t w, d;  /* the size W x D (a Hugging Face model: 1 x 1) */
     uint32_t batch; /* sequences per core */
-    uint32_t seq;   /* tokens per sequence (ZOO_SEQ unless zoo_build_seq's) */
+    uint32_t seq;   /* tokens per sequence (ZOO_SEQ unless zoo_build_with's) */
     uint64_t d_model, d_ff, heads, d_head, vocab;
     uint64_t kv_heads;                 /* K and V heads: heads, or fewer (grouped-query) */
     uint64_t experts, experts_per_tok; /* a mixture of experts in every layer (0: dense) */
     uint64_t d_expert, d_shared;       /* an expert's d_ff; the shared experts' (0: none) */
-    uint32_t enc_layers, dec_layers;   /* GPT3-like: 0 encoder layers */
+    double zipf;                       /* the routing's skew (0: uniform) */
+    /* the experts in groups of equal tokens per core (uniform: one), most used first; each
+     * group's experts run at its most used one's tokens */
+    uint32_t groups;
+    uint64_t group_experts[ZOO_EXPERT_GROUPS], group_tokens[ZOO_EXPERT_GROUPS];
+    uint32_t enc_layers, dec_layers; /* GPT3-like: 0 encoder layers */
     /* ZOO_HF only */
     char arch[40];           /* "LlamaForCausalLM", ... */
     bool tied;               /* the LM head is the embedding table */
@@ -261,11 +267,26 @@ struct zoo_model {
  */
 int zoo_build(const char *spec, uint32_t batch, struct zoo_model **out, struct err *e);
 
-/* The same at seq tokens per sequence (1..ZOO_MAX_SEQ; a Hugging Face model's at most its
- * max_position_embeddings). spec may also be the path of a Hugging Face config.json (a name
- * ending in ".json"). The iteration's FLOP must stay below 2^64 (-EINVAL otherwise). */
-int zoo_build_seq(const char *spec, uint32_t batch, uint32_t seq, struct zoo_model **out,
-                  struct err *e);
+/* How a model is built beyond its spec. */
+struct zoo_opts {
+    uint32_t batch; /* sequences per core, 1..ZOO_MAX_BATCH */
+    uint32_t seq;   /* tokens per sequence, 1..ZOO_MAX_SEQ (0: ZOO_SEQ); a Hugging Face
+                       model's at most its max_position_embeddings */
+    double zipf;    /* a mixture's routing: 0 uniform (every expert t x k / experts tokens),
+                       else the i-th most used expert's share of them ~ 1 / i^zipf, in (0, 8] */
+};
+
+/* The same with o; spec may also be the path of a Hugging Face config.json (a name ending in
+ * ".json"). The iteration's FLOP must stay below 2^64 (-EINVAL otherwise), and a skewed
+ * routing needs a mixture of experts. */
+int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model **out,
+                   struct err *e);
+
+/* "uniform" (0) or "zipf:S" with S in (0, 8] into *zipf; 0 or -EINVAL naming what is
+ * accepted. */
+int zoo_routing_parse(const char *text, double *zipf, struct err *e);
+/* The same as a yes or no, for an option parser. */
+bool zoo_routing_ok(const char *text);
 
 void zoo_destroy(struct zoo_model *m);
 

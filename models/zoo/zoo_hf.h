@@ -1,6 +1,6 @@
 /*
  * zoo_hf: a model's shape from its Hugging Face config.json (the file every model on the hub
- * ships), for the zoo to build (zoo_build_seq with a path ending in ".json").
+ * ships), for the zoo to build (zoo_build_with, a path ending in ".json").
  *
  * Contract
  * --------

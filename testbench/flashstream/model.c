@@ -20,11 +20,11 @@
 
 struct model_opts {
     bool table;
-    const char *model;
+    const char *model, *routing;
     uint64_t batch, seq;
 };
 
-enum { SET_BATCH = 1 << 0, SET_SEQ = 1 << 1 };
+enum { SET_BATCH = 1 << 0, SET_SEQ = 1 << 1, SET_ROUTING = 1 << 2 };
 
 #define MODEL_FIELD(member) CLI_FIELD(struct model_opts, member)
 
@@ -44,6 +44,11 @@ static const struct cli_opt model_options[] = {
      CLI_U64(MODEL_FIELD(batch), 1, ZOO_MAX_BATCH), .given = SET_BATCH},
     {CLI_OPT("seq", "N", NULL, "tokens per sequence for --model (default 2048)"),
      CLI_U64(MODEL_FIELD(seq), 1, ZOO_MAX_SEQ), .given = SET_SEQ},
+    {CLI_OPT("routing", "uniform|zipf:S", NULL,
+             "a mixture of experts' routing for --model: every expert the\n"
+             "same tokens (default), or the i-th most used's share ~ 1 / i^S"),
+     CLI_STR_OK(MODEL_FIELD(routing), zoo_routing_ok, "uniform or zipf:S with S in (0, 8]"),
+     .given = SET_ROUTING},
     {0},
 };
 
@@ -265,10 +270,10 @@ int cmd_model(int argc, char **argv)
                         "(--help lists the options)\n");
         return 2;
     }
-    if ((given & (SET_BATCH | SET_SEQ)) && !o.model) {
+    if ((given & (SET_BATCH | SET_SEQ | SET_ROUTING)) && !o.model) {
         fprintf(stderr,
-                "flashstream model: --batch and --seq apply to --model; the table is at "
-                "batch 1 and %u tokens, as the paper's\n",
+                "flashstream model: --batch, --seq and --routing apply to --model; the "
+                "table is at batch 1 and %u tokens, as the paper's\n",
                 ZOO_SEQ);
         return 2;
     }
@@ -276,7 +281,9 @@ int cmd_model(int argc, char **argv)
         struct zoo_model *m;
         struct err e = {{0}};
 
-        if (zoo_build_seq(o.model, (uint32_t)o.batch, (uint32_t)o.seq, &m, &e)) {
+        struct zoo_opts zo = {.batch = (uint32_t)o.batch, .seq = (uint32_t)o.seq};
+        if ((o.routing && zoo_routing_parse(o.routing, &zo.zipf, &e)) ||
+            zoo_build_with(o.model, &zo, &m, &e)) {
             fprintf(stderr, "flashstream model: --model: %s\n", e.msg);
             return 2;
         }

@@ -47,7 +47,7 @@ struct perf_opts {
     int n_sets;
     const char *faults[MAX_SETS];
     int n_faults;
-    const char *model;
+    const char *model, *routing;
     uint64_t batch, seq, iterations, pieces, trace_max;
     int storage; /* -1: the machine's storage.backend */
     int opt;     /* 0 adam, 1 sgd */
@@ -92,6 +92,10 @@ static const struct cli_opt perf_options[] = {
      CLI_U64(PERF_FIELD(batch), 1, ZOO_MAX_BATCH)},
     {CLI_OPT("seq", "N", grp_model, "tokens per sequence (default 2048)"),
      CLI_U64(PERF_FIELD(seq), 1, ZOO_MAX_SEQ)},
+    {CLI_OPT("routing", "uniform|zipf:S", grp_model,
+             "a mixture of experts' routing: every expert the same tokens\n"
+             "(default), or the i-th most used's share ~ 1 / i^S"),
+     CLI_STR_OK(PERF_FIELD(routing), zoo_routing_ok, "uniform or zipf:S with S in (0, 8]")},
     {CLI_OPT("opt", "adam|sgd", grp_model,
              "optimizer at the Weight Node: its state per parameter (Adam\n"
              "2 fp32 words, SGD momentum 1) and update cost (default adam)"),
@@ -180,7 +184,9 @@ static int parse(int argc, char **argv, struct perf *p)
     p->cfg.fidelity = MACHINE_PERF;
     snprintf(p->out, sizeof(p->out), "%s", o->out);
     struct err e;
-    if (zoo_build_seq(o->model, (uint32_t)o->batch, (uint32_t)o->seq, &p->model, &e))
+    struct zoo_opts zo = {.batch = (uint32_t)o->batch, .seq = (uint32_t)o->seq};
+    if ((o->routing && zoo_routing_parse(o->routing, &zo.zipf, &e)) ||
+        zoo_build_with(o->model, &zo, &p->model, &e))
         return fail("", &e);
     if (p->model->ignored[0])
         fprintf(stderr, "flashstream perf: %s: fields that do not change the timing, ignored: %s\n",

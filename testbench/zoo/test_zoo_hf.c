@@ -3,7 +3,8 @@
  * configs (configs/models/) have their published parameter counts, total and active per
  * token; a LLaMA layer's GEMMs, saved tensors and FLOP against a hand calculation
  * (grouped-query K and V, the gated FFN, rotary positions on the vector unit), and a Mixtral
- * layer's (the router, 8 experts on a quarter of the tokens each); tied embeddings counted once;
+ * layer's (the router, 8 experts on a quarter of the tokens each); a skewed routing's groups of
+ * experts against a hand calculation; tied embeddings counted once;
  * the operation lists walk as the paper families' do; every field that does not change the timing
  * is listed; bad files and fields are refused naming the field and what is accepted.
  */
@@ -25,9 +26,10 @@ static struct zoo_model *build(const char *spec, uint32_t seq)
 {
     struct zoo_model *m = NULL;
     struct err e = {{0}};
+    const struct zoo_opts o = {.batch = 1, .seq = seq};
 
-    if (zoo_build_seq(spec, 1, seq, &m, &e))
-        fail_msg("zoo_build_seq(%s): %s", spec, e.msg);
+    if (zoo_build_with(spec, &o, &m, &e))
+        fail_msg("zoo_build_with(%s): %s", spec, e.msg);
     return m;
 }
 
@@ -158,6 +160,47 @@ static void test_mixtral_layer_by_hand(void **state)
     zoo_destroy(m);
 }
 
+/* Mixtral with --routing zipf:1: expert i (from 1) gets 4096 / i / H(8) of the 2048 x 2 token
+ * slots, H(8) = 2.717857: the first 1507.1, so 1507 (no other expert's share rounds up past
+ * it); the groups hold every expert once, their tokens are the routing's to within a token an
+ * expert, the most used first; zipf:8 puts the most used at every token (2048), the cap. */
+static void test_skewed_routing(void **state)
+{
+    const uint64_t tk = 2048 * 2;
+    const char *mixtral = "configs/models/mixtral-8x7b-v0.1.json";
+    struct zoo_opts o = {.batch = 1, .seq = 2048, .zipf = 1};
+    struct zoo_model *u = build(mixtral, 2048), *z = NULL, *top = NULL;
+    struct err e = {{0}};
+
+    (void)state;
+    assert_int_equal(zoo_build_with(mixtral, &o, &z, &e), 0);
+    o.zipf = 8;
+    assert_int_equal(zoo_build_with(mixtral, &o, &top, &e), 0);
+    assert_int_equal(u->shape.groups, 1);
+    assert_int_equal(u->shape.group_tokens[0], tk / 8);
+    assert_int_equal(z->shape.groups, 4);
+    assert_int_equal(z->shape.group_experts[0], 1);
+    assert_int_equal(z->shape.group_tokens[0], 1507);
+    assert_int_equal(top->shape.group_tokens[0], 2048);
+    uint64_t experts = 0, slots = 0;
+    for (uint32_t g = 0; g < z->shape.groups; g++) {
+        experts += z->shape.group_experts[g];
+        slots += z->shape.group_experts[g] * z->shape.group_tokens[g];
+        if (g)
+            assert_true(z->shape.group_tokens[g] <= z->shape.group_tokens[g - 1]);
+    }
+    assert_int_equal(experts, 8);
+    assert_true(slots >= tk && slots < tk + 8);
+    /* the same weights and, to within the rounding, the same FLOP */
+    assert_int_equal(z->total.params, u->total.params);
+    assert_int_equal(z->total.params_active, u->total.params_active);
+    assert_true(z->total.flop >= u->total.flop &&
+                (double)z->total.flop < 1.001 * (double)u->total.flop);
+    zoo_destroy(u);
+    zoo_destroy(z);
+    zoo_destroy(top);
+}
+
 /* ---------------------------------------------------------------- files of our own */
 
 static char dir[64];
@@ -278,7 +321,8 @@ static void test_bad_configs_refused(void **state)
         struct zoo_model *m = (struct zoo_model *)&bad; /* must be cleared */
         struct err e = {{0}};
 
-        assert_int_equal(zoo_build_seq(path, 1, bad[i].seq, &m, &e), -EINVAL);
+        const struct zoo_opts o = {.batch = 1, .seq = bad[i].seq};
+        assert_int_equal(zoo_build_with(path, &o, &m, &e), -EINVAL);
         assert_null(m);
         if (!strstr(e.msg, bad[i].needle) || !strstr(e.msg, bad[i].accepted) ||
             !strstr(e.msg, path))
@@ -287,10 +331,22 @@ static void test_bad_configs_refused(void **state)
     }
     struct zoo_model *m = NULL;
     struct err e = {{0}};
-    assert_int_equal(zoo_build_seq("/nonexistent/config.json", 1, 64, &m, &e), -ENOENT);
+    struct zoo_opts o = {.batch = 1, .seq = 64};
+    assert_int_equal(zoo_build_with("/nonexistent/config.json", &o, &m, &e), -ENOENT);
     assert_non_null(strstr(e.msg, "/nonexistent/config.json: cannot be read"));
-    assert_int_equal(zoo_build_seq("configs/models/llama-3.1-8b.json", 1, 0, &m, &e), -EINVAL);
+    o.seq = ZOO_MAX_SEQ + 1;
+    assert_int_equal(zoo_build_with("configs/models/llama-3.1-8b.json", &o, &m, &e), -EINVAL);
     assert_non_null(strstr(e.msg, "accepted 1..1048576"));
+    o.seq = 64;
+    o.zipf = 1;
+    assert_int_equal(zoo_build_with("configs/models/llama-3.1-8b.json", &o, &m, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "a skewed routing needs a mixture of experts"));
+    static const char *const bad_routing[] = {"zipf", "zipf:0", "zipf:9", "zipf:1x", "skew", ""};
+    for (size_t i = 0; i < sizeof(bad_routing) / sizeof(bad_routing[0]); i++) {
+        double z = -1;
+        assert_int_equal(zoo_routing_parse(bad_routing[i], &z, &e), -EINVAL);
+        assert_non_null(strstr(e.msg, "accepted uniform or zipf:S with S in (0, 8]"));
+    }
 }
 
 int main(void)
@@ -299,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_shipped_configs_have_published_counts),
         cmocka_unit_test(test_llama_layer_by_hand),
         cmocka_unit_test(test_mixtral_layer_by_hand),
+        cmocka_unit_test(test_skewed_routing),
         cmocka_unit_test(test_tied_and_ignored),
         cmocka_unit_test(test_bad_configs_refused),
     };
