@@ -271,7 +271,11 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         zc_flush_updates(z);
         bcast = z->gs[z->g_next].reduce;
     }
+    /* an experts' GEMM goes expert by expert (up to HZ_MAX_PIECES pieces): a piece of a
+     * mixture's stacked weights is a few experts', not a quarter of them all */
     uint32_t P = z->cfg->pieces;
+    if (g->experts && g->count > P)
+        P = (uint32_t)(g->count < HZ_MAX_PIECES ? g->count : HZ_MAX_PIECES);
     if (gc.tiles < P)
         P = (uint32_t)(gc.tiles ? gc.tiles : 1);
     const char *kn = zoo_gemm_kind_name(g->kind), *rn = zoo_gemm_role_name(g->role);

@@ -358,9 +358,11 @@ static bool stream_cost(struct gx *z, const struct zoo_gemm *g, uint64_t live,
     uint64_t sram_bw =
         c->sram_bytes_per_cycle ? c->sram_bytes_per_cycle : 2ull * (cp->rows + cp->cols) + dma_w;
 
+    /* at least `rows` tokens a chunk, but an expert's GEMM, already below them, down to one */
+    uint64_t least = g->experts ? 1 : cp->rows;
     memset(gc, 0, sizeof(*gc));
     while (hz_ceil_div(live, chunks) + 2 * panel > c->sram_bytes) {
-        if (!tokens || hz_ceil_div(tokens, 2 * chunks) < cp->rows)
+        if (!tokens || hz_ceil_div(tokens, 2 * chunks) < least)
             return false;
         chunks *= 2;
     }

@@ -67,6 +67,10 @@ const char *zoo_gemm_kind_name(enum zoo_gemm_kind k)
         [ZOO_GEMM_ROUTER] = "router",
         [ZOO_GEMM_EXPERT_UP] = "expert_up",
         [ZOO_GEMM_EXPERT_DOWN] = "expert_down",
+        [ZOO_GEMM_Q_A] = "q_a",
+        [ZOO_GEMM_Q_B] = "q_b",
+        [ZOO_GEMM_KV_A] = "kv_a",
+        [ZOO_GEMM_KV_B] = "kv_b",
     };
     return (unsigned)k < ZOO_GEMM_KINDS ? n[k] : "?";
 }
@@ -179,21 +183,26 @@ static struct style hf_style(const struct zoo_shape *sh)
 
 /* The sizes every op is made of. */
 struct dims {
-    uint64_t t;      /* tokens per core: batch x seq */
-    uint64_t s;      /* tokens per sequence */
-    uint64_t bh;     /* attention GEMMs of one kind per layer: batch x heads */
-    uint64_t d;      /* d_model */
-    uint64_t inner;  /* heads x d_head */
-    uint64_t kv;     /* kv_heads x d_head: the K and V projections' width */
-    uint64_t dh;     /* d_head */
-    uint64_t ff;     /* d_ff */
-    uint64_t up;     /* the up projection's width: d_ff, or 2 x d_ff gated (a mixture: its shared
-                        experts', 0 without) */
-    uint64_t e;      /* a mixture's experts (0: a dense FFN) */
-    uint64_t topk;   /* experts_per_tok */
-    uint64_t tk;     /* tokens x experts_per_tok: the rows the experts compute */
-    uint64_t fe;     /* an expert's d_ff */
-    uint32_t groups; /* the experts' groups (zoo_shape) */
+    uint64_t t;     /* tokens per core: batch x seq */
+    uint64_t s;     /* tokens per sequence */
+    uint64_t bh;    /* attention GEMMs of one kind per layer: batch x heads */
+    uint64_t d;     /* d_model */
+    uint64_t inner; /* heads x d_head */
+    uint64_t kv;    /* kv_heads x d_head: the K and V projections' width */
+    uint64_t dh;    /* d_head */
+    uint64_t ff;    /* d_ff */
+    uint64_t up;    /* the up projection's width: d_ff, or 2 x d_ff gated (a mixture: its shared
+                       experts', 0 without) */
+    uint64_t e;     /* a mixture's experts (0: a dense FFN) */
+    uint64_t topk;  /* experts_per_tok */
+    uint64_t tk;    /* tokens x experts_per_tok: the rows the experts compute */
+    uint64_t fe;    /* an expert's d_ff */
+    uint64_t heads;
+    uint64_t dqk, dv;      /* a head's query and key width, its value width: d_head, but latent
+                              attention's */
+    uint64_t ql, kl, rope; /* latent attention: the latents' widths (kl 0: none), the rotary
+                              part of a head's queries and keys */
+    uint32_t groups;       /* the experts' groups (zoo_shape) */
     uint64_t gn[ZOO_EXPERT_GROUPS]; /* a group's experts */
     uint64_t gm[ZOO_EXPERT_GROUPS]; /* ... and tokens each */
     uint64_t vocab;
@@ -271,10 +280,18 @@ static struct shape shape_of(const struct dims *x, enum zoo_gemm_kind kind)
         return (struct shape){kind, x->t, x->inner, x->d, 1};
     case ZOO_GEMM_SCORES:
     case ZOO_GEMM_XSCORES:
-        return (struct shape){kind, x->s, x->s, x->dh, x->bh};
+        return (struct shape){kind, x->s, x->s, x->dqk, x->bh};
     case ZOO_GEMM_ATTN_V:
     case ZOO_GEMM_X_ATTN_V:
-        return (struct shape){kind, x->s, x->dh, x->s, x->bh};
+        return (struct shape){kind, x->s, x->dv, x->s, x->bh};
+    case ZOO_GEMM_Q_A:
+        return (struct shape){kind, x->t, x->ql, x->d, 1};
+    case ZOO_GEMM_Q_B:
+        return (struct shape){kind, x->t, x->heads * x->dqk, x->ql, 1};
+    case ZOO_GEMM_KV_A:
+        return (struct shape){kind, x->t, x->kl + x->rope, x->d, 1};
+    case ZOO_GEMM_KV_B: /* per head: its keys without rotation, its values */
+        return (struct shape){kind, x->t, x->heads * (x->dqk - x->rope + x->dv), x->kl, 1};
     case ZOO_GEMM_OUT_PROJ:
     case ZOO_GEMM_XOUT_PROJ:
         return (struct shape){kind, x->t, x->d, x->inner, 1};
@@ -492,6 +509,83 @@ static void qkv_fwd(struct bb *b, enum zoo_gemm_kind kind, const char *name, uin
     if (rope)
         vec(b, FWD, ZOO_VEC_ROPE, x->t, width, made, name, NULL);
     save(b, name, x->t, width, false, what);
+}
+
+/*
+ * Latent attention (DeepSeek-V2, V3), forward: the queries through a latent of q_lora (a GEMM
+ * in, RMSNorm, a GEMM out to every head's nope + rope width, the rope part turned), the keys and
+ * values through one of kv_lora (a GEMM in to the latent and a rotary part shared by the heads,
+ * RMSNorm, a GEMM out to every head's keys and values); then attention as the others', its
+ * scores over nope + rope, its values v_head wide, and the output projection. Saved: the
+ * norm's output, both latents (normed, with 1/rms), Q, the heads' K and V, the shared rotary
+ * keys.
+ */
+static void mla_fwd(struct bb *b, const char *in, const char *out)
+{
+    const struct dims *x = &b->x;
+
+    norm_fwd(b, in, &ln1, "input of the latent projections");
+    add_weight(b, "attn.q_a.w", x->d, x->ql, false);
+    add_weight(b, "attn.q_a_norm.g", 1, x->ql, false);
+    add_weight(b, "attn.q_b.w", x->ql, x->heads * x->dqk, false);
+    add_weight(b, "attn.kv_a.w", x->d, x->kl + x->rope, false);
+    add_weight(b, "attn.kv_a_norm.g", 1, x->kl, false);
+    add_weight(b, "attn.kv_b.w", x->kl, x->heads * (x->dqk - x->rope + x->dv), false);
+    fwd_gemm(b, ZOO_GEMM_Q_A, act("ln1_out"), weight("attn.q_a.w"), "q_a", false);
+    vec(b, FWD, ZOO_VEC_RMSNORM, x->t, x->ql, "q_a", "q_lat", "attn.q_a_norm.g");
+    save(b, "q_lat", x->t, x->ql, true, "the queries' latent, normed");
+    fwd_gemm(b, ZOO_GEMM_Q_B, act("q_lat"), weight("attn.q_b.w"), "q_pre", false);
+    vec(b, FWD, ZOO_VEC_ROPE, x->t, x->heads * x->rope, "q_pre", "q", NULL);
+    save(b, "q", x->t, x->heads * x->dqk, false, "queries, their rotary part turned");
+    fwd_gemm(b, ZOO_GEMM_KV_A, act("ln1_out"), weight("attn.kv_a.w"), "kv_a", false);
+    vec(b, FWD, ZOO_VEC_RMSNORM, x->t, x->kl, "kv_a", "kv_lat", "attn.kv_a_norm.g");
+    save(b, "kv_lat", x->t, x->kl, true, "the keys' and values' latent, normed");
+    vec(b, FWD, ZOO_VEC_ROPE, x->t, x->rope, "kv_a", "k_pe", NULL);
+    save(b, "k_pe", x->t, x->rope, false, "the keys' rotary part, shared by the heads");
+    fwd_gemm(b, ZOO_GEMM_KV_B, act("kv_lat"), weight("attn.kv_b.w"), "kv", false);
+    save(b, "kv", x->t, x->heads * (x->dqk - x->rope + x->dv), false,
+         "every head's keys (kv.k) and values (kv.v)");
+    fwd_gemm(b, ZOO_GEMM_SCORES, act("q"), act("kv.k"), "scores", false);
+    vec(b, FWD, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs", NULL);
+    fwd_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), act("kv.v"), "ctx", false);
+    add_weight(b, "attn.out.w", x->inner, x->d, false);
+    fwd_gemm(b, ZOO_GEMM_OUT_PROJ, act("ctx"), weight("attn.out.w"), "attn_out", false);
+    vec_add(b, FWD, in, "attn_out", out, NULL);
+}
+
+static void mla_bwd(struct bb *b, const char *d_out, const char *d_in)
+{
+    const struct dims *x = &b->x;
+
+    grad_a(b, ZOO_GEMM_OUT_PROJ, grad(d_out), weight("attn.out.w"), grad("d_ctx"), false);
+    load(b, "kv");
+    load(b, "k_pe");
+    load(b, "q");
+    recompute_gemm(b, ZOO_GEMM_SCORES, saved("q"), saved("kv.k"), "scores");
+    vec_recompute(b, ZOO_VEC_SOFTMAX, x->bh * x->s, x->s, "scores", "probs");
+    recompute_gemm(b, ZOO_GEMM_ATTN_V, act("probs"), saved("kv.v"), "ctx");
+    grad_b(b, ZOO_GEMM_OUT_PROJ, act("ctx"), grad(d_out), wgrad("attn.out.w"), false);
+    grad_a(b, ZOO_GEMM_ATTN_V, grad("d_ctx"), saved("kv.v"), grad("d_probs"), false);
+    grad_b(b, ZOO_GEMM_ATTN_V, act("probs"), grad("d_ctx"), grad("d_kv.v"), false);
+    vec(b, BWD, ZOO_VEC_SOFTMAX_BWD, x->bh * x->s, x->s, "d_probs", "d_scores", NULL);
+    grad_a(b, ZOO_GEMM_SCORES, grad("d_scores"), saved("kv.k"), grad("d_q"), false);
+    grad_b(b, ZOO_GEMM_SCORES, saved("q"), grad("d_scores"), grad("d_kv.k"), false);
+    vec(b, BWD, ZOO_VEC_ROPE_BWD, x->t, x->heads * x->rope, "d_q", "d_q_pre", NULL);
+    load(b, "q_lat");
+    grad_a(b, ZOO_GEMM_Q_B, grad("d_q_pre"), weight("attn.q_b.w"), grad("d_q_lat"), false);
+    grad_b(b, ZOO_GEMM_Q_B, saved("q_lat"), grad("d_q_pre"), wgrad("attn.q_b.w"), false);
+    vec(b, BWD, ZOO_VEC_RMSNORM_BWD, x->t, x->ql, "d_q_lat", "d_q_a", "attn.q_a_norm.g");
+    load(b, "kv_lat");
+    grad_a(b, ZOO_GEMM_KV_B, grad("d_kv"), weight("attn.kv_b.w"), grad("d_kv_lat"), false);
+    grad_b(b, ZOO_GEMM_KV_B, saved("kv_lat"), grad("d_kv"), wgrad("attn.kv_b.w"), false);
+    vec(b, BWD, ZOO_VEC_RMSNORM_BWD, x->t, x->kl, "d_kv_lat", "d_kv_a", "attn.kv_a_norm.g");
+    vec(b, BWD, ZOO_VEC_ROPE_BWD, x->t, x->rope, "d_kv.k", "d_kv_a.pe", NULL);
+    load(b, "ln1_out");
+    grad_a(b, ZOO_GEMM_Q_A, grad("d_q_a"), weight("attn.q_a.w"), grad("d_ln1_out"), false);
+    grad_b(b, ZOO_GEMM_Q_A, saved("ln1_out"), grad("d_q_a"), wgrad("attn.q_a.w"), false);
+    grad_a(b, ZOO_GEMM_KV_A, grad("d_kv_a"), weight("attn.kv_a.w"), grad("d_ln1_out"), true);
+    grad_b(b, ZOO_GEMM_KV_A, saved("ln1_out"), grad("d_kv_a"), wgrad("attn.kv_a.w"), false);
+    sublayer_in_grad(b, &ln1, d_out, d_in);
 }
 
 /* Self-attention, forward: out = in + proj(attention(norm(in))). Saved: the norm's output and
@@ -848,7 +942,10 @@ static void embed_block(struct bb *b, const struct block_def *def)
 /* GPT3-like decoder layer (causal) or T5-like encoder layer: self-attention and FFN. */
 static void layer_block(struct bb *b)
 {
-    attn_fwd(b, "x", "h");
+    if (b->x.kl)
+        mla_fwd(b, "x", "h");
+    else
+        attn_fwd(b, "x", "h");
     if (b->x.e) {
         moe_fwd(b, "h", "y", &ln2);
         moe_bwd(b, "dy", "dh", &ln2);
@@ -856,7 +953,10 @@ static void layer_block(struct bb *b)
         ffn_fwd(b, "h", "y", &ln2);
         ffn_bwd(b, "dy", "dh", &ln2);
     }
-    attn_bwd(b, "dh", "dx");
+    if (b->x.kl)
+        mla_bwd(b, "dh", "dx");
+    else
+        attn_bwd(b, "dh", "dx");
 }
 
 static void cross_decoder_block(struct bb *b)
@@ -986,12 +1086,15 @@ static const struct block_def t5_blocks[] = {
     {ZOO_BLOCK_HEAD, "head", false, false, "shared", "d_shared", true, false},
 };
 
-/* A Hugging Face decoder: rotary positions (no table), the LM head tied or its own. */
+/* A Hugging Face decoder: rotary positions (no table), the LM head tied or its own; a
+ * mixture's first dense_layers with a dense FFN (DeepSeek) in a block of their own. */
 static const struct block_def hf_blocks[] = {
     {ZOO_BLOCK_EMBED, "embed", false, false, "embed_tokens", "d_embed_tokens", false, false},
+    {ZOO_BLOCK_DECODER, "dense_decoder", true, false, NULL, NULL, false, false},
     {ZOO_BLOCK_DECODER, "decoder", true, false, NULL, NULL, false, false},
     {ZOO_BLOCK_HEAD, "head", false, false, "lm_head", "d_lm_head", false, false},
 };
+enum { HF_DENSE = 1 }; /* the dense layers' entry, left out without them */
 
 static int build_block(struct zoo_block *k, const struct block_def *def, const struct zoo_shape *sh,
                        const struct style *st, const struct dims *x)
@@ -1287,7 +1390,7 @@ int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model 
         .s = sh.seq,
         .bh = batch * sh.heads,
         .d = sh.d_model,
-        .inner = sh.heads * sh.d_head,
+        .inner = sh.heads * (sh.kv_lora ? sh.v_head : sh.d_head),
         .kv = sh.kv_heads * sh.d_head,
         .dh = sh.d_head,
         .ff = sh.experts ? sh.d_shared : sh.d_ff,
@@ -1298,6 +1401,12 @@ int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model 
         .topk = sh.experts_per_tok,
         .fe = sh.d_expert,
         .groups = sh.groups,
+        .heads = sh.heads,
+        .dqk = sh.kv_lora ? sh.qk_nope + sh.qk_rope : sh.d_head,
+        .dv = sh.kv_lora ? sh.v_head : sh.d_head,
+        .ql = sh.q_lora,
+        .kl = sh.kv_lora,
+        .rope = sh.qk_rope,
     };
     for (uint32_t g = 0; g < sh.groups; g++) {
         x.gn[g] = sh.group_experts[g];
@@ -1328,10 +1437,19 @@ int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model 
         break;
     }
     struct block_def head;
+    bool dense_first = json && sh.dense_layers;
+    if (json && !dense_first)
+        m->n_blocks--;
     m->blocks = calloc(m->n_blocks, sizeof(m->blocks[0]));
     rc = m->blocks ? 0 : -ENOMEM;
     for (uint32_t i = 0; !rc && i < m->n_blocks; i++) {
-        const struct block_def *def = &defs[i];
+        const struct block_def *def = &defs[json && !dense_first && i >= HF_DENSE ? i + 1 : i];
+        struct dims bx = x; /* the dense layers': no experts, the dense FFN */
+        if (def == &hf_blocks[HF_DENSE]) {
+            bx.e = bx.groups = 0;
+            bx.ff = sh.d_ff;
+            bx.up = 2 * sh.d_ff;
+        }
         if (json && def->kind == ZOO_BLOCK_HEAD && sh.tied) { /* the LM head is the table */
             head = *def;
             head.table = defs[0].table;
@@ -1339,7 +1457,10 @@ int zoo_build_with(const char *spec, const struct zoo_opts *o, struct zoo_model 
             head.tied = true;
             def = &head;
         }
-        rc = build_block(&m->blocks[i], def, &sh, st, &x);
+        rc = build_block(&m->blocks[i], def, &sh, st, &bx);
+        if (!rc && dense_first && def->repeat) /* the dense layers, then the mixtures */
+            m->blocks[i].repeat =
+                def == &hf_blocks[HF_DENSE] ? sh.dense_layers : sh.dec_layers - sh.dense_layers;
         if (!rc)
             totals_add(&m->total, &m->blocks[i].per, m->blocks[i].repeat);
     }

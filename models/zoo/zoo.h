@@ -98,6 +98,10 @@ enum zoo_gemm_kind {
     ZOO_GEMM_ROUTER,      /* a mixture's router: each token's score of every expert */
     ZOO_GEMM_EXPERT_UP,   /* an expert's gate and up projections, fused, on its tokens */
     ZOO_GEMM_EXPERT_DOWN, /* an expert's down projection */
+    ZOO_GEMM_Q_A,         /* latent attention (DeepSeek): the queries into their latent */
+    ZOO_GEMM_Q_B,         /* ... and out of it, every head's */
+    ZOO_GEMM_KV_A,        /* the keys' and values' latent, and the keys' rotary part */
+    ZOO_GEMM_KV_B,        /* every head's keys and values out of the latent */
     ZOO_GEMM_KINDS,
 };
 
@@ -238,6 +242,10 @@ struct zoo_shape {
     uint64_t experts, experts_per_tok; /* a mixture of experts in every layer (0: dense) */
     uint64_t d_expert, d_shared;       /* an expert's d_ff; the shared experts' (0: none) */
     double zipf;                       /* the routing's skew (0: uniform) */
+    uint32_t dense_layers;             /* a mixture's first layers with a dense FFN of d_ff */
+    /* latent attention (DeepSeek; kv_lora 0: none): the latents' widths, a head's query and key
+     * width without and with rotation, and its value width */
+    uint64_t q_lora, kv_lora, qk_nope, qk_rope, v_head;
     /* the experts in groups of equal tokens per core (uniform: one), most used first; each
      * group's experts run at its most used one's tokens */
     uint32_t groups;

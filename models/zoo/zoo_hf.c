@@ -11,16 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum arch { ARCH_LLAMA, ARCH_MISTRAL, ARCH_QWEN2, ARCH_MIXTRAL, ARCH_QWEN2_MOE };
+enum arch { ARCH_LLAMA, ARCH_MISTRAL, ARCH_QWEN2, ARCH_MIXTRAL, ARCH_QWEN2_MOE, ARCH_DEEPSEEK };
 
-static const char *const archs[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
-                                    "MixtralForCausalLM", "Qwen2MoeForCausalLM"};
-/* known, and refused for what they have that the zoo does not model */
-static const char *const mla_archs[] = {"DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"};
+static const char *const archs[] = {"LlamaForCausalLM",    "MistralForCausalLM",
+                                    "Qwen2ForCausalLM",    "MixtralForCausalLM",
+                                    "Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"};
 
 #define ACCEPTED_ARCHS                                                                             \
     "accepted: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, "       \
-    "Qwen2MoeForCausalLM"
+    "Qwen2MoeForCausalLM, DeepseekV3ForCausalLM"
 
 /* The fields that shape an iteration (zoo_hf.h); the others are listed as ignored. */
 static const char *const used[] = {
@@ -46,6 +45,15 @@ static const char *const used[] = {
     "shared_expert_intermediate_size",
     "decoder_sparse_step",
     "mlp_only_layers",
+    "n_routed_experts",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "moe_layer_freq",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
 };
 
 struct rd {
@@ -112,12 +120,6 @@ static int arch_of(struct rd *r, char *name, size_t len)
     for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
         if (!strcmp(first->valuestring, archs[i]))
             return (int)i;
-    for (size_t i = 0; i < sizeof(mla_archs) / sizeof(mla_archs[0]); i++)
-        if (!strcmp(first->valuestring, mla_archs[i]))
-            return fail(r,
-                        "%s: architecture %s has multi-head latent attention, not modelled "
-                        "yet; %s",
-                        first->valuestring, ACCEPTED_ARCHS);
     return fail(r, "%s: architecture %s is not known; %s", first->valuestring, ACCEPTED_ARCHS);
 }
 
@@ -153,10 +155,14 @@ static void list_ignored(struct rd *r, char *ignored, size_t len)
  * (0 or absent: none), in every layer (decoder_sparse_step 1, no mlp_only_layers). */
 static void read_experts(struct rd *r, int arch, struct zoo_shape *sh)
 {
-    if (arch != ARCH_MIXTRAL && arch != ARCH_QWEN2_MOE)
+    if (arch != ARCH_MIXTRAL && arch != ARCH_QWEN2_MOE && arch != ARCH_DEEPSEEK)
         return;
-    bool mixtral = arch == ARCH_MIXTRAL;
-    sh->experts = integer(r, mixtral ? "num_local_experts" : "num_experts", ZOO_HF_MAX_HEADS, 0);
+    bool mixtral = arch == ARCH_MIXTRAL, deepseek = arch == ARCH_DEEPSEEK;
+    sh->experts = integer(r,
+                          mixtral    ? "num_local_experts"
+                          : deepseek ? "n_routed_experts"
+                                     : "num_experts",
+                          ZOO_HF_MAX_HEADS, 0);
     sh->experts_per_tok = integer(r, "num_experts_per_tok", ZOO_HF_MAX_HEADS, 0);
     if (!r->err && sh->experts_per_tok > sh->experts) {
         char msg[96];
@@ -169,6 +175,25 @@ static void read_experts(struct rd *r, int arch, struct zoo_shape *sh)
         return;
     }
     sh->d_expert = integer(r, "moe_intermediate_size", ZOO_HF_MAX_DIM, 0);
+    if (deepseek) { /* n_shared_experts of the experts' size; the first layers dense */
+        const cJSON *n = field(r, "n_shared_experts");
+        bool none = !n || (cJSON_IsNumber(n) && cJSON_GetNumberValue(n) == 0);
+        sh->d_shared =
+            none ? 0 : integer(r, "n_shared_experts", ZOO_HF_MAX_HEADS, 0) * sh->d_expert;
+        const cJSON *k = field(r, "first_k_dense_replace");
+        bool zero = !k || (cJSON_IsNumber(k) && cJSON_GetNumberValue(k) == 0);
+        sh->dense_layers =
+            zero ? 0 : (uint32_t)integer(r, "first_k_dense_replace", ZOO_HF_MAX_LAYER, 0);
+        if (!r->err && sh->dense_layers >= sh->dec_layers)
+            fail(r, "%s: field %s is not less than num_hidden_layers; %s", "first_k_dense_replace",
+                 "accepted fewer (at least one layer a mixture)");
+        if (integer(r, "moe_layer_freq", ZOO_HF_MAX_LAYER, 1) != 1)
+            fail(r,
+                 "%s: field %s is not 1 (dense layers between the mixtures are not "
+                 "modelled); %s",
+                 "moe_layer_freq", "accepted 1");
+        return;
+    }
     const cJSON *shared = field(r, "shared_expert_intermediate_size");
     bool none = !shared || (cJSON_IsNumber(shared) && cJSON_GetNumberValue(shared) == 0);
     sh->d_shared = none ? 0 : integer(r, "shared_expert_intermediate_size", ZOO_HF_MAX_DIM, 0);
@@ -179,6 +204,26 @@ static void read_experts(struct rd *r, int arch, struct zoo_shape *sh)
     if (dense && !(cJSON_IsArray(dense) && !dense->child))
         fail(r, "%s: field %s is not [] (dense layers among the mixtures are not modelled); %s",
              "mlp_only_layers", "accepted []");
+}
+
+/* DeepSeek's latent attention: every width required, the rotary one even; no biases. */
+static void read_latent(struct rd *r, struct zoo_shape *sh)
+{
+    if (!field(r, "q_lora_rank"))
+        fail(r, "%s: field %s is missing or null (queries without a latent are not modelled); %s",
+             "q_lora_rank", "accepted an integer");
+    sh->q_lora = integer(r, "q_lora_rank", ZOO_HF_MAX_DIM, 0);
+    sh->kv_lora = integer(r, "kv_lora_rank", ZOO_HF_MAX_DIM, 0);
+    sh->qk_nope = integer(r, "qk_nope_head_dim", ZOO_HF_MAX_DIM, 0);
+    sh->qk_rope = integer(r, "qk_rope_head_dim", ZOO_HF_MAX_DIM, 0);
+    sh->v_head = integer(r, "v_head_dim", ZOO_HF_MAX_DIM, 0);
+    if (!r->err && sh->qk_rope % 2)
+        fail(r, "%s: field %s is odd; %s", "qk_rope_head_dim",
+             "accepted an even size (rotary positions turn pairs)");
+    if (!r->err && boolean(r, "attention_bias", false))
+        fail(r, "%s: field %s is true (latent attention with biases is not modelled); %s",
+             "attention_bias", "accepted false");
+    sh->d_head = sh->qk_nope + sh->qk_rope;
 }
 
 static void read_shape(struct rd *r, uint32_t seq, struct zoo_shape *sh)
@@ -202,14 +247,18 @@ static void read_shape(struct rd *r, uint32_t seq, struct zoo_shape *sh)
                  (unsigned long long)sh->kv_heads, (unsigned long long)sh->heads);
         fail(r, "%s: field %s is %s; accepted a divisor of it", "num_key_value_heads", msg);
     }
-    if (!r->err && !field(r, "head_dim") && sh->d_model % sh->heads) {
+    if (arch == ARCH_DEEPSEEK)
+        read_latent(r, sh);
+    else if (!r->err && !field(r, "head_dim") && sh->d_model % sh->heads) {
         char msg[96];
         snprintf(msg, sizeof(msg), "%llu, which num_attention_heads %llu does not divide",
                  (unsigned long long)sh->d_model, (unsigned long long)sh->heads);
         fail(r, "%s: field %s is %s; accepted a multiple of it, or give head_dim", "hidden_size",
              msg);
     }
-    sh->d_head = integer(r, "head_dim", ZOO_HF_MAX_DIM, sh->heads ? sh->d_model / sh->heads : 1);
+    if (arch != ARCH_DEEPSEEK)
+        sh->d_head =
+            integer(r, "head_dim", ZOO_HF_MAX_DIM, sh->heads ? sh->d_model / sh->heads : 1);
     if (!r->err && sh->d_head % 2)
         fail(r, "%s: field %s is odd; accepted an even head size (rotary positions turn pairs)",
              "head_dim", "");

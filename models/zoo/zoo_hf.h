@@ -5,8 +5,8 @@
  * Contract
  * --------
  * Read: the dense decoders LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM, and the
- * mixtures of experts MixtralForCausalLM and Qwen2MoeForCausalLM (the first name of
- * `architectures`). Their fields that shape an iteration:
+ * mixtures of experts MixtralForCausalLM, Qwen2MoeForCausalLM and DeepseekV3ForCausalLM (the
+ * first name of `architectures`). Their fields that shape an iteration:
  *   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size
  *                           required, positive integers within the limits below
  *   num_key_value_heads     default num_attention_heads; must divide it (grouped-query: fewer)
@@ -27,7 +27,11 @@
  *                           Qwen2-MoE: 1 and [] (every layer a mixture), else refused
  * Every other field does not change the timing (norm epsilons, rotary base and scaling, token
  * ids, dtype: the machine computes in bf16) and is listed in `ignored`, never dropped silently.
- * DeepSeek-V2 and V3 (multi-head latent attention) are refused by name: not modelled yet.
+ *   n_routed_experts, n_shared_experts, first_k_dense_replace, moe_layer_freq
+ *                           DeepSeek: its experts (of moe_intermediate_size), its shared ones,
+ *                           its first layers' dense FFN (of intermediate_size); freq 1
+ *   q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
+ *                           DeepSeek's latent attention: all required, no attention_bias
  * Errors: -EINVAL naming the file, the field, its value and what is accepted; -ENOENT (the file
  * cannot be read); -ENOMEM.
  */

@@ -488,6 +488,7 @@ static void test_operation_lists_walk(void **state)
                                         "configs/models/llama-3.1-8b.json",
                                         "configs/models/qwen2-7b.json",
                                         "configs/models/mixtral-8x7b-v0.1.json",
+                                        "configs/models/deepseek-v3.json",
                                         "configs/models/qwen1.5-moe-a2.7b.json",
                                         "configs/models/qwen1.5-moe-a2.7b.json"};
     const size_t n = sizeof(specs) / sizeof(specs[0]);
