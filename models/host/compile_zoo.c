@@ -377,7 +377,7 @@ static bool exp_class(enum zoo_vec_kind k)
     return k == ZOO_VEC_SOFTMAX || k == ZOO_VEC_SOFTMAX_BWD || k == ZOO_VEC_GELU ||
            k == ZOO_VEC_GELU_BWD || k == ZOO_VEC_LOSS || k == ZOO_VEC_SWIGLU ||
            k == ZOO_VEC_SWIGLU_BWD /* SiLU's sigmoid */ || k == ZOO_VEC_ROUTE ||
-           k == ZOO_VEC_ROUTE_BWD;
+           k == ZOO_VEC_ROUTE_BWD || k == ZOO_VEC_LOGSUMEXP;
 }
 
 /* An operation on each element by itself (the others work on whole rows). */

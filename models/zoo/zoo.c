@@ -122,6 +122,7 @@ const char *zoo_vec_kind_name(enum zoo_vec_kind k)
         [ZOO_VEC_DISPATCH_BWD] = "dispatch_bwd",
         [ZOO_VEC_COMBINE] = "combine",
         [ZOO_VEC_COMBINE_BWD] = "combine_bwd",
+        [ZOO_VEC_LOGSUMEXP] = "logsumexp",
     };
     return (unsigned)k < ZOO_VEC_KINDS ? n[k] : "?";
 }
@@ -998,6 +999,70 @@ static void head_block(struct bb *b, const struct block_def *def)
     norm_bwd(b, &lnf);
 }
 
+/* The names of the LM head's vocabulary slices: weights, logits, their gradients. */
+#define SLICES(p)                                                                                  \
+    {                                                                                              \
+        p "0", p "1", p "2", p "3", p "4", p "5", p "6", p "7", p "8", p "9", p "10", p "11",      \
+            p "12", p "13", p "14", p "15"                                                         \
+    }
+static const char *const slice_w[ZOO_LOSS_SLICES] = SLICES("lm_head.s");
+static const char *const slice_logits[ZOO_LOSS_SLICES] = SLICES("logits.s");
+static const char *const slice_grad[ZOO_LOSS_SLICES] = SLICES("logits_grad.s");
+#undef SLICES
+
+/* An LM head GEMM of a vocabulary slice of n columns. */
+static struct zoo_gemm *slice_gemm(struct bb *b, enum pass p, enum zoo_gemm_role role, uint64_t n,
+                                   struct zoo_opnd a, struct zoo_opnd bo, struct zoo_opnd c)
+{
+    struct shape f = shape_of(&b->x, ZOO_GEMM_LM_HEAD);
+    f.n = n;
+    if (role == ZOO_ROLE_GRAD_A)
+        return gemm_op(b, p, role, f.m, f.k, f.n, &f, a, bo, c);
+    if (role == ZOO_ROLE_GRAD_B)
+        return gemm_op(b, p, role, f.k, f.n, f.m, &f, a, bo, c);
+    return gemm_op(b, p, role, f.m, f.n, f.k, &f, a, bo, c);
+}
+
+/*
+ * A Hugging Face model's head with a table of its own: the loss over the vocabulary in slices
+ * of ZOO_LOSS_COLS columns (at most ZOO_LOSS_SLICES), so that no whole t x vocabulary tensor is
+ * ever held or saved (a chunked cross-entropy). Forward: per slice its logits and their running
+ * log-sum-exp per row (saved, fp32); backward: per slice its logits again (a recompute), their
+ * gradient, its share of d_lnf_out and its weights' gradient.
+ */
+static void sliced_head_block(struct bb *b)
+{
+    const struct dims *x = &b->x;
+    uint64_t n = (x->vocab + ZOO_LOSS_COLS - 1) / ZOO_LOSS_COLS;
+    n = n > ZOO_LOSS_SLICES ? ZOO_LOSS_SLICES : n;
+    uint64_t w = (x->vocab + n - 1) / n;
+
+    norm_fwd(b, "x", &lnf, "input of the LM head");
+    for (uint64_t i = 0; i < n; i++)
+        add_weight(b, slice_w[i], i + 1 < n ? w : x->vocab - (n - 1) * w, x->d, false);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t cols = i + 1 < n ? w : x->vocab - (n - 1) * w;
+        slice_gemm(b, FWD, ZOO_ROLE_FWD, cols, act("lnf_out"), weight(slice_w[i]),
+                   act(slice_logits[i]));
+        vec(b, FWD, ZOO_VEC_LOGSUMEXP, x->t, cols, slice_logits[i], "lse", NULL);
+    }
+    save(b, "lse", x->t, 2, false, "each token's log-sum-exp of its logits (fp32)");
+    load(b, "lse");
+    load(b, "lnf_out");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t cols = i + 1 < n ? w : x->vocab - (n - 1) * w;
+        slice_gemm(b, BWD, ZOO_ROLE_RECOMPUTE, cols, saved("lnf_out"), weight(slice_w[i]),
+                   act(slice_logits[i]));
+        vec(b, BWD, ZOO_VEC_LOSS, x->t, cols, slice_logits[i], slice_grad[i], NULL)->in2 = "lse";
+        slice_gemm(b, BWD, ZOO_ROLE_GRAD_A, cols, grad(slice_grad[i]), weight(slice_w[i]),
+                   grad("d_lnf_out"))
+            ->accumulate = i > 0;
+        slice_gemm(b, BWD, ZOO_ROLE_GRAD_B, cols, saved("lnf_out"), grad(slice_grad[i]),
+                   wgrad(slice_w[i]));
+    }
+    norm_bwd(b, &lnf);
+}
+
 /* ------------------------------------------------------------------ the model */
 
 static void totals_add(struct zoo_totals *sum, const struct zoo_totals *t, uint64_t times)
@@ -1122,7 +1187,10 @@ static int build_block(struct zoo_block *k, const struct block_def *def, const s
         cross_decoder_block(b);
         break;
     case ZOO_BLOCK_HEAD:
-        head_block(b, def);
+        if (sh->family == ZOO_HF && !def->tied)
+            sliced_head_block(b);
+        else
+            head_block(b, def);
         break;
     }
     k->kind = def->kind;

@@ -54,6 +54,8 @@
 #define ZOO_MAX_BATCH     64u      /* sequences per core; FLOP stay below 2^64 (4x4: 8.8e18) */
 #define ZOO_MAX_SEQ       1048576u /* tokens per sequence */
 #define ZOO_EXPERT_GROUPS 4u       /* a skewed routing's groups of experts */
+#define ZOO_LOSS_COLS     8192u    /* a Hugging Face model's LM head: vocabulary columns a slice */
+#define ZOO_LOSS_SLICES   16u      /* ... and at most this many slices */
 
 enum zoo_family {
     ZOO_GPT3_LIKE,
@@ -163,6 +165,7 @@ enum zoo_vec_kind {
     ZOO_VEC_DISPATCH_BWD, /* their gradients summed back into the token's row */
     ZOO_VEC_COMBINE,      /* the experts' outputs weighted and summed into each token's row */
     ZOO_VEC_COMBINE_BWD,  /* the gradients of the experts' outputs and of the weights */
+    ZOO_VEC_LOGSUMEXP,    /* a slice of the logits into each row's running max and exp-sum */
     ZOO_VEC_KINDS,
 };
 

@@ -11,6 +11,10 @@
  *                             Weight Node's and Activation Nodes' flash raised to hold it
  *                             (32 chips on each of 128 channels, 8 on 64: 32 TiB and 8 TiB);
  *                             it must run
+ *   perf.llama_405b.wall_s    one LLaMA-3.1-405B iteration (configs/models/), median of RUNS;
+ *                             target <= 10 s, <= 4 GB
+ *   perf.deepseek_v3.wall_s   one DeepSeek-V3 iteration (671 B, 256 experts), median of RUNS;
+ *                             target <= 30 s, <= 4 GB
  *
  * Each run is the real command, built beside this program (build/rel/flashstream), so the
  * figure is what a user waits. The command's last line gives the simulated figures.
@@ -93,6 +97,26 @@ int main(int argc, char **argv)
         "--set",    "an_flash.chips_per_chan=8",  "--model",     "gpt3-like:2x4",
         "--out",    "out/bench/perf-gpt3-2x4",    "--trace-max", "0",
         NULL};
+    static const char *const llama[] = {"--config",
+                                        "configs/behemoth-paper.ini",
+                                        "--flash-fit",
+                                        "--model",
+                                        "configs/models/llama-3.1-405b.json",
+                                        "--out",
+                                        "out/bench/perf-llama-405b",
+                                        "--trace-max",
+                                        "0",
+                                        NULL};
+    static const char *const deepseek[] = {"--config",
+                                           "configs/behemoth-paper.ini",
+                                           "--flash-fit",
+                                           "--model",
+                                           "configs/models/deepseek-v3.json",
+                                           "--out",
+                                           "out/bench/perf-deepseek-v3",
+                                           "--trace-max",
+                                           "0",
+                                           NULL};
     double wall[RUNS], rss = 0;
     struct run r;
 
@@ -111,5 +135,23 @@ int main(int argc, char **argv)
         return 1;
     bench_figure("perf.gpt3_2x4.wall_s: one GPT3-like 2x4 iteration (5.5 TB of weights)", "runs",
                  "%.2f s wall, %.0f MB, %.3f s simulated", r.wall_s, r.rss_mb, r.iter_s);
+    static const struct {
+        const char *const *args;
+        const char *name, *target;
+    } hf[] = {
+        {llama, "perf.llama_405b.wall_s: one LLaMA-3.1-405B iteration", "<= 10 s, <= 4096 MB"},
+        {deepseek, "perf.deepseek_v3.wall_s: one DeepSeek-V3 iteration", "<= 30 s, <= 4096 MB"},
+    };
+    for (size_t k = 0; k < sizeof(hf) / sizeof(hf[0]); k++) {
+        rss = 0;
+        for (int i = 0; i < RUNS; i++) {
+            if (run_perf(fs, hf[k].args, &r))
+                return 1;
+            wall[i] = r.wall_s;
+            rss = r.rss_mb > rss ? r.rss_mb : rss;
+        }
+        bench_figure(hf[k].name, hf[k].target, "%.2f s (median of %d), %.0f MB, %.3f s simulated",
+                     bench_median(wall, RUNS), RUNS, rss, r.iter_s);
+    }
     return 0;
 }

@@ -173,6 +173,29 @@ static void test_mixtral_layer_by_hand(void **state)
     zoo_destroy(m);
 }
 
+/* LLaMA-3.1-8B's head in vocabulary slices: 128,256 / 16 = 8016 columns each; it saves its
+ * input and a log-sum-exp per token, never a t x vocabulary tensor, and computes its logits
+ * again in backward. */
+static void test_sliced_head(void **state)
+{
+    const uint64_t t = 2048, d = 4096;
+    struct zoo_model *m = build("configs/models/llama-3.1-8b.json", (uint32_t)t);
+    const struct zoo_block *h = block_of(m, ZOO_BLOCK_HEAD);
+    int slices = 0;
+
+    (void)state;
+    for (uint32_t i = 0; i < h->n_weights; i++)
+        if (h->weights[i].rows == 8016 && h->weights[i].cols == d)
+            slices++;
+    assert_int_equal(slices, 16);
+    assert_int_equal(h->per.saved_bytes, (2 * t * d + 4 * t) + 4 * t);
+    assert_int_equal(h->per.flop_fwd, 2 * t * d * 128256);
+    assert_int_equal(h->per.flop_recompute, h->per.flop_fwd);
+    for (uint32_t i = 0; i < h->n_saved; i++)
+        assert_true(h->saved[i].cols < 8016);
+    zoo_destroy(m);
+}
+
 /* DeepSeek-V3's latent attention by hand: d 7168, 128 heads, queries through a 1536 latent to
  * 128 + 64 a head, keys and values through a 512 latent (and a 64-wide rotary key) to 128 +
  * 128 a head; its first 3 layers dense (d_ff 18432), the other 58 mixtures of 256 experts of
@@ -413,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_mixtral_layer_by_hand),
         cmocka_unit_test(test_skewed_routing),
         cmocka_unit_test(test_deepseek_by_hand),
+        cmocka_unit_test(test_sliced_head),
         cmocka_unit_test(test_tied_and_ignored),
         cmocka_unit_test(test_bad_configs_refused),
     };
