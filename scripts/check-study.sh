@@ -7,7 +7,8 @@
 # scripts/study/report.py on two sweeps whose knees are known by construction: a channel curve
 # that loses 8% below 16 channels to act_write, a program-time curve with no knee, a fan-out
 # curve whose throughput per Activation Node falls past 4 to reduce; its tables, CSVs and
-# PNGs; an SRAM sweep's knee and its refused point listed with its error; a sweep without the
+# PNGs; an SRAM sweep's knee and its refused point listed with its error; today's models' table
+# (per AN, the budget's binding path, the V lifetime, a refused point); a sweep without the
 # study's columns refused by name. scripts/paper/report.py's Figure 8
 # cost of one workload against the same arithmetic done by hand.
 #
@@ -71,6 +72,23 @@ echo 1 >"$sram/points/p000.rc"
 echo "flashstream perf: m:1x1: compile: layer 2, forward: the tensor buffer would hold 20 GB" \
   >"$sram/points/p000.log"
 
+# ---- today's models at 2k: one point run (its stats.json with a budget and a V lifetime),
+# one refused; the fabric up would need 3x its peak, the WN's flash 1.5x
+mod=$work/s/models-2k
+mkdir -p "$mod/points/p000"
+echo "point,model,storage,iteration_s,sequences_per_s,wall_s,$phases,waited_on" >"$mod/sweep.csv"
+echo "p000,/x/configs/models/m.json,behemoth,10,0.4000,1,5,1,1,1,1,1,1,compute" >>"$mod/sweep.csv"
+cat >"$mod/points/p000/stats.json" <<'EOF'
+{"config": {"machine": {"activation_nodes": 4}},
+ "stats": {"budget.fabric_up.need_per_s": {"value": 300}, "budget.fabric_up.peak_per_s": {"value": 100},
+           "budget.wn_flash_read.need_per_s": {"value": 150}, "budget.wn_flash_read.peak_per_s": {"value": 100},
+           "an0.flash.V.lifetime_years": {"value": 6.25}}}
+EOF
+echo 0 >"$mod/points/p000.rc"
+echo 1 >"$mod/points/p001.rc"
+echo "flashstream perf: hf:big: compile: layer 2, forward: the tensor buffer would hold 30 GB" \
+  >"$mod/points/p001.log"
+
 log=$work/study.log
 "$here/study/report.py" "$work/s" >"$log" 2>&1
 rc=$?
@@ -92,6 +110,11 @@ sram_ok() {
 }
 check "SRAM knee at 256 MiB, compute past it; the refused point named with its error" "$log" sram_ok
 check "plots and CSVs" "$log" pngs
+models_ok() {
+  has "| m.json | behemoth | 0.1 | fabric_up (3.00x) | 6.25 |" &&
+    has "| p001 | - | refused | flashstream perf: hf:big: compile: layer 2, forward:"
+}
+check "today's models: per AN, the path that binds, the V lifetime, the refused point" "$log" models_ok
 sed -i 's/machine.activation_nodes/machine.other/' "$fan/sweep.csv"
 tap_expect "a sweep without the study's column refused" 1 "no column machine.activation_nodes" -- \
   "$here/study/report.py" "$work/s"

@@ -7,7 +7,10 @@ OUT holds the sweeps (scripts/sweep) of one model on Behemoth: OUT/flash/sweep.c
 flash.channels x flash.t_prog_ns x flash.cache_program, OUT/fanout/sweep.csv over
 machine.activation_nodes, and, when they ran, the memory hierarchy's: OUT/sram (core.sram_bytes),
 OUT/multicast (machine.multicast), OUT/tb (tensor_buffer.channels), OUT/link
-(fabric.link_mb_per_s), their refused points listed with their error. Writes OUT/report.md,
+(fabric.link_mb_per_s), their refused points listed with their error, and today's models'
+(OUT/models-2k, OUT/models-8k: Hugging Face configs on the three storages at 2048 and 8192
+tokens: sequences/s per Activation Node, the path that binds, the V stream's lifetime). Writes
+OUT/report.md,
 OUT/flash.csv, OUT/fanout.csv and the gnuplot PNGs OUT/flash-channels.png and OUT/fanout.png.
 
 A curve's knee is where the resource that bounds it changes: the last point, coming from the
@@ -20,6 +23,7 @@ layers waited on most there.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -165,7 +169,8 @@ def refused(sweep_dir):
                 continue
         log = os.path.join(points, name[:-3] + ".log")
         lines = [l.strip() for l in open(log)] if os.path.exists(log) else []
-        why = next((l for l in lines if l.startswith("flashstream")), lines[-1] if lines else "")
+        said = [l for l in lines if l.startswith("flashstream") and "ignored:" not in l]
+        why = said[-1] if said else lines[-1] if lines else ""
         out.append((name[:-3], why))
     return out
 
@@ -198,6 +203,71 @@ def hierarchy_section(out):
     for point, why in refused(os.path.join(out, "multicast")):
         text.append(f"| {point} | refused | {why} |")
     return text + [""]
+
+
+def point_stats(r):
+    """A point's stats.json, flattened to {key: value}."""
+    path = os.path.join(r["dir"], "points", r["point"], "stats.json")
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"cannot read {path}: {e}")
+    flat = {}
+
+    def walk(prefix, node):
+        if isinstance(node, dict) and "value" in node:
+            flat[prefix] = node["value"]
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+
+    walk("", s.get("stats", {}))
+    return s, flat
+
+
+def binding(stats):
+    """The budget's path that an iteration of only compute would overload most, and by how
+    much: its need over its peak."""
+    paths = {k.split(".")[1] for k in stats if k.startswith("budget.") and k.endswith(".need_per_s")}
+    ratio = {p: stats[f"budget.{p}.need_per_s"] / stats[f"budget.{p}.peak_per_s"]
+             for p in paths if stats.get(f"budget.{p}.peak_per_s")}
+    if not ratio:
+        return "-"
+    p = max(ratio, key=ratio.get)
+    return f"{p} ({ratio[p]:.2f}x)"
+
+
+def models_section(out):
+    """Today's models (models-2k, models-8k), when they ran."""
+    text = []
+    for d, seq in (("models-2k", 2048), ("models-8k", 8192)):
+        path = os.path.join(out, d, "sweep.csv")
+        if not os.path.isdir(os.path.join(out, d)):
+            continue
+        if not text:
+            text = ["## Today's models", "",
+                    "Hugging Face configs (configs/models/) on the paper's machine: sequences/s "
+                    "per Activation Node; the bandwidth budget's busiest path, the one whose rate "
+                    "an iteration of only compute would need most of (need / its peak); the V "
+                    "stream's "
+                    "lifetime at the run's write rate (Behemoth's FMS). Refused points did not "
+                    "fit their tensor buffer and name where.", ""]
+        text += [f"### {seq} tokens a sequence", "",
+                 "| model | storage | sequences/s per AN | busiest path | V stream, years |",
+                 "|---|---|---|---|---|"]
+        for r in read_sweep(path, ()) if os.path.exists(path) else []:
+            cfg, stats = point_stats(r)
+            ans = int(cfg["config"]["machine"]["activation_nodes"])
+            years = stats.get("an0.flash.V.lifetime_years", 0)
+            text.append(f"| {os.path.basename(r['model'])} | {r['storage']} | "
+                        f"{r['tput'] / ans:.4g} | {binding(stats)} | "
+                        f"{f'{years:.3g}' if years else '-'} |")
+        for point, why in refused(os.path.join(out, d)):
+            why = re.sub(r"/\S*/", "", why)  # a config's directory says nothing here
+            text.append(f"| {point} | - | refused | {why} | - |")
+        text.append("")
+    return text
 
 
 def plots(out):
@@ -255,6 +325,7 @@ def main():
     text += flash_section(flash, out)
     text += fanout_section(fan, out)
     text += hierarchy_section(out)
+    text += models_section(out)
     plots(out)
     text += ["Plots: flash-channels.png, fanout.png; data: flash.csv, fanout.csv, and each "
              "sweep's sweep.csv.", ""]

@@ -13,6 +13,8 @@
 #   fanout/     Activation Nodes per Weight Node, 1 to 64
 #   sram/ multicast/ tb/ link/   the memory hierarchy: SRAM per core, weight multicast on and
 #               off, tensor-buffer channels, fabric link rate
+#   models-2k/ models-8k/   LLaMA-3.1-405B, Mixtral-8x7B and DeepSeek-V3 (configs/models/) on
+#               Behemoth, the SSD baseline and ideal storage, at 2048 and 8192 tokens
 # then OUT/report.md, the knee of every curve and the resource that takes over there, and the
 # plots (scripts/study/report.py).
 set -uo pipefail
@@ -39,6 +41,13 @@ cfg=$here/../../configs/behemoth-paper.ini
 "$here/../sweep" --out "$out/link" --config "$cfg" --model "$model" --storage behemoth \
   --set fabric.link_mb_per_s=12500,25000,50000,100000,150000,300000 --flashstream "$fs" \
   --no-plots -- --flash-fit
+# Today's models, from their Hugging Face config.json, on the three storages at 2k and 8k tokens
+models=$here/../../configs/models
+hf=$models/llama-3.1-405b.json,$models/mixtral-8x7b-v0.1.json,$models/deepseek-v3.json
+for seq in 2048 8192; do
+  "$here/../sweep" --out "$out/models-$((seq / 1024))k" --config "$cfg" --model "$hf" \
+    --storage behemoth,ssd-raid0,ideal --flashstream "$fs" --no-plots -- --flash-fit --seq "$seq"
+done
 [ -s "$out/flash/sweep.csv" ] && [ -s "$out/fanout/sweep.csv" ] ||
   { echo "make study: a sweep ran no point (logs in $out/*/points)" >&2; exit 1; }
 "$here/report.py" "$out"
