@@ -21,11 +21,17 @@ the best point (sweep.csv's phase columns, summed over layers and passes), with 
 layers waited on most there.
 """
 import csv
+import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
+
+_spec = importlib.util.spec_from_file_location(
+    "paper_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "paper", "report.py"))
+PAPER = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(PAPER)
 
 KNEE_LOSS = 0.05
 PHASES = ("compute", "weight_fetch", "broadcast", "act_write", "act_read", "reduce", "optimizer")
@@ -206,24 +212,9 @@ def hierarchy_section(out):
 
 
 def point_stats(r):
-    """A point's stats.json, flattened to {key: value}."""
-    path = os.path.join(r["dir"], "points", r["point"], "stats.json")
-    try:
-        with open(path) as f:
-            s = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"cannot read {path}: {e}")
-    flat = {}
-
-    def walk(prefix, node):
-        if isinstance(node, dict) and "value" in node:
-            flat[prefix] = node["value"]
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-
-    walk("", s.get("stats", {}))
-    return s, flat
+    """A point's stats.json: {counter: value} and {section.key: value} (the paper report's
+    reader)."""
+    return PAPER.load_stats(os.path.join(r["dir"], "points", r["point"], "stats.json"))
 
 
 def binding(stats):
@@ -257,8 +248,8 @@ def models_section(out):
                  "| model | storage | sequences/s per AN | busiest path | V stream, years |",
                  "|---|---|---|---|---|"]
         for r in read_sweep(path, ()) if os.path.exists(path) else []:
-            cfg, stats = point_stats(r)
-            ans = int(cfg["config"]["machine"]["activation_nodes"])
+            stats, cfg = point_stats(r)
+            ans = int(cfg["machine.activation_nodes"])
             years = stats.get("an0.flash.V.lifetime_years", 0)
             text.append(f"| {os.path.basename(r['model'])} | {r['storage']} | "
                         f"{r['tput'] / ans:.4g} | {binding(stats)} | "
