@@ -123,8 +123,8 @@ check "the bandwidth budget's bytes are the resources' counters" "$work/beh.log"
 expect "--validate_only prints what each layer holds" 0 "2-96 decoder       bwd" \
   -- --config "$paper" --model gpt3-like:1x1 --validate_only --out "$work/val"
 expect "a tensor buffer too small is refused naming the layer" 1 \
-  "compile: layer 2, forward: the tensor buffer would hold" \
-  -- --config "$paper" --model gpt3-like:1x1 --set tensor_buffer.size_bytes=4GiB --out "$work/small-tb"
+  "compile: layer 1, forward: the tensor buffer would hold 2.47 GB" \
+  -- --config "$paper" --model gpt3-like:1x1 --set tensor_buffer.size_bytes=2GiB --out "$work/small-tb"
 nothing_written() { [ ! -e "$work/small-tb" ] && [ ! -e "$work/val" ]; }
 check "a refused program and --validate_only write no output" "$work/small-tb.log" nothing_written
 

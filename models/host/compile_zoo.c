@@ -117,28 +117,44 @@ uint64_t zc_share(uint64_t total, uint32_t i, uint32_t n)
 
 /* ---------------------------------------------------------------- operations */
 
+/* The V records of a saved tensor of `bytes` a core: one, or as many pieces as it takes for a
+ * piece to be at most half the AN's buffer (the credits let two saves be in flight there), so a
+ * tensor too large to pass whole streams to flash and back piece by piece. */
+static uint32_t v_pieces(const struct zc *z, uint64_t bytes)
+{
+    uint64_t all = bytes * z->cfg->cores, half = z->cfg->tb_size_bytes / 2;
+    return half && all > half ? (uint32_t)hz_ceil_div(all, half) : 1;
+}
+
+/* The first V record of saved tensor `name` and (n) its pieces; NONE if none. */
 static uint32_t v_record(struct zc *z, const struct opctx *o, const char *name,
-                         enum zoo_block_kind owner)
+                         enum zoo_block_kind owner, uint32_t *n)
 {
     if (owner != o->b->kind) {
         for (uint32_t i = 0; i < z->n_x; i++)
-            if (!strcmp(z->x[i].name, name))
+            if (!strcmp(z->x[i].name, name)) {
+                *n = z->x[i].n;
                 return z->x[i].rec;
+            }
         return NONE;
     }
-    for (uint32_t i = 0; i < o->b->n_saved; i++)
+    uint32_t rec = o->vbase;
+    for (uint32_t i = 0; i < o->b->n_saved; i++) {
+        *n = v_pieces(z, o->b->saved[i].bytes);
         if (!strcmp(o->b->saved[i].name, name))
-            return o->vbase + i;
+            return rec;
+        rec += *n;
+    }
     return NONE;
 }
 
-/* Dependencies of an operation reading `name` (saved: its LOAD). */
+/* Dependencies of an operation reading `name` (saved: its LOAD, the last piece's). */
 static uint32_t saved_dep(struct zc *z, const struct opctx *o, const char *name)
 {
-    uint32_t r = v_record(z, o, name, o->b->kind);
+    uint32_t n = 1, r = v_record(z, o, name, o->b->kind, &n);
     if (r == NONE)
-        r = v_record(z, o, name, ZOO_BLOCK_ENC_NORM);
-    return r == NONE ? NONE : z->v_rd[r];
+        r = v_record(z, o, name, ZOO_BLOCK_ENC_NORM, &n);
+    return r == NONE ? NONE : z->v_rd[r + n - 1];
 }
 
 /* The weight operand: streamed (matrix or the layer's vectors), its slot marked as used;
@@ -247,9 +263,12 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     }
     note_gemm(z, g, &gc);
     bool pads = gc.flow == HZ_TILED;
+    /* a weight streams piece by piece into a streamed GEMM, and into an experts' GEMM in
+     * either dataflow (a piece is some experts' weights, which only their instances read) */
+    bool by_piece = !pads || g->experts;
     const char *w_in = NULL; /* the weight operand's name */
     for (int i = 0; i < 2; i++) {
-        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name, !pads))) {
+        if (opnd[i]->role == ZOO_OPND_WEIGHT && (ws = weight_for(z, o, opnd[i]->name, by_piece))) {
             bcast = ws->bcast;
             w_in = opnd[i]->name;
         } else if (opnd[i]->role == ZOO_OPND_SAVED) {
@@ -257,7 +276,7 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         }
     }
     /* a streamed weight not yet broadcast goes piece by piece; so does a streamed gradient */
-    bool w_pieces = ws && bcast == NONE, g_pieces = !pads && g->c.role == ZOO_OPND_WGRAD;
+    bool w_pieces = ws && bcast == NONE, g_pieces = by_piece && g->c.role == ZOO_OPND_WGRAD;
     uint32_t wrec = NONE;
     const char *wname = NULL;
     if (g_pieces) {
@@ -473,77 +492,92 @@ static void grow_v(struct zc *z, uint32_t need)
     z->cap_v = cap;
 }
 
-/* SAVE: every AN appends the tensor of its cores to its V stream. */
+/* SAVE: every AN appends the tensor of its cores to its V stream (in pieces, v_pieces). */
 static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
 {
-    uint64_t bytes = x->bytes * z->cfg->cores;
-    uint32_t rec = zc_new_rec(z, HC_S_V, bytes);
+    uint64_t all = x->bytes * z->cfg->cores;
+    uint32_t n = v_pieces(z, x->bytes), first = z->p->n_rec[HC_S_V];
     char lb[HC_LABEL];
 
-    grow_v(z, rec + 1);
-    if (z->err)
-        return;
-    uint32_t src = z->last;
-    if (z->cfg->sram_bytes) { /* the tensor is in the cores' SRAM: out to the buffer first, once
-                                 the write two saves back has left room */
-        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s", z->layer + 1, x->tensor);
-        uint32_t on[2] = {z->last, zc_credit_oldest(z->v_credit)};
-        src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
-                       act_dma_cycles(z, bytes), on, 2, NONE, lb);
-        mark_banked(z, src);
-        /* in the buffer now: this save and the one before it (the credits') */
-        if (bytes + z->v_saved_last > z->v_out)
-            z->v_out = bytes + z->v_saved_last;
-        z->v_saved_last = bytes;
+    for (uint32_t k = 0; k < n && !z->err; k++) {
+        uint64_t bytes = zc_share(all, k, n);
+        uint32_t rec = zc_new_rec(z, HC_S_V, bytes);
+        grow_v(z, rec + 1);
+        if (z->err)
+            return;
+        int len = snprintf(lb, sizeof(lb), "L%u %s", z->layer + 1, x->tensor);
+        if (n > 1)
+            snprintf(lb + len, sizeof(lb) - (size_t)len, " p%u", k);
+        char what[HC_LABEL + 8];
+        uint32_t src = z->last;
+        if (z->cfg->sram_bytes) { /* the tensor is in the cores' SRAM: out to the buffer first,
+                                     once the write two saves back has left room */
+            snprintf(what, sizeof(what), "DMA_OUT %s", lb);
+            uint32_t on[2] = {z->last, zc_credit_oldest(z->v_credit)};
+            src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
+                           act_dma_cycles(z, bytes), on, 2, NONE, what);
+            mark_banked(z, src);
+            /* in the buffer now: this save and the one before it (the credits') */
+            if (bytes + z->v_saved_last > z->v_out)
+                z->v_out = bytes + z->v_saved_last;
+            z->v_saved_last = bytes;
+        }
+        snprintf(what, sizeof(what), "WR V %s", lb);
+        uint32_t g = an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &src,
+                              1, NONE, what);
+        if (z->cfg->sram_bytes)
+            zc_credit_push(z->v_credit, g);
+        zc_set_rec(z, g, HC_S_V, rec);
+        z->v_wr[rec] = g;
+        z->v_rd[rec] = NONE;
     }
-    snprintf(lb, sizeof(lb), "WR V L%u %s", z->layer + 1, x->tensor);
-    uint32_t g =
-        an_group(z, HC_FLASH_WR, HC_RES_AN_FLASH_WR, HC_PH_ACT_WRITE, bytes, 0, &src, 1, NONE, lb);
-    if (z->cfg->sram_bytes)
-        zc_credit_push(z->v_credit, g);
-    zc_set_rec(z, g, HC_S_V, rec);
-    z->v_wr[rec] = g;
-    z->v_rd[rec] = NONE;
     if (x->owner != o->b->kind || o->b->kind == ZOO_BLOCK_ENC_NORM) {
         if (z->n_x == sizeof(z->x) / sizeof(z->x[0])) {
             zc_fail(z, -EINVAL, "too many tensors read by other blocks");
             return;
         }
-        z->x[z->n_x++] = (struct xrec){x->tensor, rec};
+        z->x[z->n_x++] = (struct xrec){x->tensor, first, n};
     }
 }
 
-/* LOAD: read a saved tensor back, once the TB slots of two layers back are free. */
+/* LOAD: read a saved tensor back (piece by piece), once the TB slots of two layers back are
+ * free. */
 static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
 {
-    uint32_t rec = v_record(z, o, x->tensor, x->owner);
+    uint32_t n = 1, first = v_record(z, o, x->tensor, x->owner, &n);
     char lb[HC_LABEL];
 
-    if (rec == NONE) {
+    if (first == NONE) {
         zc_fail(z, -EINVAL, "layer %u: LOAD of '%s', which no SAVE wrote", z->layer + 1, x->tensor);
         return;
     }
-    snprintf(lb, sizeof(lb), "RD V L%u %s", z->layer + 1, x->tensor);
-    /* with an SRAM, one tensor at a time waits in the buffer: the read follows the previous
-     * load into SRAM */
-    uint32_t on[3] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE,
-                      z->cfg->sram_bytes ? z->load_in : NONE};
-    uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
-                          z->p->rec_size[HC_S_V][rec], 0, on, 3, NONE, lb);
-    zc_set_rec(z, g, HC_S_V, rec);
-    if (z->cfg->sram_bytes) { /* ... and on into the cores' SRAM */
-        uint64_t bytes = z->p->rec_size[HC_S_V][rec];
-        /* into SRAM when the layer that reads it starts (the one before it is done) */
-        snprintf(lb, sizeof(lb), "DMA_IN L%u %s", z->layer + 1, x->tensor);
-        uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
-        g = an_group(z, HC_DMA_IN, HC_RES_AN_DMA_ACT, HC_PH_ACT_READ, bytes,
-                     act_dma_cycles(z, bytes), on2, 2, NONE, lb);
-        mark_banked(z, g);
-        z->load_in = g;
-        if (bytes > z->v_in)
-            z->v_in = bytes;
+    for (uint32_t rec = first; rec < first + n && !z->err; rec++) {
+        char what[HC_LABEL + 8];
+        int len = snprintf(lb, sizeof(lb), "L%u %s", z->layer + 1, x->tensor);
+        if (n > 1)
+            snprintf(lb + len, sizeof(lb) - (size_t)len, " p%u", rec - first);
+        snprintf(what, sizeof(what), "RD V %s", lb);
+        /* with an SRAM, one piece at a time waits in the buffer: the read follows the previous
+         * load into SRAM */
+        uint32_t on[3] = {z->v_wr[rec], z->pass == HC_BWD ? z->bwd_end[0] : NONE,
+                          z->cfg->sram_bytes ? z->load_in : NONE};
+        uint32_t g = an_group(z, HC_FLASH_RD, HC_RES_AN_FLASH_RD, HC_PH_ACT_READ,
+                              z->p->rec_size[HC_S_V][rec], 0, on, 3, NONE, what);
+        zc_set_rec(z, g, HC_S_V, rec);
+        if (z->cfg->sram_bytes) { /* ... and on into the cores' SRAM */
+            uint64_t bytes = z->p->rec_size[HC_S_V][rec];
+            /* into SRAM when the layer that reads it starts (the one before it is done) */
+            snprintf(what, sizeof(what), "DMA_IN %s", lb);
+            uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
+            g = an_group(z, HC_DMA_IN, HC_RES_AN_DMA_ACT, HC_PH_ACT_READ, bytes,
+                         act_dma_cycles(z, bytes), on2, 2, NONE, what);
+            mark_banked(z, g);
+            z->load_in = g;
+            if (bytes > z->v_in)
+                z->v_in = bytes;
+        }
+        z->v_rd[rec] = g;
     }
-    z->v_rd[rec] = g;
 }
 
 /* ---------------------------------------------------------------- layers */

@@ -31,7 +31,7 @@ struct gslot {
 /* A V-stream tensor whose SAVE and LOAD are in different blocks (the encoder's output). */
 struct xrec {
     const char *name;
-    uint32_t rec;
+    uint32_t rec, n; /* its first V record, its pieces */
 };
 
 /*
