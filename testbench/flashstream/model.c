@@ -35,7 +35,8 @@ static const struct cli_opt model_options[] = {
      CLI_FLAG(MODEL_FIELD(table))},
     {CLI_OPT("model", "SPEC", NULL,
              "one model, gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4,\n"
-             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2; e.g.\n"
+             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2, Mixtral,\n"
+             "Qwen2-MoE, DeepSeek-V3; e.g.\n"
              "configs/models/llama-3.1-8b.json): its parameters, its shape,\n"
              "and per block the weights, saved activations and operations\n"
              "(GEMM shapes, FLOP)"),

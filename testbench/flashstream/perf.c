@@ -86,7 +86,8 @@ static const struct cli_opt perf_options[] = {
     {CLI_OPT("model", "SPEC", grp_model,
              "gpt3-like:WxD or t5-like:WxD with W, D in 1, 2, 4 (default\n"
              "gpt3-like:1x1, GPT-3 175B; flashstream model --table lists them),\n"
-             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2)"),
+             "or a Hugging Face config.json (LLaMA, Mistral, Qwen2, Mixtral,\n"
+             "Qwen2-MoE, DeepSeek-V3; configs/models/)"),
      CLI_STR_OK(PERF_FIELD(model), cli_nonempty, "a model spec, e.g. gpt3-like:1x1")},
     {CLI_OPT("batch", "B", grp_model, "sequences per core (default 1)"),
      CLI_U64(PERF_FIELD(batch), 1, ZOO_MAX_BATCH)},
