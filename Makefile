@@ -193,16 +193,46 @@ $(BUILD)/vlt/$(1)/V$(1).mk: $(RTL_SRCS) | $(BUILD)/.deps-ok
 	    $$(firstword $$(wildcard $$(addsuffix $(2).v,$(RTL_DIRS))))
 	@touch $$@ # Verilator leaves an up-to-date model's files as they were (--skip-identical)
 
+$(call vmodel_objs,$(1),$(4),$(3),$(5))
+endef
+
+# $(call vmodel_objs,MODEL,SHIM,PARAMS,SHIM_DEFS): the verilated model's archive and its shim.
+define vmodel_objs
 $(BUILD)/vlt/$(1)/V$(1)__ALL.a: $(BUILD)/vlt/$(1)/V$(1).mk
 	$(call msg,VCXX,$(1))$$(MAKE) --no-print-directory -s -C $$(@D) -f V$(1).mk V$(1)__ALL.a \
 	    OPT_FAST="$(VOPT_FAST)" OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX="$(CXX)" $(quiet)
 	@touch $$@
 
-$(BUILD)/vlt/$(1)/shim.o: csim/shim/$(4).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
-	$(call msg,CXX,csim/shim/$(4).cpp ($(1)))$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
-	    $(addprefix -DP_,$(3)) $(5) -c $$< -o $$@
+$(BUILD)/vlt/$(1)/shim.o: csim/shim/$(2).cpp $(BUILD)/vlt/$(1)/V$(1)__ALL.a
+	$(call msg,CXX,csim/shim/$(2).cpp ($(1)))$(CXX) $(VCXXFLAGS) -I. -I$$(@D) -MMD -MP -DVTOP=V$(1) '-DVTOP_H="V$(1).h"' \
+	    $(addprefix -DP_,$(3)) $(4) -c $$< -o $$@
 
 -include $(wildcard $(BUILD)/vlt/$(1)/shim.d)
+endef
+
+# $(call vgate,MODEL,TOP,PARAMS,SHIM,SHIM_DEFS)
+#   The post-synthesis model of TOP with PARAMS: the netlist Yosys writes for the iCE40
+#   (scripts/synth/gate_ice40.sh: synth_ice40, LUT4s, carries, flip-flops, block RAMs)
+#   verilated with Yosys' own models of those cells into V<MODEL>, behind the same shim as
+#   the RTL's, at the same paths as vmodel's, so that vtest links the same block test to it.
+#   The netlist has no assertions (they are the RTL's); its flip-flops start at 0, as the
+#   iCE40's do, where the RTL's start at random values.
+VGFLAGS := --cc --trace-fst -O3 --x-assign unique --x-initial unique \
+           --output-split-cfuncs 200 --output-split-ctrace 200 \
+           -Wall -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-TIMESCALEMOD \
+           +define+NO_ICE40_DEFAULT_ASSIGNMENTS
+ICE40_CELLS := /usr/share/yosys/ice40/cells_sim.v
+define vgate
+$(BUILD)/vlt/$(1)/netlist.v: $(RTL_SRCS) scripts/synth/gate_ice40.sh | $(BUILD)/.deps-ok
+	@mkdir -p $$(@D)
+	$(call msg,SYNTH,$(1))scripts/synth/gate_ice40.sh $(2) '$(3)' $$@
+
+$(BUILD)/vlt/$(1)/V$(1).mk: $(BUILD)/vlt/$(1)/netlist.v
+	$(call msg,VERILATE,$(1))verilator $(VGFLAGS) --top-module $(2) --prefix V$(1) --Mdir $$(@D) \
+	    $$< $(ICE40_CELLS)
+	@touch $$@
+
+$(call vmodel_objs,$(1),$(4),$(3),$(5))
 endef
 
 # $(call vtest,NAME,SOURCE,MODELS)

@@ -7,6 +7,9 @@
 # the PE datapath (sa_pe) with its own flag registers and the PE's assertions.
 $(eval $(call vmodel,sa_pe,sa_pe_cell,,core_sa_pe,))
 $(eval $(call vtest,test_sa_pe,core/test_sa_pe_rtl,sa_pe))
+# ... and its iCE40 netlist (post-synthesis: the same test, the same C reference).
+$(eval $(call vgate,sa_pe_gate,sa_pe_cell,,core_sa_pe,))
+$(eval $(call vtest,test_sa_pe_gate,core/test_sa_pe_rtl,sa_pe_gate))
 
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200

@@ -26,6 +26,9 @@ $(eval $(call vmodel,nfw_lanes_small,nfw_lanes,$(NFW_P_SMALL),nfw_lanes))
 
 $(eval $(call vtest,test_nfw_top,nfw/test_nfw_rtl,nfw_top))
 $(eval $(call vtest,test_nfw_top_odd,nfw/test_nfw_rtl,nfw_top_odd))
+# Post-synthesis: the odd configuration's iCE40 netlist under the same block test.
+$(eval $(call vgate,nfw_top_odd_gate,nfw_top,$(NFW_P_ODD),nfw))
+$(eval $(call vtest,test_nfw_top_odd_gate,nfw/test_nfw_rtl,nfw_top_odd_gate))
 
 # The waveform path of the write pipelines: the block test writes an FST, the save file's
 # signals must all be in it.
