@@ -26,4 +26,10 @@ static void sample(const VTOP *t, struct sa_pe_out *out)
     out->sum = t->sum_o;
 }
 
+static void params(struct sa_pe_params *out)
+{
+    out->acc_stages = P_AccStages;
+}
+
 VMODEL_SHIM(sa_pe)
+VMODEL_SHIM_PARAMS(sa_pe)

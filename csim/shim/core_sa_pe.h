@@ -25,8 +25,13 @@ extern "C" {
 
 /* Cycles from a step on the inputs to the same step on the forwarding outputs. */
 #define SA_PE_FWD_LATENCY 1
-/* Cycles from a step with last on the inputs to its sum on sum (sum_valid high). */
-#define SA_PE_SUM_LATENCY 2
+
+/* The parameters the model was built with. A tile's sum is on sum (sum_valid high) 1 + acc_stages
+ * cycles after its step with last was on the inputs; with acc_stages = 4 a tile's steps come four
+ * cycles apart (rtl/core/sa_pe.v). */
+struct sa_pe_params {
+    unsigned acc_stages; /* AccStages: 1 or 4 */
+};
 
 struct sa_pe_rtl;
 
@@ -61,6 +66,7 @@ int sa_pe_rtl_trace(struct sa_pe_rtl *p, const struct vtrace_opts *opts);
 /* Finish the FST trace: close it and rename it into place; 0 (also when none is open) or a
  * negative errno (the rename failed: nothing is left under the temporary name). */
 int sa_pe_rtl_trace_close(struct sa_pe_rtl *p);
+void sa_pe_rtl_params(const struct sa_pe_rtl *p, struct sa_pe_params *out);
 
 #ifdef __cplusplus
 }

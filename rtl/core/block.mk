@@ -5,11 +5,17 @@
 
 # The processing element alone, against the numerics reference: sa_pe_cell,
 # the PE datapath (sa_pe) with its own flag registers and the PE's assertions.
-$(eval $(call vmodel,sa_pe,sa_pe_cell,,core_sa_pe,))
+$(eval $(call vmodel,sa_pe,sa_pe_cell,AccStages=1,core_sa_pe,))
 $(eval $(call vtest,test_sa_pe,core/test_sa_pe_rtl,sa_pe))
 # ... and its iCE40 netlist (post-synthesis: the same test, the same C reference).
-$(eval $(call vgate,sa_pe_gate,sa_pe_cell,,core_sa_pe,))
+$(eval $(call vgate,sa_pe_gate,sa_pe_cell,AccStages=1,core_sa_pe,))
 $(eval $(call vtest,test_sa_pe_gate,core/test_sa_pe_rtl,sa_pe_gate))
+# The PE for FPGA clock rates: its add in four register stages, four sums interleaved; RTL and
+# netlist.
+$(eval $(call vmodel,sa_pe4,sa_pe_cell,AccStages=4,core_sa_pe,))
+$(eval $(call vtest,test_sa_pe4,core/test_sa_pe_rtl,sa_pe4))
+$(eval $(call vgate,sa_pe4_gate,sa_pe_cell,AccStages=4,core_sa_pe,))
+$(eval $(call vtest,test_sa_pe4_gate,core/test_sa_pe_rtl,sa_pe4_gate))
 
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200

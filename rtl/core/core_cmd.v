@@ -98,6 +98,37 @@ module core_cmd #(
   localparam logic [63:0] BElems = 64'(BWords) * 64'(W);
   localparam logic [63:0] CElems = 64'(CWords) * 64'(W);
 
+  // The range check: is an operand's last element, addr + (rows-1) * ld + cols - 1, at or
+  // past the E elements of its pad? Its answer is used only when the dimension and
+  // leading-dimension checks have passed (check_status takes the first failure), so then
+  // 1 <= cols <= ld and rows - 1 < 65535. It is decided on Pb = clog2(largest pad) bits
+  // rather than in 64-bit arithmetic (which needs three 16 x 32-bit multipliers): an addr, a
+  // ld with rows > 1, a rows - 1 or a cols - 1 of 2^Pb or more alone puts the last element
+  // past every pad; otherwise each term is below 2^Pb and the sum is exact in 2 Pb + 2 bits.
+  // Same answer as the wide sum, for a fraction of the logic (the C twin computes the wide one).
+  localparam logic [63:0] PadMax = AElems > BElems ? (AElems > CElems ? AElems : CElems) :
+      (BElems > CElems ? BElems : CElems);
+  localparam int Pb = PadMax > 1 ? $clog2(PadMax) : 1;
+  localparam logic [47:0] Far = 48'd1 << Pb;
+
+  if (Pb > 32) begin : g_bad_pads
+    cmn_param_error_a_pad_holds_at_most_2_to_the_32_elements u_err ();
+  end
+
+  function automatic logic past_pad(input logic [31:0] addr, input logic [15:0] rows_m1,
+                                    input logic [31:0] ld, input logic [15:0] cols,
+                                    input logic [2*Pb+1:0] elems);
+    logic [    47:0] r, c;  // rows_m1 and cols, wide enough to slice at any Pb <= 32
+    logic [2*Pb+1:0] last;
+    logic            far;
+    r = 48'(rows_m1);
+    c = 48'(cols);
+    far = 48'(addr) >= Far || (r != 48'd0 && 48'(ld) >= Far) || r >= Far || c > Far;
+    last = (2 * Pb + 2)'(addr[Pb-1:0]) + (2 * Pb + 2)'(r[Pb-1:0]) * (2 * Pb + 2)'(ld[Pb-1:0]) +
+        (2 * Pb + 2)'(c[Pb:0]) - (2 * Pb + 2)'(1);
+    past_pad = far || last >= elems;
+  endfunction
+
   reg  [ 2:0] state_q;
   reg  [31:0] m_q, n_q, k_q, a_addr_q, b_addr_q, c_addr_q, lda_q, ldb_q, ldc_q;
   reg         trans_a_q, trans_b_q, accumulate_q;
@@ -133,13 +164,9 @@ module core_cmd #(
   wire [15:0] a_rows_m1 = a_rows - 16'd1;
   wire [15:0] b_rows_m1 = b_rows - 16'd1;
   wire [15:0] c_rows_m1 = m16 - 16'd1;
-  wire [47:0] a_span = 48'(a_rows_m1) * 48'(lda_q);
-  wire [47:0] b_span = 48'(b_rows_m1) * 48'(ldb_q);
-  wire [47:0] c_span = 48'(c_rows_m1) * 48'(ldc_q);
-  wire [63:0] a_last = 64'(a_addr_q) + 64'(a_span) + 64'(a_cols) - 64'd1;
-  wire [63:0] b_last = 64'(b_addr_q) + 64'(b_span) + 64'(b_cols) - 64'd1;
-  wire [63:0] c_last = 64'(c_addr_q) + 64'(c_span) + 64'(n16) - 64'd1;
-  wire range_bad = a_last >= AElems || b_last >= BElems || c_last >= CElems;
+  wire range_bad = past_pad(a_addr_q, a_rows_m1, lda_q, a_cols, (2 * Pb + 2)'(AElems)) ||
+      past_pad(b_addr_q, b_rows_m1, ldb_q, b_cols, (2 * Pb + 2)'(BElems)) ||
+      past_pad(c_addr_q, c_rows_m1, ldc_q, n16, (2 * Pb + 2)'(CElems));
 
   reg [2:0] check_status;
   always @* begin
@@ -237,6 +264,12 @@ module core_cmd #(
       else $error("core_cmd: cycle count overflows 32 bits");
       assert (!wb_last_i || state_q == StateRun)
       else $error("core_cmd: write-back finished outside a command");
+      // The narrow range check against the 64-bit sums it stands for, whenever it decides.
+      assert (state_q != StateCheck || dims_bad || ld_bad || range_bad == (
+          64'(a_addr_q) + 64'(a_rows_m1) * 64'(lda_q) + 64'(a_cols) - 64'd1 >= AElems ||
+          64'(b_addr_q) + 64'(b_rows_m1) * 64'(ldb_q) + 64'(b_cols) - 64'd1 >= BElems ||
+          64'(c_addr_q) + 64'(c_rows_m1) * 64'(ldc_q) + 64'(n16) - 64'd1 >= CElems))
+      else $error("core_cmd: the range check differs from its 64-bit form");
     end
   end
 `endif

@@ -44,13 +44,25 @@
 // clock edges only (see sa_bf16_mul.v and sa_fp32_add.v), so idle PEs skip
 // it entirely in the verilated model.
 //
+// AccStages = 4, the PE for FPGA clock rates: the one-cycle accumulator loop
+// is the compute core's longest path (an iCE40 HX8K PE closes at about 15
+// MHz), so this form cuts the add into four register stages (sa_fp32_acc)
+// and holds four sums at once, of four tiles whose steps come interleaved,
+// each tile's steps four cycles apart (cycle mod 4 names its sum). Each sum
+// takes its products in k order through the same arithmetic: the same bits.
+// A tile's sum appears 5 cycles after its last step instead of 2. The array
+// and the core build the PE of AccStages = 1; the interleaved tile walk the
+// four-stage PE needs is not in core_seq.
+//
 // There is no preload of the accumulator from outside: a tile always starts
 // with clear, and accumulation across tiles (C += A*B) is done outside the
 // array.
 
 `default_nettype none
 
-module sa_pe (
+module sa_pe #(
+    parameter int AccStages = 1  // the accumulator's register stages: 1 or 4 (see below)
+) (
     input  wire        clk_i,
     // Stage 1: one step in, from the left/top neighbour or the array edge.
     input  wire        valid_i,     // a_i and b_i are the operands of one step
@@ -90,22 +102,39 @@ module sa_pe (
   );
 
   // ---------------------------------------------------------------- stage 2
-  // The accumulator and the finished sum are sa_fp32_add's two registers:
-  // acc_q <= clear ? prod_q : acc_q + prod_q on a valid step, and the same
-  // value into sum_q on a step with last.
+  // The accumulator and the finished sum. AccStages = 1: sa_fp32_add's two
+  // registers, acc_q <= clear ? prod_q : acc_q + prod_q on a valid step, and
+  // the same value into sum_q on a step with last. AccStages = 4:
+  // sa_fp32_acc, the add in four register stages holding four sums, a
+  // step's sum the one whose turn it is (cycle mod 4), the finished sum in
+  // sum_q three cycles later than with one stage.
   wire [31:0] acc_q;
   wire [31:0] sum_q;
 
-  sa_fp32_add u_add (
-      .clk_i   (clk_i),
-      .en_i    (s2_valid_i),
-      .y_only_i(s2_clear_i),
-      .keep_i  (s2_last_i),
-      .x_i     (acc_q),
-      .y_i     (prod_q),
-      .q_o     (acc_q),
-      .keep_o  (sum_q)
-  );
+  if (AccStages == 1) begin : g_acc1
+    sa_fp32_add u_add (
+        .clk_i   (clk_i),
+        .en_i    (s2_valid_i),
+        .y_only_i(s2_clear_i),
+        .keep_i  (s2_last_i),
+        .x_i     (acc_q),
+        .y_i     (prod_q),
+        .q_o     (acc_q),
+        .keep_o  (sum_q)
+    );
+  end else if (AccStages == 4) begin : g_acc4
+    sa_fp32_acc u_add (
+        .clk_i   (clk_i),
+        .en_i    (s2_valid_i),
+        .y_only_i(s2_clear_i),
+        .keep_i  (s2_last_i),
+        .y_i     (prod_q),
+        .q_o     (acc_q),
+        .keep_o  (sum_q)
+    );
+  end else begin : g_bad_acc
+    cmn_param_error_AccStages_must_be_1_or_4 u_err ();
+  end
 
   assign a_o   = a_q;
   assign b_o   = b_q;

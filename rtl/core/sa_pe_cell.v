@@ -10,8 +10,9 @@
 // Both flags are ignored (and must be low, see the assertions) on a step
 // without valid_i. Pipeline (cycle n: the step on the inputs): n+1 the step
 // on the forwarding outputs (a_o, b_o, valid_o, clear_o, last_o) and added
-// into the accumulator; n+2 for a step with last, sum_o holds the finished
-// sum and sum_valid_o is high for this one cycle. See sa_pe.v for the rest.
+// into its sum; n+1+AccStages (n+2 with one stage, n+5 with four) for a step
+// with last, sum_o holds the finished sum and sum_valid_o is high for this one
+// cycle. With four stages, a tile's steps come four cycles apart (sa_pe.v).
 //
 // The checks of the PE's own rules live here, once per cell, rather than in
 // each of the array's Rows x Cols PEs: the block test runs every special
@@ -20,7 +21,9 @@
 
 `default_nettype none
 
-module sa_pe_cell (
+module sa_pe_cell #(
+    parameter int AccStages = 1  // sa_pe's accumulator stages: 1 or 4
+) (
     input  wire        clk_i,
     input  wire        rst_i,
     // One step in, from the left/top neighbour or the array edge.
@@ -42,26 +45,29 @@ module sa_pe_cell (
 
   // Flags are control state: reset, and gated by valid so that downstream
   // cells never see a flag on an empty step.
-  reg valid_q;
-  reg clear_q;
-  reg last_q;
-  reg sum_valid_q;
+  // sum_valid_q: last_q delayed by the accumulator's stages.
+  reg                 valid_q;
+  reg                 clear_q;
+  reg                 last_q;
+  reg [AccStages-1:0] sum_valid_q;
 
   always @(posedge clk_i) begin
     if (rst_i) begin
       valid_q     <= 1'b0;
       clear_q     <= 1'b0;
       last_q      <= 1'b0;
-      sum_valid_q <= 1'b0;
+      sum_valid_q <= '0;
     end else begin
       valid_q     <= valid_i;
       clear_q     <= valid_i && clear_i;
       last_q      <= valid_i && last_i;
-      sum_valid_q <= last_q;
+      sum_valid_q <= AccStages'({sum_valid_q, last_q});
     end
   end
 
-  sa_pe u_pe (
+  sa_pe #(
+      .AccStages(AccStages)
+  ) u_pe (
       .clk_i     (clk_i),
       .valid_i   (valid_i),
       .a_i       (a_i),
@@ -77,20 +83,22 @@ module sa_pe_cell (
   assign valid_o     = valid_q;
   assign clear_o     = clear_q;
   assign last_o      = last_q;
-  assign sum_valid_o = sum_valid_q;
+  assign sum_valid_o = sum_valid_q[AccStages-1];
 
 `ifndef SYNTHESIS
   // The PE's registered product and accumulator, by hierarchical name.
   wire [31:0] prod_q = u_pe.prod_q;
   wire [31:0] acc_q = u_pe.acc_q;
 
-  // The accumulator holds a defined value only once a step with clear has
-  // gone through it; adding into it before that is a missing clear upstream.
-  // acc_live_q: acc_q holds the result of a step (it is loaded only by steps).
-  reg acc_live_q;
+  // A sum holds a defined value only once a step with clear has gone through
+  // it; adding into it before that is a missing clear upstream. live_q: one
+  // bit per sum, going round with it (bit AccStages-1: the sum at the exit,
+  // acc_q, the one the step in stage 2 adds into).
+  reg [AccStages-1:0] live_q;
+  wire acc_live_q = live_q[AccStages-1];
   always @(posedge clk_i) begin
-    if (rst_i) acc_live_q <= 1'b0;
-    else if (valid_q && clear_q) acc_live_q <= 1'b1;
+    if (rst_i) live_q <= '0;
+    else live_q <= AccStages'({live_q, (valid_q && clear_q) || acc_live_q});
   end
 
   always @(posedge clk_i) begin
@@ -106,7 +114,7 @@ module sa_pe_cell (
       assert (!valid_q || prod_q[30:23] != 8'hFF || prod_q[22:0] == 23'd0 ||
               prod_q == 32'h7FC0_0000)
       else $error("sa_pe: non-canonical NaN product %h", prod_q);
-      // Every accumulator value, one cycle after the step that formed it.
+      // Every sum at the loop's exit (one cycle after its step with one stage).
       assert (!acc_live_q || acc_q[30:23] != 8'd0 || acc_q[22:0] == 23'd0)
       else $error("sa_pe: subnormal sum %h", acc_q);
       assert (!acc_live_q || acc_q[30:23] != 8'hFF || acc_q[22:0] == 23'd0 ||

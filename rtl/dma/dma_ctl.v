@@ -80,6 +80,9 @@ module dma_ctl #(
   localparam logic [63:0] SramSize = {32'd0, SramBytes[31:0]};
   localparam logic [63:0] TbSize = TbSizeKiB * 64'd1024;
   localparam int WrPendingW = $clog2(MaxWrOut + 1);
+  localparam logic [63:0] MemMax = SramSize > TbSize ? SramSize : TbSize;
+  localparam int Pb = $clog2(MemMax);  // >= 3: SramBytes >= 8
+  localparam logic [63:0] Far = 64'd1 << Pb;
   // A queued descriptor: store, xpose, tag, src, dst, rows, len, src_stride, dst_stride.
   localparam int DescW = 1 + 1 + 8 + 40 + 40 + 16 + 24 + 40 + 40;
   // A completion: tag, status, cycles.
@@ -90,6 +93,9 @@ module dma_ctl #(
   end
   if (TbSizeKiB < 1) begin : g_bad_tb
     cmn_param_error_TbSizeKiB_must_be_at_least_1 u_err ();
+  end
+  if (TbSizeKiB > 1 << 30) begin : g_bad_tb_size
+    cmn_param_error_TbSizeKiB_must_be_at_most_2_to_the_30 u_err ();
   end
   if (MaxWrOut < 1) begin : g_bad_wr
     cmn_param_error_MaxWrOut_must_be_at_least_1 u_err ();
@@ -131,17 +137,39 @@ module dma_ctl #(
   wire desc_bad = xfer_rows_o == 16'd0 || xfer_len_o == 24'd0 ||
       (xfer_xpose_o && (xfer_store_o || xfer_len_o[0])) ||
       (dst_rows > 24'd1 && xfer_dst_stride_o < {16'd0, dst_len});
-  // Spans of all rows but the last: 16 x 40 and 23 x 40 bits; the sums stay below 2^64.
+  // The range checks: does a side's end, addr + (rows-1) * stride + len, pass its memory's
+  // size? Decided on Pb = clog2(the larger memory) bits rather than in 64-bit arithmetic: an
+  // addr, a stride with rows > 1, a rows - 1 with a stride, or a len past 2^Pb puts the end
+  // past both memories; otherwise every term is below 2^Pb (len at most 2^Pb) and the sum is
+  // exact in 2 Pb + 2 bits. The answer is used only for a descriptor that is not bad, so len
+  // >= 1. The multipliers are rows (16 or 24 bits) x min(Pb, 40) bits: on the FPGA's small
+  // memories, a fraction of the 16 x 40 and 24 x 40 the wide sums need.
   wire [15:0] src_rows_m1 = xfer_rows_o - 16'd1;
   wire [23:0] dst_rows_m1 = dst_rows - 24'd1;
-  wire [55:0] src_span = {40'd0, src_rows_m1} * {16'd0, xfer_src_stride_o};
-  wire [63:0] dst_span = {40'd0, dst_rows_m1} * {24'd0, xfer_dst_stride_o};
-  wire [63:0] src_end = {24'd0, xfer_src_o} + {8'd0, src_span} + {40'd0, xfer_len_o};
-  wire [63:0] dst_end = {24'd0, xfer_dst_o} + dst_span + {40'd0, dst_len};
   wire [63:0] src_size = xfer_store_o ? SramSize : TbSize;
   wire [63:0] dst_size = xfer_store_o ? TbSize : SramSize;
+  wire src_past = past_end(xfer_src_o, 24'(src_rows_m1), xfer_src_stride_o, xfer_len_o,
+                           (2 * Pb + 2)'(src_size));
+  wire dst_past = past_end(xfer_dst_o, dst_rows_m1, xfer_dst_stride_o, dst_len,
+                           (2 * Pb + 2)'(dst_size));
+
+  function automatic logic past_end(input logic [39:0] addr, input logic [23:0] rows_m1,
+                                    input logic [39:0] stride, input logic [23:0] len,
+                                    input logic [2*Pb+1:0] size);
+    logic [    63:0] a, r, st, l;  // wide enough to slice at any Pb <= 40
+    logic [2*Pb+1:0] e;
+    logic            far;
+    a = 64'(addr);
+    r = 64'(rows_m1);
+    st = 64'(stride);
+    l = 64'(len);
+    far = a >= Far || (r != 64'd0 && st >= Far) || (st != 64'd0 && r >= Far) || l > Far;
+    e = (2 * Pb + 2)'(a[Pb-1:0]) + (2 * Pb + 2)'(r[Pb-1:0]) * (2 * Pb + 2)'(st[Pb-1:0]) +
+        (2 * Pb + 2)'(l[Pb:0]);
+    past_end = far || e > size;
+  endfunction
   wire [ 2:0] check_status = desc_bad ? StatusBadDesc :
-      src_end > src_size ? StatusSrcRange : dst_end > dst_size ? StatusDstRange : StatusOk;
+      src_past ? StatusSrcRange : dst_past ? StatusDstRange : StatusOk;
 
   // ---------------------------------------------------------------- control
   wire cpl_q_ready;
@@ -237,6 +265,12 @@ module dma_ctl #(
       else $error("dma_ctl: a write acknowledgement with no write outstanding");
       assert (!(rsp_valid_i && state_q != StateRun))
       else $error("dma_ctl: a memory response outside a transfer");
+      // The narrow range checks against the 64-bit sums they stand for, whenever they decide.
+      assert (state_q != StateCheck || desc_bad || (src_past == (64'(xfer_src_o) +
+          64'(src_rows_m1) * 64'(xfer_src_stride_o) + 64'(xfer_len_o) > src_size) &&
+          dst_past == (64'(xfer_dst_o) + 64'(dst_rows_m1) * 64'(xfer_dst_stride_o) +
+          64'(dst_len) > dst_size)))
+      else $error("dma_ctl: a range check differs from its 64-bit form");
     end
   end
 `endif

@@ -990,6 +990,7 @@ static void bad_commands(void **state)
     CASE(a_addr, 0xFFFFFFF0u / W * W, CORE_ERR_RANGE);
     CASE(ldb, 0x80000000u / W * W, CORE_ERR_RANGE); /* (K-1) * ldb past the pad, no wrap */
     CASE(m, 65535, CORE_ERR_RANGE);
+    CASE(m, 32769, CORE_ERR_RANGE); /* rows - 1 = 2^15: its low bits alone fit every pad */
     cases[n].c = good;
     cases[n].c.trans_a = true; /* A stored K x M: lda >= M holds, range too */
     cases[n].want = CORE_OK;

@@ -6,10 +6,11 @@
  *   test_sa_pe [--seed N] [--waves FILE.fst]
  *
  * Every cycle checks the forwarding outputs (the inputs of one cycle before,
- * flags gated by valid), that sum_valid pulses exactly SA_PE_SUM_LATENCY cycles
+ * flags gated by valid), that sum_valid pulses exactly 1 + AccStages cycles
  * after each step with last and never otherwise, the value it carries, and that
  * sum holds in between. A failure prints the seed, the step index, the operands
- * and both values.
+ * and both values. A PE of AccStages = 4 holds four sums: the test keeps four
+ * tiles going, a step of the tile in slot cycle mod 4 in each cycle.
  */
 #include "csim/shim/core_sa_pe.h"
 #include "models/ref/bf16.h"
@@ -24,7 +25,8 @@
 #include <cmocka.h>
 
 #define N_RANDOM_STEPS 1000000 /* valid steps in the random test */
-#define SLOTS          4       /* scoreboard ring, > SA_PE_SUM_LATENCY */
+#define SLOTS          8       /* scoreboard ring, > 1 + the most accumulator stages */
+#define MAX_SUMS       4       /* the most sums a PE holds (AccStages) */
 
 static struct tb_args args;
 
@@ -42,7 +44,8 @@ struct dut {
     struct sa_pe_rtl *p;
     struct sa_pe_in prev; /* inputs of the previous cycle */
     struct due due[SLOTS];
-    uint32_t acc; /* the C mirror of the accumulator */
+    unsigned stages;        /* AccStages: the PE's sums, a tile's steps that many cycles apart */
+    uint32_t acc[MAX_SUMS]; /* the C mirror of each sum */
     bool have_sum;
     uint32_t sum; /* last sum handed out */
     uint64_t steps, sums;
@@ -53,6 +56,10 @@ static void dut_open(struct dut *d, uint64_t seed)
     memset(d, 0, sizeof(*d));
     d->p = sa_pe_rtl_create(seed);
     assert_non_null(d->p);
+    struct sa_pe_params prm;
+    sa_pe_rtl_params(d->p, &prm);
+    assert_true(prm.acc_stages >= 1 && prm.acc_stages <= MAX_SUMS);
+    d->stages = prm.acc_stages;
     struct sa_pe_in in = {.rst = true};
     sa_pe_rtl_set(d->p, &in);
     sa_pe_rtl_step(d->p, 2);
@@ -100,13 +107,14 @@ static void dut_cycle(struct dut *d, const struct sa_pe_in *in)
     }
 
     if (in->valid) {
-        uint32_t before = d->acc;
+        uint32_t *acc = &d->acc[cyc % d->stages];
+        uint32_t before = *acc;
 
-        d->acc = in->clear ? fp32_mac_clear(in->a, in->b) : fp32_mac(d->acc, in->a, in->b);
+        *acc = in->clear ? fp32_mac_clear(in->a, in->b) : fp32_mac(*acc, in->a, in->b);
         if (in->last) {
-            struct due *later = &d->due[(cyc + SA_PE_SUM_LATENCY) % SLOTS];
+            struct due *later = &d->due[(cyc + 1 + d->stages) % SLOTS];
             *later = (struct due){.valid = true,
-                                  .sum = d->acc,
+                                  .sum = *acc,
                                   .step = d->steps,
                                   .acc = before,
                                   .a = in->a,
@@ -140,6 +148,20 @@ static void dut_step(struct dut *d, uint16_t a, uint16_t b, bool clear, bool las
 {
     struct sa_pe_in in = {.valid = true, .clear = clear, .last = last, .a = a, .b = b};
     dut_cycle(d, &in);
+}
+
+/* The sum a step in this cycle adds into. */
+static unsigned dut_slot(const struct dut *d)
+{
+    return (unsigned)(sa_pe_rtl_cycle(d->p) % d->stages);
+}
+
+/* A step of the tile in sum 0: idle until its turn. */
+static void dut_step0(struct dut *d, uint64_t *rng, uint16_t a, uint16_t b, bool clear, bool last)
+{
+    while (dut_slot(d) != 0)
+        dut_idle(d, rng);
+    dut_step(d, a, b, clear, last);
 }
 
 /* A bf16 operand: every class, exponents mostly near 1.0 so that sums interact. */
@@ -227,14 +249,14 @@ static void run_specials(bool gaps)
                 uint16_t sa = s < ARRAY_LEN(acc_setters) ? acc_setters[s][0] : (a ^ 0x8000);
                 uint16_t sb = s < ARRAY_LEN(acc_setters) ? acc_setters[s][1] : b;
 
-                dut_step(&d, sa, sb, true, false);
+                dut_step0(&d, &rng, sa, sb, true, false);
                 if (gaps && rng_next(&rng) % 2)
                     dut_idle(&d, &rng);
-                dut_step(&d, a, b, false, true);
+                dut_step0(&d, &rng, a, b, false, true);
                 if (gaps && rng_next(&rng) % 2)
                     dut_idle(&d, &rng);
             }
-            dut_step(&d, a, b, true, true);
+            dut_step0(&d, &rng, a, b, true, true);
         }
     }
     printf("# specials%s: %llu steps, %llu sums checked\n", gaps ? " with gaps" : "",
@@ -255,8 +277,9 @@ static void specials_with_gaps(void **state)
 }
 
 /*
- * Random tiles: lengths 1..64, random gaps whose density changes every few
- * thousand steps (none at all in some phases: one step per cycle), partial sums
+ * Random tiles: lengths 1..64, one in each of the PE's sums, interleaved; random
+ * gaps whose density changes every few thousand steps (none at all in some
+ * phases: one step per cycle), partial sums
  * read out with extra last flags in some phases, operands that cancel the
  * running sum now and then. Every step's result is checked, since the phases
  * that put last on every step see every partial sum.
@@ -274,28 +297,36 @@ static void random_tiles_match_fp32_mac(void **state)
             .path = args.waves, .first_cycle = 0, .last_cycle = 2000, .scopes = NULL};
         assert_int_equal(sa_pe_rtl_trace(d.p, &o), 0);
     }
+    struct {
+        uint64_t k, k_len;
+    } tile[MAX_SUMS] = {{0, 0}};
     while (d.steps < N_RANDOM_STEPS) {
-        uint64_t k_len = 1 + rng_next(&rng) % 64;
+        unsigned s = dut_slot(&d);
 
-        if (rng_next(&rng) % 64 == 0) {
-            static const unsigned gap_pct[] = {0, 0, 5, 30, 70};
-            static const unsigned peek_pct[] = {0, 10, 100};
-            p_gap = gap_pct[rng_next(&rng) % ARRAY_LEN(gap_pct)];
-            p_peek = peek_pct[rng_next(&rng) % ARRAY_LEN(peek_pct)];
+        if (rng_next(&rng) % 100 < p_gap) {
+            dut_idle(&d, &rng);
+            continue;
         }
-        for (uint64_t k = 0; k < k_len; k++) {
-            uint16_t a = rnd_bf16(&rng), b = rnd_bf16(&rng);
-            bool last = k + 1 == k_len || rng_next(&rng) % 100 < p_peek;
-
-            if (k > 0 && rng_next(&rng) % 8 == 0) {
-                /* a ~ -acc, b = 1: the sum cancels to a few ulps, often below 2^-126 */
-                a = (uint16_t)(bf16_from_f32_bits(d.acc) ^ 0x8000);
-                b = 0x3F80;
+        if (tile[s].k == tile[s].k_len) {
+            tile[s].k = 0;
+            tile[s].k_len = 1 + rng_next(&rng) % 64;
+            if (rng_next(&rng) % 64 == 0) {
+                static const unsigned gap_pct[] = {0, 0, 5, 30, 70};
+                static const unsigned peek_pct[] = {0, 10, 100};
+                p_gap = gap_pct[rng_next(&rng) % ARRAY_LEN(gap_pct)];
+                p_peek = peek_pct[rng_next(&rng) % ARRAY_LEN(peek_pct)];
             }
-            while (rng_next(&rng) % 100 < p_gap)
-                dut_idle(&d, &rng);
-            dut_step(&d, a, b, k == 0, last);
         }
+        uint64_t k = tile[s].k++;
+        uint16_t a = rnd_bf16(&rng), b = rnd_bf16(&rng);
+        bool last = k + 1 == tile[s].k_len || rng_next(&rng) % 100 < p_peek;
+
+        if (k > 0 && rng_next(&rng) % 8 == 0) {
+            /* a ~ -acc, b = 1: the sum cancels to a few ulps, often below 2^-126 */
+            a = (uint16_t)(bf16_from_f32_bits(d.acc[s]) ^ 0x8000);
+            b = 0x3F80;
+        }
+        dut_step(&d, a, b, k == 0, last);
     }
     printf("# random: %llu steps, %llu sums checked, %llu cycles\n", (unsigned long long)d.steps,
            (unsigned long long)d.sums, (unsigned long long)sa_pe_rtl_cycle(d.p));
