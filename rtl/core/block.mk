@@ -54,6 +54,11 @@ $(eval $(call vtest,test_core_8x8,core/test_core_rtl,core_8x8))
 $(eval $(call vtest,test_core_16x16,core/test_core_rtl,core_16x16))
 $(eval $(call vtest,test_core_32x32,core/test_core_rtl,core_32x32))
 
+# Post-synthesis: the core that fits an iCE40 HX8K (1 x 1, 256-word pads: scripts/synth/configs.txt),
+# its netlist under the core's block test.
+$(eval $(call vgate,core_1x1_gate,core_top,Rows=1 Cols=1 AWords=256 BWords=256 CWords=256 PeLoop=0,core))
+$(eval $(call vtest,test_core_1x1_gate,core/test_core_rtl,core_1x1_gate))
+
 # One benchmark source, one binary per model (the shims of two models would
 # clash in one binary); the generic C-bench rule must skip it.
 VBENCH_SRCS += testbench/core/bench_core.c

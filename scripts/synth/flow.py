@@ -413,6 +413,30 @@ def parse_icetime(log):
     return float(m.group(2)) if m else None
 
 
+def parse_sta(path):
+    """Yosys `sta` output -> the longest path's cell delay (ps) and what is on it."""
+    text = read_text(path)
+    m = re.search(r"Latest arrival time in '[^']*' is (\d+):", text)
+    if not m:
+        return None
+    path_text = text[m.end():text.find("Arrival histogram", m.end())]
+    cells = re.findall(r"\((\w+)\.\w+(?:\[\d+\])?->", path_text)
+    return {"ps": int(m.group(1)),
+            "luts": sum(1 for c in cells if c.startswith("LUT")),
+            "carry4": sum(1 for c in cells if c == "CARRY4"),
+            "dsp": sum(1 for c in cells if c.startswith("DSP"))}
+
+
+def sta_text(res):
+    """The timing estimate as a table cell: the path's cell delay, ns, and its cells."""
+    t = res.get("sta")
+    if not t:
+        return "-"
+    parts = [f"{t['luts']} LUT"] + [f"{t[k]} {n}" for k, n in (("carry4", "CARRY4"),
+                                                                 ("dsp", "DSP")) if t[k]]
+    return f"{t['ps'] / 1000:.2f} ({', '.join(parts)})"
+
+
 def ice40_counts(cells):
     ff = sum(v for k, v in cells.items() if k.startswith("SB_DFF"))
     return {
@@ -766,6 +790,8 @@ class Flow:
 
         if tgt["family"] == "xc7":
             res["xc7_part"] = smallest_xc7(res["block"])
+            if "hier" not in row.flags:
+                res["sta"] = parse_sta(os.path.join(build, "sta.txt"))
         elif wrapped:
             self.pnr(row, tgt, build, res)
         return res
@@ -963,12 +989,12 @@ def make_report(mode, rows, pending, checks, results, versions, wall, jobs, argv
                  "(`-flatten`) unless marked *hier.*, where each distinct module is "
                  "synthesized once and counted per instance (flattened, an 8x8 array was still in "
                  "the SAT-based `share` pass, quadratic in the number of PEs, after 16 "
-                 "minutes). *LUT* counts LUT1-6 and INV cells; *LUT RAM* the distributed-RAM and SRL cells (each one or a few LUTs of a SLICEM). No place and route, so no Fmax; *fits* names the smallest "
+                 "minutes). *LUT* counts LUT1-6 and INV cells; *LUT RAM* the distributed-RAM and SRL cells (each one or a few LUTs of a SLICEM). No place and route, so no Fmax (but a logic-delay estimate, below); *fits* names the smallest "
                  "7-series part (by LUTs) with enough LUTs (logic + LUT RAM), FFs, DSP48E1 and 36 Kb "
                  "block RAMs.\n")
         L.append("| block | config | params | LUT | FF | CARRY4 | LUT RAM | DSP48E1 "
-                 "| RAMB36E1 | RAMB18E1 | fits |")
-        L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+                 "| RAMB36E1 | RAMB18E1 | fits | logic delay ns (est.) |")
+        L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
         for r in xc7:
             res = results.get(r.run_id, {})
             b = res.get("block", {})
@@ -979,8 +1005,13 @@ def make_report(mode, rows, pending, checks, results, versions, wall, jobs, argv
             L.append(f"| {r.top} | {r.name}{mode_txt} | {r.params_text} | {cell(b.get('lut'))} "
                      f"| {cell(b.get('ff'))} | {cell(b.get('carry'))} | {cell(b.get('lutram'))} "
                      f"| {cell(b.get('dsp'))} | {cell(b.get('ramb36'))} "
-                     f"| {cell(b.get('ramb18'))} | {fit} |")
+                     f"| {cell(b.get('ramb18'))} | {fit} | {sta_text(res)} |")
         L.append("")
+        L.append("*logic delay*: an estimate of the longest register-to-register (or port) "
+                 "path, not an Fmax: Yosys' `sta` on the flattened netlist with the cell delays "
+                 "of the Artix-7 timing models in Yosys' cell library (Project X-Ray's "
+                 "database, `xilinx/cells_sim.v`), no routing delay, no clock-to-out or setup: a lower "
+                 "bound on the clock period. Not computed for *hier.* runs.\n")
 
     L.append("## Checks\n")
     L.append("Per block and parameters, on the elaborated and flattened design "
@@ -1071,8 +1102,9 @@ def doc_tables(rows, results, versions):
                  f"| {cell(res.get('fmax'))} | {fit} |")
     L += ["", "Xilinx 7-series estimates (*hier.*: each distinct module synthesized once and "
           "counted per instance):", "",
-          "| block, configuration | LUT | FF | DSP48E1 | RAMB36E1 | smallest part |",
-          "|---|---:|---:|---:|---:|---|"]
+          "| block, configuration | LUT | FF | DSP48E1 | RAMB36E1 | smallest part "
+          "| logic delay ns (est.) |",
+          "|---|---:|---:|---:|---:|---|---|"]
     for r in rows:
         if r.target != "xc7" or r.origin == "auto":
             continue
@@ -1081,8 +1113,11 @@ def doc_tables(rows, results, versions):
         hier = " (hier.)" if "hier" in r.flags else ""
         part = res.get("xc7_part") or f"**{res.get('status', 'error')}**"
         L.append(f"| `{r.top}` {r.name}{hier} | {cell(b.get('lut'))} | {cell(b.get('ff'))} "
-                 f"| {cell(b.get('dsp'))} | {cell(b.get('ramb36'))} | {part} |")
-    L += ["", DOC_END]
+                 f"| {cell(b.get('dsp'))} | {cell(b.get('ramb36'))} | {part} | {sta_text(res)} |")
+    L += ["", "*logic delay* (an estimate, not an Fmax): the cell delays of the longest path "
+          "between registers and ports by Yosys' `sta`, with the Artix-7 timing models of its "
+          "cell library (Project X-Ray's database); no routing delay, no clock-to-out or "
+          "setup: a lower bound on the clock period; flattened runs only.", "", DOC_END]
     return "\n".join(L)
 
 
