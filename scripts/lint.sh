@@ -66,11 +66,15 @@ lint_iverilog() {
 yosys_one() { # file: elaborate, fail on errors, latches or combinational loops
   local f=$1 m chp=""
   m=$(module_of "$f")
-  for p in $(params_of "$f"); do chp+=" -chparam ${p%%=*} ${p#*=}"; done
+  # The parameters by the chparam command, not hierarchy -chparam: Yosys 0.23's hierarchy
+  # fails an internal assertion when the top it re-derives passes parameters to a submodule
+  # (sa_grid's sa_pe).
+  for p in $(params_of "$f"); do chp+=" -set ${p%%=*} ${p#*=}"; done
   yosys -q -l /dev/stdout -p "
     read_verilog -sv -DSYNTHESIS $(rtl_files | tr '\n' ' ');
-    hierarchy -check -top $m $chp;
-    synth -top $m -run :fine;
+    ${chp:+chparam $chp $m;}
+    hierarchy -check -top $m;
+    synth -run coarse:fine;
     check -assert;
     select -assert-none t:\$dlatch t:\$adlatch t:\$_DLATCH_* t:\$_DLATCHSR_*" >/dev/null
 }

@@ -17,6 +17,18 @@ $(eval $(call vtest,test_sa_pe4,core/test_sa_pe_rtl,sa_pe4))
 $(eval $(call vgate,sa_pe4_gate,sa_pe_cell,AccStages=4,core_sa_pe,))
 $(eval $(call vtest,test_sa_pe4_gate,core/test_sa_pe_rtl,sa_pe4_gate))
 
+# The array alone (the PE grid, its skew, flags and row read-out), against the numerics
+# reference and the array's timing: the one-stage array in its loop form (the core's tests run
+# both forms), and the array of the four-stage PE, four tiles interleaved, in a few shapes.
+$(eval $(call vmodel,sa_array_2x3,sa_array,Rows=2 Cols=3 AccStages=1 PeLoop=1,core_sa_array,))
+$(eval $(call vmodel,sa_array4_1x1,sa_array,Rows=1 Cols=1 AccStages=4,core_sa_array,))
+$(eval $(call vmodel,sa_array4_3x5,sa_array,Rows=3 Cols=5 AccStages=4,core_sa_array,))
+$(eval $(call vmodel,sa_array4_8x8,sa_array,Rows=8 Cols=8 AccStages=4,core_sa_array,))
+$(eval $(call vtest,test_sa_array_2x3,core/test_sa_array_rtl,sa_array_2x3))
+$(eval $(call vtest,test_sa_array4_1x1,core/test_sa_array_rtl,sa_array4_1x1))
+$(eval $(call vtest,test_sa_array4_3x5,core/test_sa_array_rtl,sa_array4_3x5))
+$(eval $(call vtest,test_sa_array4_8x8,core/test_sa_array_rtl,sa_array4_8x8))
+
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200
 # statements (one function call less per few PEs; 2000 measured best for

@@ -34,6 +34,12 @@
 //               The speeds of both: rtl/core/README.md, Performance.
 // The verilated models of rtl/core/block.mk say which form each one uses.
 //
+// AccStages = 4 (the PE for FPGA clock rates, sa_pe.v): the PEs hold four
+// interleaved sums, a step's slot the phase of the cycle it was on the
+// array's inputs (phase_i: that cycle mod 4, of the step on the inputs now),
+// and four finished sums each, one per slot; read_slot_i picks the slot of
+// the row read. Instances only (PeLoop = 0).
+//
 // The edge operands cross the module boundary as packed vectors (Yosys 0.23
 // fails an internal assertion when an unpacked wire array is connected
 // straight to a module output); the grid cuts them into lanes.
@@ -44,6 +50,7 @@ module sa_grid #(
     parameter int Rows   = 8,  // PE rows
     parameter int Cols   = 8,  // PE columns
     parameter int PeLoop = 0,  // 0: sa_pe instances; 1: one loop (see above)
+    parameter int AccStages = 1,  // the PEs' accumulator stages: 1, or 4 (sa_pe.v)
     // Flag taps: PE (r, c) uses taps r + c and r + c + 1 <= Rows + Cols - 1.
     localparam int Taps  = Rows + Cols
 ) (
@@ -57,6 +64,8 @@ module sa_grid #(
     input  wire [   Taps-1:0] last_i,      // last step of a tile (gated by valid)
     // Row read: row r's sums into the row register (one bit at a time).
     input  wire [   Rows-1:0] row_read_i,
+    input  wire [        1:0] phase_i,     // AccStages = 4: cycle mod 4 of the step on the inputs
+    input  wire [        1:0] read_slot_i, // AccStages = 4: the slot the row read takes
     output wire [Cols*32-1:0] row_sum_o    // lane c: the read row's column c, fp32
 );
 
@@ -65,6 +74,9 @@ module sa_grid #(
   end
   if (Cols < 1 || Cols > 64) begin : g_bad_cols
     cmn_param_error_Cols_must_be_1_to_64 u_err ();
+  end
+  if (AccStages != 1 && !(AccStages == 4 && PeLoop == 0)) begin : g_bad_acc
+    cmn_param_error_AccStages_must_be_1_or_4_with_PeLoop_0 u_err ();
   end
 
   // Tap 0 of clear and last is no PE's stage 2: the full tap vectors come in
@@ -91,6 +103,7 @@ module sa_grid #(
   // sum, the finished sum copied on last. And both read the finished tile
   // one row per cycle into the row register, on row_read_i.
   if (PeLoop != 0) begin : g_loop
+    wire unused_slots = ^{phase_i, read_slot_i};  // AccStages = 1 only; lint waiver by name
     // The PEs' registers, one array per register of sa_pe, PE (r, c) at
     // [r][c]. No reset: datapath, meaningful only behind the flags.
     // (mem2reg: registers, not a memory, for synthesis.)
@@ -144,9 +157,16 @@ module sa_grid #(
     // generate blocks rather than Rows x Cols unpacked arrays, so the
     // verilated model reads the neighbour's register directly instead of
     // copying every output into an array each cycle. Only the sums go into
-    // an array, for the row read.
-    wire [31:0] sum[Rows][Cols];
+    // an array, for the row read (AccStages = 4: a PE's four, one per slot).
+    wire [AccStages*32-1:0] sum[Rows][Cols];
     reg [Cols*32-1:0] row_sum_q;
+    wire [1:0] read_lane;
+    if (AccStages == 1) begin : g_one_sum
+      assign read_lane = 2'd0;
+      wire unused_read_slot = ^read_slot_i;  // lint waiver by name
+    end else begin : g_four_sums
+      assign read_lane = read_slot_i;
+    end
 
     for (genvar r = 0; r < Rows; r++) begin : g_row
       for (genvar c = 0; c < Cols; c++) begin : g_col
@@ -166,7 +186,14 @@ module sa_grid #(
           assign b_in = b_edge[c];
         end
 
-        sa_pe u_pe (
+        // The slot of the step at this PE's stage 2 (tap r + c + 1): the
+        // phase of the cycle it was on the array's inputs.
+        wire [1:0] s2_slot = phase_i - 2'(r + c + 1);
+
+        sa_pe #(
+            .AccStages(AccStages),
+            .Keeps    (AccStages)
+        ) u_pe (
             .clk_i     (clk_i),
             .valid_i   (valid_i[r+c]),
             .a_i       (a_in),
@@ -176,6 +203,7 @@ module sa_grid #(
             .s2_valid_i(valid_i[r+c+1]),
             .s2_clear_i(clear_i[r+c+1]),
             .s2_last_i (last_i[r+c+1]),
+            .s2_slot_i (s2_slot),
             .sum_o     (sum[r][c])
         );
 
@@ -196,7 +224,7 @@ module sa_grid #(
       if (|row_read_i) begin
         for (int r = 0; r < Rows; r++) begin
           if (row_read_i[r]) begin
-            for (int c = 0; c < Cols; c++) row_sum_q[c*32+:32] <= sum[r][c];
+            for (int c = 0; c < Cols; c++) row_sum_q[c*32+:32] <= sum[r][c][read_lane*32+:32];
           end
         end
       end

@@ -77,6 +77,7 @@ module sa_pe_cell #(
       .s2_valid_i(valid_q),
       .s2_clear_i(clear_q),
       .s2_last_i (last_q),
+      .s2_slot_i (2'd0),        // Keeps = 1: one finished sum
       .sum_o     (sum_o)
   );
 

@@ -13,6 +13,7 @@
  * tiles going, a step of the tile in slot cycle mod 4 in each cycle.
  */
 #include "csim/shim/core_sa_pe.h"
+#include "testbench/core/tb_bf16.h"
 #include "models/ref/bf16.h"
 #include "testbench/tb_util.h"
 
@@ -162,31 +163,6 @@ static void dut_step0(struct dut *d, uint64_t *rng, uint16_t a, uint16_t b, bool
     while (dut_slot(d) != 0)
         dut_idle(d, rng);
     dut_step(d, a, b, clear, last);
-}
-
-/* A bf16 operand: every class, exponents mostly near 1.0 so that sums interact. */
-static uint16_t rnd_bf16(uint64_t *s)
-{
-    uint32_t r = rng_next(s) % 64;
-    uint16_t sign = (uint16_t)((rng_next(s) & 1) << 15);
-    uint16_t frac = (uint16_t)(rng_next(s) % 128);
-    uint32_t exp;
-
-    if (r == 0)
-        return sign;
-    if (r == 1)
-        return (uint16_t)(sign | (frac ? frac : 1u)); /* subnormal */
-    if (r == 2)
-        return (uint16_t)(sign | BF16_POS_INF);
-    if (r == 3)
-        return (uint16_t)(sign | BF16_POS_INF | (frac ? frac : 0x40u)); /* NaN */
-    if (r < 12)
-        exp = 1 + rng_next(s) % 254;
-    else if (r < 16)
-        exp = (rng_next(s) & 1) ? 1 + rng_next(s) % 4 : 251 + rng_next(s) % 4; /* range edges */
-    else
-        exp = 120 + rng_next(s) % 16;
-    return (uint16_t)(sign | (exp << 7) | frac);
 }
 
 static void reset_leaves_it_idle(void **state)
