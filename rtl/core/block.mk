@@ -28,6 +28,9 @@ $(eval $(call vtest,test_sa_array_2x3,core/test_sa_array_rtl,sa_array_2x3))
 $(eval $(call vtest,test_sa_array4_1x1,core/test_sa_array_rtl,sa_array4_1x1))
 $(eval $(call vtest,test_sa_array4_3x5,core/test_sa_array_rtl,sa_array4_3x5))
 $(eval $(call vtest,test_sa_array4_8x8,core/test_sa_array_rtl,sa_array4_8x8))
+# ... and the iCE40 netlist of the four-stage 2x2 array (the one that fits an HX8K).
+$(eval $(call vgate,sa_array4_2x2_gate,sa_array,Rows=2 Cols=2 AccStages=4,core_sa_array,))
+$(eval $(call vtest,test_sa_array4_2x2_gate,core/test_sa_array_rtl,sa_array4_2x2_gate))
 
 # The core in every array shape it must support.
 # The benchmarked shapes get bigger generated functions than the default 200
