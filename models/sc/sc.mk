@@ -8,21 +8,24 @@
 SC_CXXFLAGS := -std=gnu++17 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(SAN_OPT)
 SC_LIBS     := -lsystemc $(LDLIBS) -lpthread -latomic
 
+# Every SystemC program links sc_san.o, its LeakSanitizer options (models/sc/sc_san.cpp says why).
+SC_SAN      := $(BUILD)/sc/sc_san.o
+
 $(BUILD)/sc/%.o: models/sc/%.cpp | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
 # sc_flashgen: the SystemC traffic generator (flashbench's workload through fs_flash).
-$(BUILD)/sc/sc_flashgen: $(BUILD)/sc/examples/sc_flashgen.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
+$(BUILD)/sc/sc_flashgen: $(BUILD)/sc/examples/sc_flashgen.o $(SC_SAN) $(BUILD)/sc/fs_flash.o $(SAN_LIB)
 	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # sc_minimal: the smallest platform with a flash memory system (the README's example).
-$(BUILD)/sc/sc_minimal: $(BUILD)/sc/examples/sc_minimal.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
+$(BUILD)/sc/sc_minimal: $(BUILD)/sc/examples/sc_minimal.o $(SC_SAN) $(BUILD)/sc/fs_flash.o $(SAN_LIB)
 	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 
 # test_sc_bridge: fs_flash against the C models, and fs_run_kernel (TAP).
-$(BUILD)/sc/test_sc_bridge: $(BUILD)/sc/tests/test_sc_bridge.o $(BUILD)/sc/fs_flash.o $(SAN_LIB)
+$(BUILD)/sc/test_sc_bridge: $(BUILD)/sc/tests/test_sc_bridge.o $(SC_SAN) $(BUILD)/sc/fs_flash.o $(SAN_LIB)
 	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # The core verilated with --sc (a 4 x 4 array, 512-word pads, the loop form of the grid: quick to
@@ -55,14 +58,14 @@ $(BUILD)/sc/fs_core_rtl.o: models/sc/fs_core_rtl.cpp $(BUILD)/vlt/$(SC_VCORE)/V$
 	$(call msg,CXX-SC,$<)$(CXX) $(SC_CXXFLAGS) $(VINC) $(SC_VDEFS) -I$(BUILD)/vlt/$(SC_VCORE) -DVTOP=V$(SC_VCORE) \
 	    '-DVTOP_H="V$(SC_VCORE).h"' $(addprefix -DP_,$(SC_VPARAMS)) -c $< -o $@
 
-$(BUILD)/sc/test_sc_core: $(BUILD)/sc/tests/test_sc_core.o $(BUILD)/sc/fs_core.o \
+$(BUILD)/sc/test_sc_core: $(BUILD)/sc/tests/test_sc_core.o $(SC_SAN) $(BUILD)/sc/fs_core.o \
                           $(BUILD)/sc/fs_core_rtl.o $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a \
                           $(SC_VRT) $(SAN_LIB)
 	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@
 
 # sc_train: the training machine as a SystemC platform, against the C machine (TAP); its ANs'
 # cores may be the --sc core (fs_core_be onto fs_core_rtl).
-$(BUILD)/sc/sc_train: $(BUILD)/sc/examples/sc_train.o $(BUILD)/sc/fs_machine.o \
+$(BUILD)/sc/sc_train: $(BUILD)/sc/examples/sc_train.o $(SC_SAN) $(BUILD)/sc/fs_machine.o \
                       $(BUILD)/sc/fs_core_be.o $(BUILD)/sc/fs_core_rtl.o \
                       $(BUILD)/vlt/$(SC_VCORE)/V$(SC_VCORE)__ALL.a $(SC_VRT) $(SAN_LIB)
 	$(call msg,LD,$@)$(CXX) $(SAN_OPT) $^ $(SC_LIBS) -o $@

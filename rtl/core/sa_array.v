@@ -256,24 +256,26 @@ module sa_array #(
   // and the new sum shows in that cycle, so a reload in the reading cycle is
   // too early as well; a row read in its load's cycle reads the new sum
   // (with Cols == 1 column 0 is the last column: that is the design).
-  reg [Rows-1:0] pending_q[4];
-  always @(posedge clk_i) begin : p_rule
-    logic ld, rd;
-    for (int r = 0; r < Rows; r++) begin
-      for (int s = 0; s < 4; s++) begin
-        ld = last[r+1+AccStages] && tap_slot(2'(r + 1 + AccStages)) == 2'(s);
-        rd = row_read[r] && read_slot == 2'(s);
+  for (genvar s = 0; s < AccStages; s++) begin : g_rule_slot
+    for (genvar r = 0; r < Rows; r++) begin : g_rule_row
+      wire ld = last[r+1+AccStages] && tap_slot(2'(r + 1 + AccStages)) == 2'(s);
+      wire rd = row_read[r] && read_slot == 2'(s);
+      reg  pending_q;
+      always @(posedge clk_i) begin
         if (rst_i) begin
-          pending_q[s][r] <= 1'b0;
+          pending_q <= 1'b0;
         end else begin
-          pending_q[s][r] <= (pending_q[s][r] || ld) && !rd;
-          assert (!(ld && pending_q[s][r]))
+          pending_q <= (pending_q || ld) && !rd;
+          assert (!(ld && pending_q))
           else $error("sa_array: row %0d of slot %0d reloaded before it was read (tiles too close)", r, s);
-          assert (!(rd && !ld && !pending_q[s][r]))
+          assert (!(rd && !ld && !pending_q))
           else $error("sa_array: row %0d of slot %0d read with no finished sum", r, s);
         end
       end
     end
+  end
+
+  always @(posedge clk_i) begin
     if (!rst_i) begin
       assert ((row_read & (row_read - 1'b1)) == '0)
       else $error("sa_array: two rows finish in one cycle (tiles too close)");
@@ -286,15 +288,16 @@ module sa_array #(
   // the array are never subnormal or non-canonical NaNs (sa_pe_cell checks
   // every product and every partial sum of the PE's datapath in its test).
   // With four stages, per slot.
-  reg [Taps-1:1] live_q[4];  // anti-diagonal d's sum of a slot has seen a clear at its stage 2
-  always @(posedge clk_i) begin
-    for (int j = 1; j < Taps; j++) begin
-      for (int s = 0; s < 4; s++) begin
+  for (genvar s = 0; s < AccStages; s++) begin : g_live_slot
+    for (genvar j = 1; j < Taps; j++) begin : g_live_tap
+      reg live_q;  // anti-diagonal j - 1's sum of slot s has seen a clear at its stage 2
+      wire mine = tap_slot(2'(j)) == 2'(s);
+      always @(posedge clk_i) begin
         if (rst_i) begin
-          live_q[s][j] <= 1'b0;
-        end else if (tap_slot(2'(j)) == 2'(s)) begin
-          live_q[s][j] <= live_q[s][j] || clear[j];
-          assert (!(valid[j] && !clear[j] && !live_q[s][j]))
+          live_q <= 1'b0;
+        end else if (mine) begin
+          live_q <= live_q || clear[j];
+          assert (!(valid[j] && !clear[j] && !live_q))
           else $error("sa_array: step without clear into an accumulator never cleared since reset");
         end
       end
