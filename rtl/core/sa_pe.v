@@ -52,7 +52,7 @@
 // takes its products in k order through the same arithmetic: the same bits.
 // A tile's sum appears 5 cycles after its last step instead of 2. In the
 // array (Keeps = 4) the PE holds the four finished sums, one per slot, until
-// the array reads them out (slot_i: the slot of the step on s2_valid_i;
+// the array reads them out (s2_slot_i: the slot of the step on s2_valid_i;
 // sum_o lane s: slot s's sum); the PE test drives Keeps = 1 (every finished
 // sum on sum_o). The core builds the PE of AccStages = 1; the interleaved
 // tile walk the four-stage PE needs is not in core_seq.
