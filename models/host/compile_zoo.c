@@ -176,7 +176,10 @@ static struct wslot *weight_for(struct zc *z, const struct opctx *o, const char 
     if (!pieces && z->p->rec_size[HC_S_W][rec] > z->w_max) /* whole, in one of two slots */
         z->w_max = z->p->rec_size[HC_S_W][rec];
     struct wslot *ws = zc_stream_weight(z, rec, vec ? "vectors" : name, vec, pieces);
-    zc_flush_updates(z); /* the updates waiting for the next weight (defer_update) */
+    if (z->store.on) /* the updates waiting for the next weight (defer_update) */
+        z->store.updates = true;
+    else
+        zc_flush_updates(z);
     return ws;
 }
 
@@ -247,6 +250,51 @@ static void note_gemm(struct zc *z, const struct zoo_gemm *g, const struct hz_ge
     z->stream_layer |= gc->flow == HZ_STREAM;
 }
 
+/* A GEMM piece's store into the buffer and, for a streamed gradient, its reduce to the WN (its
+ * id in *red); returns the store's group (NONE: none). */
+static uint32_t store_piece(struct zc *z, const struct store *s, uint32_t *red)
+{
+    uint32_t out = NONE;
+    if (s->out) {
+        char lb[HC_LABEL];
+        snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer + 1,
+                 zoo_gemm_kind_name(s->g->kind), zoo_gemm_role_name(s->g->role), s->k);
+        /* a gradient piece has room in the buffer once the piece two before is reduced */
+        uint32_t oo[2] = {s->gemm, NONE};
+        out = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE, s->tb_bytes, s->cycles, oo, 2,
+                       s->wname ? zc_credit_oldest(z->g_credit) : NONE, lb);
+        tag_gemm(z, out, s->g, s->banked);
+    }
+    if (s->wname) {
+        *red = zc_emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE, s->red_bytes, 0,
+                       "REDUCE L%u %s p%u", z->layer + 1, s->wname, s->k);
+        zc_dep_all_an(z, *red, s->out ? out : s->gemm);
+        zc_dep(z, *red, s->red_after);
+        zc_credit_push(z->g_credit, *red);
+        z->reduced = *red;
+    }
+    return out;
+}
+
+/* The store held back (struct zc's store), and the updates that waited for it. */
+static void flush_store(struct zc *z)
+{
+    if (!z->store.on)
+        return;
+    struct store s = z->store;
+    uint32_t layer = z->layer, reduced = z->reduced, red = NONE;
+    z->store.on = false;
+    z->layer = s.layer;
+    store_piece(z, &s, &red);
+    z->layer = layer;
+    for (uint32_t i = 0; i < z->n_pend; i++)
+        if (z->pend[i].reduced == ZC_LATER)
+            z->pend[i].reduced = red;
+    z->reduced = reduced == ZC_LATER ? red : reduced;
+    if (s.updates)
+        zc_flush_updates(z);
+}
+
 static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *g, uint64_t live)
 {
     const struct zoo_opnd *opnd[2] = {&g->a, &g->b};
@@ -285,6 +333,8 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         wrec = zc_find_weight(z, o->b, z->layer, wname, &v, &t);
         g_pieces = wrec != NONE && !v && !t;
     }
+    if (!w_pieces || !(pads || gc.dma_in))
+        flush_store(z);
     z->reduced = NONE;
     if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) { /* the gradient slot it fills */
         zc_flush_updates(z);
@@ -339,6 +389,8 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
             }
             if (w_pieces)
                 zc_credit_push(z->w_credit, pc.in[i]);
+            if (i == (P < 2 ? 0 : 1)) /* the loads of this GEMM's first two pieces are queued */
+                flush_store(z);
         }
         if (i == 0)
             continue;
@@ -355,26 +407,28 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         pc.gemm[k] = an_group(z, HC_GEMM, HC_RES_AN_CORE, HC_PH_COMPUTE, 0, zc_share(gc.core, k, P),
                               go, 5, has_in ? NONE : bcast, lb);
         tag_gemm(z, pc.gemm[k], g, !pads);
-        pc.out[k] = NONE;
-        if (has_out) {
-            snprintf(lb, sizeof(lb), "DMA_OUT L%u %s %s p%u", z->layer + 1, kn, rn, k);
-            /* a gradient piece has room in the buffer once the piece two before is reduced */
-            uint32_t oo[2] = {pc.gemm[k], NONE};
-            pc.out[k] = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA, HC_PH_COMPUTE,
-                                 zc_share(gc.tb_out, k, P), zc_share(gc.dma_out, k, P), oo, 2,
-                                 g_pieces ? zc_credit_oldest(z->g_credit) : NONE, lb);
-            tag_gemm(z, pc.out[k], g, !pads);
-        }
+        struct store st = {.out = has_out,
+                           .banked = !pads,
+                           .g = g,
+                           .layer = z->layer,
+                           .gemm = pc.gemm[k],
+                           .k = k,
+                           .tb_bytes = zc_share(gc.tb_out, k, P),
+                           .cycles = zc_share(gc.dma_out, k, P)};
         if (g_pieces) {
-            uint64_t bytes = 4 * zc_rec_params(z, wrec);
-            red[k] = zc_emit(z, HC_FABRIC_REDUCE, HC_WN, HC_RES_FABRIC_UP, HC_PH_REDUCE,
-                             zc_share(bytes, k, P), 0, "REDUCE L%u %s p%u", z->layer + 1, wname, k);
-            zc_dep_all_an(z, red[k], has_out ? pc.out[k] : pc.gemm[k]);
-            zc_dep(z, red[k], k ? red[k - 1] : z->gs[z->g_next].update); /* the WN's slot */
-            if (zc_share(bytes, k, P) > z->g_piece)
-                z->g_piece = zc_share(bytes, k, P);
-            zc_credit_push(z->g_credit, red[k]);
-            z->reduced = red[k];
+            st.wname = wname;
+            st.red_bytes = zc_share(4 * zc_rec_params(z, wrec), k, P);
+            st.red_after = k ? red[k - 1] : z->gs[z->g_next].update; /* the WN's slot */
+            if (st.red_bytes > z->g_piece)
+                z->g_piece = st.red_bytes;
+        }
+        if (k + 1 == P && has_out && !pads) { /* the next GEMM's loads go first */
+            st.on = true;
+            z->store = st;
+            if (g_pieces)
+                z->reduced = ZC_LATER;
+        } else {
+            pc.out[k] = store_piece(z, &st, &red[k]);
         }
     }
     if (ws)
@@ -844,6 +898,7 @@ int hz_compile_report(const struct hz_cfg *c, struct hc_prog **out, struct hz_re
         forward(&z);
     if (!z.err)
         backward(&z);
+    flush_store(&z);
     zc_flush_updates(&z);
     for (uint32_t r = 0; r < z.p->n_rec[HC_S_V]; r++)
         z.rep->saved_bytes += z.p->rec_size[HC_S_V][r];

@@ -12,7 +12,8 @@
 
 #include "models/host/zoo_gemm.h"
 
-#define NONE UINT32_MAX
+#define NONE     UINT32_MAX
+#define ZC_LATER (UINT32_MAX - 1) /* a command not emitted yet (struct zc's store) */
 
 /* A weight record in one of the two weight slots of every node. */
 struct wslot {
@@ -86,7 +87,19 @@ struct zc {
         const char *name;
     } pend[4];
     uint32_t n_pend;
-    uint32_t reduced;    /* the last GEMM's gradient, reduced piece by piece: its last piece */
+    uint32_t reduced; /* the last GEMM's gradient, reduced piece by piece: its last piece
+                         (ZC_LATER while that piece's store is held back) */
+    /* a streamed GEMM's last store (and its reduce), held back until the next GEMM's first loads
+     * are on the DMA's queue: the queue runs in program order, and the array waits for those
+     * loads, not for the store */
+    struct store {
+        bool on, out, banked;
+        bool updates; /* the updates waiting for the next weight's read wait for it too */
+        const struct zoo_gemm *g;
+        const char *wname; /* a streamed gradient's weight: the store's piece is reduced */
+        uint32_t layer, gemm, k, red_after;
+        uint64_t tb_bytes, cycles, red_bytes;
+    } store;
     struct made made[8]; /* the latest operations' outputs, newest at made_next - 1 */
     uint32_t made_next;
     /* what an AN's buffer holds of streamed tensors: two pieces of weights (their loads), two

@@ -11,7 +11,7 @@
  * (and 16 times fewer weight bytes with 16); a buffer too small refused naming the layer, and
  * so is the pads-only machine without multicast; a save larger than half the buffer in pieces;
  * zoo_live's working set by hand; the vector unit behind a streamed GEMM's pieces where the data
- * and the SRAM allow.
+ * and the SRAM allow; a weight gradient's last store queued behind the next GEMM's first loads.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -389,6 +389,40 @@ static void test_vector_unit_follows_pieces(void **state)
     fix_free(&f);
 }
 
+/* The command labelled `label` (the first), or fail. */
+static uint32_t find_label(const struct hc_prog *p, const char *label)
+{
+    for (uint32_t i = 0; i < p->n_cmd; i++)
+        if (!strcmp(p->cmd[i].label, label))
+            return i;
+    fail_msg("no command '%s'", label);
+    return 0;
+}
+
+/* A weight gradient's last store waits on the DMA's queue behind the next GEMM's first two
+ * loads (the array waits for those, not for the store), the rest in their order; the gradient's
+ * reduce and the weight's update still wait for that store. */
+static void test_last_store_after_next_loads(void **state)
+{
+    struct fix f;
+    uint32_t out[8], in[8];
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    assert_int_equal(find_cmds(p, HC_DMA_OUT, HC_BWD, ZOO_GEMM_FFN_DOWN, ZOO_ROLE_GRAD_B, out, 8),
+                     4);
+    assert_int_equal(find_cmds(p, HC_DMA_IN, HC_BWD, ZOO_GEMM_FFN_UP, ZOO_ROLE_GRAD_A, in, 8), 4);
+    assert_true(out[2] < in[0]);
+    assert_true(in[1] < out[3] && out[3] < in[2]);
+    uint32_t red = find_label(p, "REDUCE L2 mlp.down.w p3"),
+             opt = find_label(p, "OPT L2 mlp.down.w");
+    assert_true(red > out[3] && depends_on(p, red, out[3]));
+    assert_true(depends_on(p, opt, red));
+    assert_int_equal(p->cmd[out[3]].layer, 1);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
 /* With one core per node, a multicast read feeds one core: the same program either way. */
 static void test_multicast_one_core_is_unicast(void **state)
 {
@@ -575,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_large_saves_in_pieces),
         cmocka_unit_test(test_live_by_hand),
         cmocka_unit_test(test_vector_unit_follows_pieces),
+        cmocka_unit_test(test_last_store_after_next_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
