@@ -135,7 +135,8 @@ struct hc_cmd {
     uint16_t node; /* AN index or HC_WN */
     uint16_t layer;
     uint32_t res;
-    uint32_t tile;       /* GEMM and DMA: tile number inside the layer's GEMM */
+    uint32_t tile;       /* GEMM and DMA: tile number inside the layer's GEMM; OPT_UPDATE: its
+                            piece of the record (perf programs) */
     uint32_t dep0, ndep; /* dependencies: prog->deps[dep0 .. dep0 + ndep) */
     uint64_t bytes;      /* payload moved (flash, fabric, DMA, host), for listings */
     uint64_t cycles;     /* perf programs: the duration in cycles of the resource's clock (core

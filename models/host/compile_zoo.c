@@ -535,6 +535,31 @@ static void mark_banked(struct zc *z, uint32_t group)
     }
 }
 
+/*
+ * A saved tensor's move between the cores' SRAM and the buffer on the activations' DMA queue,
+ * in as many parts as a GEMM has pieces (each part one claim on the buffer, so a weight's load
+ * waits for one part, not the tensor), each after the one before; the last part's group.
+ */
+static uint32_t act_dma(struct zc *z, enum hc_kind kind, enum hc_phase phase, uint64_t bytes,
+                        const uint32_t *on, size_t n_on, const char *label)
+{
+    uint32_t P = bytes >= z->cfg->pieces ? z->cfg->pieces : 1, g = NONE;
+    char lb[HC_LABEL];
+    for (uint32_t k = 0; k < P && !z->err; k++) {
+        if (P > 1)
+            snprintf(lb, sizeof(lb), "%s c%u", label, k);
+        else
+            snprintf(lb, sizeof(lb), "%s", label);
+        uint64_t part = zc_share(bytes, k, P);
+        g = k ? an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part), &g, 1,
+                         NONE, lb)
+              : an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part), on, n_on,
+                         NONE, lb);
+        mark_banked(z, g);
+    }
+    return g;
+}
+
 static void grow_v(struct zc *z, uint32_t need)
 {
     uint32_t cap = z->cap_v;
@@ -568,9 +593,7 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
                                      once the write two saves back has left room */
             snprintf(what, sizeof(what), "DMA_OUT %s", lb);
             uint32_t on[2] = {z->last, zc_credit_oldest(z->v_credit)};
-            src = an_group(z, HC_DMA_OUT, HC_RES_AN_DMA_ACT, HC_PH_ACT_WRITE, bytes,
-                           act_dma_cycles(z, bytes), on, 2, NONE, what);
-            mark_banked(z, src);
+            src = act_dma(z, HC_DMA_OUT, HC_PH_ACT_WRITE, bytes, on, 2, what);
             /* in the buffer now: this save and the one before it (the credits') */
             if (bytes + z->v_saved_last > z->v_out)
                 z->v_out = bytes + z->v_saved_last;
@@ -623,9 +646,7 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
             /* into SRAM when the layer that reads it starts (the one before it is done) */
             snprintf(what, sizeof(what), "DMA_IN %s", lb);
             uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
-            g = an_group(z, HC_DMA_IN, HC_RES_AN_DMA_ACT, HC_PH_ACT_READ, bytes,
-                         act_dma_cycles(z, bytes), on2, 2, NONE, what);
-            mark_banked(z, g);
+            g = act_dma(z, HC_DMA_IN, HC_PH_ACT_READ, bytes, on2, 2, what);
             z->load_in = g;
             if (bytes > z->v_in)
                 z->v_in = bytes;

@@ -163,14 +163,22 @@ void zc_update_weight(struct zc *z, uint32_t rec, uint32_t producer, uint32_t re
                           4ull * c->opt_state_words * params, 0, "RD O L%u %s", z->layer + 1, name);
     zc_set_rec(z, ro, HC_S_O, rec);
     zc_dep(z, ro, gs->update);
-    uint64_t cy = c->opt_latency + hz_ceil_div(params * c->opt_cost, c->opt_lanes);
-    uint32_t up = zc_emit(z, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, HC_PH_OPTIMIZER, 0, cy,
-                          "OPT L%u %s", z->layer + 1, name);
-    if (up != NONE)
-        z->p->cmd[up].u.opt.params = params;
-    zc_dep(z, up, red);
-    zc_dep(z, up, rm);
-    zc_dep(z, up, ro);
+    /* the unit updates the record in as many pieces as a GEMM has, each claiming its share of
+     * the buffer, so a gradient's reduce into the buffer waits for one piece, not the record */
+    uint32_t P = c->pieces && params >= c->pieces ? c->pieces : 1, up = NONE;
+    for (uint32_t k = 0; k < P; k++) {
+        uint64_t share = zc_share(params, k, P);
+        uint64_t cy = c->opt_latency + hz_ceil_div(share * c->opt_cost, c->opt_lanes);
+        up = zc_emit(z, HC_OPT_UPDATE, HC_WN, HC_RES_WN_OPT, HC_PH_OPTIMIZER, 0, cy,
+                     P > 1 ? "OPT L%u %s p%u" : "OPT L%u %s", z->layer + 1, name, k);
+        if (up != NONE) {
+            z->p->cmd[up].u.opt.params = share;
+            z->p->cmd[up].tile = k;
+        }
+        zc_dep(z, up, red);
+        zc_dep(z, up, rm);
+        zc_dep(z, up, ro);
+    }
     static const enum hc_stream st[3] = {HC_S_W, HC_S_M, HC_S_O};
     for (int i = 0; i < 3; i++) {
         uint32_t wr = zc_emit(z, HC_FLASH_WR, HC_WN, HC_RES_WN_FLASH_WR, HC_PH_OPTIMIZER,

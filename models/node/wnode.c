@@ -446,7 +446,7 @@ static int exec_opt(struct wnode *w, const struct hc_prog *p, const struct hc_cm
     }
     w->st.opt_compute_ps += cycles * w->cfg.period_ps;
     *end = res_later(now + cycles * w->cfg.period_ps, opt_claim(w, p, c, params, adam, now));
-    w->st.updates++;
+    w->st.updates += c->tile == 0; /* a record's first piece */
     w->st.params_updated += params;
     w->st.busy_ps[2] += *end - now;
     return 0;

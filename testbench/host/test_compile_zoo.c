@@ -11,7 +11,8 @@
  * (and 16 times fewer weight bytes with 16); a buffer too small refused naming the layer, and
  * so is the pads-only machine without multicast; a save larger than half the buffer in pieces;
  * zoo_live's working set by hand; the vector unit behind a streamed GEMM's pieces where the data
- * and the SRAM allow; a weight gradient's last store queued behind the next GEMM's first loads.
+ * and the SRAM allow; a weight gradient's last store queued behind the next GEMM's first loads,
+ * and its update in pieces; a saved tensor's moves in parts.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -401,7 +402,8 @@ static uint32_t find_label(const struct hc_prog *p, const char *label)
 
 /* A weight gradient's last store waits on the DMA's queue behind the next GEMM's first two
  * loads (the array waits for those, not for the store), the rest in their order; the gradient's
- * reduce and the weight's update still wait for that store. */
+ * reduce and the weight's update still wait for that store; the update goes in as many pieces
+ * as the GEMM. */
 static void test_last_store_after_next_loads(void **state)
 {
     struct fix f;
@@ -415,10 +417,51 @@ static void test_last_store_after_next_loads(void **state)
     assert_true(out[2] < in[0]);
     assert_true(in[1] < out[3] && out[3] < in[2]);
     uint32_t red = find_label(p, "REDUCE L2 mlp.down.w p3"),
-             opt = find_label(p, "OPT L2 mlp.down.w");
+             opt = find_label(p, "OPT L2 mlp.down.w p3");
     assert_true(red > out[3] && depends_on(p, red, out[3]));
     assert_true(depends_on(p, opt, red));
     assert_int_equal(p->cmd[out[3]].layer, 1);
+    /* the update in as many pieces, together the whole matrix */
+    uint64_t params = 0;
+    for (uint32_t k = 0; k < 4; k++) {
+        char lb[64];
+        snprintf(lb, sizeof(lb), "OPT L2 mlp.down.w p%u", k);
+        uint32_t u = find_label(p, lb);
+        assert_true(depends_on(p, u, red));
+        assert_int_equal(p->cmd[u].tile, k);
+        params += p->cmd[u].u.opt.params;
+    }
+    assert_int_equal(params, 49152ull * 12288);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
+/* A saved tensor leaves SRAM in as many parts as a GEMM has pieces, one after another, the
+ * whole tensor together, and its flash write waits for the last; so does its load back. */
+static void test_saves_move_in_parts(void **state)
+{
+    struct fix f;
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    struct hc_prog *p = compile_ok(&f.cfg);
+    static const char *const dir[2] = {"DMA_OUT", "DMA_IN"};
+    for (int d = 0; d < 2; d++) {
+        uint32_t part[4];
+        uint64_t bytes = 0;
+        for (uint32_t k = 0; k < 4; k++) {
+            char lb[64];
+            snprintf(lb, sizeof(lb), "%s L2 qkv c%u", dir[d], k);
+            part[k] = find_label(p, lb);
+            bytes += p->cmd[part[k]].bytes;
+            if (k)
+                assert_true(depends_on(p, part[k], part[k - 1]));
+        }
+        assert_int_equal(bytes, 16ull * 2048 * 36864 * 2);
+        if (d == 0)
+            assert_true(depends_on(p, find_label(p, "WR V L2 qkv"), part[3]));
+        else
+            assert_true(depends_on(p, part[0], find_label(p, "RD V L2 qkv")));
+    }
     hc_prog_free(p);
     fix_free(&f);
 }
@@ -610,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_live_by_hand),
         cmocka_unit_test(test_vector_unit_follows_pieces),
         cmocka_unit_test(test_last_store_after_next_loads),
+        cmocka_unit_test(test_saves_move_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
