@@ -496,6 +496,8 @@ static void op_vec(struct zc *z, const struct opctx *o, const struct zoo_vec *v)
             z->sram_now = need;
         if (behind) /* after the GEMM's pieces, not after what followed them */
             on[0] = in2 ? in2->piece[in2->n - 1] : NONE;
+        if (behind && on[1] == in->piece[in->n - 1]) /* a loaded input: after its parts */
+            on[1] = NONE;
     }
     uint32_t P = behind ? in->n : 1, g = NONE;
     for (uint32_t k = 0; k < P && !z->err; k++) {
@@ -538,10 +540,11 @@ static void mark_banked(struct zc *z, uint32_t group)
 /*
  * A saved tensor's move between the cores' SRAM and the buffer on the activations' DMA queue,
  * in as many parts as a GEMM has pieces (each part one claim on the buffer, so a weight's load
- * waits for one part, not the tensor), each after the one before; the last part's group.
+ * waits for one part, not the tensor), each after the one before, in parts[] (NULL: not
+ * wanted); their number.
  */
 static uint32_t act_dma(struct zc *z, enum hc_kind kind, enum hc_phase phase, uint64_t bytes,
-                        const uint32_t *on, size_t n_on, const char *label)
+                        const uint32_t *on, size_t n_on, const char *label, uint32_t *parts)
 {
     uint32_t P = bytes >= z->cfg->pieces ? z->cfg->pieces : 1, g = NONE;
     char lb[HC_LABEL];
@@ -556,8 +559,10 @@ static uint32_t act_dma(struct zc *z, enum hc_kind kind, enum hc_phase phase, ui
               : an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part), on, n_on,
                          NONE, lb);
         mark_banked(z, g);
+        if (parts)
+            parts[k] = g;
     }
-    return g;
+    return P;
 }
 
 static void grow_v(struct zc *z, uint32_t need)
@@ -593,7 +598,8 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
                                      once the write two saves back has left room */
             snprintf(what, sizeof(what), "DMA_OUT %s", lb);
             uint32_t on[2] = {z->last, zc_credit_oldest(z->v_credit)};
-            src = act_dma(z, HC_DMA_OUT, HC_PH_ACT_WRITE, bytes, on, 2, what);
+            uint32_t parts[HZ_MAX_PIECES];
+            src = parts[act_dma(z, HC_DMA_OUT, HC_PH_ACT_WRITE, bytes, on, 2, what, parts) - 1];
             /* in the buffer now: this save and the one before it (the credits') */
             if (bytes + z->v_saved_last > z->v_out)
                 z->v_out = bytes + z->v_saved_last;
@@ -646,7 +652,12 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
             /* into SRAM when the layer that reads it starts (the one before it is done) */
             snprintf(what, sizeof(what), "DMA_IN %s", lb);
             uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
-            g = act_dma(z, HC_DMA_IN, HC_PH_ACT_READ, bytes, on2, 2, what);
+            uint32_t parts[HZ_MAX_PIECES],
+                P = act_dma(z, HC_DMA_IN, HC_PH_ACT_READ, bytes, on2, 2, what, parts);
+            g = parts[P - 1];
+            if (n == 1) /* an elementwise operation can follow it part by part (rows of tokens,
+                           not whole instances) */
+                made_by(z, x->tensor, parts, P, false);
             z->load_in = g;
             if (bytes > z->v_in)
                 z->v_in = bytes;

@@ -437,7 +437,8 @@ static void test_last_store_after_next_loads(void **state)
 }
 
 /* A saved tensor leaves SRAM in as many parts as a GEMM has pieces, one after another, the
- * whole tensor together, and its flash write waits for the last; so does its load back. */
+ * whole tensor together, and its flash write waits for the last; so does its load back, which an
+ * elementwise operation follows part by part. */
 static void test_saves_move_in_parts(void **state)
 {
     struct fix f;
@@ -461,6 +462,19 @@ static void test_saves_move_in_parts(void **state)
             assert_true(depends_on(p, find_label(p, "WR V L2 qkv"), part[3]));
         else
             assert_true(depends_on(p, part[0], find_label(p, "RD V L2 qkv")));
+    }
+    /* GELU's recompute follows its loaded input part by part */
+    for (uint32_t k = 0; k < 4; k++) {
+        char lb[64];
+        snprintf(lb, sizeof(lb), "DMA_IN L2 ffn_pre c%u", k);
+        uint32_t in = find_label(p, lb);
+        snprintf(lb, sizeof(lb), "VU L2 gelu again p%u", k);
+        uint32_t vu = find_label(p, lb);
+        assert_true(depends_on(p, vu, in));
+        if (k < 3) {
+            snprintf(lb, sizeof(lb), "DMA_IN L2 ffn_pre c%u", k + 1);
+            assert_false(depends_on(p, vu, find_label(p, lb)));
+        }
     }
     hc_prog_free(p);
     fix_free(&f);
