@@ -168,9 +168,9 @@ same() {
 check "the same run twice gives the same files" "$work/ideal2.log" same
 
 # ---- --flash-fit: the smallest flash that holds the model
-expect "--flash-fit sizes the Weight Node to GPT3-like 1x2" 0 \
-  "flash     Weight Node 6.00 TiB (3 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
-  -- --config "$paper" --model gpt3-like:1x2 --flash-fit --storage behemoth --out "$work/fit" --trace-max 0
+expect "--flash-fit sizes the Weight Node to GPT3-like 2x1" 0 \
+  "flash     Weight Node 12.01 TiB (4 chips per channel), each Activation Node 2.00 TiB (2), fitted" \
+  -- --config "$paper" --model gpt3-like:2x1 --flash-fit --storage behemoth --out "$work/fit" --trace-max 0
 
 # ---- a drive the SSD grain cannot make is named as such, not as one too small to fit
 expect "--flash-fit names an SSD grain that does not divide the block" 1 \
@@ -180,7 +180,8 @@ expect "--flash-fit names an SSD grain that does not divide the block" 1 \
 
 # ---- a Weight Node too small for the model
 expect "a Weight Node too small is refused naming the stream" 1 "stream 'M' is full" \
-  -- --config "$paper" --set wn_flash.chips_per_chan=1 --model gpt3-like:1x1 --out "$work/small"
+  -- --config "$paper" --set wn_flash.channels=128 --set wn_flash.chips_per_chan=1 \
+  --model gpt3-like:1x1 --out "$work/small"
 check "... and says what makes it fit (--flash-fit)" "$work/$((n - 1)).log" \
   grep -qF "(--flash-fit gives each node the chips per channel its streams need)" "$work/$((n - 1)).log"
 

@@ -325,7 +325,7 @@ static void test_assignments_and_diff(void **state)
         fail_msg("%s", e.msg);
     assert_int_equal(
         machine_ini_diff_each(machine_ini_cfg(a), machine_ini_cfg(b), on_differs, &seen), 3);
-    assert_msg_has(seen.keys, "core.period_ns 1.25->1;tensor_buffer.channels 6->12;faults.die ");
+    assert_msg_has(seen.keys, "core.period_ns 1.25->1;tensor_buffer.channels 7->12;faults.die ");
     assert_null(strstr(seen.keys, "power"));
     /* a line the description refuses is named */
     assert_int_equal(machine_ini_apply(b, "core.rows=8\ncore.bogus=1\n", &e), -EINVAL);
