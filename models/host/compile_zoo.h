@@ -28,20 +28,23 @@
  *     With `multicast` a weight crosses the buffer once for every core of the AN, and their
  *     weight gradients once, summed. Emitted as `pieces` pipeline stages (DMA in, GEMM, DMA
  *     out per piece): the core and DMA totals are exact, their overlap at piece granularity;
+ *     a streamed GEMM's last store queues on the DMA behind the next GEMM's first two loads;
  *     on the pads the C-pad is read out only between GEMMs (rtl/core/README.md), the banked
  *     SRAM's commands carry `banked`.
  *   - Vector-unit operations: latency + ceil(rows x cols x cost / lanes) cycles (cost_exp for
  *     softmax, GELU and the loss, 1 otherwise), one core's rows.
  *   - Activations: every SAVE is a V-stream record appended by each AN (FLASH_WR), every LOAD
  *     reads it back (FLASH_RD) once the TB slots of the layer two before are free; with an SRAM
- *     they cross between SRAM and the buffer on the DMA's second queue (HC_RES_AN_DMA_ACT), at
- *     most two saves and one load waiting in the buffer.
+ *     they cross between SRAM and the buffer on the DMA's second queue (HC_RES_AN_DMA_ACT), in
+ *     `pieces` parts (an elementwise operation follows a load part by part), at most two saves
+ *     and one load waiting in the buffer.
  *   - Weights: each matrix weight of a layer is its own W record, the layer's vectors (biases,
  *     norm scales) one more; each is read at the WN and broadcast before its first use in each
  *     pass (two weight slots per node, so the next one is prefetched); in backward each
  *     record's gradient is reduced (fp32) over the ANs once it is complete, then the WN reads
- *     its masters (M) and optimizer state (O), updates it (OPT_UPDATE: latency + ceil(params
- *     x cost / lanes) optimizer cycles) and appends the new W, M and O records; the M and O
+ *     its masters (M) and optimizer state (O), updates it in `pieces` parts (OPT_UPDATE each:
+ *     latency + ceil(params x cost / lanes) optimizer cycles for its share of the parameters,
+ *     `tile` its part) and appends the new W, M and O records; the M and O
  *     reads follow the next weight's read. A streamed GEMM's weight is broadcast, and its
  *     gradient reduced, piece by piece, at most two pieces of each in an AN's buffer. A weight
  *     tied to an earlier block (the LM head's table) is streamed again where it is used and
