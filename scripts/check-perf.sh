@@ -120,7 +120,7 @@ check "the bandwidth budget's bytes are the resources' counters" "$work/beh.log"
 
 # ---- --validate_only: what every layer holds against the capacities; a buffer too small is
 # refused naming the first layer that does not fit, with no output written
-expect "--validate_only prints what each layer holds" 0 "2-96 decoder       bwd" \
+expect "--validate_only prints what each layer holds" 0 "3-96 decoder       bwd" \
   -- --config "$paper" --model gpt3-like:1x1 --validate_only --out "$work/val"
 expect "a tensor buffer too small is refused naming the layer" 1 \
   "compile: layer 1, forward: the tensor buffer would hold 2.47 GB" \

@@ -623,6 +623,29 @@ static void op_save(struct zc *z, const struct opctx *o, const struct zoo_xfer *
     }
 }
 
+/*
+ * Where a backward layer's first loads can start bringing `bytes` more into a core's SRAM: after
+ * the operation of the layer before from which on what it holds leaves room for them (at its
+ * end if nowhere sooner); that layer's SRAM peak counts them.
+ */
+static uint32_t early_start(struct zc *z, uint64_t bytes)
+{
+    uint64_t most = 0, peak = 0;
+    uint32_t at = z->bwd_end[1];
+    for (uint32_t i = z->n_prev; i-- > 0;) {
+        if (z->prev_held[i] > most)
+            most = z->prev_held[i];
+        if (most + bytes > z->cfg->sram_bytes)
+            break;
+        at = i ? z->prev_done[i - 1] : z->bwd_end[0];
+        peak = most + bytes;
+    }
+    struct hz_layer_use *u = &z->rep->use[1][z->layer + 1];
+    if (peak > u->sram_peak)
+        u->sram_peak = peak;
+    return at;
+}
+
 /* LOAD: read a saved tensor back (piece by piece), once the TB slots of two layers back are
  * free. */
 static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *x)
@@ -652,6 +675,10 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
             /* into SRAM when the layer that reads it starts (the one before it is done) */
             snprintf(what, sizeof(what), "DMA_IN %s", lb);
             uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
+            if (z->pass == HC_BWD && z->lead && n == 1 && z->n_prev) {
+                z->early += x->bytes;
+                on2[1] = early_start(z, z->early);
+            }
             uint32_t parts[HZ_MAX_PIECES],
                 P = act_dma(z, HC_DMA_IN, HC_PH_ACT_READ, bytes, on2, 2, what, parts);
             g = parts[P - 1];
@@ -698,6 +725,8 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
     z->sram_now = 0;
     z->stream_layer = false;
     z->made_next = 0;
+    z->lead = true;
+    z->early = 0;
     for (uint32_t i = 0; i < n && !z->err; i++) {
         const struct zoo_op *op = &ops[i];
         z->op = i;
@@ -717,6 +746,8 @@ static void run_ops(struct zc *z, const struct opctx *o, const struct zoo_op *op
             op_load(z, o, &op->xfer);
             break;
         }
+        z->done[i] = z->last;
+        z->lead &= op->type == ZOO_OP_LOAD;
         if (z->pass == HC_BWD) {
             uint32_t rec = grad_done(z, o, op, &name);
             if (rec != NONE)
@@ -834,6 +865,9 @@ static void backward(struct zc *z)
             run_ops(z, &o, b->bwd, b->n_bwd);
             finish_bwd_layer(z);
             note_layer(z, 1, l);
+            memcpy(z->prev_held, z->held, b->n_bwd * sizeof(z->held[0]));
+            memcpy(z->prev_done, z->done, b->n_bwd * sizeof(z->done[0]));
+            z->n_prev = b->n_bwd;
         }
     }
 }

@@ -78,6 +78,14 @@ struct zc {
     uint64_t live[256];    /* bytes a core holds in SRAM at each operation of the list run */
     uint64_t held[256];    /* the same with a streamed GEMM's panels */
     uint32_t op;           /* the operation being compiled: its index in the list */
+    uint32_t done[256];    /* the group that ended each operation of the list run (z->last) */
+    /* the backward layer compiled before this one, what a core held in SRAM at each of its
+     * operations and the group that ended each: this layer's first loads start where they fit
+     * beside it */
+    uint64_t prev_held[256];
+    uint32_t prev_done[256], n_prev;
+    bool lead;                      /* only loads so far in the list run */
+    uint64_t early;                 /* the bytes a core's SRAM takes of those loads */
     uint32_t pieces[HZ_MAX_PIECES]; /* the pieces of the vector operation being compiled */
     uint64_t sram_now;              /* the most SRAM the current layer's operations hold so far */
     bool stream_layer;     /* the current layer ran a GEMM streamed (its activations in SRAM) */

@@ -12,7 +12,8 @@
  * so is the pads-only machine without multicast; a save larger than half the buffer in pieces;
  * zoo_live's working set by hand; the vector unit behind a streamed GEMM's pieces where the data
  * and the SRAM allow; a weight gradient's last store queued behind the next GEMM's first loads,
- * and its update in pieces; a saved tensor's moves in parts.
+ * and its update in pieces; a saved tensor's moves in parts; a backward layer's first load beside
+ * the layer before where the SRAM holds both.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -480,6 +481,37 @@ static void test_saves_move_in_parts(void **state)
     fix_free(&f);
 }
 
+/* A backward layer's first load into SRAM starts where it fits beside the layer before (during
+ * that layer's last operations, not after them), and that layer's SRAM peak counts it. */
+static void test_first_load_beside_the_layer_before(void **state)
+{
+    struct fix f;
+    struct hz_report rep;
+    struct hc_prog *p = NULL;
+    struct err e = {{0}};
+    (void)state;
+    stream_cfg(&f, "gpt3-like:1x1");
+    assert_int_equal(hz_compile_report(&f.cfg, &p, &rep, &e), 0);
+    uint32_t load = find_label(p, "DMA_IN L2 ffn_pre c0"), end = 0;
+    for (uint32_t i = 0; i < load; i++) /* the layer before's (L3's) last command on AN 0 */
+        if (p->cmd[i].node == 0 && p->cmd[i].layer == 2 && p->cmd[i].pass == HC_BWD &&
+            (p->cmd[i].kind == HC_GEMM || p->cmd[i].kind == HC_VU))
+            end = i;
+    bool beside = false; /* it waits for an operation of the layer before, not its last */
+    for (uint32_t k = 0; k < p->cmd[load].ndep; k++) {
+        const struct hc_cmd *c = &p->cmd[p->deps[p->cmd[load].dep0 + k]];
+        beside |= c->id != end && c->layer == 2 && c->pass == HC_BWD &&
+                  (c->kind == HC_GEMM || c->kind == HC_VU);
+    }
+    assert_true(beside);
+    assert_false(depends_on(p, load, end));
+    uint64_t peak = rep.use[1][2].sram_peak, own = rep.use[1][1].sram_peak;
+    assert_true(peak > own && peak <= f.cfg.sram_bytes);
+    hz_report_fini(&rep);
+    hc_prog_free(p);
+    fix_free(&f);
+}
+
 /* With one core per node, a multicast read feeds one core: the same program either way. */
 static void test_multicast_one_core_is_unicast(void **state)
 {
@@ -668,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_vector_unit_follows_pieces),
         cmocka_unit_test(test_last_store_after_next_loads),
         cmocka_unit_test(test_saves_move_in_parts),
+        cmocka_unit_test(test_first_load_beside_the_layer_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
