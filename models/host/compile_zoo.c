@@ -540,13 +540,13 @@ static void mark_banked(struct zc *z, uint32_t group)
 /*
  * A saved tensor's move between the cores' SRAM and the buffer on the activations' DMA queue,
  * in as many parts as a GEMM has pieces (each part one claim on the buffer, so a weight's load
- * waits for one part, not the tensor), each after the one before, in parts[] (NULL: not
- * wanted); their number.
+ * waits for one part, not the tensor), the first after on[], each next after the one before;
+ * their groups in parts[], their number returned.
  */
 static uint32_t act_dma(struct zc *z, enum hc_kind kind, enum hc_phase phase, uint64_t bytes,
                         const uint32_t *on, size_t n_on, const char *label, uint32_t *parts)
 {
-    uint32_t P = bytes >= z->cfg->pieces ? z->cfg->pieces : 1, g = NONE;
+    uint32_t P = bytes >= z->cfg->pieces ? z->cfg->pieces : 1;
     char lb[HC_LABEL];
     for (uint32_t k = 0; k < P && !z->err; k++) {
         if (P > 1)
@@ -554,13 +554,9 @@ static uint32_t act_dma(struct zc *z, enum hc_kind kind, enum hc_phase phase, ui
         else
             snprintf(lb, sizeof(lb), "%s", label);
         uint64_t part = zc_share(bytes, k, P);
-        g = k ? an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part), &g, 1,
-                         NONE, lb)
-              : an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part), on, n_on,
-                         NONE, lb);
-        mark_banked(z, g);
-        if (parts)
-            parts[k] = g;
+        parts[k] = an_group(z, kind, HC_RES_AN_DMA_ACT, phase, part, act_dma_cycles(z, part),
+                            k ? &parts[k - 1] : on, k ? 1 : n_on, NONE, lb);
+        mark_banked(z, parts[k]);
     }
     return P;
 }
@@ -672,7 +668,8 @@ static void op_load(struct zc *z, const struct opctx *o, const struct zoo_xfer *
         zc_set_rec(z, g, HC_S_V, rec);
         if (z->cfg->sram_bytes) { /* ... and on into the cores' SRAM */
             uint64_t bytes = z->p->rec_size[HC_S_V][rec];
-            /* into SRAM when the layer that reads it starts (the one before it is done) */
+            /* into SRAM when the layer that reads it starts (the one before it is done); a
+             * backward layer's first loads of whole tensors as soon as the one before has room */
             snprintf(what, sizeof(what), "DMA_IN %s", lb);
             uint32_t on2[2] = {g, z->pass == HC_BWD ? z->bwd_end[1] : NONE};
             if (z->pass == HC_BWD && z->lead && n == 1 && z->n_prev) {
