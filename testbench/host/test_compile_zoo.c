@@ -67,12 +67,12 @@ static void paper_cfg(struct fix *f, const char *spec)
 }
 
 /* The same machine as weight streaming runs it (configs/behemoth-paper.ini): 512 MiB of SRAM
- * per core, a 64-byte DMA, weights multicast to the 16 cores, a 16 GiB tensor buffer. */
+ * per core, a 128-byte DMA, weights multicast to the 16 cores, a 16 GiB tensor buffer. */
 static void stream_cfg(struct fix *f, const char *spec)
 {
     paper_cfg(f, spec);
     f->cfg.sram_bytes = 512ull << 20;
-    f->cfg.dma_bytes_per_cycle = 64;
+    f->cfg.dma_bytes_per_cycle = 128;
     f->cfg.multicast = true;
     f->cfg.tb_size_bytes = 16ull << 30;
 }
