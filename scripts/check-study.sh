@@ -34,7 +34,7 @@ point() {
 flash=$work/s/flash
 mkdir -p "$flash"
 {
-  echo "point,model,storage,flash.channels,flash.t_prog_ns,flash.cache_program,iteration_s,sequences_per_s,wall_s,$phases,waited_on"
+  echo "point,model,storage,an_flash.channels,an_flash.t_prog_ns,an_flash.cache_program,iteration_s,sequences_per_s,wall_s,$phases,waited_on"
   i=0
   for tp in 100000 700000; do
     for ch in 4 8 16 64; do

@@ -3,8 +3,9 @@
 
     scripts/study/report.py OUT
 
-OUT holds the sweeps (scripts/sweep) of one model on Behemoth: OUT/flash/sweep.csv over
-flash.channels x flash.t_prog_ns x flash.cache_program, OUT/fanout/sweep.csv over
+OUT holds the sweeps (scripts/sweep) of one model on Behemoth: OUT/flash/sweep.csv over the
+Activation Nodes' an_flash.channels x an_flash.t_prog_ns x an_flash.cache_program,
+OUT/fanout/sweep.csv over
 machine.activation_nodes, and, when they ran, the memory hierarchy's: OUT/sram (core.sram_bytes),
 OUT/multicast (machine.multicast), OUT/tb (tensor_buffer.channels), OUT/link
 (fabric.link_mb_per_s), their refused points listed with their error, and today's models'
@@ -35,7 +36,7 @@ _spec.loader.exec_module(PAPER)
 
 KNEE_LOSS = 0.05
 PHASES = ("compute", "weight_fetch", "broadcast", "act_write", "act_read", "reduce", "optimizer")
-CH, TP, CP, AN = ("flash.channels", "flash.t_prog_ns", "flash.cache_program",
+CH, TP, CP, AN = ("an_flash.channels", "an_flash.t_prog_ns", "an_flash.cache_program",
                   "machine.activation_nodes")
 
 
@@ -93,10 +94,11 @@ def flash_section(rows, out):
     chans = sorted({int(r[CH]) for r in rows})
     at = {(int(r[CH]), int(r[TP]), r[CP]): r for r in rows}
     caches = [c for c in ("on", "off") if any(r[CP] == c for r in rows)]
-    text = ["## Flash: channels x NAND program time x cache program", "",
-            "Sequences/s per Behemoth (one Activation Node of 16 cores); every point's flash "
-            "fitted to the model, so fewer channels means more chips on each (its capacity "
-            "and dies stay about the same, its channel bandwidth falls).", "",
+    text = ["## The Activation Nodes' flash: channels x NAND program time x cache program", "",
+            "Sequences/s per Behemoth (one Activation Node of 16 cores); the Activation Nodes' "
+            "FMS swept, the Weight Node's as configured; every point's flash fitted to the "
+            "model, so fewer channels means more chips on each (its capacity and dies stay "
+            "about the same, its channel bandwidth falls).", "",
             "| tPROG (us) | cache | " + " | ".join(f"{c} ch" for c in chans) + " |",
             "|---|---|" + "---|" * len(chans)]
     with open(os.path.join(out, "flash.csv"), "w", newline="") as f:

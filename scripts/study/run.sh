@@ -8,8 +8,8 @@
 # Six sweeps of `flashstream perf` on configs/behemoth-paper.ini with --flash-fit (every point's
 # flash sized to hold the model, so a point with fewer channels gets more chips per channel),
 # through GNU parallel (scripts/sweep):
-#   flash/      channels (both kinds of node) x NAND program time (SLC 100 us to TLC-class
-#               700 us) x cache program on and off
+#   flash/      the Activation Nodes' FMS: channels x NAND program time (SLC 100 us to
+#               TLC-class 700 us) x cache program on and off
 #   fanout/     Activation Nodes per Weight Node, 1 to 64
 #   sram/ multicast/ tb/ link/   the memory hierarchy: SRAM per core, weight multicast on and
 #               off, tensor-buffer channels, fabric link rate
@@ -26,8 +26,8 @@ model=${3:-gpt3-like:1x1}
 cfg=$here/../../configs/behemoth-paper.ini
 
 "$here/../sweep" --out "$out/flash" --config "$cfg" --model "$model" --storage behemoth \
-  --set flash.channels=4,8,16,32,64,128 --set flash.t_prog_ns=100000,300000,500000,700000 \
-  --set flash.cache_program=on,off --flashstream "$fs" --no-plots -- --flash-fit
+  --set an_flash.channels=4,8,16,32,64,128 --set an_flash.t_prog_ns=100000,300000,500000,700000 \
+  --set an_flash.cache_program=on,off --flashstream "$fs" --no-plots -- --flash-fit
 "$here/../sweep" --out "$out/fanout" --config "$cfg" --model "$model" --storage behemoth \
   --set machine.activation_nodes=1,2,4,8,16,32,64 --flashstream "$fs" --no-plots -- --flash-fit
 # The memory hierarchy of weight streaming, one key at a time from the paper's machine (a point
