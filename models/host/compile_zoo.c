@@ -333,7 +333,11 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
         wrec = zc_find_weight(z, o->b, z->layer, wname, &v, &t);
         g_pieces = wrec != NONE && !v && !t;
     }
-    if (!w_pieces || !(pads || gc.dma_in))
+    /* the core's port rule: the C-pad is read out only while no command runs (the scaled core's
+     * SRAM is banked: the DMA reads one bank while the array fills another); a streamed GEMM
+     * whose operands are all resident moves nothing, so it has no DMA of its own */
+    bool has_in = pads || gc.dma_in, has_out = pads || gc.dma_out;
+    if (!w_pieces || !has_in) /* no weight loads to go before the held-back store */
         flush_store(z);
     z->reduced = NONE;
     if (g->c.role == ZOO_OPND_WGRAD && bcast == NONE) { /* the gradient slot it fills */
@@ -348,10 +352,6 @@ static void op_gemm(struct zc *z, const struct opctx *o, const struct zoo_gemm *
     if (gc.tiles < P)
         P = (uint32_t)(gc.tiles ? gc.tiles : 1);
     const char *kn = zoo_gemm_kind_name(g->kind), *rn = zoo_gemm_role_name(g->role);
-    /* the core's port rule: the C-pad is read out only while no command runs (the scaled core's
-     * SRAM is banked: the DMA reads one bank while the array fills another); a streamed GEMM
-     * whose operands are all resident moves nothing, so it has no DMA of its own */
-    bool has_in = pads || gc.dma_in, has_out = pads || gc.dma_out;
     uint32_t red[HZ_MAX_PIECES];
     /* an attention GEMM whose input came piece by piece (whole instances) follows it so */
     const struct made *from[2] = {NULL, NULL};
