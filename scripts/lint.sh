@@ -12,20 +12,36 @@
 #   lint.sh c-sources  list the C/C++ sources (for make format)
 #
 # Each module is checked as a top with its default parameters; a module
-# whose defaults are too big for a quick generic synthesis lists smaller
-# ones in rtl/<block>/lint-params ("module Param=value ...").
+# whose defaults are too big for a quick generic synthesis, or that has
+# forms its defaults do not build, lists them in rtl/<block>/lint-params
+# ("module Param=value ...", one line a form: each is checked).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 rtl_files() { ls rtl/*/*.v; }
 rtl_dirs() { for d in rtl/*/; do printf -- '-y %s ' "${d%/}"; done; }
 module_of() { basename "$1" .v; }
-# Parameter overrides for a module, from the lint-params file of its folder.
-params_of() {
-  local f=$1 m
+# The parameter sets a module is checked with, one line each ("Param=value ..."), from the
+# lint-params file of its folder; one empty line (the defaults) when it lists none.
+forms_of() {
+  local f=$1 m l=""
   m=$(module_of "$f")
-  [ -f "$(dirname "$f")/lint-params" ] || return 0
-  awk -v m="$m" '$1 == m { for (i = 2; i <= NF; i++) print $i }' "$(dirname "$f")/lint-params"
+  [ -f "$(dirname "$f")/lint-params" ] &&
+    l=$(awk -v m="$m" '$1 == m { $1 = ""; sub(/^ /, ""); print }' "$(dirname "$f")/lint-params")
+  printf '%s\n' "$l"
+}
+# Each file with each of its forms: "file|params" lines.
+rtl_forms() {
+  local f p
+  for f in $(rtl_files); do
+    while IFS= read -r p; do echo "$f|$p"; done < <(forms_of "$f")
+  done
+}
+form_name() { echo "$1${2:+ ($2)}"; }
+prefixed() { # prefix, words: each word with the prefix (nothing for no words)
+  local x=$1 w
+  shift
+  for w in "$@"; do printf -- '%s%s ' "$x" "$w"; done
 }
 
 # Results print as TAP lines, so the test runner counts each check.
@@ -45,31 +61,35 @@ check() { # name, command...
 }
 
 lint_verilator() {
-  for f in $(rtl_files); do
-    # shellcheck disable=SC2046
-    check "verilator $f" verilator --lint-only -Wall $(rtl_dirs) \
-      $(params_of "$f" | sed 's/^/-G/') --top-module "$(module_of "$f")" "$f"
+  local fp f p
+  for fp in $(rtl_forms | tr ' ' '#'); do
+    f=${fp%%|*} p=${fp#*|} p=${p//#/ }
+    # shellcheck disable=SC2046,SC2086
+    check "verilator $(form_name "$f" "$p")" verilator --lint-only -Wall $(rtl_dirs) \
+      $(prefixed -G $p) --top-module "$(module_of "$f")" "$f"
   done
 }
 
 lint_iverilog() {
-  for f in $(rtl_files); do
-    # shellcheck disable=SC2046
-    check "iverilog $f" iverilog -g2012 -grelative-include -o /dev/null $(rtl_dirs) -Y .v \
-      $(params_of "$f" | sed "s/^/-P$(module_of "$f")./") -s "$(module_of "$f")" "$f"
+  local fp f p
+  for fp in $(rtl_forms | tr ' ' '#'); do
+    f=${fp%%|*} p=${fp#*|} p=${p//#/ }
+    # shellcheck disable=SC2046,SC2086
+    check "iverilog $(form_name "$f" "$p")" iverilog -g2012 -grelative-include -o /dev/null \
+      $(rtl_dirs) -Y .v $(prefixed "-P$(module_of "$f")." $p) -s "$(module_of "$f")" "$f"
   done
 }
 
 # Elaboration and the coarse half of `synth` (proc, flatten, word-level optimization) are
 # where latches and combinational loops show; technology mapping (the fine half) is the
 # synthesis flow's job (scripts/synth/, `make synth`) and would take five times longer here.
-yosys_one() { # file: elaborate, fail on errors, latches or combinational loops
-  local f=$1 m chp=""
+yosys_one() { # file, params: elaborate, fail on errors, latches or combinational loops
+  local f=$1 m chp="" p
   m=$(module_of "$f")
   # The parameters by the chparam command, not hierarchy -chparam: Yosys 0.23's hierarchy
   # fails an internal assertion when the top it re-derives passes parameters to a submodule
   # (sa_grid's sa_pe).
-  for p in $(params_of "$f"); do chp+=" -set ${p%%=*} ${p#*=}"; done
+  for p in $2; do chp+=" -set ${p%%=*} ${p#*=}"; done
   yosys -q -l /dev/stdout -p "
     read_verilog -sv -DSYNTHESIS $(rtl_files | tr '\n' ' ');
     ${chp:+chparam $chp $m;}
@@ -80,8 +100,10 @@ yosys_one() { # file: elaborate, fail on errors, latches or combinational loops
 }
 
 lint_yosys() {
-  for f in $(rtl_files); do
-    check "yosys $f" yosys_one "$f"
+  local fp f p
+  for fp in $(rtl_forms | tr ' ' '#'); do
+    f=${fp%%|*} p=${fp#*|} p=${p//#/ }
+    check "yosys $(form_name "$f" "$p")" yosys_one "$f" "$p"
   done
 }
 

@@ -1,6 +1,7 @@
 // Shim: the compute core rtl/core/core_top.v behind the C interface of core.h.
 // VTOP/VTOP_H name the verilated class and its header; P_Rows, P_Cols,
-// P_AWords, P_BWords and P_CWords are the parameters it was verilated with.
+// P_AWords, P_BWords, P_CWords and P_AccStages (1 when not given) are the
+// parameters it was verilated with.
 #include "csim/shim/core.h"
 #include "csim/shim/ports.hpp"
 #include "csim/shim/vmodel.hpp"
@@ -14,6 +15,11 @@ static void params(struct core_params *out)
     out->a_words = P_AWords;
     out->b_words = P_BWords;
     out->c_words = P_CWords;
+#ifdef P_AccStages
+    out->acc_stages = P_AccStages;
+#else
+    out->acc_stages = 1;
+#endif
 }
 
 static void drive(VTOP *t, const struct core_in *in)

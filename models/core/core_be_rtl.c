@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "csim/shim/core.h"
+#include "models/core/core_twin.h"
 
 #define RESET_CYCLES 4
 #define DMA_TIMEOUT  64        /* cycles without progress on the DMA port */
@@ -41,15 +42,18 @@ static int rtl_create(const struct core_params *cfg, uint64_t seed, void **out, 
     }
     core_rtl_params(h->c, &m);
     if (m.rows != cfg->rows || m.cols != cfg->cols || m.a_words != cfg->a_words ||
-        m.b_words != cfg->b_words || m.c_words != cfg->c_words) {
+        m.b_words != cfg->b_words || m.c_words != cfg->c_words ||
+        core_twin_stages(&m) != core_twin_stages(cfg)) {
         core_rtl_destroy(h->c);
         free(h);
         return err_set(e, -EINVAL,
-                       "rtl core: the linked model is %ux%u with pads of %u/%u/%u words, the "
-                       "machine asks for %ux%u with %u/%u/%u; accepted: the model's configuration "
-                       "(set machine_cfg.core to it, or link the model built for it)",
-                       m.rows, m.cols, m.a_words, m.b_words, m.c_words, cfg->rows, cfg->cols,
-                       cfg->a_words, cfg->b_words, cfg->c_words);
+                       "rtl core: the linked model is %ux%u (%u accumulator stages) with pads of "
+                       "%u/%u/%u words, the machine asks for %ux%u (%u) with %u/%u/%u; accepted: "
+                       "the model's configuration (set machine_cfg.core to it, or link the "
+                       "model built for it)",
+                       m.rows, m.cols, core_twin_stages(&m), m.a_words, m.b_words, m.c_words,
+                       cfg->rows, cfg->cols, core_twin_stages(cfg), cfg->a_words, cfg->b_words,
+                       cfg->c_words);
     }
     h->in.rst = true;
     core_rtl_set(h->c, &h->in);

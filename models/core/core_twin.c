@@ -71,9 +71,20 @@ static unsigned gcd_u(unsigned a, unsigned b)
     return a;
 }
 
+unsigned core_twin_stages(const struct core_params *cfg)
+{
+    return cfg->acc_stages ? cfg->acc_stages : 1;
+}
+
+unsigned core_twin_tile_rows(const struct core_params *cfg)
+{
+    return core_twin_stages(cfg) * cfg->rows;
+}
+
 unsigned core_twin_w(const struct core_params *cfg)
 {
-    unsigned l = cfg->rows / gcd_u(cfg->rows, cfg->cols) * cfg->cols;
+    unsigned tr = core_twin_tile_rows(cfg);
+    unsigned l = tr / gcd_u(tr, cfg->cols) * cfg->cols;
     return l / gcd_u(l, 4) * 4;
 }
 
@@ -82,10 +93,13 @@ int core_twin_params_check(const struct core_params *cfg, struct err *e)
     if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64)
         return err_set(e, -EINVAL, "core_twin: rows and cols must be 1..64, got %u x %u",
                        cfg ? cfg->rows : 0, cfg ? cfg->cols : 0);
+    if (cfg->acc_stages > 1 && cfg->acc_stages != 4)
+        return err_set(e, -EINVAL, "core_twin: acc_stages must be 1 or 4, got %u", cfg->acc_stages);
     if (core_twin_w(cfg) > 64)
         return err_set(e, -EINVAL,
-                       "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)",
-                       core_twin_w(cfg), cfg->rows, cfg->cols);
+                       "core_twin: lcm(acc_stages x rows, cols, 4) = %u is above 64 (rows %u, "
+                       "cols %u, acc_stages %u)",
+                       core_twin_w(cfg), cfg->rows, cfg->cols, core_twin_stages(cfg));
     uint64_t w = core_twin_w(cfg);
     uint64_t bytes =
         ((uint64_t)cfg->a_words + cfg->b_words) * w * 2 + (uint64_t)cfg->c_words * w * 4;
@@ -145,13 +159,13 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /*
- * L(kb): cycles to load a block of kb steps: A stored M x K needs one word per tile row (rows),
- * stored K x M one per step; B stored K x N one per step, stored N x K one per tile column; the
- * two pads are read in parallel.
+ * L(kb): cycles to load a block of kb steps: A stored M x K needs one word per tile row
+ * (core_twin_tile_rows), stored K x M one per step; B stored K x N one per step, stored N x K one
+ * per tile column; the two pads are read in parallel.
  */
 static uint64_t load_cycles(const struct core_params *cfg, const struct core_cmd *cmd, uint64_t kb)
 {
-    uint64_t la = cmd->trans_a ? kb : cfg->rows;
+    uint64_t la = cmd->trans_a ? kb : core_twin_tile_rows(cfg);
     uint64_t lb = cmd->trans_b ? cfg->cols : kb;
     return la > lb ? la : lb;
 }
@@ -161,14 +175,17 @@ uint64_t core_twin_cycles(const struct core_params *cfg, const struct core_cmd *
     if (core_twin_check(cfg, cmd) != CORE_OK)
         return 0;
 
-    uint64_t w = core_twin_w(cfg), r = cfg->rows, c = cfg->cols, k = cmd->k;
+    uint64_t w = core_twin_w(cfg), s = core_twin_stages(cfg), c = cfg->cols, k = cmd->k;
+    uint64_t r = core_twin_tile_rows(cfg);
     uint64_t tiles = ((cmd->m + r - 1) / r) * ((cmd->n + c - 1) / c);
     uint64_t nb = (k + w - 1) / w;
     uint64_t l0 = load_cycles(cfg, cmd, k < w ? k : w);
-    /* Tile period: the steps, or the loads, or the drain spacing max(rows, cols). */
-    uint64_t period = max3(k, (nb - 1) * w + l0, r > c ? r : c);
+    /* Tile period: the feed (s cycles a step), or the loads, or the drain spacing
+     * max(tile rows, tile rows - rows + cols): max(rows, cols) with one stage. */
+    uint64_t spacing = r - cfg->rows + c > r ? r - cfg->rows + c : r;
+    uint64_t period = max3(s * k, s * (nb - 1) * w + l0, spacing);
 
-    return T_START + l0 + (tiles - 1) * period + k + T_FEED + (c + T_ARRAY) + (r - 1) + T_WB;
+    return T_START + l0 + (tiles - 1) * period + s * k + T_FEED + (c + T_ARRAY) + (r - 1) + T_WB;
 }
 
 /* ---------------------------------------------------------------- twin */

@@ -41,7 +41,7 @@ extern "C" {
 
 /* The DMA byte map of a configuration. */
 struct core_twin_map {
-    unsigned w;                      /* elements per word: lcm(rows, cols, 4) */
+    unsigned w;                      /* elements per word: core_twin_w */
     uint32_t a_base, b_base, c_base; /* byte address of each pad */
     uint32_t end;                    /* first byte past the C-pad */
     uint32_t a_elems, b_elems, c_elems;
@@ -56,7 +56,11 @@ struct core_twin;
 
 /* 0, or -EINVAL when the configuration is not one the RTL builds. */
 int core_twin_params_check(const struct core_params *cfg, struct err *e);
-/* Elements per SRAM word: lcm(rows, cols, 4). */
+/* The PEs' accumulator stages (1 or 4), and the rows of C in one tile of the sequencer's walk:
+ * rows, or with four stages a group of four array tiles (rtl/core/README.md). */
+unsigned core_twin_stages(const struct core_params *cfg);
+unsigned core_twin_tile_rows(const struct core_params *cfg);
+/* Elements per SRAM word: lcm(core_twin_tile_rows, cols, 4). */
 unsigned core_twin_w(const struct core_params *cfg);
 void core_twin_map(const struct core_params *cfg, struct core_twin_map *map);
 

@@ -263,6 +263,8 @@ static int check_program_cfg(const struct machine_cfg *c, struct err *e)
                        "core.rows x core.cols = %u x %u, machine.cores_per_node = %u; accepted "
                        "all >= 1",
                        c->core.rows, c->core.cols, c->cores_per_an);
+    if (c->core.acc_stages > 1 && c->core.acc_stages != 4)
+        return err_set(e, -EINVAL, "core.acc_stages = %u: accepted 1 or 4", c->core.acc_stages);
     if (c->storage >= MACHINE_STORAGE_N)
         return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth, ssd-raid0 or ideal",
                        (int)c->storage);

@@ -35,7 +35,7 @@ void machine_cfg_default(struct machine_cfg *c)
     c->n_an = 4;
     c->cores_per_an = 1;
     c->core = (struct core_params){
-        .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096};
+        .rows = 8, .cols = 8, .a_words = 4096, .b_words = 4096, .c_words = 4096, .acc_stages = 1};
     c->core_period_ps = 1250;   /* (derived) 0.8 GHz, docs/sources.md */
     c->dma_bytes_per_cycle = 8; /* the RTL's beat (rtl/dma) */
     vu_cfg_default(&c->vu);
@@ -112,11 +112,11 @@ static int perf_supported(const struct machine_cfg *c, struct err *e)
                        c->cores_per_an);
     if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64)
         return err_set(e, -EINVAL,
-                       "core.rows x core.cols = %u x %u: the fully connected compiler tiles for "
-                       "the arrays the core builds (rows and cols 1..64 with lcm(rows, cols, 4) "
-                       "<= 64), in perf too; larger arrays run in perf programs "
-                       "(machine_create_program)",
-                       k->rows, k->cols);
+                       "core.rows x core.cols = %u x %u (%u accumulator stages): the fully "
+                       "connected compiler tiles for the arrays the core builds (rows and cols "
+                       "1..64 with lcm(acc_stages x rows, cols, 4) <= 64), in perf too; larger "
+                       "arrays run in perf programs (machine_create_program)",
+                       k->rows, k->cols, core_twin_stages(k));
     if (c->storage >= MACHINE_STORAGE_N)
         return err_set(e, -EINVAL, "storage.backend %d: accepted behemoth, ssd-raid0 or ideal",
                        (int)c->storage);
@@ -127,6 +127,8 @@ int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
 {
     const struct core_params *k = &c->core;
 
+    if (k->acc_stages > 1 && k->acc_stages != 4)
+        return err_set(e, -EINVAL, "core.acc_stages = %u: accepted 1 or 4", k->acc_stages);
     if (c->fidelity == MACHINE_PERF)
         return perf_supported(c, e);
     if (c->cores_per_an != 1)
@@ -136,11 +138,11 @@ int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
                        c->cores_per_an);
     if (k->rows < 1 || k->rows > 64 || k->cols < 1 || k->cols > 64 || core_twin_w(k) > 64)
         return err_set(e, -EINVAL,
-                       "core.rows x core.cols = %u x %u: training runs the core's C twin or "
-                       "its RTL, which build rows and cols 1..64 with lcm(rows, cols, 4) <= 64; "
-                       "larger arrays (same cycle formula) are for the payload-free "
-                       "performance mode",
-                       k->rows, k->cols);
+                       "core.rows x core.cols = %u x %u (%u accumulator stages): training runs "
+                       "the core's C twin or its RTL, which build rows and cols 1..64 with "
+                       "lcm(acc_stages x rows, cols, 4) <= 64; larger arrays (same cycle "
+                       "formula) are for the payload-free performance mode",
+                       k->rows, k->cols, core_twin_stages(k));
     if (c->storage != MACHINE_STORAGE_BEHEMOTH)
         return err_set(e, -EINVAL,
                        "storage.backend = %s: training runs on the Behemoth FMS of every node "

@@ -72,7 +72,7 @@ fs_core_rtl::~fs_core_rtl() = default;
 
 struct core_params fs_core_rtl::params()
 {
-    return {P_Rows, P_Cols, P_AWords, P_BWords, P_CWords};
+    return {P_Rows, P_Cols, P_AWords, P_BWords, P_CWords, 1};
 }
 
 /* After inputs changed: let the model's combinational outputs follow (two delta cycles: the

@@ -62,12 +62,21 @@ $(eval $(call vmodel,core_32x32,core_top,Rows=32 Cols=32 AWords=512 BWords=512 C
 VFLAGS_core_8x8_p4k := $(VFLAGS_core_8x8)
 $(eval $(call vmodel,core_8x8_p4k,core_top,Rows=8 Cols=8 AWords=4096 BWords=4096 CWords=4096 PeLoop=1,core))
 
+# The core of the four-stage PE (AccStages=4: its tile four array tiles interleaved; instances
+# only): the smallest, an odd shape whose word is 60 elements, and the 8x8.
+$(eval $(call vmodel,core4_1x1,core_top,Rows=1 Cols=1 AWords=512 BWords=512 CWords=512 AccStages=4,core))
+$(eval $(call vmodel,core4_3x5,core_top,Rows=3 Cols=5 AWords=512 BWords=512 CWords=512 AccStages=4,core))
+$(eval $(call vmodel,core4_8x8,core_top,Rows=8 Cols=8 AWords=512 BWords=512 CWords=512 AccStages=4,core))
+
 $(eval $(call vtest,test_core_1x1,core/test_core_rtl,core_1x1))
 $(eval $(call vtest,test_core_2x3,core/test_core_rtl,core_2x3))
 $(eval $(call vtest,test_core_4x4,core/test_core_rtl,core_4x4))
 $(eval $(call vtest,test_core_8x8,core/test_core_rtl,core_8x8))
 $(eval $(call vtest,test_core_16x16,core/test_core_rtl,core_16x16))
 $(eval $(call vtest,test_core_32x32,core/test_core_rtl,core_32x32))
+$(eval $(call vtest,test_core4_1x1,core/test_core_rtl,core4_1x1))
+$(eval $(call vtest,test_core4_3x5,core/test_core_rtl,core4_3x5))
+$(eval $(call vtest,test_core4_8x8,core/test_core_rtl,core4_8x8))
 
 # Post-synthesis: the core that fits an iCE40 HX8K (1 x 1, 256-word pads: scripts/synth/configs.txt),
 # its netlist under the core's block test.

@@ -1,6 +1,7 @@
 // core_opnd: one operand path of the compute core (A or B): reads the
 // blocks that core_seq asks for from the operand's pad, stages them in two
-// buffers, and hands one step (Lanes bf16 values) per cycle to the array.
+// buffers, and hands one step (Lanes bf16 values, or a part of them) per
+// cycle to the array.
 //
 // A buffer holds one block: Lanes x W elements, element (l, kk) = operand
 // lane l (a tile row of op(A), or a tile column of op(B)) at step kk of the
@@ -19,7 +20,10 @@
 // keep what they held (the array computes garbage there, which the
 // write-back never writes).
 // Step: rd_valid_i reads step rd_kk_i of buffer rd_buf_i; vec_o shows it in
-// the next cycle (held until the next read).
+// the next cycle (held until the next read). With Parts > 1 (the A operand of
+// a core of four-stage PEs, whose tile is Parts array tiles of Lanes / Parts
+// rows) a read takes part rd_part_i of the step: lanes rd_part_i * OutLanes
+// .. + OutLanes - 1.
 // core_seq schedules loads and reads so that a buffer is never read while
 // it is being loaded.
 
@@ -29,6 +33,9 @@ module core_opnd #(
     parameter int Lanes = 8,    // operand lanes (Rows for A, Cols for B)
     parameter int W     = 8,    // elements per word, a multiple of Lanes
     parameter int Words = 512,  // words of the pad
+    parameter int Parts = 1,    // parts of a step, one read each (Lanes a multiple)
+    localparam int OutLanes = Lanes / Parts,
+    localparam int PartW = Parts > 1 ? $clog2(Parts) : 1,
     localparam int Aw = Words > 1 ? $clog2(Words) : 1,
     localparam int KkW = W > 1 ? $clog2(W) : 1,
     localparam int LaneIdxW = Lanes > 1 ? $clog2(Lanes) : 1,
@@ -54,11 +61,15 @@ module core_opnd #(
     input  wire                 rd_valid_i,
     input  wire                 rd_buf_i,
     input  wire [      KkW-1:0] rd_kk_i,
-    output wire [ Lanes*16-1:0] vec_o        // lane l: bf16
+    input  wire [    PartW-1:0] rd_part_i,
+    output wire [OutLanes*16-1:0] vec_o      // lane l: bf16
 );
 
   if (Lanes < 1 || W % Lanes != 0) begin : g_bad_lanes
     cmn_param_error_W_must_be_a_multiple_of_Lanes u_err ();
+  end
+  if (Parts < 1 || Lanes % Parts != 0) begin : g_bad_parts
+    cmn_param_error_Lanes_must_be_a_multiple_of_Parts u_err ();
   end
 
   // ---------------------------------------------------------------- reads
@@ -138,10 +149,12 @@ module core_opnd #(
   end
 
   // ---------------------------------------------------------------- steps
-  reg [Lanes*16-1:0] vec_q;
+  reg [OutLanes*16-1:0] vec_q;
   always @(posedge clk_i) begin
     if (rd_valid_i) begin
-      for (int l = 0; l < Lanes; l++) vec_q[l*16+:16] <= stage_q[rd_buf_i][l][rd_kk_i];
+      for (int l = 0; l < OutLanes; l++) begin
+        vec_q[l*16+:16] <= stage_q[rd_buf_i][32'(rd_part_i)*OutLanes+l][rd_kk_i];
+      end
     end
   end
 

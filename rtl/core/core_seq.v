@@ -32,6 +32,22 @@
 // The first read of a buffer comes after the last load of the block into
 // it, and the first load into a buffer after the last read of the block
 // it held (see the README for the cycle-by-cycle argument).
+//
+// Four-stage PEs (AccStages = 4): the array computes four tiles of
+// Rows x Cols interleaved, a step of each in turn (sa_array), so this
+// sequencer's tile is a group of four array tiles stacked in M, TRows =
+// 4 x Rows rows of C sharing each step of B. A block of kb steps is fed in
+// 4 x kb cycles: in feed cycle 4 kk + p the step kk of part p (the array
+// tile of rows p x Rows .. of the group; rd_part_o) with the B step kk, so
+// each array tile's steps are four cycles apart, all in one phase. Loads,
+// the L(kb) above and the write-back are those of a TRows x Cols tile, and
+// the single-block spacing becomes max(4 Rows, 3 Rows + Cols): the drain
+// reads a group's four tiles out one after the other (4 x Rows cycles), and
+// an array tile's finished sums must be read before the tile of the next
+// group in its slot finishes (sa_array's rule, for any phase). In general
+//   S_b = max(AccStages x kb_b, L_{b+1}, nb == 1 ? D : 0),
+//   D   = max(AccStages x Rows, (AccStages - 1) x Rows + Cols),
+// with Rows replaced by TRows in L; AccStages = 1 is the one-stage core.
 
 `default_nettype none
 
@@ -41,11 +57,14 @@ module core_seq #(
     parameter int W      = 8,    // elements per SRAM word
     parameter int AWords = 512,  // A-pad words
     parameter int BWords = 512,  // B-pad words
+    parameter int AccStages = 1, // the PEs' accumulator stages: 1, or 4
+    localparam int TRows = AccStages * Rows,            // rows of C in a tile
+    localparam int PartW = AccStages > 1 ? $clog2(AccStages) : 1,
     localparam int AAw = AWords > 1 ? $clog2(AWords) : 1,
     localparam int BAw = BWords > 1 ? $clog2(BWords) : 1,
     localparam int KkW = W > 1 ? $clog2(W) : 1,        // a step index in a block
     localparam int CntW = $clog2(W + 1),                // a load count, <= W
-    localparam int ASelW = W / Rows > 1 ? $clog2(W / Rows) : 1,
+    localparam int ASelW = W / TRows > 1 ? $clog2(W / TRows) : 1,
     localparam int BSelW = W / Cols > 1 ? $clog2(W / Cols) : 1
 ) (
     input  wire             clk_i,
@@ -79,26 +98,32 @@ module core_seq #(
     output wire             rd_valid_o,
     output wire             rd_buf_o,
     output wire [  KkW-1:0] rd_kk_o,
+    output wire [PartW-1:0] rd_part_o,    // the part of the A step (AccStages > 1)
     // step flags for the array, aligned with the operand buffers' outputs
     output wire             step_valid_o,
     output wire             step_clear_o,
     output wire             step_last_o
 );
 
-  if (W % Rows != 0 || W % Cols != 0) begin : g_bad_w
-    cmn_param_error_W_must_be_a_multiple_of_Rows_and_Cols u_err ();
+  if (W % TRows != 0 || W % Cols != 0) begin : g_bad_w
+    cmn_param_error_W_must_be_a_multiple_of_TRows_and_Cols u_err ();
+  end
+  if (AccStages != 1 && AccStages != 4) begin : g_bad_acc
+    cmn_param_error_AccStages_must_be_1_or_4 u_err ();
   end
 
-  localparam logic [15:0] R16 = 16'(Rows);
+  localparam int Spacing = TRows > TRows - Rows + Cols ? TRows : TRows - Rows + Cols;
+  localparam logic [15:0] R16 = 16'(TRows);
   localparam logic [15:0] C16 = 16'(Cols);
   localparam logic [15:0] W16 = 16'(W);
-  localparam logic [15:0] D16 = Rows > Cols ? 16'(Rows) : 16'(Cols);
+  localparam logic [15:0] D16 = 16'(Spacing);
+  localparam logic [PartW-1:0] PLast = PartW'(AccStages - 1);
 
   // ---------------------------------------------------------------- command constants
   reg [15:0] nbm1_q;  // nb - 1
   reg [15:0] kl_q;  // steps of a tile's last block
-  reg [15:0] dpad_q;  // max(Rows, Cols) when nb == 1, else 0
-  reg [AAw-1:0] a_rstep_q, a_kstep_q;  // Rows * lda_word, W * lda_word
+  reg [15:0] dpad_q;  // D when nb == 1, else 0
+  reg [AAw-1:0] a_rstep_q, a_kstep_q;  // TRows * lda_word, W * lda_word
   reg [BAw-1:0] b_cstep_q, b_kstep_q;  // Cols * ldb_word, W * ldb_word
 
   always @(posedge clk_i) begin
@@ -106,7 +131,7 @@ module core_seq #(
       nbm1_q    <= (k_i - 16'd1) / W16;
       kl_q      <= (k_i - 16'd1) % W16 + 16'd1;
       dpad_q    <= k_i <= W16 ? D16 : 16'd0;
-      a_rstep_q <= AAw'(Rows) * lda_word_i;
+      a_rstep_q <= AAw'(TRows) * lda_word_i;
       a_kstep_q <= AAw'(W) * lda_word_i;
       b_cstep_q <= BAw'(Cols) * ldb_word_i;
       b_kstep_q <= BAw'(W) * ldb_word_i;
@@ -123,7 +148,7 @@ module core_seq #(
   reg [  AAw-1:0] a_rowb_q;  // a_word + i0 * lda_word         (A stored M x K)
   reg [  AAw-1:0] a_kb_q;  // a_word + k0 * lda_word         (A stored K x M)
   reg [  AAw-1:0] i0w_q;  // i0 / W
-  reg [ASelW-1:0] isel_q;  // (i0 % W) / Rows
+  reg [ASelW-1:0] isel_q;  // (i0 % W) / TRows
   reg [  BAw-1:0] b_kb_q;  // b_word + k0 * ldb_word         (B stored K x N)
   reg [  BAw-1:0] b_colb_q;  // b_word + j0 * ldb_word         (B stored N x K)
   reg [  BAw-1:0] j0w_q;  // j0 / W
@@ -152,7 +177,8 @@ module core_seq #(
   wire        slot_start = in_slot_q && slot_left_q == 16'd0;
   wire        feeding = slot_start && pend_valid_q;
   wire        loading = slot_start && it_valid_q;
-  wire [15:0] s_feed = feeding ? (pend_kb_q > dpad_q ? pend_kb_q : dpad_q) : 16'd0;
+  wire [15:0] pend_cy = pend_kb_q * 16'(AccStages);  // feed cycles of the block
+  wire [15:0] s_feed = feeding ? (pend_cy > dpad_q ? pend_cy : dpad_q) : 16'd0;
   wire [15:0] s_load = loading ? it_load : 16'd0;
   wire [15:0] s_len = s_feed > s_load ? s_feed : s_load;
 
@@ -221,7 +247,7 @@ module core_seq #(
             j0w_q    <= '0;
             mrem_q   <= mrem_q - R16;
             a_rowb_q <= a_rowb_q + a_rstep_q;
-            if (32'(isel_q) == W / Rows - 1) begin
+            if (32'(isel_q) == W / TRows - 1) begin
               isel_q <= '0;
               i0w_q  <= i0w_q + 1'b1;
             end else begin
@@ -275,8 +301,10 @@ module core_seq #(
 
   // ---------------------------------------------------------------- feed
   // Step counter (stage 0), buffer read (stage 1), array inputs (stage 2).
+  // The counter counts parts of a step (AccStages of them), then steps.
   reg           f_valid_q;
   reg  [  15:0] f_kk_q;
+  reg  [PartW-1:0] f_part_q;
   reg  [  15:0] f_kb_q;
   reg           f_buf_q;
   reg           f_first_q;
@@ -284,13 +312,16 @@ module core_seq #(
   reg           rd_valid_q;
   reg           rd_buf_q;
   reg  [KkW-1:0] rd_kk_q;
+  reg  [PartW-1:0] rd_part_q;
   reg           rd_clear_q;
   reg           rd_last_q;
   reg           st_valid_q;
   reg           st_clear_q;
   reg           st_last_q;
 
-  wire          f_end = f_kk_q + 16'd1 == f_kb_q;
+  wire          f_part_end = AccStages == 1 || f_part_q == PLast;
+  wire          f_step_end = f_kk_q + 16'd1 == f_kb_q;
+  wire          f_end = f_step_end && f_part_end;
 
   always @(posedge clk_i) begin
     if (rst_i) begin
@@ -308,17 +339,20 @@ module core_seq #(
   always @(posedge clk_i) begin
     if (feeding) begin
       f_kk_q    <= 16'd0;
+      f_part_q  <= '0;
       f_kb_q    <= pend_kb_q;
       f_buf_q   <= pend_buf_q;
       f_first_q <= pend_first_q;
       f_last_q  <= pend_last_q;
     end else begin
-      f_kk_q <= f_kk_q + 16'd1;
+      if (f_part_end) f_kk_q <= f_kk_q + 16'd1;
+      f_part_q <= f_part_end ? '0 : f_part_q + 1'b1;
     end
     rd_buf_q   <= f_buf_q;
     rd_kk_q    <= KkW'(f_kk_q);
+    rd_part_q  <= f_part_q;
     rd_clear_q <= f_valid_q && f_first_q && f_kk_q == 16'd0;
-    rd_last_q  <= f_valid_q && f_last_q && f_end;
+    rd_last_q  <= f_valid_q && f_last_q && f_step_end;
     st_clear_q <= rd_valid_q && rd_clear_q;
     st_last_q  <= rd_valid_q && rd_last_q;
   end
@@ -326,6 +360,7 @@ module core_seq #(
   assign rd_valid_o   = rd_valid_q;
   assign rd_buf_o     = rd_buf_q;
   assign rd_kk_o      = rd_kk_q;
+  assign rd_part_o    = rd_part_q;
   assign step_valid_o = st_valid_q;
   assign step_clear_o = st_clear_q;
   assign step_last_o  = st_last_q;

@@ -10,9 +10,12 @@
 //          core_opnd B <- B-pad   /
 //   DMA <-> core_dma <-> core_pads (A-, B-, C-pad)
 //
-// SRAM word: W = lcm(Rows, Cols, 4) elements (8x8: 8, 2x3: 12, 1x1: 4), so a
+// SRAM word: W = lcm(TRows, Cols, 4) elements (8x8: 8, 2x3: 12, 1x1: 4), so a
 // tile row or column segment always sits inside one word and a word is a
-// whole number of 64-bit DMA beats. The pads are simple dual-port RAMs
+// whole number of 64-bit DMA beats. A tile is TRows x Cols: Rows rows, or
+// with four-stage PEs (AccStages = 4, for FPGA clock rates) a group of four
+// array tiles, 4 x Rows rows, that the array computes interleaved (core_seq;
+// 8x8: W = 32, 1x1: 4). The pads are simple dual-port RAMs
 // (cmn_ram_1r1w) with byte write enables: A and B hold W x bf16 per word, C
 // W x fp32.
 //
@@ -29,7 +32,8 @@ module core_top #(
     parameter int AWords = 512,  // A-pad words (W bf16 each)
     parameter int BWords = 512,  // B-pad words (W bf16 each)
     parameter int CWords = 512,  // C-pad words (W fp32 each)
-    parameter int PeLoop = 0     // 1: the array's grid (sa_grid) as one loop (verilated models)
+    parameter int PeLoop = 0,    // 1: the array's grid (sa_grid) as one loop (verilated models)
+    parameter int AccStages = 1  // the PEs' accumulator stages: 1, or 4 (instances only)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -68,7 +72,7 @@ module core_top #(
     output wire        busy_o             // a command is executing
 );
 
-  // W = lcm(Rows, Cols, 4). Constant function: assignment to the function
+  // W = lcm(TRows, Cols, 4). Constant function: assignment to the function
   // name rather than return, for Yosys 0.23.
   function automatic int gcd(input int a, input int b);
     int x, y, t;
@@ -84,18 +88,23 @@ module core_top #(
     gcd = x;
   endfunction
 
-  localparam int Lrc = Rows / gcd(Rows, Cols) * Cols;
+  localparam int TRows = AccStages * Rows;
+  localparam int Lrc = TRows / gcd(TRows, Cols) * Cols;
   localparam int W = Lrc / gcd(Lrc, 4) * 4;
   localparam int AAw = AWords > 1 ? $clog2(AWords) : 1;
   localparam int BAw = BWords > 1 ? $clog2(BWords) : 1;
   localparam int CAw = CWords > 1 ? $clog2(CWords) : 1;
   localparam int KkW = W > 1 ? $clog2(W) : 1;
   localparam int CntW = $clog2(W + 1);
-  localparam int ASelW = W / Rows > 1 ? $clog2(W / Rows) : 1;
+  localparam int ASelW = W / TRows > 1 ? $clog2(W / TRows) : 1;
+  localparam int PartW = AccStages > 1 ? $clog2(AccStages) : 1;
   localparam int BSelW = W / Cols > 1 ? $clog2(W / Cols) : 1;
 
   if (W > 64) begin : g_bad_w
-    cmn_param_error_lcm_of_Rows_Cols_and_4_must_be_at_most_64 u_err ();
+    cmn_param_error_lcm_of_TRows_Cols_and_4_must_be_at_most_64 u_err ();
+  end
+  if (AccStages != 1 && (AccStages != 4 || PeLoop != 0)) begin : g_bad_acc
+    cmn_param_error_AccStages_must_be_1_or_4_with_PeLoop_0 u_err ();
   end
   if (AWords < 2 || BWords < 2 || CWords < 2) begin : g_bad_words
     cmn_param_error_every_pad_needs_at_least_2_words u_err ();
@@ -166,6 +175,7 @@ module core_top #(
   wire             rd_valid;
   wire             rd_buf;
   wire [  KkW-1:0] rd_kk;
+  wire [PartW-1:0] rd_part;
   wire             step_valid;
   wire             step_clear;
   wire             step_last;
@@ -175,7 +185,8 @@ module core_top #(
       .Cols  (Cols),
       .W     (W),
       .AWords(AWords),
-      .BWords(BWords)
+      .BWords(BWords),
+      .AccStages(AccStages)
   ) u_seq (
       .clk_i       (clk_i),
       .rst_i       (rst_i),
@@ -204,6 +215,7 @@ module core_top #(
       .rd_valid_o  (rd_valid),
       .rd_buf_o    (rd_buf),
       .rd_kk_o     (rd_kk),
+      .rd_part_o   (rd_part),
       .step_valid_o(step_valid),
       .step_clear_o(step_clear),
       .step_last_o (step_last)
@@ -218,9 +230,10 @@ module core_top #(
   wire [Cols*16-1:0] step_b;
 
   core_opnd #(
-      .Lanes(Rows),
+      .Lanes(TRows),
       .W    (W),
-      .Words(AWords)
+      .Words(AWords),
+      .Parts(AccStages)
   ) u_opa (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -237,6 +250,7 @@ module core_top #(
       .rd_valid_i (rd_valid),
       .rd_buf_i   (rd_buf),
       .rd_kk_i    (rd_kk),
+      .rd_part_i  (rd_part),
       .vec_o      (step_a)
   );
 
@@ -260,6 +274,7 @@ module core_top #(
       .rd_valid_i (rd_valid),
       .rd_buf_i   (rd_buf),
       .rd_kk_i    (rd_kk),
+      .rd_part_i  (1'b0),
       .vec_o      (step_b)
   );
 
@@ -270,7 +285,8 @@ module core_top #(
   sa_array #(
       .Rows  (Rows),
       .Cols  (Cols),
-      .PeLoop(PeLoop)
+      .PeLoop(PeLoop),
+      .AccStages(AccStages)
   ) u_array (
       .clk_i       (clk_i),
       .rst_i       (rst_i),
@@ -292,7 +308,7 @@ module core_top #(
   wire [W*32-1:0] wb_wdata;
 
   core_wb #(
-      .Rows  (Rows),
+      .Rows  (TRows),
       .Cols  (Cols),
       .W     (W),
       .CWords(CWords)

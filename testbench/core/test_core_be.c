@@ -21,7 +21,7 @@
 
 static void test_tlm_backend(void **state)
 {
-    struct core_params cfg = {8, 8, 64, 64, 64};
+    struct core_params cfg = {8, 8, 64, 64, 64, 1};
     struct core_twin_map map;
     struct err e = {""};
     const struct core_be_ops *o = &core_be_tlm_ops;
@@ -74,7 +74,7 @@ static void test_tlm_backend(void **state)
     assert_int_equal(res.status, CORE_ERR_DIM);
     o->destroy(h);
 
-    struct core_params bad = {0, 8, 64, 64, 64};
+    struct core_params bad = {0, 8, 64, 64, 64, 1};
     h = &e; /* anything but NULL: a failed create leaves NULL */
     assert_int_equal(o->create(&bad, 1, &h, &e), -EINVAL);
     assert_null(h);

@@ -557,20 +557,20 @@ static void check_c_region(struct dut *d, const struct core_cmd *c)
 static uint64_t formula_cycles(const struct core_params *g, const struct core_cmd *c)
 {
     const uint64_t T_START = 3, T_FEED = 2, T_WB = 2;
-    uint64_t R = g->rows, C = g->cols, W = core_twin_w(g), K = c->k;
+    uint64_t S = core_twin_stages(g), R = S * g->rows, C = g->cols, W = core_twin_w(g), K = c->k;
     uint64_t tiles = ((c->m + R - 1) / R) * ((c->n + C - 1) / C);
     uint64_t nb = (K + W - 1) / W;
     uint64_t k0 = K < W ? K : W;
     uint64_t la = c->trans_a ? k0 : R, lb = c->trans_b ? C : k0;
     uint64_t L0 = la > lb ? la : lb;
-    uint64_t D = R > C ? R : C;
-    uint64_t P = K;
-    if ((nb - 1) * W + L0 > P)
-        P = (nb - 1) * W + L0;
+    uint64_t D = R > R - g->rows + C ? R : R - g->rows + C;
+    uint64_t P = S * K;
+    if (S * (nb - 1) * W + L0 > P)
+        P = S * (nb - 1) * W + L0;
     if (D > P)
         P = D;
     uint64_t T_ARRAY = C + 2, T_ROWS = R - 1;
-    return T_START + L0 + (tiles - 1) * P + K + T_FEED + T_ARRAY + T_ROWS + T_WB;
+    return T_START + L0 + (tiles - 1) * P + S * K + T_FEED + T_ARRAY + T_ROWS + T_WB;
 }
 
 /* The reference result of a good command on the image as it is now (before the command):
@@ -640,7 +640,7 @@ static void run_gemm(struct dut *d, struct core_cmd *c, bool specials)
 /* A random good command for this array. */
 static void random_cmd(struct dut *d, struct core_cmd *c, uint32_t dim_max)
 {
-    uint32_t R = d->cfg.rows, C = d->cfg.cols, W = d->map.w;
+    uint32_t R = core_twin_tile_rows(&d->cfg), C = d->cfg.cols, W = d->map.w;
     do {
         memset(c, 0, sizeof(*c));
         switch (rng_next(&d->rng) % 6) {
@@ -761,7 +761,7 @@ static void gemm_edge_shapes(void **state)
     uint32_t R, C, W;
 
     dut_open(&d, args.seed + 1);
-    R = d.cfg.rows;
+    R = core_twin_tile_rows(&d.cfg); /* a tile's rows: the array's, or four tiles' (4 stages) */
     C = d.cfg.cols;
     W = d.map.w;
     const uint32_t shapes[][3] = {
@@ -1076,8 +1076,10 @@ int main(int argc, char **argv)
     struct core_params cfg;
     core_rtl_params(p, &cfg);
     core_rtl_destroy(p);
-    printf("# core_top %ux%u, W %u, pads %u/%u/%u words, seed %" PRIu64 "\n", cfg.rows, cfg.cols,
-           core_twin_w(&cfg), cfg.a_words, cfg.b_words, cfg.c_words, args.seed);
+    printf("# core_top %ux%u, %u accumulator stage(s), W %u, pads %u/%u/%u words, seed %" PRIu64
+           "\n",
+           cfg.rows, cfg.cols, core_twin_stages(&cfg), core_twin_w(&cfg), cfg.a_words, cfg.b_words,
+           cfg.c_words, args.seed);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reset_state),      cmocka_unit_test(dma_port),
         cmocka_unit_test(gemm_edge_shapes), cmocka_unit_test(gemm_random),

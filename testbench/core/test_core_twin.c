@@ -32,8 +32,20 @@ static void word_is_lcm_of_rows_cols_and_4(void **state)
     } cases[] = {{1, 1, 4},    {2, 3, 12}, {4, 4, 4}, {8, 8, 8},    {16, 16, 16},
                  {32, 32, 32}, {3, 5, 60}, {8, 2, 8}, {64, 64, 64}, {6, 4, 12}};
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        struct core_params g = {cases[i].r, cases[i].c, 16, 16, 16};
+        struct core_params g = {cases[i].r, cases[i].c, 16, 16, 16, 1};
         assert_int_equal(core_twin_w(&g), cases[i].w);
+        assert_int_equal(core_twin_params_check(&g, NULL), 0);
+        g.acc_stages = 0; /* reads as one stage */
+        assert_int_equal(core_twin_w(&g), cases[i].w);
+    }
+    /* Four stages: a tile is four array tiles, 4 x rows rows of C. */
+    static const struct {
+        unsigned r, c, w;
+    } four[] = {{1, 1, 4}, {2, 2, 8}, {3, 5, 60}, {8, 8, 32}, {16, 16, 64}, {2, 8, 8}};
+    for (size_t i = 0; i < ARRAY_LEN(four); i++) {
+        struct core_params g = {four[i].r, four[i].c, 16, 16, 16, 4};
+        assert_int_equal(core_twin_w(&g), four[i].w);
+        assert_int_equal(core_twin_tile_rows(&g), 4 * four[i].r);
         assert_int_equal(core_twin_params_check(&g, NULL), 0);
     }
 }
@@ -49,18 +61,21 @@ static void bad_configurations_are_refused(void **state)
 {
     (void)state;
     const struct core_params bad[] = {
-        {0, 8, 16, 16, 16},          {8, 65, 16, 16, 16},
-        {7, 9, 16, 16, 16}, /* W = 252 */
-        {8, 8, 1, 16, 16},           {8, 8, 16, 16, 0},
-        {8, 8, 0x10000000u, 16, 16}, /* more than 2 GiB of map */
+        {0, 8, 16, 16, 16, 1},          {8, 65, 16, 16, 16, 1},
+        {7, 9, 16, 16, 16, 1}, /* W = 252 */
+        {8, 8, 1, 16, 16, 1},           {8, 8, 16, 16, 0, 1},
+        {8, 8, 0x10000000u, 16, 16, 1},                          /* more than 2 GiB of map */
+        {8, 8, 16, 16, 16, 2},          {32, 32, 16, 16, 16, 4}, /* W = 128 */
     };
     /* What each one breaks, as the message says it. */
     const char *const why[] = {"rows and cols must be 1..64",
                                "rows and cols must be 1..64",
-                               "lcm(rows, cols, 4) = 252 is above 64",
+                               "lcm(acc_stages x rows, cols, 4) = 252 is above 64",
                                "each needs >= 2 words",
                                "each needs >= 2 words",
-                               "all fit in 2 GiB"};
+                               "all fit in 2 GiB",
+                               "acc_stages must be 1 or 4, got 2",
+                               "lcm(acc_stages x rows, cols, 4) = 128 is above 64"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         struct err e = {""};
         struct core_twin *t = NULL;
@@ -204,6 +219,34 @@ static void cycle_formula_by_hand(void **state)
     assert_int_equal(core_twin_cycles(&cfg8, &c), 0);
 }
 
+/* The same with four-stage PEs: a tile is four array tiles (4 x rows rows), a step is fed in
+ * four cycles, one array tile each; 8x8: tile 32 x 8, W = 32. */
+static void cycle_formula_by_hand_four_stages(void **state)
+{
+    (void)state;
+    const struct core_params g = {8, 8, 512, 512, 512, 4};
+    const uint64_t T_START = 3, T_FEED = 2, T_ARRAY = 8 + 2, T_ROWS = 32 - 1, T_WB = 2;
+    const uint64_t T_FIXED = T_START + T_FEED + T_ARRAY + T_ROWS + T_WB;
+    struct core_cmd c = {.m = 32, .n = 8, .k = 32, .lda = 32, .ldb = 32, .ldc = 32};
+
+    /* one tile, one block: load L0 = max(tile rows, K) = 32, feed 4 K = 128 */
+    assert_int_equal(core_twin_cycles(&g, &c), T_FIXED + 32 + 128);
+    /* 4 tiles: period max(4 K, L0, max(4 rows, 3 rows + cols)) = 128 */
+    c.m = 64;
+    c.n = 16;
+    assert_int_equal(core_twin_cycles(&g, &c), T_FIXED + 32 + 3 * 128 + 128);
+    /* K = 4, A transposed: L0 = 4, period max(16, 4, 32) = 32: the drain of four array tiles */
+    c.k = 4;
+    c.trans_a = true;
+    c.lda = 64;
+    assert_int_equal(core_twin_cycles(&g, &c), T_FIXED + 4 + 3 * 32 + 16);
+    /* 2 x 8 array (tile 8 x 8, W = 8), K = 1: period max(4, 8, max(8, 6 + 8)) = 14: an array
+     * tile's sums wait for their read while the next tile of its slot finishes */
+    const struct core_params g28 = {2, 8, 512, 512, 512, 4};
+    struct core_cmd d = {.m = 16, .n = 8, .k = 1, .lda = 8, .ldb = 8, .ldc = 8};
+    assert_int_equal(core_twin_cycles(&g28, &d), 3 + 2 + 10 + 7 + 2 + 8 + 14 + 4);
+}
+
 /* ---------------------------------------------------------------- results */
 
 static uint16_t rnd_bf16(uint64_t *s, bool specials)
@@ -280,8 +323,9 @@ static void run_against_reference(struct core_twin *t, const struct core_cmd *c,
 static void random_gemms_match_the_reference(void **state)
 {
     (void)state;
-    const struct core_params cfgs[] = {
-        {8, 8, 512, 512, 512}, {2, 3, 64, 64, 64}, {1, 1, 256, 256, 256}, {16, 16, 256, 256, 256}};
+    const struct core_params cfgs[] = {{8, 8, 512, 512, 512, 1}, {2, 3, 64, 64, 64, 1},
+                                       {1, 1, 256, 256, 256, 1}, {16, 16, 256, 256, 256, 1},
+                                       {2, 2, 64, 64, 64, 4},    {3, 5, 64, 64, 64, 4}};
     uint64_t rng = 42;
     for (size_t g = 0; g < ARRAY_LEN(cfgs); g++) {
         struct core_twin *t = new_twin(&cfgs[g]);
@@ -325,7 +369,7 @@ static void special_values(void **state)
     static const uint32_t olds[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu,
                                     0x3F800000u, 0xBF800000u, 0x7F800000u, 0xFF800000u,
                                     0x7F800001u, 0xFFC12345u, 0x7F7FFFFFu, 0x00800000u};
-    struct core_params g = {1, 1, 16, 16, 16};
+    struct core_params g = {1, 1, 16, 16, 16, 1};
     struct core_twin *t = new_twin(&g);
     assert_non_null(t);
     const size_t n = ARRAY_LEN(sp);
@@ -388,7 +432,7 @@ static void bad_command_writes_nothing(void **state)
 static void accumulate_is_old_plus_dot_not_ref_gemm_accumulate(void **state)
 {
     (void)state;
-    struct core_params g = {1, 1, 16, 16, 16};
+    struct core_params g = {1, 1, 16, 16, 16, 1};
     struct core_twin *t = new_twin(&g);
     assert_non_null(t);
     core_twin_a(t)[0] = core_twin_a(t)[1] = 0x3380; /* 2^-24 */
@@ -414,6 +458,7 @@ int main(void)
         cmocka_unit_test(dma_bytes_are_little_endian_elements),
         cmocka_unit_test(status_codes_and_their_order),
         cmocka_unit_test(cycle_formula_by_hand),
+        cmocka_unit_test(cycle_formula_by_hand_four_stages),
         cmocka_unit_test(random_gemms_match_the_reference),
         cmocka_unit_test(special_values),
         cmocka_unit_test(bad_command_writes_nothing),

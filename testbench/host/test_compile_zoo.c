@@ -46,7 +46,7 @@ static void paper_cfg(struct fix *f, const char *spec)
                           .chan_mbps = 25600,
                           .latency_ps = 50000,
                           .interleave_bytes = 256};
-    struct core_params core = {128, 256, 4096, 4096, 4096};
+    struct core_params core = {128, 256, 4096, 4096, 4096, 1};
 
     dma_params_default(&dp);
     assert_int_equal(zoo_build(spec, 1, &f->m, &e), 0);
@@ -672,7 +672,7 @@ static void test_bad_settings_refused(void **state)
     c.opt_state_words = 3;
     expect_refused(c, "state words; accepted 1 or 2");
     c = f.cfg;
-    c.core = (struct core_params){128, 256, 4, 4, 4}; /* pads too small for any panel */
+    c.core = (struct core_params){128, 256, 4, 4, 4, 1}; /* pads too small for any panel */
     expect_refused(c, "does not fit");
     fix_free(&f);
 }

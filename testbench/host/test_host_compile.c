@@ -29,7 +29,7 @@ static void hc_small(struct hc_cfg *h, const char *model, uint32_t n, uint32_t b
     assert_int_equal(dnn_model_parse(&h->model, model, &e), 0);
     h->n_an = n;
     h->batch = b;
-    h->core = (struct core_params){8, 8, words, words, words};
+    h->core = (struct core_params){8, 8, words, words, words, 1};
     h->tb_bytes = 1ull << 30;
     h->opt_state_words = 1;
     for (int s = 0; s < HC_N_STREAMS; s++) {

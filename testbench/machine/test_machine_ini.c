@@ -136,7 +136,7 @@ static void test_file_errors_name_file_line_key_range(void **state)
     load_refused(t, "[core]\nrows = 8\n\n[cores]\nrows = 8\n", -EINVAL, 5,
                  "unknown section [cores]", "accepted: machine, core, vector_unit");
     load_refused(t, "; a comment\n[core]\nrowz = 8\n", -EINVAL, 3, "unknown key 'rowz' in [core]",
-                 "accepted: rows, cols, pad_a_words");
+                 "accepted: rows, cols, acc_stages, pad_a_words");
     load_refused(t, "[core]\nrows = 100000\n", -ERANGE, 2, "core.rows = '100000' is out of range",
                  "accepted 1..4096");
     load_refused(t, "[core]\nperiod_ns = fast\n", -EINVAL, 2, "core.period_ns = 'fast'",
@@ -209,6 +209,29 @@ static void test_rules_across_keys(void **state)
                           "page_bytes = 4096");
     assert_int_equal(machine_ini_set(m, "an_flash.page_bytes=2048", NULL, &e), 0);
     assert_int_equal(machine_ini_validate(m, &e), 0);
+    machine_ini_destroy(m);
+}
+
+/* The core's accumulator stages: 1 or 4, and the word they make within the RTL's 64. */
+static void test_acc_stages(void **state)
+{
+    struct machine_ini *m = new_ini();
+    struct err e = {""};
+
+    (void)state;
+    assert_int_equal(machine_ini_set(m, "core.acc_stages=3", NULL, &e), 0);
+    assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), -EINVAL);
+    assert_msg_has(e.msg, "core.acc_stages = 3: accepted 1 or 4");
+    assert_int_equal(machine_ini_set(m, "core.acc_stages=4", NULL, &e), 0);
+    assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), 0);
+    /* 16 x 16 of four stages: a word of lcm(64, 16, 4) = 64; 32 x 32: 128, refused */
+    assert_int_equal(machine_ini_set(m, "core.rows=16", NULL, &e), 0);
+    assert_int_equal(machine_ini_set(m, "core.cols=16", NULL, &e), 0);
+    assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), 0);
+    assert_int_equal(machine_ini_set(m, "core.rows=32", NULL, &e), 0);
+    assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), -EINVAL);
+    assert_msg_has(e.msg, "32 x 16 (4 accumulator stages)");
+    assert_msg_has(e.msg, "lcm(acc_stages x rows, cols, 4) <= 64");
     machine_ini_destroy(m);
 }
 
@@ -621,6 +644,7 @@ int main(void)
                                         tmpdir_teardown),
         cmocka_unit_test(test_set_errors_name_the_assignment),
         cmocka_unit_test(test_rules_across_keys),
+        cmocka_unit_test(test_acc_stages),
         cmocka_unit_test_setup_teardown(test_order_given_and_sets, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_longest_values_read_back, setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_dump_reads_back, setup, tmpdir_teardown),
