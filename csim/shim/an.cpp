@@ -33,6 +33,7 @@ static void params(struct an_params *out)
     out->core.a_words = P_AWords;
     out->core.b_words = P_BWords;
     out->core.c_words = P_CWords;
+    out->core.acc_stages = 1; /* an_top builds the one-stage core */
     out->dma.sram_addr_bits = kDmaSramAddrW;
     out->dma.sram_bytes = kMapBytes;
     out->dma.tb_bytes = (uint64_t)P_TbSizeKiB * 1024;

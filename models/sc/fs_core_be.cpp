@@ -125,7 +125,8 @@ int fs_core_be::exec(const struct core_cmd *cmd, struct core_twin_result *res, s
 static bool same_cfg(const struct core_params &a, const struct core_params &b)
 {
     return a.rows == b.rows && a.cols == b.cols && a.a_words == b.a_words &&
-           a.b_words == b.b_words && a.c_words == b.c_words;
+           a.b_words == b.b_words && a.c_words == b.c_words &&
+           core_twin_stages(&a) == core_twin_stages(&b);
 }
 
 static int sc_create(const struct core_params *cfg, uint64_t seed, void **out, struct err *e)
