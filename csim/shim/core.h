@@ -35,7 +35,7 @@ extern "C" {
  * op(A) is M x K: A stored M x K row-major (lda >= K), or with trans_a stored K x M (lda >= M)
  * and read transposed; op(B) is K x N: B stored K x N (ldb >= N), or with trans_b stored N x K
  * (ldb >= K). C is M x N row-major (ldc >= N). Addresses are element addresses inside the
- * operand's own pad; W = lcm(AccStages x Rows, Cols, 4) elements per SRAM word. Backward pass: dX =
+ * operand's own pad; W = lcm(Rows, Cols, 4) elements per SRAM word. Backward pass: dX =
  * dY W^T is trans_b, dW = X^T dY is trans_a.
  */
 struct core_cmd {

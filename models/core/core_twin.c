@@ -83,8 +83,7 @@ unsigned core_twin_tile_rows(const struct core_params *cfg)
 
 unsigned core_twin_w(const struct core_params *cfg)
 {
-    unsigned tr = core_twin_tile_rows(cfg);
-    unsigned l = tr / gcd_u(tr, cfg->cols) * cfg->cols;
+    unsigned l = cfg->rows / gcd_u(cfg->rows, cfg->cols) * cfg->cols;
     return l / gcd_u(l, 4) * 4;
 }
 
@@ -97,9 +96,8 @@ int core_twin_params_check(const struct core_params *cfg, struct err *e)
         return err_set(e, -EINVAL, "core_twin: acc_stages must be 1 or 4, got %u", cfg->acc_stages);
     if (core_twin_w(cfg) > 64)
         return err_set(e, -EINVAL,
-                       "core_twin: lcm(acc_stages x rows, cols, 4) = %u is above 64 (rows %u, "
-                       "cols %u, acc_stages %u)",
-                       core_twin_w(cfg), cfg->rows, cfg->cols, core_twin_stages(cfg));
+                       "core_twin: lcm(rows, cols, 4) = %u is above 64 (rows %u, cols %u)",
+                       core_twin_w(cfg), cfg->rows, cfg->cols);
     uint64_t w = core_twin_w(cfg);
     uint64_t bytes =
         ((uint64_t)cfg->a_words + cfg->b_words) * w * 2 + (uint64_t)cfg->c_words * w * 4;
@@ -160,12 +158,13 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 
 /*
  * L(kb): cycles to load a block of kb steps: A stored M x K needs one word per tile row
- * (core_twin_tile_rows), stored K x M one per step; B stored K x N one per step, stored N x K one
- * per tile column; the two pads are read in parallel.
+ * (core_twin_tile_rows), stored K x M one per step and array tile (the tile's parts' slices may
+ * sit in different words); B stored K x N one per step, stored N x K one per tile column; the two
+ * pads are read in parallel.
  */
 static uint64_t load_cycles(const struct core_params *cfg, const struct core_cmd *cmd, uint64_t kb)
 {
-    uint64_t la = cmd->trans_a ? kb : core_twin_tile_rows(cfg);
+    uint64_t la = cmd->trans_a ? core_twin_stages(cfg) * kb : core_twin_tile_rows(cfg);
     uint64_t lb = cmd->trans_b ? cfg->cols : kb;
     return la > lb ? la : lb;
 }

@@ -60,7 +60,7 @@ int core_twin_params_check(const struct core_params *cfg, struct err *e);
  * rows, or with four stages a group of four array tiles (rtl/core/README.md). */
 unsigned core_twin_stages(const struct core_params *cfg);
 unsigned core_twin_tile_rows(const struct core_params *cfg);
-/* Elements per SRAM word: lcm(core_twin_tile_rows, cols, 4). */
+/* Elements per SRAM word: lcm(rows, cols, 4). */
 unsigned core_twin_w(const struct core_params *cfg);
 void core_twin_map(const struct core_params *cfg, struct core_twin_map *map);
 

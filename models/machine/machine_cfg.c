@@ -114,7 +114,7 @@ static int perf_supported(const struct machine_cfg *c, struct err *e)
         return err_set(e, -EINVAL,
                        "core.rows x core.cols = %u x %u (%u accumulator stages): the fully "
                        "connected compiler tiles for the arrays the core builds (rows and cols "
-                       "1..64 with lcm(acc_stages x rows, cols, 4) <= 64), in perf too; larger "
+                       "1..64 with lcm(rows, cols, 4) <= 64), in perf too; larger "
                        "arrays run in perf programs (machine_create_program)",
                        k->rows, k->cols, core_twin_stages(k));
     if (c->storage >= MACHINE_STORAGE_N)
@@ -140,7 +140,7 @@ int machine_cfg_supported(const struct machine_cfg *c, struct err *e)
         return err_set(e, -EINVAL,
                        "core.rows x core.cols = %u x %u (%u accumulator stages): training runs "
                        "the core's C twin or its RTL, which build rows and cols 1..64 with "
-                       "lcm(acc_stages x rows, cols, 4) <= 64; larger arrays (same cycle "
+                       "lcm(rows, cols, 4) <= 64; larger arrays (same cycle "
                        "formula) are for the payload-free performance mode",
                        k->rows, k->cols, core_twin_stages(k));
     if (c->storage != MACHINE_STORAGE_BEHEMOTH)

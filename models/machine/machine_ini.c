@@ -46,7 +46,7 @@ static const struct cfgkey core_keys[] = {
      .help = "the PEs' accumulator stages: 1, or 4 (the FPGA's PE: a tile is four array tiles, "
              "4 x rows rows, computed interleaved); 2 and 3 are refused"},
     {"pad_a_words", M(core.a_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
-     .help = "A scratchpad (bf16 elements, W = lcm(acc_stages x rows, cols, 4) per word)"},
+     .help = "A scratchpad (bf16 elements, W = lcm(rows, cols, 4) per word)"},
     {"pad_b_words", M(core.b_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
      .help = "B scratchpad (bf16 elements, W per word)"},
     {"pad_c_words", M(core.c_words), CFGKEY_INT(2, 1u << 24), .unit = "words",
@@ -170,7 +170,7 @@ static const struct section sections[] = {
              "dataflow switches of the machine model."},
     {"core", IN_MACHINE_CFG(core_keys),
      .help = "Each Activation Node's compute core: a rows x cols bf16 systolic array with three "
-             "scratchpads (a word holds W = lcm(acc_stages x rows, cols, 4) elements), and the "
+             "scratchpads (a word holds W = lcm(rows, cols, 4) elements), and the "
              "clock it "
              "shares with its DMA and vector unit. Training runs the core's C twin or RTL, "
              "which build arrays up to 64 x 64 with W <= 64."},

@@ -39,15 +39,19 @@
 // 4 x Rows rows of C sharing each step of B. A block of kb steps is fed in
 // 4 x kb cycles: in feed cycle 4 kk + p the step kk of part p (the array
 // tile of rows p x Rows .. of the group; rd_part_o) with the B step kk, so
-// each array tile's steps are four cycles apart, all in one phase. Loads,
-// the L(kb) above and the write-back are those of a TRows x Cols tile, and
-// the single-block spacing becomes max(4 Rows, 3 Rows + Cols): the drain
-// reads a group's four tiles out one after the other (4 x Rows cycles), and
-// an array tile's finished sums must be read before the tile of the next
-// group in its slot finishes (sa_array's rule, for any phase). In general
+// each array tile's steps are four cycles apart, all in one phase. A is
+// loaded for a TRows x Cols tile: TRows words a block stored M x K, and
+// stored K x M one read per part and step (the parts' Rows-wide slices may
+// sit in different words: W is a multiple of Rows, not of TRows), so
+//   L(kb) = max(trans_a ? 4 kb : TRows, trans_b ? Cols : kb),
+// and the single-block spacing becomes max(4 Rows, 3 Rows + Cols): the
+// drain reads a group's four tiles out one after the other (4 x Rows
+// cycles), and an array tile's finished sums must be read before the tile
+// of the next group in its slot finishes (sa_array's rule, for any phase).
+// In general
 //   S_b = max(AccStages x kb_b, L_{b+1}, nb == 1 ? D : 0),
 //   D   = max(AccStages x Rows, (AccStages - 1) x Rows + Cols),
-// with Rows replaced by TRows in L; AccStages = 1 is the one-stage core.
+// AccStages = 1 being the one-stage core.
 
 `default_nettype none
 
@@ -63,8 +67,10 @@ module core_seq #(
     localparam int AAw = AWords > 1 ? $clog2(AWords) : 1,
     localparam int BAw = BWords > 1 ? $clog2(BWords) : 1,
     localparam int KkW = W > 1 ? $clog2(W) : 1,        // a step index in a block
-    localparam int CntW = $clog2(W + 1),                // a load count, <= W
-    localparam int ASelW = W / TRows > 1 ? $clog2(W / TRows) : 1,
+    localparam int CntW = $clog2(W + 1),                // a B load count, <= W
+    localparam int ACntW = $clog2(W * AccStages + 1),   // an A load count, <= W x AccStages
+    localparam int ASlices = W / Rows,                  // Rows-wide slices of a word
+    localparam int ASelW = ASlices > 1 ? $clog2(ASlices) : 1,
     localparam int BSelW = W / Cols > 1 ? $clog2(W / Cols) : 1
 ) (
     input  wire             clk_i,
@@ -85,8 +91,8 @@ module core_seq #(
     output wire             lda_buf_o,
     output wire [  AAw-1:0] lda_base_o,
     output wire [  AAw-1:0] lda_stride_o,
-    output wire [ CntW-1:0] lda_count_o,
-    output wire [ASelW-1:0] lda_sel_o,    // which Rows-wide slice of a word (trans_a)
+    output wire [ACntW-1:0] lda_count_o,
+    output wire [ASelW-1:0] lda_sel_o,    // which Rows-wide slice of a word (trans_a): the first part's
     // B loads
     output wire             ldb_valid_o,
     output wire             ldb_buf_o,
@@ -105,8 +111,8 @@ module core_seq #(
     output wire             step_last_o
 );
 
-  if (W % TRows != 0 || W % Cols != 0) begin : g_bad_w
-    cmn_param_error_W_must_be_a_multiple_of_TRows_and_Cols u_err ();
+  if (W % Rows != 0 || W % Cols != 0) begin : g_bad_w
+    cmn_param_error_W_must_be_a_multiple_of_Rows_and_Cols u_err ();
   end
   if (AccStages != 1 && AccStages != 4) begin : g_bad_acc
     cmn_param_error_AccStages_must_be_1_or_4 u_err ();
@@ -148,7 +154,7 @@ module core_seq #(
   reg [  AAw-1:0] a_rowb_q;  // a_word + i0 * lda_word         (A stored M x K)
   reg [  AAw-1:0] a_kb_q;  // a_word + k0 * lda_word         (A stored K x M)
   reg [  AAw-1:0] i0w_q;  // i0 / W
-  reg [ASelW-1:0] isel_q;  // (i0 % W) / TRows
+  reg [ASelW-1:0] isel_q;  // (i0 % W) / Rows
   reg [  BAw-1:0] b_kb_q;  // b_word + k0 * ldb_word         (B stored K x N)
   reg [  BAw-1:0] b_colb_q;  // b_word + j0 * ldb_word         (B stored N x K)
   reg [  BAw-1:0] j0w_q;  // j0 / W
@@ -160,7 +166,7 @@ module core_seq #(
   wire [15:0]     it_kb = it_klast ? kl_q : W16;
   wire [15:0]     it_mi = it_ilast ? mrem_q : R16;
   wire [15:0]     it_nj = it_jlast ? nrem_q : C16;
-  wire [15:0]     it_la = trans_a_i ? it_kb : R16;
+  wire [15:0]     it_la = trans_a_i ? it_kb * 16'(AccStages) : R16;
   wire [15:0]     it_lb = trans_b_i ? C16 : it_kb;
   wire [15:0]     it_load = it_la > it_lb ? it_la : it_lb;
 
@@ -247,12 +253,9 @@ module core_seq #(
             j0w_q    <= '0;
             mrem_q   <= mrem_q - R16;
             a_rowb_q <= a_rowb_q + a_rstep_q;
-            if (32'(isel_q) == W / TRows - 1) begin
-              isel_q <= '0;
-              i0w_q  <= i0w_q + 1'b1;
-            end else begin
-              isel_q <= isel_q + 1'b1;
-            end
+            // i0 moves TRows = AccStages slices of Rows on, across words
+            isel_q <= ASelW'((32'(isel_q) + AccStages) % ASlices);
+            i0w_q  <= i0w_q + AAw'((32'(isel_q) + AccStages) / ASlices);
           end
         end
       end
@@ -263,7 +266,7 @@ module core_seq #(
   reg             ld_valid_q;
   reg             ld_dbuf_q;
   reg [  AAw-1:0] lda_base_q;
-  reg [ CntW-1:0] lda_count_q;
+  reg [ACntW-1:0] lda_count_q;
   reg [ASelW-1:0] lda_sel_q;
   reg [  BAw-1:0] ldb_base_q;
   reg [ CntW-1:0] ldb_count_q;
@@ -278,7 +281,7 @@ module core_seq #(
     if (loading) begin
       ld_dbuf_q   <= ld_buf_q;
       lda_base_q  <= trans_a_i ? a_kb_q + i0w_q : a_rowb_q + AAw'(kblk_q);
-      lda_count_q <= CntW'(trans_a_i ? it_kb : it_mi);
+      lda_count_q <= ACntW'(trans_a_i ? it_kb * 16'(AccStages) : it_mi);
       lda_sel_q   <= isel_q;
       ldb_base_q  <= trans_b_i ? b_colb_q + BAw'(kblk_q) : b_kb_q + j0w_q;
       ldb_count_q <= CntW'(trans_b_i ? it_nj : it_kb);

@@ -10,12 +10,12 @@
 //          core_opnd B <- B-pad   /
 //   DMA <-> core_dma <-> core_pads (A-, B-, C-pad)
 //
-// SRAM word: W = lcm(TRows, Cols, 4) elements (8x8: 8, 2x3: 12, 1x1: 4), so a
-// tile row or column segment always sits inside one word and a word is a
-// whole number of 64-bit DMA beats. A tile is TRows x Cols: Rows rows, or
-// with four-stage PEs (AccStages = 4, for FPGA clock rates) a group of four
-// array tiles, 4 x Rows rows, that the array computes interleaved (core_seq;
-// 8x8: W = 32, 1x1: 4). The pads are simple dual-port RAMs
+// SRAM word: W = lcm(Rows, Cols, 4) elements (8x8: 8, 2x3: 12, 1x1: 4), so an
+// array tile's row or column segment always sits inside one word and a word
+// is a whole number of 64-bit DMA beats. The sequencer's tile is TRows x
+// Cols: Rows rows, or with four-stage PEs (AccStages = 4, for FPGA clock
+// rates) a group of four array tiles, 4 x Rows rows, that the array
+// computes interleaved (core_seq). The pads are simple dual-port RAMs
 // (cmn_ram_1r1w) with byte write enables: A and B hold W x bf16 per word, C
 // W x fp32.
 //
@@ -72,7 +72,7 @@ module core_top #(
     output wire        busy_o             // a command is executing
 );
 
-  // W = lcm(TRows, Cols, 4). Constant function: assignment to the function
+  // W = lcm(Rows, Cols, 4). Constant function: assignment to the function
   // name rather than return, for Yosys 0.23.
   function automatic int gcd(input int a, input int b);
     int x, y, t;
@@ -89,19 +89,20 @@ module core_top #(
   endfunction
 
   localparam int TRows = AccStages * Rows;
-  localparam int Lrc = TRows / gcd(TRows, Cols) * Cols;
+  localparam int Lrc = Rows / gcd(Rows, Cols) * Cols;
   localparam int W = Lrc / gcd(Lrc, 4) * 4;
   localparam int AAw = AWords > 1 ? $clog2(AWords) : 1;
   localparam int BAw = BWords > 1 ? $clog2(BWords) : 1;
   localparam int CAw = CWords > 1 ? $clog2(CWords) : 1;
   localparam int KkW = W > 1 ? $clog2(W) : 1;
   localparam int CntW = $clog2(W + 1);
-  localparam int ASelW = W / TRows > 1 ? $clog2(W / TRows) : 1;
+  localparam int ACntW = $clog2(W * AccStages + 1);
+  localparam int ASelW = W / Rows > 1 ? $clog2(W / Rows) : 1;
   localparam int PartW = AccStages > 1 ? $clog2(AccStages) : 1;
   localparam int BSelW = W / Cols > 1 ? $clog2(W / Cols) : 1;
 
   if (W > 64) begin : g_bad_w
-    cmn_param_error_lcm_of_TRows_Cols_and_4_must_be_at_most_64 u_err ();
+    cmn_param_error_lcm_of_Rows_Cols_and_4_must_be_at_most_64 u_err ();
   end
   if (AccStages != 1 && (AccStages != 4 || PeLoop != 0)) begin : g_bad_acc
     cmn_param_error_AccStages_must_be_1_or_4_with_PeLoop_0 u_err ();
@@ -169,7 +170,8 @@ module core_top #(
   wire             lda_buf, ldb_buf;
   wire [  AAw-1:0] lda_base, lda_stride;
   wire [  BAw-1:0] ldb_base, ldb_stride;
-  wire [ CntW-1:0] lda_count, ldb_count;
+  wire [ACntW-1:0] lda_count;
+  wire [ CntW-1:0] ldb_count;
   wire [ASelW-1:0] lda_sel;
   wire [BSelW-1:0] ldb_sel;
   wire             rd_valid;

@@ -561,7 +561,7 @@ static uint64_t formula_cycles(const struct core_params *g, const struct core_cm
     uint64_t tiles = ((c->m + R - 1) / R) * ((c->n + C - 1) / C);
     uint64_t nb = (K + W - 1) / W;
     uint64_t k0 = K < W ? K : W;
-    uint64_t la = c->trans_a ? k0 : R, lb = c->trans_b ? C : k0;
+    uint64_t la = c->trans_a ? S * k0 : R, lb = c->trans_b ? C : k0;
     uint64_t L0 = la > lb ? la : lb;
     uint64_t D = R > R - g->rows + C ? R : R - g->rows + C;
     uint64_t P = S * K;

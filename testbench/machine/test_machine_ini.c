@@ -224,14 +224,14 @@ static void test_acc_stages(void **state)
     assert_msg_has(e.msg, "core.acc_stages = 3: accepted 1 or 4");
     assert_int_equal(machine_ini_set(m, "core.acc_stages=4", NULL, &e), 0);
     assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), 0);
-    /* 16 x 16 of four stages: a word of lcm(64, 16, 4) = 64; 32 x 32: 128, refused */
-    assert_int_equal(machine_ini_set(m, "core.rows=16", NULL, &e), 0);
-    assert_int_equal(machine_ini_set(m, "core.cols=16", NULL, &e), 0);
+    /* the word is the array's, as with one stage: 64 x 64 builds, 7 x 9 (W = 252) does not */
+    assert_int_equal(machine_ini_set(m, "core.rows=64", NULL, &e), 0);
+    assert_int_equal(machine_ini_set(m, "core.cols=64", NULL, &e), 0);
     assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), 0);
-    assert_int_equal(machine_ini_set(m, "core.rows=32", NULL, &e), 0);
+    assert_int_equal(machine_ini_set(m, "core.rows=7", NULL, &e), 0);
+    assert_int_equal(machine_ini_set(m, "core.cols=9", NULL, &e), 0);
     assert_int_equal(machine_cfg_supported(machine_ini_cfg(m), &e), -EINVAL);
-    assert_msg_has(e.msg, "32 x 16 (4 accumulator stages)");
-    assert_msg_has(e.msg, "lcm(acc_stages x rows, cols, 4) <= 64");
+    assert_msg_has(e.msg, "7 x 9 (4 accumulator stages)");
     machine_ini_destroy(m);
 }
 
