@@ -29,6 +29,7 @@
 // slice of its own word: read n is part p = n % Parts of step kk = n / Parts,
 // at base + kk * stride + (sel + p) / Slices, slice (sel + p) % Slices (sel:
 // the first part's slice), so that W need only be a multiple of OutLanes.
+//
 // core_seq schedules loads and reads so that a buffer is never read while
 // it is being loaded.
 
