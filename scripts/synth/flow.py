@@ -293,7 +293,7 @@ def load_configs(path):
 
 
 def lint_params(module_path):
-    """Parameters of a module from its folder's lint-params file."""
+    """Parameters of a module from its folder's lint-params file: the first form listed."""
     lp = os.path.join(os.path.dirname(module_path), "lint-params")
     mod = os.path.basename(module_path)[:-2]
     for line in read_text(lp).splitlines():
