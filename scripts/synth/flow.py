@@ -548,8 +548,11 @@ def read_script(top_cmd, extra_files=()):
 
 
 def hierarchy_cmd(top, params):
-    chp = "".join(f" -chparam {k} {v}" for k, v in params)
-    return f"hierarchy -check -top {top}{chp}"
+    # The parameters by the chparam command, not hierarchy -chparam: Yosys 0.23's hierarchy fails
+    # an internal assertion when the top it re-derives passes parameters to a submodule (sa_grid's
+    # sa_pe), as scripts/lint.sh found.
+    chp = "".join(f" -set {k} {v}" for k, v in params)
+    return (f"chparam{chp} {top}\n" if params else "") + f"hierarchy -check -top {top}"
 
 
 def yosys(build, log, script_text, commands):
